@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import Fastify, { LogController } from 'fastify';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from './config.js';
+import { createApiKeyGuard, type InvalidKeyListener } from './modules/api/api-key.guard.js';
+import { pingRoutes } from './modules/api/ping.routes.js';
+import { ApiKeysRepository } from './modules/auth/api-keys.repository.js';
+import { apiKeyRoutes } from './modules/auth/api-keys.routes.js';
+import { ApiKeysService } from './modules/auth/api-keys.service.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { LoginActivityRepository } from './modules/auth/login-activity.repository.js';
+import { LoginService } from './modules/auth/login.service.js';
+import { createSessionGuard } from './modules/auth/session.guard.js';
+import { SessionsRepository } from './modules/auth/sessions.repository.js';
+import { SessionsService } from './modules/auth/sessions.service.js';
+import { UsersRepository } from './modules/auth/users.repository.js';
+import { UsersService } from './modules/auth/users.service.js';
+import { SettingsRepository } from './modules/settings/settings.repository.js';
+import { resolveClientIp } from './platform/client-ip.js';
+import type { Clock } from './platform/clock.js';
+import type { Database } from './platform/db/database.js';
+import { registerLenientBodyParsing } from './platform/http/body.plugin.js';
+import { registerErrorHandling } from './platform/http/errors.plugin.js';
+import type { App } from './platform/http/types.js';
+import type { InvalidationBus } from './platform/invalidation.js';
+import { maskUrl } from './platform/logger.js';
+import type { RateLimiter } from './platform/rate-limiter.js';
+
+/** Everything the app is built from; tests pass fakes (clock, limiter, bus) here. */
+export interface AppDeps {
+  config: ResolvedConfig;
+  database: Database;
+  clock: Clock;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+  bus: InvalidationBus;
+}
+
+/** The services of the app, built once and shared by the route modules (no singletons). */
+export interface Services {
+  users: UsersService;
+  sessions: SessionsService;
+  apiKeys: ApiKeysService;
+  login: LoginService;
+  loginActivity: LoginActivityRepository;
+  settings: SettingsRepository;
+  /** Listeners told about every refused API key (the shield's tracker subscribes). */
+  invalidKeyListeners: InvalidKeyListener[];
+}
+
+/** Default body limit for every route; larger uploads declare their own. */
+export const BODY_LIMIT = 1024 * 1024;
+
+export function buildServices(deps: AppDeps): Services {
+  const { database, clock, config } = deps;
+  const db = database.db;
+  const usersRepo = new UsersRepository(db);
+  const users = new UsersService(usersRepo, clock);
+  const sessions = new SessionsService(new SessionsRepository(db), clock, {
+    idleMs: config.sessionIdleMs,
+    maxMs: config.sessionMaxMs,
+  });
+  const loginActivity = new LoginActivityRepository(db);
+  return {
+    users,
+    sessions,
+    loginActivity,
+    apiKeys: new ApiKeysService(new ApiKeysRepository(db), usersRepo, config.apiKeyPepper, clock, deps.bus),
+    login: new LoginService(users, sessions, loginActivity, deps.rateLimiter, config.loginRateLimit, clock),
+    settings: new SettingsRepository(db),
+    invalidKeyListeners: [],
+  };
+}
+
+/** Builds the HTTP app: platform plugins first, then each module's routes. Does not listen. */
+export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services }> {
+  const { config, logger } = deps;
+  const services = buildServices(deps);
+  const idPrefix = randomBytes(4).toString('hex');
+  let seq = 0;
+
+  const app = Fastify({
+    loggerInstance: logger,
+    // Fastify's two lines per request are replaced by one access line (onResponse below).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => `${idPrefix}-${(++seq).toString(36)}`,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider() as unknown as App;
+
+  registerErrorHandling(app);
+  registerLenientBodyParsing(app);
+  await app.register(cookie);
+
+  app.decorateRequest('clientIp', '');
+  app.addHook('onRequest', async (req, reply) => {
+    req.clientIp = resolveClientIp(req.raw.socket.remoteAddress, req.headers, config.trustProxyHeaders);
+    reply.header('x-request-id', req.id);
+  });
+  // One access line per request, with the URL masked (webhook tokens, query strings).
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      {
+        method: req.method,
+        url: maskUrl(req.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 100) / 100,
+        ip: req.clientIp,
+      },
+      'request',
+    );
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply
+      .code(404)
+      .send({
+        status: 'error',
+        message: `No route for ${req.method} ${maskUrl(req.url)}`,
+        code: 'not_found',
+      });
+  });
+
+  const guard = createSessionGuard(services.sessions, services.users);
+  const apiKeyGuard = createApiKeyGuard(services.apiKeys, config.serviceName, services.invalidKeyListeners);
+
+  authRoutes(app, {
+    config,
+    login: services.login,
+    sessions: services.sessions,
+    users: services.users,
+    guard,
+  });
+  apiKeyRoutes(app, { apiKeys: services.apiKeys, guard });
+  pingRoutes(app, { apiKeyGuard, activeBroker: () => null });
+
+  // Expired sessions are deleted lazily on use; this sweep removes the ones never used again.
+  const sweep = setInterval(() => {
+    services.sessions.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'session sweep failed'));
+  }, 10 * 60_000);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+
+  return { app, services };
+}

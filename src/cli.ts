@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import pino from 'pino';
+import { ConfigError, ensureInstallSecrets, loadConfig } from './config.js';
+import { isAppError } from './platform/errors.js';
+import { openRuntime, type Runtime } from './runtime.js';
+import { buildServices } from './app.js';
+import { createLogger } from './platform/logger.js';
+import { toPublicUser } from './modules/auth/users.service.js';
+
+/**
+ * The `algodesk` command. Every failure ends with a one-line message on stderr and a non-zero
+ * exit; `--help` works on every command.
+ */
+async function withServices<T>(
+  fn: (s: ReturnType<typeof buildServices>, rt: Runtime) => Promise<T>,
+): Promise<T> {
+  const logger = createLogger('warn', pino.destination(2));
+  const { config, warnings } = ensureInstallSecrets(loadConfig());
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  const runtime = await openRuntime(config, logger);
+  try {
+    return await fn(buildServices({ config, logger, ...runtime }), runtime);
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY)
+    throw new Error('no password given: use --password or pipe it with --password-stdin');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+export function buildCli(): Command {
+  const program = new Command('algodesk')
+    .description('Self-hosted algorithmic trading service for Indian markets')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)');
+
+  program
+    .command('serve')
+    .description('run the HTTP service (config from the environment and ./.env)')
+    .action(async () => {
+      const { serve } = await import('./main.js');
+      await serve(loadConfig());
+    });
+
+  program
+    .command('migrate')
+    .description('bring the database schema up to date')
+    .action(async () => {
+      await withServices(async (_s, rt) => console.log(`database is up to date (${rt.database.dialect})`));
+    });
+
+  const user = program.command('user').description('manage users');
+  user
+    .command('create')
+    .description('create a user (the first user becomes the administrator)')
+    .requiredOption('--username <name>', 'login name (case-insensitive)')
+    .option('--password <password>', 'password, at least 8 characters (prefer --password-stdin)')
+    .option('--password-stdin', 'read the password from standard input')
+    .option('--email <email>', 'e-mail address')
+    .action(
+      async (opts: { username: string; password?: string; passwordStdin?: boolean; email?: string }) => {
+        const password = opts.password ?? (await readStdin());
+        await withServices(async (s) => {
+          const created = await s.users.create({
+            username: opts.username,
+            password,
+            email: opts.email ?? null,
+          });
+          console.log(`created user ${created.username}${created.is_admin ? ' (administrator)' : ''}`);
+        });
+      },
+    );
+  user
+    .command('list')
+    .description('list users')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      await withServices(async (s) => {
+        const users = await s.users.list();
+        if (opts.json) return console.log(JSON.stringify(users, null, 2));
+        if (users.length === 0) return console.log('no users');
+        for (const u of users)
+          console.log(
+            `${u.id}\t${u.username}\t${u.email ?? '-'}\t${u.is_admin ? 'admin' : 'user'}\t${u.created_at}`,
+          );
+      });
+    });
+
+  const apikey = program.command('apikey').description('manage API keys');
+  apikey
+    .command('create')
+    .description('issue a new API key for a user (revokes the old one); prints only the key')
+    .requiredOption('--username <name>', 'owner of the key')
+    .action(async (opts: { username: string }) => {
+      await withServices(async (s) => {
+        const row = await s.users.findByUsername(opts.username);
+        if (row === undefined) throw new Error(`no user named "${opts.username}"`);
+        const { apikey: key } = await s.apiKeys.regenerate(toPublicUser(row).id);
+        console.log(key);
+      });
+    });
+
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildCli().exitOverride();
+  try {
+    if (argv.length <= 2) {
+      program.outputHelp();
+      return;
+    }
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      process.exitCode = err.exitCode;
+      return;
+    }
+    const message =
+      err instanceof ConfigError
+        ? err.message
+        : isAppError(err) || err instanceof Error
+          ? err.message
+          : String(err);
+    process.stderr.write(`algodesk: ${message.split('\n')[0]}\n`);
+    process.exitCode = 1;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,241 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { isAbsolute, join, resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { parseRateRules, type RateRule } from './platform/rate-rule.js';
+
+/**
+ * The one validated configuration object. Nothing else in `src/` reads `process.env`
+ * (ARCHITECTURE.md): everything a module needs arrives through this object.
+ */
+export interface Config {
+  /** Interface to listen on (`HOST`, default 127.0.0.1). */
+  host: string;
+  /** TCP port (`PORT`, default 5000). */
+  port: number;
+  /** Absolute data directory (`DATA_DIR`, default ./data): SQLite files and generated secrets. */
+  dataDir: string;
+  /** `postgres://…` when set (`DATABASE_URL`); unset means SQLite in {@link dataDir}. */
+  databaseUrl: string | undefined;
+  /** Optional Redis for shared state across instances (`REDIS_URL`). */
+  redisUrl: string | undefined;
+  /** `APP_KEY` as given; when unset, {@link ensureInstallSecrets} generates one. */
+  appKey: string | undefined;
+  /** `API_KEY_PEPPER` as given; when unset, {@link ensureInstallSecrets} generates one. */
+  apiKeyPepper: string | undefined;
+  /** Read client IPs from proxy headers (`TRUST_PROXY_HEADERS`, default false). */
+  trustProxyHeaders: boolean;
+  /** `API_RATE_LIMIT`; unset means each surface uses the spec's own default. */
+  apiRateLimit: RateRule[] | undefined;
+  /** `ORDER_RATE_LIMIT`, default 10 per second. */
+  orderRateLimit: RateRule[];
+  /** `LOGIN_RATE_LIMIT`, default 5 per minute and 25 per hour, per client IP. */
+  loginRateLimit: RateRule[];
+  /** Public base URL (`HOST_SERVER`, default `http://127.0.0.1:<PORT>`), without a trailing slash. */
+  hostServer: string;
+  /** Session cookies carry `Secure` when the public URL is https. */
+  secureCookies: boolean;
+  /** pino level (`LOG_LEVEL`, default info). */
+  logLevel: LogLevel;
+  /** Idle expiry of a session (`SESSION_IDLE_MINUTES`, default 480). */
+  sessionIdleMs: number;
+  /** Absolute expiry of a session (`SESSION_MAX_HOURS`, default 24). */
+  sessionMaxMs: number;
+  /** Name used in client-facing messages such as "Invalid algodesk apikey". */
+  serviceName: string;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A configuration problem: names each variable and the reason, and stops start-up. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Builds the configuration from `env` (normally `process.env`) and an optional `.env` file in
+ * `cwd`; variables in `env` win over the file. Every bad value is reported at once.
+ */
+export function loadConfig(
+  env: Env = process.env,
+  opts: { cwd?: string; envFile?: string | false } = {},
+): Config {
+  const cwd = opts.cwd ?? process.cwd();
+  const fileVars = readEnvFile(opts.envFile === false ? undefined : (opts.envFile ?? join(cwd, '.env')));
+  const get = (name: string): string | undefined => {
+    const v = env[name] ?? fileVars[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const problems: string[] = [];
+  const check = <T>(name: string, fallback: T, parse: (raw: string) => T): T => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    try {
+      return parse(raw);
+    } catch (err) {
+      problems.push(`${name}: ${(err as Error).message}`);
+      return fallback;
+    }
+  };
+
+  const host = check('HOST', '127.0.0.1', parseHost);
+  const port = check('PORT', 5000, (raw) => parseInteger(raw, 1, 65535));
+  const dataDir = resolve(
+    cwd,
+    check('DATA_DIR', './data', (raw) => raw),
+  );
+  const databaseUrl = check('DATABASE_URL', undefined, parseDatabaseUrl);
+  const redisUrl = check('REDIS_URL', undefined, (raw) => parseUrl(raw, ['redis:', 'rediss:']));
+  const hostServer = check('HOST_SERVER', `http://127.0.0.1:${port}`, (raw) =>
+    parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
+  );
+  const config: Config = {
+    host,
+    port,
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    appKey: check('APP_KEY', undefined, (raw) => parseSecret(raw)),
+    apiKeyPepper: check('API_KEY_PEPPER', undefined, (raw) => parseSecret(raw)),
+    trustProxyHeaders: check('TRUST_PROXY_HEADERS', false, parseBoolean),
+    apiRateLimit: check('API_RATE_LIMIT', undefined, parseRateRules),
+    orderRateLimit: check('ORDER_RATE_LIMIT', parseRateRules('10 per second'), parseRateRules),
+    loginRateLimit: check('LOGIN_RATE_LIMIT', parseRateRules('5 per minute;25 per hour'), parseRateRules),
+    hostServer,
+    secureCookies: hostServer.startsWith('https:'),
+    logLevel: check('LOG_LEVEL', 'info', parseLogLevel),
+    sessionIdleMs: check('SESSION_IDLE_MINUTES', 480, (raw) => parseInteger(raw, 1, 10_080)) * 60_000,
+    sessionMaxMs: check('SESSION_MAX_HOURS', 24, (raw) => parseInteger(raw, 1, 720)) * 3_600_000,
+    serviceName: 'algodesk',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function readEnvFile(path: string | undefined): Record<string, string> {
+  if (path === undefined || !existsSync(path)) return {};
+  return parseDotenv(readFileSync(path));
+}
+
+function parseInteger(raw: string, min: number, max: number): number {
+  if (!/^-?\d+$/.test(raw)) throw new Error(`"${raw}" is not an integer`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new Error(`${n} is outside ${min}..${max}`);
+  return n;
+}
+
+function parseBoolean(raw: string): boolean {
+  const v = raw.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new Error(`"${raw}" is not a boolean (true/false)`);
+}
+
+function parseHost(raw: string): string {
+  if (!/^[A-Za-z0-9.:-]+$/.test(raw)) throw new Error(`"${raw}" is not a host name or address`);
+  return raw;
+}
+
+function parseUrl(raw: string, protocols: string[]): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('is not a valid URL');
+  }
+  if (!protocols.includes(url.protocol)) throw new Error(`must use ${protocols.join(' or ')}`);
+  return raw;
+}
+
+function parseDatabaseUrl(raw: string): string {
+  return parseUrl(raw, ['postgres:', 'postgresql:']);
+}
+
+function parseLogLevel(raw: string): LogLevel {
+  const v = raw.toLowerCase() === 'warning' ? 'warn' : raw.toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(v))
+    throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+  return v as LogLevel;
+}
+
+function parseSecret(raw: string): string {
+  if (raw.length < 16) throw new Error('must be at least 16 characters (64 hex characters recommended)');
+  return raw;
+}
+
+/**
+ * Sample values published in documentation (ours and OpenAlgo's); an install running on one of
+ * them has no secret at all, so it is reported as weak.
+ */
+const PUBLISHED_PLACEHOLDERS = new Set([
+  'change-me-to-64-random-hex-characters',
+  'OPENALGO_PLACEHOLDER_APP_KEY_REGENERATE_BEFORE_USE',
+  'OPENALGO_PLACEHOLDER_API_KEY_PEPPER_REGENERATE_BEFORE_USE',
+  '3daa0403ce2501ee7432b75bf100048e3cf510d9d7e1ee2ecf27bc01ec4a4e97',
+  'a25d94718479b170c16278e321ea6c989358bf499a658fd20c90033cef8ce772',
+]);
+
+/** True when `value` is install-specific: not a published sample and long enough to be random. */
+export function isStrongSecret(value: string): boolean {
+  return !PUBLISHED_PLACEHOLDERS.has(value) && !/placeholder|change-?me/i.test(value) && value.length >= 32;
+}
+
+/** Configuration with both install secrets present. */
+export interface ResolvedConfig extends Config {
+  appKey: string;
+  apiKeyPepper: string;
+}
+
+/**
+ * Fills in `APP_KEY` and `API_KEY_PEPPER` when they were not given: generated once, kept in
+ * `DATA_DIR/install-secrets.json` with mode 0600, and reused on every later start. Returns the
+ * warnings to log (generated secrets, weak secrets); never the values.
+ */
+export function ensureInstallSecrets(config: Config): { config: ResolvedConfig; warnings: string[] } {
+  const warnings: string[] = [];
+  let appKey = config.appKey;
+  let apiKeyPepper = config.apiKeyPepper;
+  if (appKey === undefined || apiKeyPepper === undefined) {
+    const file = join(config.dataDir, 'install-secrets.json');
+    mkdirSync(config.dataDir, { recursive: true });
+    let stored: { app_key?: string; api_key_pepper?: string } = {};
+    if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as typeof stored;
+    const generated: string[] = [];
+    if (appKey === undefined && stored.app_key === undefined) {
+      stored.app_key = randomBytes(32).toString('hex');
+      generated.push('APP_KEY');
+    }
+    if (apiKeyPepper === undefined && stored.api_key_pepper === undefined) {
+      stored.api_key_pepper = randomBytes(32).toString('hex');
+      generated.push('API_KEY_PEPPER');
+    }
+    if (generated.length > 0) {
+      writeFileSync(file, JSON.stringify(stored, null, 2) + '\n', { mode: 0o600 });
+      warnings.push(
+        `${generated.join(' and ')} not set: generated and stored in ${file} (mode 0600). ` +
+          'Back this file up: without it stored secrets cannot be decrypted and API keys stop working.',
+      );
+    }
+    chmodSync(file, 0o600);
+    appKey ??= stored.app_key!;
+    apiKeyPepper ??= stored.api_key_pepper!;
+  }
+  if (!isStrongSecret(appKey))
+    warnings.push('APP_KEY is a published sample value or too short: set a random one');
+  if (!isStrongSecret(apiKeyPepper))
+    warnings.push('API_KEY_PEPPER is a published sample value or too short: set a random one');
+  return { config: { ...config, appKey, apiKeyPepper }, warnings };
+}
+
+/** Path of the SQLite database file when no `DATABASE_URL` is set. */
+export function sqliteFile(config: Config): string {
+  return isAbsolute(config.dataDir)
+    ? join(config.dataDir, 'algodesk.db')
+    : resolve(config.dataDir, 'algodesk.db');
+}

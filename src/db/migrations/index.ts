@@ -1,0 +1,14 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001_create_foundation.js';
+
+/**
+ * Every migration, in order. Listed statically (not read from the directory) so the same code
+ * runs from `src/` under the test runner and from `dist/` in production. Forward-only.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_create_foundation': m0001,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(migrations),
+};

@@ -1,0 +1,82 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Row types of every table, shared by both dialects. Times are epoch milliseconds; booleans are
+ * written as 0/1 and read as 0/1 (SQLite) or true/false (PostgreSQL): see `fromDbBool`.
+ */
+export type DbBool = ColumnType<number | boolean, number, number>;
+export type Id = Generated<number>;
+
+export interface SettingsTable {
+  id: number;
+  analyze_mode: DbBool;
+  smtp_server: string | null;
+  smtp_port: number;
+  smtp_username: string | null;
+  smtp_password_encrypted: string | null;
+  smtp_use_tls: DbBool;
+  smtp_from_email: string | null;
+  smtp_helo_hostname: string | null;
+  security_auto_ban_enabled: DbBool;
+  security_404_threshold: number;
+  security_404_ban_duration: number;
+  security_api_threshold: number;
+  security_api_ban_duration: number;
+  security_repeat_offender_limit: number;
+  updated_at: number;
+}
+
+export interface UsersTable {
+  id: Id;
+  username: string;
+  email: string | null;
+  password_hash: string;
+  is_admin: DbBool;
+  /** `auto` sends orders on; `semi_auto` queues them in the Action Center. */
+  order_mode: string;
+  totp_secret: string | null;
+  totp_enabled: DbBool;
+  totp_required_for_login: DbBool;
+  totp_required_for_mcp: DbBool;
+  totp_required_for_password_reset: DbBool;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the cookie value: the database never holds a usable session id. */
+  id: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+  /** Absolute expiry (creation + SESSION_MAX_HOURS). */
+  expires_at: number;
+  ip: string | null;
+  user_agent: string | null;
+  totp_verified_at: number | null;
+}
+
+export interface ApiKeysTable {
+  /** One active key per user: regenerating replaces the row. */
+  user_id: number;
+  /** HMAC-SHA-256(API_KEY_PEPPER, key), hex. */
+  key_digest: string;
+  created_at: number;
+}
+
+export interface LoginActivityTable {
+  id: Id;
+  ts: number;
+  ip: string;
+  username: string;
+  success: DbBool;
+  user_agent: string | null;
+}
+
+export interface DB {
+  settings: SettingsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  login_activity: LoginActivityTable;
+}

@@ -1,0 +1,36 @@
+import { Type } from 'typebox';
+import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { App } from '../../platform/http/types.js';
+import { ErrorBody } from '../auth/auth.schema.js';
+
+export const ApiKeyBody = Type.Object({ apikey: Type.String({ minLength: 1, maxLength: 256 }) });
+
+const PingResponse = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Object({
+    message: Type.Literal('pong'),
+    /** The active broker of the key's account, null while none is connected. */
+    broker: Type.Union([Type.String(), Type.Null()]),
+  }),
+});
+
+/** `POST /api/v1/ping {apikey}`: proves the key works (OpenAlgo-compatible). */
+export function pingRoutes(
+  app: App,
+  deps: { apiKeyGuard: preHandlerAsyncHookHandler; activeBroker: () => string | null },
+): void {
+  app.post(
+    '/api/v1/ping',
+    {
+      preHandler: deps.apiKeyGuard,
+      schema: {
+        body: ApiKeyBody,
+        response: { 200: PingResponse, 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async () => ({
+      status: 'success' as const,
+      data: { message: 'pong' as const, broker: deps.activeBroker() },
+    }),
+  );
+}

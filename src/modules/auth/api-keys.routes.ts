@@ -1,0 +1,42 @@
+import type { App } from '../../platform/http/types.js';
+import type { ApiKeysService } from './api-keys.service.js';
+import { ApiKeyCreated, ApiKeyStatus, ErrorBody, OrderModeBody, OrderModeResponse } from './auth.schema.js';
+import type { SessionGuard } from './session.guard.js';
+
+/** `/apikey` session routes: key status, regeneration (key shown once), order mode. */
+export function apiKeyRoutes(app: App, deps: { apiKeys: ApiKeysService; guard: SessionGuard }): void {
+  const { apiKeys, guard } = deps;
+  const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
+
+  app.get(
+    '/apikey',
+    { preHandler: guard(), schema: { response: { 200: ApiKeyStatus, ...errors } } },
+    async (req) => ({
+      status: 'success' as const,
+      ...(await apiKeys.status(req.session!.userId)),
+    }),
+  );
+
+  app.post(
+    '/apikey',
+    { preHandler: guard(), schema: { response: { 200: ApiKeyCreated, ...errors } } },
+    async (req, reply) => {
+      const created = await apiKeys.regenerate(req.session!.userId);
+      reply.header('cache-control', 'no-store');
+      return {
+        status: 'success' as const,
+        ...created,
+        message: 'Store this key now: it is shown only once. Any previous key no longer works.',
+      };
+    },
+  );
+
+  app.post(
+    '/apikey/mode',
+    { preHandler: guard(), schema: { body: OrderModeBody, response: { 200: OrderModeResponse, ...errors } } },
+    async (req) => ({
+      status: 'success' as const,
+      order_mode: await apiKeys.setOrderMode(req.session!.userId, req.body.mode),
+    }),
+  );
+}

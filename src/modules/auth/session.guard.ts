@@ -1,0 +1,60 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { safeEqual } from '../../platform/crypto.js';
+import { fromDbBool } from '../../platform/db/database.js';
+import { AppError, forbidden } from '../../platform/errors.js';
+import type { SessionsService } from './sessions.service.js';
+import type { UsersService } from './users.service.js';
+
+export const SESSION_COOKIE = 'algodesk_session';
+export const CSRF_HEADER = 'x-csrf-token';
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The authenticated browser session of a request. */
+export interface SessionContext {
+  sessionId: string;
+  userId: number;
+  username: string;
+  isAdmin: boolean;
+  csrfToken: string;
+  totpVerifiedAt: number | null;
+}
+
+export interface GuardOptions {
+  /** Only administrators pass. */
+  admin?: boolean;
+  /** Skip the CSRF check for this state-changing route (only for routes without a session effect). */
+  csrf?: boolean;
+}
+
+/**
+ * Pre-handlers for session routes: a live session on every request (401 JSON otherwise), the
+ * administrator flag where required (403), and the per-session CSRF token in `X-CSRF-Token`
+ * on every state-changing method (403).
+ */
+export function createSessionGuard(sessions: SessionsService, users: UsersService) {
+  return (opts: GuardOptions = {}): preHandlerAsyncHookHandler =>
+    async function sessionGuard(req: FastifyRequest, _reply: FastifyReply) {
+      const token = req.cookies[SESSION_COOKIE];
+      const row = await sessions.resolve(token);
+      if (row === undefined) throw new AppError(401, 'session_required', 'Session expired or not logged in');
+      const user = await users.findById(row.user_id);
+      if (user === undefined) throw new AppError(401, 'session_required', 'Session expired or not logged in');
+      req.session = {
+        sessionId: row.id,
+        userId: user.id,
+        username: user.username,
+        isAdmin: fromDbBool(user.is_admin),
+        csrfToken: row.csrf_token,
+        totpVerifiedAt: row.totp_verified_at,
+      };
+      if (opts.admin && !req.session.isAdmin) throw forbidden('Administrator access required');
+      if (opts.csrf !== false && STATE_CHANGING.has(req.method)) {
+        const sent = req.headers[CSRF_HEADER];
+        if (typeof sent !== 'string' || !safeEqual(sent, row.csrf_token)) {
+          throw new AppError(403, 'csrf_failed', 'Missing or invalid CSRF token (send it in X-CSRF-Token)');
+        }
+      }
+    };
+}
+
+export type SessionGuard = ReturnType<typeof createSessionGuard>;

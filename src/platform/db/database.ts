@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, PostgresAdapter, sql } from 'kysely';
+import pg from 'pg';
+import type { DB } from '../../db/schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** Where the database lives: a SQLite file, or a PostgreSQL URL with an optional schema. */
+export type DatabaseTarget =
+  { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  /** Closes every connection; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL returns int8 (bigint, bigserial, count(*)) as strings; every such value here is an
+ * epoch-millisecond time, an id or a count, all far below 2^53, so they are read as numbers.
+ */
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+/** Opens the database. SQLite gets WAL, `synchronous=NORMAL`, a busy timeout and foreign keys. */
+export function openDatabase(target: DatabaseTarget): Database {
+  if (target.kind === 'sqlite') {
+    if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
+    const sqlite = new SQLite(target.file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', close: once(() => db.destroy()) };
+  }
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: target.poolSize ?? 10,
+    types: pgTypes,
+    // A schema per test run (or per tenant) without touching the URL.
+    ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+  });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: once(() => db.destroy()) };
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let p: Promise<void> | undefined;
+  return () => (p ??= fn());
+}
+
+/** True when `db` talks to PostgreSQL (migrations pick portable column types with it). */
+export function isPostgres(db: Kysely<unknown>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** Booleans are 0/1 in SQLite and real booleans in PostgreSQL; writes use 0/1, which both accept. */
+export const toDbBool = (v: boolean): number => (v ? 1 : 0);
+export const fromDbBool = (v: number | boolean | null | undefined): boolean => v === true || v === 1;
+
+/** A cheap round trip, used by readiness checks. */
+export async function ping(db: Kysely<DB>): Promise<void> {
+  await sql`select 1`.execute(db);
+}

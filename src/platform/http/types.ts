@@ -1,0 +1,25 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
+import type { ApiPrincipal } from '../../modules/auth/api-keys.service.js';
+import type { SessionContext } from '../../modules/auth/session.guard.js';
+
+/** The Fastify instance every route module receives: TypeBox schemas give the handler types. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The resolved client address (platform/client-ip.ts), computed once in `onRequest`. */
+    clientIp: string;
+    /** Set by the session guard on session routes. */
+    session?: SessionContext;
+    /** Set by the API-key guard on `/api/v1` routes. */
+    apiPrincipal?: ApiPrincipal;
+  }
+}

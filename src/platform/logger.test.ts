@@ -1,0 +1,37 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger, maskUrl } from './logger.js';
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  return { lines, stream };
+}
+
+describe('logs never carry secrets', () => {
+  it('redacts secret keys at the top level and nested', () => {
+    const { lines, stream } = capture();
+    const log = createLogger('info', stream);
+    log.info(
+      {
+        apikey: 'AK-1',
+        body: { password: 'PW-2', nested: { token: 'TK-3' } },
+        headers: { cookie: 'c=CK-4' },
+      },
+      'x',
+    );
+    const text = lines.join('');
+    for (const s of ['AK-1', 'PW-2', 'TK-3', 'CK-4']) expect(text).not.toContain(s);
+    expect(text).toContain('[redacted]');
+  });
+  it('masks webhook tokens and query strings in URLs', () => {
+    expect(maskUrl('/strategy/webhook/abcDEF123?x=1')).toBe('/strategy/webhook/[redacted]');
+    expect(maskUrl('/flow/webhook/tok/SBIN')).toBe('/flow/webhook/[redacted]/SBIN');
+    expect(maskUrl('/api/v1/ping?apikey=secret')).toBe('/api/v1/ping');
+  });
+});

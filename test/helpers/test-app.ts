@@ -1,0 +1,171 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { describe, inject } from 'vitest';
+import { buildApp, type Services } from '../../src/app.js';
+import { ensureInstallSecrets, loadConfig, sqliteFile, type ResolvedConfig } from '../../src/config.js';
+import { FakeClock } from '../../src/platform/clock.js';
+import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import type { App } from '../../src/platform/http/types.js';
+import { LocalInvalidationBus, type InvalidationBus } from '../../src/platform/invalidation.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { MemoryRateLimiter, type RateLimiter } from '../../src/platform/rate-limiter.js';
+
+export const pgUrl = inject('pgUrl');
+export const redisUrl = inject('redisUrl');
+const dialects = inject('dialects');
+
+/**
+ * Runs `body` once per database the run covers: SQLite always (unless TEST_DB=postgres), and
+ * PostgreSQL when reachable. The skipped PostgreSQL block is announced by global-setup.
+ */
+export function describeEachDb(title: string, body: (dialect: Dialect) => void): void {
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    if (!dialects.includes(dialect)) continue;
+    // Skipped (not hidden) when PostgreSQL is unreachable outside CI; CI makes it required.
+    describe.skipIf(dialect === 'postgres' && pgUrl === '')(`${title} [${dialect}]`, () => body(dialect));
+  }
+}
+
+/** A database of its own for one test: a temp SQLite file, or a fresh PostgreSQL schema. */
+export interface TestDatabase {
+  database: Database;
+  dialect: Dialect;
+  dataDir: string;
+  /** Connection target, so a second app can open the same database. */
+  target: Parameters<typeof openDatabase>[0];
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(dialect: Dialect, dataDir: string): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const target = { kind: 'sqlite' as const, file: join(dataDir, 'algodesk.db') };
+    const database = openDatabase(target);
+    await migrateToLatest(database.db);
+    return { database, dialect, dataDir, target, drop: () => database.close() };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const target = { kind: 'postgres' as const, url: pgUrl, schema, poolSize: 4 };
+  const database = openDatabase(target);
+  await migrateToLatest(database.db);
+  return {
+    database,
+    dialect,
+    dataDir,
+    target,
+    async drop() {
+      await database.close();
+      const c = new pg.Client({ connectionString: pgUrl });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+/** Log lines captured from the app's logger (JSON text, one record per entry). */
+export function captureStream(): { lines: string[]; stream: Writable } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(String(chunk));
+      cb();
+    },
+  });
+  return { lines, stream };
+}
+
+export interface TestApp {
+  app: App;
+  services: Services;
+  config: ResolvedConfig;
+  clock: FakeClock;
+  db: TestDatabase;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: FakeClock;
+  /** Share a database created elsewhere (scale-out tests). */
+  db?: TestDatabase;
+  bus?: InvalidationBus;
+  rateLimiter?: RateLimiter;
+}
+
+/** Builds the real app on a database of its own, with a fake clock and captured trace logs. */
+export async function createTestApp(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = opts.db?.dataDir ?? mkdtempSync(join(tmpdir(), 'algodesk-test-'));
+  const base = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'trace', ...opts.env }, { envFile: false });
+  const { config } = ensureInstallSecrets(base);
+  const db = opts.db ?? (await createTestDatabase(dialect, dataDir));
+  const clock = opts.clock ?? new FakeClock();
+  const { lines, stream } = captureStream();
+  const logger = createLogger(config.logLevel, stream);
+  const bus = opts.bus ?? new LocalInvalidationBus();
+  const rateLimiter = opts.rateLimiter ?? new MemoryRateLimiter(clock);
+  const { app, services } = await buildApp({
+    config,
+    database: db.database,
+    clock,
+    logger,
+    rateLimiter,
+    bus,
+  });
+  await app.ready();
+  return {
+    app,
+    services,
+    config,
+    clock,
+    db,
+    logs: lines,
+    async close() {
+      await app.close();
+      if (!opts.db) {
+        await db.drop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+export { sqliteFile };
+
+/** A logged-in browser: its cookie header and CSRF token. */
+export interface Browser {
+  cookie: string;
+  csrf: string;
+}
+
+/** Creates a user through the service (first one is admin). */
+export async function createUser(t: TestApp, username = 'admin', password = 'correct horse battery') {
+  return t.services.users.create({ username, password, email: `${username}@example.com` });
+}
+
+/** Logs in through the HTTP route and fetches the CSRF token, as the web UI does. */
+export async function login(
+  t: TestApp,
+  username = 'admin',
+  password = 'correct horse battery',
+): Promise<Browser> {
+  const res = await t.app.inject({ method: 'POST', url: '/auth/login', payload: { username, password } });
+  if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
+  const set = res.cookies.find((c) => c.name === 'algodesk_session');
+  if (!set) throw new Error('no session cookie');
+  const cookie = `algodesk_session=${set.value}`;
+  const csrfRes = await t.app.inject({ method: 'GET', url: '/auth/csrf-token', headers: { cookie } });
+  return { cookie, csrf: (csrfRes.json() as { csrf_token: string }).csrf_token };
+}
+
+/** Headers of a state-changing request from a logged-in browser. */
+export const asBrowser = (b: Browser) => ({ cookie: b.cookie, 'x-csrf-token': b.csrf });
