@@ -115,13 +115,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   });
 
   app.setNotFoundHandler((req, reply) => {
-    reply
-      .code(404)
-      .send({
-        status: 'error',
-        message: `No route for ${req.method} ${maskUrl(req.url)}`,
-        code: 'not_found',
-      });
+    reply.code(404).send({
+      status: 'error',
+      message: `No route for ${req.method} ${maskUrl(req.url)}`,
+      code: 'not_found',
+    });
   });
 
   const guard = createSessionGuard(services.sessions, services.users);

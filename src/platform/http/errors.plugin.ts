@@ -75,14 +75,12 @@ export function registerErrorHandling(app: App): void {
       const retry = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
       if (retry !== undefined) reply.header('retry-after', String(Math.max(1, retry)));
       const message = isApi && err.fields ? err.fields : err.message;
-      return reply
-        .code(err.statusCode)
-        .send({
-          status: 'error',
-          message,
-          code: err.code,
-          ...(!isApi && err.fields ? { errors: err.fields } : {}),
-        });
+      return reply.code(err.statusCode).send({
+        status: 'error',
+        message,
+        code: err.code,
+        ...(!isApi && err.fields ? { errors: err.fields } : {}),
+      });
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
