@@ -20,8 +20,9 @@ import { SettingsRepository } from './modules/settings/settings.repository.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
-import { registerLenientBodyParsing } from './platform/http/body.plugin.js';
+import { registerBodyParsing } from './platform/http/body.plugin.js';
 import { registerErrorHandling } from './platform/http/errors.plugin.js';
+import { registerValidation } from './platform/http/validation.plugin.js';
 import type { App } from './platform/http/types.js';
 import type { InvalidationBus } from './platform/invalidation.js';
 import { maskUrl } from './platform/logger.js';
@@ -92,7 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   }).withTypeProvider() as unknown as App;
 
   registerErrorHandling(app);
-  registerLenientBodyParsing(app);
+  registerValidation(app);
+  registerBodyParsing(app);
   await app.register(cookie);
 
   app.decorateRequest('clientIp', '');

@@ -1,30 +1,49 @@
+import type { FastifyRequest } from 'fastify';
+import { badRequest } from '../errors.js';
 import type { App } from './types.js';
 
+type Done = (err: Error | null, body?: unknown) => void;
+
+/** A NUL character, raw or as a JSON escape. */
+const JSON_NUL = /\u0000|\\u0000/i;
+/** A NUL character, raw or percent-encoded. */
+const FORM_NUL = /\u0000|%00/i;
+const NUL_MESSAGE = 'Request body must not contain NUL characters';
+
 /**
- * Clients written for OpenAlgo often post JSON without a JSON content type (`curl -d '{…}'`
- * sends `application/x-www-form-urlencoded`, some send none). A body that looks like JSON is
- * parsed as JSON — with the same prototype-poisoning protection as Fastify's own parser — and
- * any other form body becomes an object of its fields.
+ * Body parsing for every route.
+ * - NUL is never meaningful in this API's text and PostgreSQL cannot store it in a text column,
+ *   so it is refused while parsing (400) and can never surface later as a database error.
+ * - Clients written for OpenAlgo often post JSON without a JSON content type (`curl -d '{…}'`
+ *   sends `application/x-www-form-urlencoded`, some send none): a body that looks like JSON is
+ *   parsed as JSON — with Fastify's prototype-poisoning protection — and any other body as form
+ *   fields.
  */
-export function registerLenientBodyParsing(app: App): void {
+export function registerBodyParsing(app: App): void {
   const json = app.getDefaultJsonParser('error', 'error');
-  const parse = (
-    req: Parameters<typeof json>[0],
-    body: string,
-    done: (err: Error | null, body?: unknown) => void,
-  ) => {
+
+  const parseJson = (req: FastifyRequest, body: string, done: Done) => {
+    if (JSON_NUL.test(body)) return done(badRequest(NUL_MESSAGE));
+    return json(req, body, done);
+  };
+
+  const parseLenient = (req: FastifyRequest, body: string, done: Done) => {
     const trimmed = body.trimStart();
-    if (trimmed.startsWith('{') || trimmed.startsWith('[')) return json(req, body, done);
+    if (trimmed.startsWith('{') || trimmed.startsWith('[')) return parseJson(req, body, done);
     if (trimmed.length === 0) return done(null, undefined);
-    const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+    if (FORM_NUL.test(body)) return done(badRequest(NUL_MESSAGE));
+    const fields: Record<string, string> = {};
     for (const [k, v] of new URLSearchParams(body)) {
       if (k === '__proto__' || k === 'constructor' || k === 'prototype') continue;
       fields[k] = v;
     }
-    return done(null, { ...fields });
+    return done(null, fields);
   };
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parse);
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, parse);
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, parseLenient);
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, parseLenient);
   // No or an unknown Content-Type: the same rules (multipart uploads register their own parser).
-  app.addContentTypeParser('*', { parseAs: 'string' }, parse);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseLenient);
 }
