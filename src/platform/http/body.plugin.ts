@@ -5,8 +5,10 @@ import type { App } from './types.js';
 type Done = (err: Error | null, body?: unknown) => void;
 
 /** A NUL character, raw or as a JSON escape. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const JSON_NUL = /\u0000|\\u0000/i;
 /** A NUL character, raw or percent-encoded. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const FORM_NUL = /\u0000|%00/i;
 const NUL_MESSAGE = 'Request body must not contain NUL characters';
 
