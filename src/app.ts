@@ -116,6 +116,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     );
   });
 
+  // Graceful shutdown: requests in flight when closing starts are answered with
+  // `Connection: close`, so keep-alive clients let go and the server can finish closing.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
   app.setNotFoundHandler((req, reply) => {
     reply.code(404).send({
       status: 'error',
