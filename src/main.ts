@@ -1,7 +1,6 @@
-import pino from 'pino';
 import { buildApp } from './app.js';
 import { ensureInstallSecrets, type Config } from './config.js';
-import { createLogger } from './platform/logger.js';
+import { createLogger, createStdoutDestination } from './platform/logger.js';
 import { openRuntime } from './runtime.js';
 
 /**
@@ -10,7 +9,14 @@ import { openRuntime } from './runtime.js';
  * close the database).
  */
 export async function serve(baseConfig: Config): Promise<void> {
-  const logger = createLogger(baseConfig.logLevel, pino.destination({ dest: 1, sync: false }));
+  const out = createStdoutDestination();
+  const logger = createLogger(baseConfig.logLevel, out.stream);
+  // A crash is logged and flushed before the process ends, so its cause is never lost.
+  process.once('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception; exiting');
+    out.stop();
+    process.exit(1);
+  });
   const { config, warnings } = ensureInstallSecrets(baseConfig);
   for (const w of warnings) logger.warn(w);
 
@@ -40,15 +46,19 @@ export async function serve(baseConfig: Config): Promise<void> {
       process.exit(1);
     }, 15_000);
     force.unref();
+    // Connections that were busy when closing began become idle later; Node closes idle
+    // keep-alive connections only once, so keep closing them until the server is down.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
     try {
       await app.close();
+      clearInterval(reaper);
       await runtime.close();
       logger.info('stopped');
     } catch (err) {
       logger.error({ err }, 'error during shutdown');
       process.exitCode = 1;
     } finally {
-      logger.flush();
+      out.stop();
     }
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

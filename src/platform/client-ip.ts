@@ -18,8 +18,12 @@ const PROXY_HEADERS = [
  * (`::ffff:1.2.3.4`) becomes plain IPv4 so one client has one identity; IPv6 is written in its
  * compact lower-case form; zone ids and brackets are dropped.
  */
+const DOTTED_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
 export function normaliseIp(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
+  // Fast path for the common case (a plain IPv4 peer), already canonical.
+  if (DOTTED_QUAD.test(raw)) return raw;
   let v = raw.trim();
   if (v.startsWith('[') && v.includes(']')) v = v.slice(1, v.indexOf(']'));
   const zone = v.indexOf('%');

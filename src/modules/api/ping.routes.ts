@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { ApiKeyGuard } from './api-key.guard.js';
 import type { App } from '../../platform/http/types.js';
 import { ErrorBody } from '../auth/auth.schema.js';
 
@@ -17,7 +17,7 @@ const PingResponse = Type.Object({
 /** `POST /api/v1/ping {apikey}`: proves the key works (OpenAlgo-compatible). */
 export function pingRoutes(
   app: App,
-  deps: { apiKeyGuard: preHandlerAsyncHookHandler; activeBroker: () => string | null },
+  deps: { apiKeyGuard: ApiKeyGuard; activeBroker: () => string | null },
 ): void {
   app.post(
     '/api/v1/ping',

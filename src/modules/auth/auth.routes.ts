@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { App } from '../../platform/http/types.js';
 import { CsrfResponse, ErrorBody, LoginBody, SessionResponse, StatusSuccess } from './auth.schema.js';
 import type { LoginService } from './login.service.js';
-import { SESSION_COOKIE, type SessionGuard } from './session.guard.js';
+import { readSessionCookie, SESSION_COOKIE, type SessionGuard } from './session.guard.js';
 import type { SessionsService } from './sessions.service.js';
 import { toPublicUser, type UsersService } from './users.service.js';
 
@@ -36,7 +36,7 @@ export function authRoutes(app: App, deps: AuthRoutesDeps): void {
       const created = await login.login(req.body.username, req.body.password, {
         ip: req.clientIp,
         userAgent: req.headers['user-agent'],
-        previousToken: req.cookies[SESSION_COOKIE],
+        previousToken: readSessionCookie(req),
       });
       setSessionCookie(reply, created.token);
       return { status: 'success' as const };

@@ -9,6 +9,12 @@ export const SESSION_COOKIE = 'algodesk_session';
 export const CSRF_HEADER = 'x-csrf-token';
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** The session cookie's value, parsed on demand (cookies are not parsed for every request). */
+export function readSessionCookie(req: FastifyRequest): string | undefined {
+  const header = req.headers.cookie;
+  return header ? req.server.parseCookie(header)[SESSION_COOKIE] : undefined;
+}
+
 /** The authenticated browser session of a request. */
 export interface SessionContext {
   sessionId: string;
@@ -34,7 +40,7 @@ export interface GuardOptions {
 export function createSessionGuard(sessions: SessionsService, users: UsersService) {
   return (opts: GuardOptions = {}): preHandlerAsyncHookHandler =>
     async function sessionGuard(req: FastifyRequest, _reply: FastifyReply) {
-      const token = req.cookies[SESSION_COOKIE];
+      const token = readSessionCookie(req);
       const row = await sessions.resolve(token);
       if (row === undefined) throw new AppError(401, 'session_required', 'Session expired or not logged in');
       const user = await users.findById(row.user_id);

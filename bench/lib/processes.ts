@@ -1,0 +1,177 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BaselineResponse, BenchRequest } from './types.js';
+
+const LIB_DIR = dirname(fileURLToPath(import.meta.url));
+const CLI = resolve(LIB_DIR, '../../dist/src/cli.js');
+const BASELINE_SERVER = join(LIB_DIR, 'baseline-server.mjs');
+
+const READY_TIMEOUT_MS = 20_000;
+const CLI_TIMEOUT_MS = 30_000;
+/** The server drains in-flight requests on SIGTERM; past this it is killed. */
+const TERM_GRACE_MS = 5_000;
+const KILL_GRACE_MS = 2_000;
+
+/** A child process of the bench with its log file. */
+export interface Child {
+  label: string;
+  port: number;
+  logFile: string;
+  process: ChildProcess;
+}
+
+/**
+ * One bench's scratch space: a temp directory holding the server's DATA_DIR and the logs of
+ * every child. {@link dispose} stops the children and removes the directory;
+ * {@link abortSync} does the same from a signal handler.
+ */
+export class Workspace {
+  readonly dataDir: string;
+  private readonly children: Child[] = [];
+
+  private constructor(readonly dir: string) {
+    this.dataDir = join(dir, 'data');
+  }
+
+  static create(): Workspace {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" (npm run bench does it)`);
+    return new Workspace(mkdtempSync(join(tmpdir(), 'algodesk-bench-')));
+  }
+
+  /**
+   * The environment of every algodesk process: built from scratch rather than inherited, so
+   * that nothing from the caller's shell (DATABASE_URL, REDIS_URL, …) reaches the bench; the
+   * processes also run in the temp directory so that no ./.env is read. Rate limits are set
+   * far above what one machine can send so that they never answer 429.
+   */
+  private env(): NodeJS.ProcessEnv {
+    return {
+      PATH: process.env.PATH,
+      DATA_DIR: this.dataDir,
+      LOG_LEVEL: 'info',
+      API_RATE_LIMIT: '100000 per second',
+      ORDER_RATE_LIMIT: '100000 per second',
+      LOGIN_RATE_LIMIT: '100000 per second',
+    };
+  }
+
+  /** Runs the CLI against {@link dataDir}. */
+  cli(args: string[]): Promise<string> {
+    return new Promise((resolvePromise, reject) => {
+      execFile(
+        process.execPath,
+        [CLI, ...args],
+        { cwd: this.dir, env: this.env(), timeout: CLI_TIMEOUT_MS },
+        (err, stdout, stderr) => {
+          if (err)
+            reject(new Error(`cli ${args.slice(0, 2).join(' ')} failed: ${stderr.trim() || err.message}`));
+          else resolvePromise(stdout.replace(/\r?\n$/, ''));
+        },
+      );
+    });
+  }
+
+  /** Starts `algodesk serve` on a free loopback port and waits until it listens. */
+  async startServer(): Promise<Child> {
+    const port = await this.freePort();
+    const env = { ...this.env(), HOST: '127.0.0.1', PORT: String(port) };
+    return this.start('server', port, [CLI, 'serve'], env, `algodesk is running at`);
+  }
+
+  /** Starts the bare `node:http` baseline answering `request` with `response`. */
+  async startBaseline(request: BenchRequest, response: BaselineResponse): Promise<Child> {
+    const port = await this.freePort();
+    const spec = join(this.dir, 'baseline.json');
+    writeFileSync(spec, JSON.stringify({ port, method: request.method, path: request.path, ...response }));
+    const env = { PATH: process.env.PATH };
+    return this.start('baseline', port, [BASELINE_SERVER, spec], env, `baseline is running at`);
+  }
+
+  /** The last lines of a child's log, for error reports. */
+  logTail(child: Child, lines = 20): string {
+    if (!existsSync(child.logFile)) return '';
+    return readFileSync(child.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  }
+
+  /** Stops every child (SIGTERM, then SIGKILL past a grace period) and removes the directory. */
+  async dispose(): Promise<void> {
+    await Promise.all(this.children.map((c) => stop(c.process)));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** For signal handlers, which cannot wait: kills every child at once and removes the directory. */
+  abortSync(): void {
+    for (const c of this.children) if (c.process.exitCode === null) c.process.kill('SIGKILL');
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private async start(
+    label: string,
+    port: number,
+    args: string[],
+    env: NodeJS.ProcessEnv,
+    readyText: string,
+  ): Promise<Child> {
+    const logFile = join(this.dir, `${label}.log`);
+    const fd = openSync(logFile, 'a');
+    const child: Child = {
+      label,
+      port,
+      logFile,
+      process: spawn(process.execPath, args, { cwd: this.dir, env, stdio: ['ignore', fd, fd] }),
+    };
+    closeSync(fd);
+    this.children.push(child);
+
+    // Waiting for the ready line (rather than an open port) proves that it is our process
+    // that listens, not whatever took the port between freePort() and the child's listen().
+    const ready = `${readyText} http://127.0.0.1:${port}`;
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (!readFileSync(logFile, 'utf8').includes(ready)) {
+      if (child.process.exitCode !== null || child.process.signalCode !== null)
+        throw new Error(`${label} exited during start-up:\n${this.logTail(child)}`);
+      if (Date.now() > deadline)
+        throw new Error(`${label} not ready after ${READY_TIMEOUT_MS} ms:\n${this.logTail(child)}`);
+      await sleep(50);
+    }
+    return child;
+  }
+
+  /** A loopback port nobody listens on: bind port 0, read the port, close. */
+  private freePort(): Promise<number> {
+    return new Promise((resolvePromise, reject) => {
+      const probe = createServer();
+      probe.once('error', reject);
+      probe.listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() =>
+          typeof address === 'object' && address !== null
+            ? resolvePromise(address.port)
+            : reject(new Error('no port assigned')),
+        );
+      });
+    });
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolvePromise) => child.once('exit', () => resolvePromise()));
+  child.kill('SIGTERM');
+  if (await settlesWithin(exited, TERM_GRACE_MS)) return;
+  child.kill('SIGKILL');
+  await settlesWithin(exited, KILL_GRACE_MS);
+}
+
+async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  const timer = new AbortController();
+  const timedOut = sleep(ms, false, { signal: timer.signal }).catch(() => false);
+  const result = await Promise.race([promise.then(() => true), timedOut]);
+  timer.abort();
+  return result;
+}

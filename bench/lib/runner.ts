@@ -1,0 +1,164 @@
+import { emptyStats, runLoad, type SideStats } from './load.js';
+import { Workspace, type Child } from './processes.js';
+import {
+  computeFigures,
+  describeNon2xx,
+  printTable,
+  printVerdicts,
+  summaryLine,
+  writeJson,
+} from './report.js';
+import type { Bench, BenchPlan } from './types.js';
+
+export interface RunOptions {
+  /** Measured seconds per side, split evenly over {@link ROUNDS}. */
+  durationS: number;
+  /** Unmeasured seconds per side before its first round. */
+  warmupS: number;
+  connections: number;
+  /** Where to write the figures as JSON, if anywhere. */
+  jsonFile: string | undefined;
+}
+
+/**
+ * Measurement alternates sides in this many rounds (baseline, server, baseline, server), so
+ * that a burst of load from a neighbour on a shared machine hits both sides rather than one.
+ */
+export const ROUNDS = 2;
+
+type Side = 'baseline' | 'server';
+
+/** A run whose figures would be meaningless (non-2xx answers, errors); the message says why. */
+class BenchFailure extends Error {}
+
+const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+
+/**
+ * Runs one bench end to end: setup, server and baseline start, one probe request to each,
+ * warm-up and measured rounds, report. Resolves to the process exit code: 0 when the run is
+ * valid (whatever the target verdicts), 1 otherwise. Always stops the children and removes
+ * the temp directory, also on SIGINT/SIGTERM.
+ */
+export async function runBench(name: string, bench: Bench, opts: RunOptions): Promise<number> {
+  let ws: Workspace;
+  try {
+    ws = Workspace.create();
+  } catch (err) {
+    return failed(name, err);
+  }
+  const onSignal = (signal: NodeJS.Signals): void => {
+    ws.abortSync();
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let server: Child | undefined;
+  try {
+    progress(`setup in ${ws.dir}`);
+    const plan = await bench.setup({ dataDir: ws.dataDir, cli: (...args) => ws.cli(args) });
+    server = await ws.startServer();
+    const baseline = await ws.startBaseline(plan.request, plan.baseline);
+    await probe(server, baseline, plan);
+
+    const { method, path } = plan.request;
+    const roundS = opts.durationS / ROUNDS;
+    console.log(
+      `${name}: ${method} ${path}, ${opts.connections} connections, ` +
+        `${ROUNDS} rounds x ${roundS} s per side after ${opts.warmupS} s warm-up, node ${process.version}`,
+    );
+
+    const children: Record<Side, Child> = { baseline, server };
+    const warmup: Record<Side, SideStats> = { baseline: emptyStats(), server: emptyStats() };
+    const measured: Record<Side, SideStats> = { baseline: emptyStats(), server: emptyStats() };
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const side of ['baseline', 'server'] as const) {
+        const load = { port: children[side].port, request: plan.request, connections: opts.connections };
+        if (round === 1 && opts.warmupS > 0) {
+          progress(`${side}: warm-up, ${opts.warmupS} s`);
+          await runLoad({ ...load, durationS: opts.warmupS }, warmup[side]);
+        }
+        progress(`${side}: round ${round}/${ROUNDS}, ${roundS} s`);
+        await runLoad({ ...load, durationS: roundS }, measured[side]);
+      }
+    }
+    // Checked for both sides: errors on the baseline mean the load generator or the machine
+    // failed, which invalidates the comparison as surely as a 403 from the server.
+    const problems = (['server', 'baseline'] as const).flatMap((side) => [
+      ...problemsOf(`${side} (warm-up)`, warmup[side], false),
+      ...problemsOf(side, measured[side], true),
+    ]);
+    if (problems.length > 0) throw new BenchFailure(`invalid run:\n  ${problems.join('\n  ')}`);
+
+    const figures = computeFigures(measured.server, measured.baseline);
+    const targets = bench.targets.map((t) => ({ label: t.label, ...t.evaluate(figures) }));
+    printTable(figures, measured.server, measured.baseline);
+    printVerdicts(targets);
+    if (opts.jsonFile !== undefined) {
+      writeJson(opts.jsonFile, {
+        name,
+        request: plan.request,
+        figures,
+        server: measured.server,
+        baseline: measured.baseline,
+        durationS: opts.durationS,
+        warmupS: opts.warmupS,
+        rounds: ROUNDS,
+        connections: opts.connections,
+        targets,
+      });
+      progress(`figures written to ${opts.jsonFile}`);
+    }
+    console.log(summaryLine(name, figures));
+    return 0;
+  } catch (err) {
+    if (err instanceof BenchFailure && server !== undefined)
+      console.error(`last lines of the server log:\n${ws.logTail(server, 10)}`);
+    return failed(name, err);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await ws.dispose();
+  }
+}
+
+function failed(name: string, err: unknown): number {
+  console.error(`bench ${name}: FAILED: ${err instanceof Error ? err.message : String(err)}`);
+  return 1;
+}
+
+/**
+ * Sends the bench's request once to each side before any load, so that a wrong key or a
+ * changed route fails in a second with the server's own answer instead of after a whole run
+ * of 403s. A server body that differs from the baseline's is only a warning: the comparison
+ * then no longer sends the same bytes, which the bench author should know about.
+ */
+async function probe(server: Child, baseline: Child, plan: BenchPlan): Promise<void> {
+  const send = async (child: Child) => {
+    const res = await fetch(`http://127.0.0.1:${child.port}${plan.request.path}`, {
+      method: plan.request.method,
+      headers: plan.request.headers,
+      body: plan.request.body,
+    });
+    return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() };
+  };
+  const s = await send(server);
+  if (s.status < 200 || s.status > 299)
+    throw new BenchFailure(`the server answered the probe request with ${s.status}: ${s.body}`);
+  const b = await send(baseline);
+  if (b.status !== plan.baseline.status || b.body !== plan.baseline.body)
+    throw new BenchFailure(`the baseline answered the probe request with ${b.status}: ${b.body}`);
+  if (s.body !== b.body || s.contentType !== plan.baseline.contentType)
+    progress(
+      `warning: the server's answer differs from the baseline's:\n` +
+        `  server:   ${s.contentType} ${s.body}\n  baseline: ${plan.baseline.contentType} ${b.body}`,
+    );
+}
+
+/** What makes a side's figures meaningless: non-2xx answers, errors, no response at all. */
+function problemsOf(label: string, stats: SideStats, measured: boolean): string[] {
+  const problems: string[] = [];
+  if (stats.non2xx > 0) problems.push(`${stats.non2xx} non-2xx (${describeNon2xx(stats)})`);
+  if (stats.errors > 0) problems.push(`${stats.errors} errors (${stats.timeouts} timeouts)`);
+  if (measured && stats.responses === 0) problems.push('no response at all');
+  return problems.length > 0 ? [`${label}: ${problems.join(', ')} in ${stats.responses} responses`] : [];
+}

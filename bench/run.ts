@@ -1,0 +1,68 @@
+/**
+ * Benchmark entry point: `tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--json <file>]`
+ * (normally through `npm run bench -- <name> …`, which builds dist/ first). See bench/README.md.
+ */
+import { parseArgs } from 'node:util';
+import { ping } from './benches/ping.js';
+import { ROUNDS, runBench } from './lib/runner.js';
+import type { Bench } from './lib/types.js';
+
+/** Every bench, by the name given on the command line. */
+const BENCHES = new Map<string, Bench>([['ping', ping]]);
+
+const DEFAULTS = { duration: 10, connections: 50 };
+/** Bounds that keep a run under a minute (2 x (duration + warm-up) plus start-up). */
+const LIMITS = { duration: [2, 20], connections: [1, 500] } as const;
+const WARMUP_S = 2;
+
+const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--json <file>]
+  --duration     measured seconds per side, ${LIMITS.duration[0]}..${LIMITS.duration[1]} (default ${DEFAULTS.duration}), in ${ROUNDS} alternating rounds, after ${WARMUP_S} s of warm-up
+  --connections  concurrent connections, ${LIMITS.connections[0]}..${LIMITS.connections[1]} (default ${DEFAULTS.connections})
+  --json         also write the figures to this file`;
+
+function listBenches(): string {
+  return [...BENCHES].map(([name, b]) => `  ${name.padEnd(12)} ${b.description}`).join('\n');
+}
+
+function usageError(message: string): never {
+  console.error(`${message}\n${USAGE}\nbenches:\n${listBenches()}`);
+  process.exit(1);
+}
+
+function intOption(name: keyof typeof LIMITS, raw: string | undefined): number {
+  if (raw === undefined) return DEFAULTS[name];
+  const [min, max] = LIMITS[name];
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) usageError(`--${name} must be an integer in ${min}..${max}`);
+  return n;
+}
+
+function parseCommandLine(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        duration: { type: 'string' },
+        connections: { type: 'string' },
+        json: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    usageError((err as Error).message);
+  }
+}
+
+const { positionals, values } = parseCommandLine(process.argv.slice(2));
+const [name, ...extra] = positionals;
+if (name === undefined) usageError('no bench named');
+if (extra.length > 0) usageError(`unexpected arguments: ${extra.join(' ')}`);
+const bench = BENCHES.get(name);
+if (bench === undefined) usageError(`unknown bench "${name}"`);
+
+process.exitCode = await runBench(name, bench, {
+  durationS: intOption('duration', values.duration),
+  warmupS: WARMUP_S,
+  connections: intOption('connections', values.connections),
+  jsonFile: values.json,
+});
