@@ -8,6 +8,20 @@ import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
 import { createTestDatabase, describeEachDb, type TestDatabase } from './helpers/test-app.js';
 
+/** A users row written directly (below the service), for schema-level checks. */
+const userRow = (username: string, createdAt: number) => ({
+  username,
+  email: null,
+  password_hash: 'x',
+  is_admin: 0,
+  order_mode: 'auto',
+  totp_enabled: 0,
+  totp_required_for_login: 0,
+  totp_required_for_mcp: 0,
+  totp_required_for_password_reset: 0,
+  created_at: createdAt,
+});
+
 describeEachDb('storage: versioned migrations and the settings row', (dialect) => {
   let t: TestDatabase | undefined;
   afterEach(async () => {
@@ -73,21 +87,7 @@ describeEachDb('storage: versioned migrations and the settings row', (dialect) =
   it('stores times as epoch milliseconds and reads them back as numbers', async () => {
     t = await createTestDatabase(dialect, mkdtempSync(join(tmpdir(), 'algodesk-db-')));
     const at = Date.UTC(2026, 10, 21, 9, 15, 0, 123);
-    await t.database.db
-      .insertInto('users')
-      .values({
-        username: 'u',
-        email: null,
-        password_hash: 'x',
-        is_admin: 0,
-        order_mode: 'auto',
-        totp_enabled: 0,
-        totp_required_for_login: 0,
-        totp_required_for_mcp: 0,
-        totp_required_for_password_reset: 0,
-        created_at: at,
-      })
-      .execute();
+    await t.database.db.insertInto('users').values(userRow('u', at)).execute();
     const row = await t.database.db.selectFrom('users').selectAll().executeTakeFirstOrThrow();
     expect(row.created_at).toBe(at);
     expect(typeof row.id).toBe('number');
@@ -97,28 +97,12 @@ describeEachDb('storage: versioned migrations and the settings row', (dialect) =
   it('enforces unique usernames and cascades a user delete to their sessions and key', async () => {
     t = await createTestDatabase(dialect, mkdtempSync(join(tmpdir(), 'algodesk-db-')));
     const db = t.database.db;
-    const base = {
-      email: null,
-      password_hash: 'x',
-      is_admin: 0,
-      order_mode: 'auto',
-      totp_enabled: 0,
-      totp_required_for_login: 0,
-      totp_required_for_mcp: 0,
-      totp_required_for_password_reset: 0,
-      created_at: 1,
-    };
     const { id } = await db
       .insertInto('users')
-      .values({ username: 'a', ...base })
+      .values(userRow('a', 1))
       .returning('id')
       .executeTakeFirstOrThrow();
-    await expect(
-      db
-        .insertInto('users')
-        .values({ username: 'a', ...base })
-        .execute(),
-    ).rejects.toThrow();
+    await expect(db.insertInto('users').values(userRow('a', 1)).execute()).rejects.toThrow();
     await db.insertInto('api_keys').values({ user_id: id, key_digest: 'd', created_at: 1 }).execute();
     await db
       .insertInto('sessions')
