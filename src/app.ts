@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import Fastify, { LogController } from 'fastify';
+import Fastify, { LogController, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from './config.js';
 import { createApiKeyGuard, type InvalidKeyListener } from './modules/api/api-key.guard.js';
@@ -17,6 +17,12 @@ import { SessionsService } from './modules/auth/sessions.service.js';
 import { UsersRepository } from './modules/auth/users.repository.js';
 import { UsersService } from './modules/auth/users.service.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
+import { BAN_MESSAGE, BanService } from './modules/security/ban.service.js';
+import { BansRepository } from './modules/security/bans.repository.js';
+import { SecuritySettingsService } from './modules/security/security-settings.service.js';
+import { securityRoutes } from './modules/security/security.routes.js';
+import { TrackersRepository } from './modules/security/trackers.repository.js';
+import { TrackersService } from './modules/security/trackers.service.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -48,7 +54,12 @@ export interface Services {
   settings: SettingsRepository;
   /** Listeners told about every refused API key (the shield's tracker subscribes). */
   invalidKeyListeners: InvalidKeyListener[];
+  bans: BanService;
+  trackers: TrackersService;
+  securitySettings: SecuritySettingsService;
 }
+
+const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
 
 /** Default body limit for every route; larger uploads declare their own. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -63,14 +74,26 @@ export function buildServices(deps: AppDeps): Services {
     maxMs: config.sessionMaxMs,
   });
   const loginActivity = new LoginActivityRepository(db);
+  const bans = new BanService(new BansRepository(db), clock, deps.bus);
+  const securitySettings = new SecuritySettingsService(db, clock);
+  const trackers = new TrackersService(
+    new TrackersRepository(db),
+    bans,
+    securitySettings,
+    clock,
+    deps.logger,
+  );
   return {
+    bans,
+    trackers,
+    securitySettings,
     users,
     sessions,
     loginActivity,
     apiKeys: new ApiKeysService(new ApiKeysRepository(db), usersRepo, config.apiKeyPepper, clock, deps.bus),
     login: new LoginService(users, sessions, loginActivity, deps.rateLimiter, config.loginRateLimit, clock),
     settings: new SettingsRepository(db),
-    invalidKeyListeners: [],
+    invalidKeyListeners: [(ip, digest) => trackers.recordInvalidKey(ip, digest)],
   };
 }
 
@@ -98,10 +121,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
 
   app.decorateRequest('clientIp', '');
   // Hooks on every request are callback-style: no promise per hook on the hot path.
+  // The ban check runs here, before any route logic (also for unknown paths): synchronous on
+  // a cache hit, one indexed lookup otherwise.
+  const denyBanned = (reply: FastifyReply) =>
+    reply.code(403).type('text/plain; charset=utf-8').send(BAN_MESSAGE);
   app.addHook('onRequest', (req, reply, done) => {
     req.clientIp = resolveClientIp(req.raw.socket.remoteAddress, req.headers, config.trustProxyHeaders);
     reply.header('x-request-id', req.id);
-    done();
+    const banned = services.bans.isBanned(req.clientIp);
+    if (banned === false) return done();
+    if (banned === true) return denyBanned(reply);
+    banned.then((b) => (b ? denyBanned(reply) : done()), done);
   });
   // One access line per request, with the URL masked (webhook tokens, query strings). At
   // `debug`: at `info` the line cost ~15% of API throughput, and the per-request record operators
@@ -120,8 +150,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     done();
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    reply.code(404).send({
+  app.setNotFoundHandler(async (req, reply) => {
+    // Unauthenticated 404s feed the 404 tracker (a logged-in browser's broken link does not).
+    const token = SESSION_COOKIE_PATTERN.exec(req.headers.cookie ?? '')?.[1];
+    if ((await services.sessions.resolve(token)) === undefined)
+      services.trackers.record404(req.clientIp, req.url);
+    return reply.code(404).send({
       status: 'error',
       message: `No route for ${req.method} ${maskUrl(req.url)}`,
       code: 'not_found',
@@ -144,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       guard,
     });
     apiKeyRoutes(web, { apiKeys: services.apiKeys, guard });
+    securityRoutes(web, { services, guard });
   });
   // The `/api/v1` surface: API key in the body, no cookies.
   await app.register(async (scope) => {
@@ -151,12 +186,21 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     pingRoutes(api, { apiKeyGuard, activeBroker: () => null });
   });
 
-  // Expired sessions are deleted lazily on use; this sweep removes the ones never used again.
+  // Expired sessions, bans past their retention and closed tracker windows are deleted here;
+  // the request path only ever reads them.
   const sweep = setInterval(() => {
-    services.sessions.purgeExpired().catch((err: unknown) => logger.warn({ err }, 'session sweep failed'));
+    Promise.all([
+      services.sessions.purgeExpired(),
+      services.bans.purgeExpired(),
+      services.trackers.purge(),
+    ]).catch((err: unknown) => logger.warn({ err }, 'periodic cleanup failed'));
   }, 10 * 60_000);
   sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
+  services.trackers.start();
+  app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    await services.trackers.stop();
+  });
 
   return { app, services };
 }

@@ -6,6 +6,7 @@ import { migrateToLatest } from './platform/db/migrate.js';
 import { LocalInvalidationBus, RedisInvalidationBus, type InvalidationBus } from './platform/invalidation.js';
 import { MemoryRateLimiter, type RateLimiter } from './platform/rate-limiter.js';
 import { createRedis } from './platform/redis.js';
+import { RedisRateLimiter } from './platform/redis-rate-limiter.js';
 
 /** The long-lived resources behind an app: database, Redis connections, bus, limiter. */
 export interface Runtime {
@@ -35,6 +36,7 @@ export async function openRuntime(
     throw err;
   }
   let bus: InvalidationBus = new LocalInvalidationBus();
+  let rateLimiter: RateLimiter = new MemoryRateLimiter(clock);
   const closers: Array<() => Promise<unknown>> = [];
   if (config.redisUrl) {
     const pub = createRedis(config.redisUrl, 'pub');
@@ -42,13 +44,14 @@ export async function openRuntime(
     const redisBus = new RedisInvalidationBus(pub, sub, logger);
     await redisBus.start();
     bus = redisBus;
+    // Several instances share one window per client (the subscriber connection cannot run commands).
+    rateLimiter = new RedisRateLimiter(pub, clock);
     closers.push(
       () => redisBus.close(),
       () => pub.quit(),
       () => sub.quit(),
     );
   }
-  const rateLimiter = new MemoryRateLimiter(clock);
   return {
     database,
     bus,

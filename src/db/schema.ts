@@ -73,7 +73,41 @@ export interface LoginActivityTable {
   user_agent: string | null;
 }
 
+export interface IpBansTable {
+  id: Id;
+  ip: string;
+  reason: string;
+  /** Automatic (and manual) bans of this address so far. */
+  ban_count: number;
+  /** `auto` or the administrator's username. */
+  created_by: string;
+  created_at: number;
+  /** Null: permanent. In the past: no longer blocking (kept for the repeat-offender rule). */
+  expires_at: number | null;
+}
+
+export interface Error404TrackerTable {
+  ip: string;
+  count: number;
+  /** JSON array of up to 50 distinct paths (masked). */
+  paths: string;
+  first_seen: number;
+  last_seen: number;
+}
+
+export interface InvalidApiKeyTrackerTable {
+  ip: string;
+  count: number;
+  /** JSON array of up to 20 HMAC digests of presented keys; never raw keys. */
+  key_digests: string;
+  first_seen: number;
+  last_seen: number;
+}
+
 export interface DB {
+  ip_bans: IpBansTable;
+  error_404_tracker: Error404TrackerTable;
+  invalid_api_key_tracker: InvalidApiKeyTrackerTable;
   settings: SettingsTable;
   users: UsersTable;
   sessions: SessionsTable;

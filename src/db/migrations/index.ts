@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001_create_foundation.js';
+import * as m0002 from './0002_create_shield.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -7,6 +8,7 @@ import * as m0001 from './0001_create_foundation.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001_create_foundation': m0001,
+  '0002_create_shield': m0002,
 };
 
 export const migrationProvider: MigrationProvider = {

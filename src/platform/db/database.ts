@@ -60,7 +60,7 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 }
 
 /** True when `db` talks to PostgreSQL (migrations pick portable column types with it). */
-export function isPostgres(db: Kysely<unknown>): boolean {
+export function isPostgres(db: { getExecutor(): { adapter: unknown } }): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 

@@ -2,7 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { App } from './types.js';
 
-const common: Options = { useDefaults: true, removeAdditional: true, allErrors: true, strict: false };
+const common: Options = { useDefaults: true, allErrors: true, strict: false };
 
 /**
  * Two validators. JSON bodies are checked as sent: a boolean or an object where a string is
@@ -11,8 +11,10 @@ const common: Options = { useDefaults: true, removeAdditional: true, allErrors: 
  * Query strings and path parameters are text by nature, so they are coerced to the declared type.
  */
 export function registerValidation(app: App): void {
-  const body = new Ajv({ ...common, coerceTypes: false });
-  const text = new Ajv({ ...common, coerceTypes: 'array' });
+  // A schema that declares `additionalProperties: false` refuses unknown fields (a typo in a
+  // settings name is a 400, not silently ignored); the OpenAlgo-compatible bodies allow extras.
+  const body = new Ajv({ ...common, coerceTypes: false, removeAdditional: false });
+  const text = new Ajv({ ...common, coerceTypes: 'array', removeAdditional: true });
   addFormats.default(body);
   addFormats.default(text);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema));

@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import { fromDbBool, toDbBool } from '../../platform/db/database.js';
+
+/** The automatic-ban settings of the settings row, as the spec names and types them. */
+export interface SecuritySettings {
+  security_auto_ban_enabled: boolean;
+  security_404_threshold: number;
+  security_404_ban_duration: number;
+  security_api_threshold: number;
+  security_api_ban_duration: number;
+  security_repeat_offender_limit: number;
+}
+
+/** Ranges of "Automatic-ban settings" (inclusive). */
+export const SECURITY_RANGES = {
+  security_404_threshold: [1, 1000],
+  security_404_ban_duration: [0, 8760],
+  security_api_threshold: [1, 100],
+  security_api_ban_duration: [0, 8760],
+  security_repeat_offender_limit: [1, 10],
+} as const;
+
+/** Reads and writes the automatic-ban settings; reads are cached briefly (trackers read per flush). */
+export class SecuritySettingsService {
+  private cached: { at: number; value: SecuritySettings } | undefined;
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly clock: Clock,
+  ) {}
+
+  async get(): Promise<SecuritySettings> {
+    const now = this.clock.now();
+    if (this.cached && now - this.cached.at < 5_000) return this.cached.value;
+    const r = await this.db.selectFrom('settings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+    const value: SecuritySettings = {
+      security_auto_ban_enabled: fromDbBool(r.security_auto_ban_enabled),
+      security_404_threshold: r.security_404_threshold,
+      security_404_ban_duration: r.security_404_ban_duration,
+      security_api_threshold: r.security_api_threshold,
+      security_api_ban_duration: r.security_api_ban_duration,
+      security_repeat_offender_limit: r.security_repeat_offender_limit,
+    };
+    this.cached = { at: now, value };
+    return value;
+  }
+
+  /** Writes the given fields (already range-checked by the route schema) in one statement. */
+  async update(patch: Partial<SecuritySettings>): Promise<SecuritySettings> {
+    const { security_auto_ban_enabled, ...numbers } = patch;
+    await this.db
+      .updateTable('settings')
+      .set({
+        ...numbers,
+        ...(security_auto_ban_enabled === undefined
+          ? {}
+          : { security_auto_ban_enabled: toDbBool(security_auto_ban_enabled) }),
+        updated_at: this.clock.now(),
+      })
+      .where('id', '=', 1)
+      .execute();
+    this.cached = undefined;
+    return this.get();
+  }
+}

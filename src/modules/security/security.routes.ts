@@ -1,0 +1,142 @@
+import type { Services } from '../../app.js';
+import { notFound } from '../../platform/errors.js';
+import type { App } from '../../platform/http/types.js';
+import type { SessionGuard } from '../auth/session.guard.js';
+import type { BanRow } from './bans.repository.js';
+import { BanBody, IpBody, LimitQuery, SessionIdBody, SettingsBody } from './security.schema.js';
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+function banView(b: BanRow) {
+  return {
+    ip: b.ip,
+    reason: b.reason,
+    ban_count: b.ban_count,
+    created_by: b.created_by,
+    created_at: iso(b.created_at),
+    expires_at: iso(b.expires_at),
+    permanent: b.expires_at === null,
+  };
+}
+
+/** `/security/*`: administrator session, CSRF on every POST (the guard's rule). */
+export function securityRoutes(app: App, deps: { services: Services; guard: SessionGuard }): void {
+  const { bans, trackers, securitySettings, sessions, loginActivity } = deps.services;
+  const admin = { preHandler: deps.guard({ admin: true }) };
+
+  app.post('/security/ban', { ...admin, schema: { body: BanBody } }, async (req) => {
+    const b = req.body;
+    const row = await bans.ban({
+      ip: b.ip,
+      reason: b.reason?.trim() || 'Manual ban',
+      durationHours: b.duration_hours ?? 24,
+      permanent: b.permanent ?? false,
+      force: b.force ?? false,
+      by: req.session!.username,
+    });
+    req.log.warn(
+      { ip: row.ip, by: req.session!.username, permanent: row.expires_at === null },
+      'IP banned manually',
+    );
+    return { status: 'success', message: `${row.ip} banned`, ban: banView(row) };
+  });
+
+  app.post('/security/unban', { ...admin, schema: { body: IpBody } }, async (req) => {
+    if (!(await bans.unban(req.body.ip))) throw notFound(`${req.body.ip} is not banned`);
+    return { status: 'success', message: `${req.body.ip} unbanned` };
+  });
+
+  app.post('/security/clear-404', { ...admin, schema: { body: IpBody } }, async (req) => {
+    const cleared = await trackers.clear('404', req.body.ip);
+    return { status: 'success', cleared };
+  });
+
+  app.get('/security/api/data', admin, async () => {
+    const [active, t404, tKeys, settings] = await Promise.all([
+      bans.listActive(),
+      trackers.list('404'),
+      trackers.list('apikey'),
+      securitySettings.get(),
+    ]);
+    const view = (t: (typeof t404)[number], items: string) => ({
+      ip: t.ip,
+      count: t.count,
+      [items]: t.items,
+      first_seen: iso(t.first_seen),
+      last_seen: iso(t.last_seen),
+    });
+    return {
+      status: 'success',
+      bans: active.map(banView),
+      error_404_tracker: t404.map((t) => view(t, 'paths')),
+      invalid_api_key_tracker: tKeys.map((t) => view(t, 'key_digests')),
+      settings,
+    };
+  });
+
+  app.get('/security/stats', admin, async () => {
+    const [counts, t404, tKeys, s] = await Promise.all([
+      bans.countActive(),
+      trackers.list('404', 100_000),
+      trackers.list('apikey', 100_000),
+      securitySettings.get(),
+    ]);
+    const ips = new Set([...t404.map((t) => t.ip), ...tKeys.map((t) => t.ip)]);
+    // "Near a threshold": at least 80% of the current threshold, computed from the settings.
+    const near = new Set([
+      ...t404.filter((t) => t.count >= 0.8 * s.security_404_threshold).map((t) => t.ip),
+      ...tKeys.filter((t) => t.count >= 0.8 * s.security_api_threshold).map((t) => t.ip),
+    ]);
+    return {
+      status: 'success',
+      total_bans: counts.total,
+      permanent_bans: counts.permanent,
+      temporary_bans: counts.total - counts.permanent,
+      suspicious_ips: ips.size,
+      near_threshold_ips: near.size,
+    };
+  });
+
+  app.post('/security/settings', { ...admin, schema: { body: SettingsBody } }, async (req) => ({
+    status: 'success',
+    settings: await securitySettings.update(req.body),
+  }));
+
+  app.get('/security/api/login-activity', { ...admin, schema: { querystring: LimitQuery } }, async (req) => ({
+    status: 'success',
+    data: (await loginActivity.recent(req.query.limit ?? 200)).map((r) => ({
+      ts: iso(r.ts),
+      ip: r.ip,
+      username: r.username,
+      success: r.success,
+      user_agent: r.user_agent,
+    })),
+  }));
+
+  app.post('/security/api/login-activity/clear', admin, async () => ({
+    status: 'success',
+    cleared: await loginActivity.clear(),
+  }));
+
+  app.get('/security/api/active-sessions', admin, async (req) => ({
+    status: 'success',
+    data: (await sessions.listActive()).map((s) => ({
+      id: s.id,
+      user: s.username,
+      ip: s.ip,
+      user_agent: s.user_agent,
+      created_at: iso(s.created_at),
+      last_seen_at: iso(s.last_seen_at),
+      current: s.id === req.session!.sessionId,
+    })),
+  }));
+
+  app.post(
+    '/security/api/active-sessions/revoke',
+    { ...admin, schema: { body: SessionIdBody } },
+    async (req) => {
+      if (!(await sessions.revokeById(req.body.id))) throw notFound('No such session');
+      return { status: 'success' };
+    },
+  );
+}
