@@ -104,7 +104,24 @@ export interface InvalidApiKeyTrackerTable {
   last_seen: number;
 }
 
+export interface TrafficLogTable {
+  id: Id;
+  ts: number;
+  ip: string;
+  method: string;
+  /** Path with webhook tokens masked and the query string dropped (`maskUrl`). */
+  path: string;
+  /** Dashboard grouping, e.g. `/api/v1/ping`, `/security`, `/auth`, `(unmatched)`. */
+  endpoint_group: string;
+  status: number;
+  duration_ms: number;
+  /** The request's Host header (validated, lower-cased), for `/security/ban-host`. */
+  host: string | null;
+  user_id: number | null;
+}
+
 export interface DB {
+  traffic_log: TrafficLogTable;
   ip_bans: IpBansTable;
   error_404_tracker: Error404TrackerTable;
   invalid_api_key_tracker: InvalidApiKeyTrackerTable;
