@@ -29,6 +29,7 @@ import type { Database } from './platform/db/database.js';
 import { registerBodyParsing } from './platform/http/body.plugin.js';
 import { registerErrorHandling } from './platform/http/errors.plugin.js';
 import { registerValidation } from './platform/http/validation.plugin.js';
+import { createRateLimitHooks, rateLimitsFrom } from './platform/http/rate-limit.js';
 import type { App } from './platform/http/types.js';
 import type { InvalidationBus } from './platform/invalidation.js';
 import { maskUrl } from './platform/logger.js';
@@ -91,7 +92,15 @@ export function buildServices(deps: AppDeps): Services {
     sessions,
     loginActivity,
     apiKeys: new ApiKeysService(new ApiKeysRepository(db), usersRepo, config.apiKeyPepper, clock, deps.bus),
-    login: new LoginService(users, sessions, loginActivity, deps.rateLimiter, config.loginRateLimit, clock),
+    login: new LoginService(
+      users,
+      sessions,
+      loginActivity,
+      deps.rateLimiter,
+      config.loginRateLimit,
+      clock,
+      deps.logger,
+    ),
     settings: new SettingsRepository(db),
     invalidKeyListeners: [(ip, digest) => trackers.recordInvalidKey(ip, digest)],
   };
@@ -163,6 +172,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   });
 
   const guard = createSessionGuard(services.sessions, services.users);
+  const limit = createRateLimitHooks(deps.rateLimiter, logger);
+  const limits = rateLimitsFrom(config);
+  const adminLimit = limit('admin', limits.admin);
+  const apiLimit = limit('api', limits.api);
   const apiKeyGuard = createApiKeyGuard(services.apiKeys, config.serviceName, services.invalidKeyListeners);
 
   // Browser (session) routes live in a scope of their own with the cookie plugin, so its
@@ -178,12 +191,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       guard,
     });
     apiKeyRoutes(web, { apiKeys: services.apiKeys, guard });
-    securityRoutes(web, { services, guard });
+    securityRoutes(web, { services, guard, rateLimit: adminLimit });
   });
   // The `/api/v1` surface: API key in the body, no cookies.
   await app.register(async (scope) => {
     const api = scope as unknown as App;
-    pingRoutes(api, { apiKeyGuard, activeBroker: () => null });
+    pingRoutes(api, { apiKeyGuard, rateLimit: apiLimit, activeBroker: () => null });
   });
 
   // Expired sessions, bans past their retention and closed tracker windows are deleted here;

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { ApiKeyGuard } from './api-key.guard.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import { ErrorBody } from '../auth/auth.schema.js';
 
@@ -17,11 +18,16 @@ const PingResponse = Type.Object({
 /** `POST /api/v1/ping {apikey}`: proves the key works (OpenAlgo-compatible). */
 export function pingRoutes(
   app: App,
-  deps: { apiKeyGuard: ApiKeyGuard; activeBroker: () => string | null },
+  deps: {
+    apiKeyGuard: ApiKeyGuard;
+    rateLimit: RateLimitHook;
+    activeBroker: () => string | null;
+  },
 ): void {
   app.post(
     '/api/v1/ping',
     {
+      onRequest: deps.rateLimit,
       preHandler: deps.apiKeyGuard,
       schema: {
         body: ApiKeyBody,

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import { tooManyRequests, unauthorized } from '../../platform/errors.js';
 import type { RateLimiter } from '../../platform/rate-limiter.js';
@@ -25,10 +26,16 @@ export class LoginService {
     private readonly limiter: RateLimiter,
     private readonly rules: readonly RateRule[],
     private readonly clock: Clock,
+    private readonly log: Logger,
   ) {}
 
   async login(username: string, password: string, ctx: LoginContext): Promise<NewSession> {
-    const decision = await this.limiter.hit(`login:${ctx.ip}`, this.rules);
+    // Same rule as every limit: an outage of the limiter's store lets the attempt through
+    // (argon2's cost still bounds guessing) instead of locking everyone out.
+    const decision = await this.limiter.hit(`login:${ctx.ip}`, this.rules).catch((err: unknown) => {
+      this.log.warn({ err }, 'rate limiter unavailable; login attempt allowed');
+      return { allowed: true, retryAfterMs: 0 };
+    });
     if (!decision.allowed) {
       throw tooManyRequests(
         'Too many login attempts; try again later',

@@ -1,6 +1,7 @@
 import type { Services } from '../../app.js';
 import { notFound } from '../../platform/errors.js';
 import type { App } from '../../platform/http/types.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { BanRow } from './bans.repository.js';
 import { BanBody, IpBody, LimitQuery, SessionIdBody, SettingsBody } from './security.schema.js';
@@ -20,9 +21,12 @@ function banView(b: BanRow) {
 }
 
 /** `/security/*`: administrator session, CSRF on every POST (the guard's rule). */
-export function securityRoutes(app: App, deps: { services: Services; guard: SessionGuard }): void {
+export function securityRoutes(
+  app: App,
+  deps: { services: Services; guard: SessionGuard; rateLimit: RateLimitHook },
+): void {
   const { bans, trackers, securitySettings, sessions, loginActivity } = deps.services;
-  const admin = { preHandler: deps.guard({ admin: true }) };
+  const admin = { onRequest: deps.rateLimit, preHandler: deps.guard({ admin: true }) };
 
   app.post('/security/ban', { ...admin, schema: { body: BanBody } }, async (req) => {
     const b = req.body;
