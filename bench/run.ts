@@ -3,12 +3,16 @@
  * (normally through `npm run bench -- <name> …`, which builds dist/ first). See bench/README.md.
  */
 import { parseArgs } from 'node:util';
+import { banCheck } from './benches/ban-check.js';
 import { ping } from './benches/ping.js';
 import { ROUNDS, runBench } from './lib/runner.js';
 import type { Bench } from './lib/types.js';
 
 /** Every bench, by the name given on the command line. */
-const BENCHES = new Map<string, Bench>([['ping', ping]]);
+const BENCHES = new Map<string, Bench>([
+  ['ping', ping],
+  ['ban-check', banCheck],
+]);
 
 const DEFAULTS = { duration: 10, connections: 50 };
 /** Bounds that keep a run under a minute (2 x (duration + warm-up) plus start-up). */

@@ -137,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   app.addHook('onRequest', (req, reply, done) => {
     req.clientIp = resolveClientIp(req.raw.socket.remoteAddress, req.headers, config.trustProxyHeaders);
     reply.header('x-request-id', req.id);
+    if (config.disableBanCheck) return done();
     const banned = services.bans.isBanned(req.clientIp);
     if (banned === false) return done();
     if (banned === true) return denyBanned(reply);

@@ -43,6 +43,12 @@ export interface Config {
   sessionMaxMs: number;
   /** Name used in client-facing messages such as "Invalid algodesk apikey". */
   serviceName: string;
+  /**
+   * `UNSAFE_DISABLE_BAN_CHECK` (default false): skips the IP-ban check. Exists only so
+   * `bench/ban-check` can measure the check's cost against the same server without it; start-up
+   * warns loudly when it is set.
+   */
+  disableBanCheck: boolean;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -113,6 +119,7 @@ export function loadConfig(
     sessionIdleMs: check('SESSION_IDLE_MINUTES', 480, (raw) => parseInteger(raw, 1, 10_080)) * 60_000,
     sessionMaxMs: check('SESSION_MAX_HOURS', 24, (raw) => parseInteger(raw, 1, 720)) * 3_600_000,
     serviceName: 'algodesk',
+    disableBanCheck: check('UNSAFE_DISABLE_BAN_CHECK', false, parseBoolean),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -19,6 +19,8 @@ export async function serve(baseConfig: Config): Promise<void> {
   });
   const { config, warnings } = ensureInstallSecrets(baseConfig);
   for (const w of warnings) logger.warn(w);
+  if (config.disableBanCheck)
+    logger.warn('UNSAFE_DISABLE_BAN_CHECK is set: banned addresses are NOT blocked (benchmarks only)');
 
   const runtime = await openRuntime(config, logger);
   const { app, services } = await buildApp({ config, logger, ...runtime });

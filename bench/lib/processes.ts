@@ -77,10 +77,10 @@ export class Workspace {
   }
 
   /** Starts `algodesk serve` on a free loopback port and waits until it listens. */
-  async startServer(): Promise<Child> {
+  async startServer(label = 'server', extraEnv: Record<string, string> = {}): Promise<Child> {
     const port = await this.freePort();
-    const env = { ...this.env(), HOST: '127.0.0.1', PORT: String(port) };
-    return this.start('server', port, [CLI, 'serve'], env, `algodesk is running at`);
+    const env = { ...this.env(), ...extraEnv, HOST: '127.0.0.1', PORT: String(port) };
+    return this.start(label, port, [CLI, 'serve'], env, `algodesk is running at`);
   }
 
   /** Starts the bare `node:http` baseline answering `request` with `response`. */

@@ -57,7 +57,9 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
     progress(`setup in ${ws.dir}`);
     const plan = await bench.setup({ dataDir: ws.dataDir, cli: (...args) => ws.cli(args) });
     server = await ws.startServer();
-    const baseline = await ws.startBaseline(plan.request, plan.baseline);
+    const baseline = plan.baselineServerEnv
+      ? await ws.startServer('baseline-server', plan.baselineServerEnv)
+      : await ws.startBaseline(plan.request, plan.baseline);
     await probe(server, baseline, plan);
 
     const { method, path } = plan.request;

@@ -21,7 +21,13 @@ export interface BaselineResponse {
 
 export interface BenchPlan {
   request: BenchRequest;
+  /** The expected answer; the bare `node:http` baseline serves it unless {@link baselineServerEnv} is set. */
   baseline: BaselineResponse;
+  /**
+   * When set, the baseline is a second algodesk server on the same DATA_DIR with these extra
+   * environment variables (e.g. a feature switched off), so the ratio isolates that feature.
+   */
+  baselineServerEnv?: Record<string, string>;
 }
 
 /** Handed to {@link Bench.setup}, which runs before the server starts. */

@@ -19,9 +19,30 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-/** In-process sliding log: exact, bounded by the largest rule's limit per key. */
+/** One key's hits, oldest first; entries before `head` are expired and await compaction. */
+interface Log {
+  t: number[];
+  head: number;
+}
+
+/** First index in [lo, t.length) whose time is after `from` (times are sorted). */
+function firstAfter(t: number[], lo: number, from: number): number {
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t[mid]! > from) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * In-process sliding log: exact. A hit costs O(log n) per rule (binary search in the sorted
+ * log) and amortised O(1) trimming, so high limits stay cheap; memory is bounded by the
+ * largest rule's limit per key.
+ */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly logs = new Map<string, number[]>();
+  private readonly logs = new Map<string, Log>();
   private lastSweep = 0;
 
   constructor(private readonly clock: Clock) {}
@@ -29,30 +50,30 @@ export class MemoryRateLimiter implements RateLimiter {
   hit(key: string, rules: readonly RateRule[]): Promise<RateDecision> {
     const now = this.clock.now();
     this.sweep(now, rules);
-    const maxWindow = Math.max(...rules.map((r) => r.windowMs));
     let log = this.logs.get(key);
     if (log === undefined) {
-      log = [];
+      log = { t: [], head: 0 };
       this.logs.set(key, log);
     }
-    // Drop hits older than the longest window; the log stays sorted by time.
-    let drop = 0;
-    while (drop < log.length && log[drop]! <= now - maxWindow) drop++;
-    if (drop > 0) log.splice(0, drop);
+    const { t } = log;
+    const maxWindow = Math.max(...rules.map((r) => r.windowMs));
+    log.head = firstAfter(t, log.head, now - maxWindow);
 
     let retryAfterMs = 0;
     for (const rule of rules) {
-      const from = now - rule.windowMs;
-      let inWindow = 0;
-      for (let i = log.length - 1; i >= 0 && log[i]! > from; i--) inWindow++;
+      const inWindow = t.length - firstAfter(t, log.head, now - rule.windowMs);
       if (inWindow >= rule.limit) {
         // The (limit)-th most recent hit must leave the window before another fits.
-        const blocking = log[log.length - rule.limit]!;
+        const blocking = t[t.length - rule.limit]!;
         retryAfterMs = Math.max(retryAfterMs, blocking + rule.windowMs - now, 1);
       }
     }
     if (retryAfterMs > 0) return Promise.resolve({ allowed: false, retryAfterMs });
-    log.push(now);
+    t.push(now);
+    if (log.head > 1024 && log.head * 2 > t.length) {
+      log.t = t.slice(log.head);
+      log.head = 0;
+    }
     return Promise.resolve({ allowed: true, retryAfterMs: 0 });
   }
 
@@ -62,7 +83,8 @@ export class MemoryRateLimiter implements RateLimiter {
     this.lastSweep = now;
     const horizon = Math.max(86_400_000, ...rules.map((r) => r.windowMs));
     for (const [key, log] of this.logs) {
-      if (log.length === 0 || log[log.length - 1]! <= now - horizon) this.logs.delete(key);
+      const newest = log.t[log.t.length - 1];
+      if (newest === undefined || newest <= now - horizon) this.logs.delete(key);
     }
   }
 
