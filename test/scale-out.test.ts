@@ -83,4 +83,39 @@ describeEachDb('scale-out: API-key revocation reaches every instance through Red
       expect((await ping(b, k2)).statusCode).toBe(200);
     },
   );
+
+  // Needs Redis; skipped with a notice from global-setup when it is unreachable (required in CI).
+  it.skipIf(redisUrl === '')(
+    'a ban or unban on instance A takes effect on instance B at once, despite its ban cache',
+    async () => {
+      const db = await createTestDatabase(dialect, mkdtempSync(join(tmpdir(), 'algodesk-scale-')));
+      cleanup.push(() => db.drop());
+      const prefix = `test-${randomBytes(4).toString('hex')}`;
+      const clock = new FakeClock();
+      const a = await instance(db, prefix, clock);
+      const b = await instance(db, prefix, clock);
+      const ip = '203.0.113.99';
+      const get = () => b.app.inject({ method: 'GET', url: '/anything', remoteAddress: ip });
+      const eventually = async (status: number) => {
+        let got = 0;
+        for (let i = 0; i < 50 && got !== status; i++) {
+          got = (await get()).statusCode;
+          if (got !== status) await new Promise((r) => setTimeout(r, 20));
+        }
+        return got;
+      };
+      expect((await get()).statusCode).toBe(404); // B caches "not banned"
+      await a.services.bans.ban({
+        ip,
+        reason: 'x',
+        durationHours: 0,
+        permanent: true,
+        force: false,
+        by: 'test',
+      });
+      expect(await eventually(403)).toBe(403);
+      await a.services.bans.unban(ip);
+      expect(await eventually(404)).toBe(404);
+    },
+  );
 });
