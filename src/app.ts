@@ -23,6 +23,9 @@ import { SecuritySettingsService } from './modules/security/security-settings.se
 import { securityRoutes } from './modules/security/security.routes.js';
 import { TrackersRepository } from './modules/security/trackers.repository.js';
 import { TrackersService } from './modules/security/trackers.service.js';
+import { TrafficRepository } from './modules/monitoring/traffic.repository.js';
+import { trafficRoutes } from './modules/monitoring/traffic.routes.js';
+import { TrafficLogService } from './modules/monitoring/traffic.service.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -58,6 +61,7 @@ export interface Services {
   bans: BanService;
   trackers: TrackersService;
   securitySettings: SecuritySettingsService;
+  traffic: TrafficLogService;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -87,6 +91,7 @@ export function buildServices(deps: AppDeps): Services {
   return {
     bans,
     trackers,
+    traffic: new TrafficLogService(new TrafficRepository(db), clock, deps.logger),
     securitySettings,
     users,
     sessions,
@@ -157,6 +162,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       },
       'request',
     );
+    services.traffic.record({
+      ip: req.clientIp,
+      method: req.method,
+      url: req.url,
+      routeUrl: req.routeOptions.url,
+      status: reply.statusCode,
+      durationMs: reply.elapsedTime,
+      host: req.headers.host,
+      userId: req.session?.userId,
+    });
     done();
   });
 
@@ -192,7 +207,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       guard,
     });
     apiKeyRoutes(web, { apiKeys: services.apiKeys, guard });
-    securityRoutes(web, { services, guard, rateLimit: adminLimit });
+    securityRoutes(web, { services, guard, rateLimit: adminLimit, clock: deps.clock });
+    trafficRoutes(web, { traffic: services.traffic, guard, rateLimit: adminLimit });
   });
   // The `/api/v1` surface: API key in the body, no cookies.
   await app.register(async (scope) => {
@@ -211,9 +227,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   }, 10 * 60_000);
   sweep.unref();
   services.trackers.start();
+  services.traffic.start();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
     await services.trackers.stop();
+    await services.traffic.stop();
   });
 
   return { app, services };

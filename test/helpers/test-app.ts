@@ -55,20 +55,19 @@ export async function createTestDatabase(dialect: Dialect, dataDir: string): Pro
   await admin.end();
   const target = { kind: 'postgres' as const, url: pgUrl, schema, poolSize: 4 };
   const database = openDatabase(target);
-  await migrateToLatest(database.db);
-  return {
-    database,
-    dialect,
-    dataDir,
-    target,
-    async drop() {
-      await database.close();
-      const c = new pg.Client({ connectionString: pgUrl });
-      await c.connect();
-      await c.query(`drop schema if exists ${schema} cascade`);
-      await c.end();
-    },
+  const drop = async () => {
+    await database.close();
+    const c = new pg.Client({ connectionString: pgUrl });
+    await c.connect();
+    await c.query(`drop schema if exists ${schema} cascade`);
+    await c.end();
   };
+  // A failed migration must not leave a half-built schema behind for later runs.
+  await migrateToLatest(database.db).catch(async (err: unknown) => {
+    await drop();
+    throw err;
+  });
+  return { database, dialect, dataDir, target, drop };
 }
 
 /** Log lines captured from the app's logger (JSON text, one record per entry). */

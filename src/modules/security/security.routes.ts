@@ -4,7 +4,14 @@ import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { BanRow } from './bans.repository.js';
-import { BanBody, IpBody, LimitQuery, SessionIdBody, SettingsBody } from './security.schema.js';
+import { BanBody, HostBody, IpBody, LimitQuery, SessionIdBody, SettingsBody } from './security.schema.js';
+import { isInternal, normaliseIp } from '../../platform/client-ip.js';
+import { badRequest } from '../../platform/errors.js';
+import type { Clock } from '../../platform/clock.js';
+import { normaliseHost } from '../monitoring/traffic.service.js';
+
+/** What "recent traffic" means for ban-host. */
+const RECENT_TRAFFIC_MS = 86_400_000;
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
@@ -23,9 +30,9 @@ function banView(b: BanRow) {
 /** `/security/*`: administrator session, CSRF on every POST (the guard's rule). */
 export function securityRoutes(
   app: App,
-  deps: { services: Services; guard: SessionGuard; rateLimit: RateLimitHook },
+  deps: { services: Services; guard: SessionGuard; rateLimit: RateLimitHook; clock: Clock },
 ): void {
-  const { bans, trackers, securitySettings, sessions, loginActivity } = deps.services;
+  const { bans, trackers, securitySettings, sessions, loginActivity, traffic } = deps.services;
   const admin = { onRequest: deps.rateLimit, preHandler: deps.guard({ admin: true }) };
 
   app.post('/security/ban', { ...admin, schema: { body: BanBody } }, async (req) => {
@@ -43,6 +50,38 @@ export function securityRoutes(
       'IP banned manually',
     );
     return { status: 'success', message: `${row.ip} banned`, ban: banView(row) };
+  });
+
+  // A host name bans every client whose recent traffic (24 h) carried that Host header; an
+  // address bans itself. Loopback and internal clients are reported as skipped, never banned.
+  app.post('/security/ban-host', { ...admin, schema: { body: HostBody } }, async (req) => {
+    const host = normaliseHost(req.body.host);
+    if (host === undefined) {
+      throw badRequest('host must be a valid host name or IP address', {
+        host: ['must be a valid host name or IP address'],
+      });
+    }
+    const asIp = normaliseIp(host.replace(/^\[|\]$/g, ''));
+    const candidates = asIp ? [asIp] : await traffic.ipsForHost(host, deps.clock.now() - RECENT_TRAFFIC_MS);
+    const banned: string[] = [];
+    const skipped: Array<{ ip: string; reason: string }> = [];
+    for (const ip of candidates) {
+      if (isInternal(ip)) {
+        skipped.push({ ip, reason: 'loopback or internal address' });
+        continue;
+      }
+      await bans.ban({
+        ip,
+        reason: `Host ${host}`,
+        durationHours: 0,
+        permanent: true,
+        force: false,
+        by: req.session!.username,
+      });
+      banned.push(ip);
+    }
+    req.log.warn({ host, banned: banned.length, by: req.session!.username }, 'IPs banned by host');
+    return { status: 'success', host, banned, skipped };
   });
 
   app.post('/security/unban', { ...admin, schema: { body: IpBody } }, async (req) => {

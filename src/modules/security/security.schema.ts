@@ -14,6 +14,7 @@ export const BanBody = Type.Object({
 });
 
 export const IpBody = Type.Object({ ip: Ip });
+export const HostBody = Type.Object({ host: Type.String({ minLength: 1, maxLength: 255 }) });
 export const SessionIdBody = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 const range = (key: keyof typeof SECURITY_RANGES) =>

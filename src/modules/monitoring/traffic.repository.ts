@@ -1,0 +1,141 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql } from 'kysely';
+import type { DB, TrafficLogTable } from '../../db/schema.js';
+
+/** A stored request. */
+export type TrafficRow = Selectable<TrafficLogTable>;
+/** A request about to be stored (the id is the database's). */
+export type NewTrafficRow = Omit<Insertable<TrafficLogTable>, 'id'>;
+
+/** Per-group numbers of {@link TrafficRepository.stats}. Durations are milliseconds. */
+export interface TrafficGroupStats {
+  endpoint_group: string;
+  requests: number;
+  /** Responses with status >= 400 (server errors included). */
+  errors: number;
+  /** Responses with status >= 500. */
+  server_errors: number;
+  avg_ms: number;
+  /** Nearest-rank 95th percentile of `duration_ms`. */
+  p95_ms: number;
+}
+
+/** Rows per INSERT: 500 × 9 columns stays far below SQLite's and PostgreSQL's bind limits. */
+export const INSERT_CHUNK = 500;
+
+/** The only place that touches `traffic_log`. */
+export class TrafficRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  /**
+   * Stores a batch with one multi-row INSERT per {@link INSERT_CHUNK} rows. Chunks of one batch
+   * share a transaction so a flush is stored whole or not at all (and SQLite commits once).
+   */
+  async insertMany(rows: readonly NewTrafficRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (rows.length <= INSERT_CHUNK) {
+      await this.db.insertInto('traffic_log').values(rows).execute();
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        await trx
+          .insertInto('traffic_log')
+          .values(rows.slice(i, i + INSERT_CHUNK))
+          .execute();
+      }
+    });
+  }
+
+  /** The newest requests first (ties broken by insertion order), optionally from `since` on. */
+  recent(opts: { limit: number; since?: number | undefined }): Promise<TrafficRow[]> {
+    let q = this.db.selectFrom('traffic_log').selectAll();
+    if (opts.since !== undefined) q = q.where('ts', '>=', opts.since);
+    return q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
+  }
+
+  /**
+   * Requests, errors, average and p95 duration per endpoint group since `since`, busiest group
+   * first, in one statement that runs unchanged on SQLite and PostgreSQL.
+   *
+   * p95 uses the nearest-rank method: within a group of `n` rows ordered by duration, the value
+   * at rank ceil(0.95 × n) (1..100 ms → 95 ms). The rank is computed in integer arithmetic,
+   * `(95 * n + 99) / 100`, because both engines divide integers exactly while `ceil()` is an
+   * optional extension in SQLite and `percentile_cont` exists only in PostgreSQL.
+   */
+  async stats(opts: { since: number }): Promise<TrafficGroupStats[]> {
+    const rows = await this.db
+      .with('ranked', (db) =>
+        db
+          .selectFrom('traffic_log')
+          .where('ts', '>=', opts.since)
+          .select((eb) => [
+            'endpoint_group',
+            'status',
+            'duration_ms',
+            eb.fn
+              .agg<number>('row_number', [])
+              .over((ob) => ob.partitionBy('endpoint_group').orderBy('duration_ms'))
+              .as('rn'),
+            eb.fn
+              .countAll<number>()
+              .over((ob) => ob.partitionBy('endpoint_group'))
+              .as('n'),
+          ]),
+      )
+      .selectFrom('ranked')
+      .select((eb) => [
+        'endpoint_group',
+        eb.fn.countAll<number>().as('requests'),
+        // Literals, not bind parameters: PostgreSQL cannot infer a type for sum($1).
+        eb.fn
+          .sum<number>(eb.case().when('status', '>=', eb.lit(400)).then(eb.lit(1)).else(eb.lit(0)).end())
+          .as('errors'),
+        eb.fn
+          .sum<number>(eb.case().when('status', '>=', eb.lit(500)).then(eb.lit(1)).else(eb.lit(0)).end())
+          .as('server_errors'),
+        eb.fn.avg<number>('duration_ms').as('avg_ms'),
+        eb.fn
+          .max<number | null>(
+            eb
+              .case()
+              .when(sql<boolean>`rn = (95 * n + 99) / 100`)
+              .then(eb.ref('duration_ms'))
+              .end(),
+          )
+          .as('p95_ms'),
+      ])
+      .groupBy('endpoint_group')
+      .orderBy('requests', 'desc')
+      .orderBy('endpoint_group')
+      .execute();
+    return rows.map((r) => ({
+      endpoint_group: r.endpoint_group,
+      requests: Number(r.requests),
+      errors: Number(r.errors ?? 0),
+      server_errors: Number(r.server_errors ?? 0),
+      avg_ms: Number(r.avg_ms ?? 0),
+      p95_ms: Number(r.p95_ms ?? 0),
+    }));
+  }
+
+  /** Distinct client addresses whose requests carried `host` since `since` (index host, ts). */
+  async ipsForHost(host: string, since: number, limit = 10_000): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('traffic_log')
+      .select('ip')
+      .distinct()
+      .where('host', '=', host)
+      .where('ts', '>=', since)
+      .orderBy('ip')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.ip);
+  }
+
+  /** Deletes requests stored before `ts`; returns how many. */
+  async deleteOlderThan(ts: number): Promise<number> {
+    const r = await this.db.deleteFrom('traffic_log').where('ts', '<', ts).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+}

@@ -1,0 +1,284 @@
+import ipaddr from 'ipaddr.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.js';
+import { maskUrl } from '../../platform/logger.js';
+import type { NewTrafficRow, TrafficGroupStats, TrafficRepository } from './traffic.repository.js';
+
+/** Buffered requests are written at least this often, off the request path. */
+export const TRAFFIC_FLUSH_MS = 1_000;
+/** Default bound on buffered requests: a flood cannot grow memory, it loses the oldest entries. */
+export const TRAFFIC_BUFFER_MAX = 50_000;
+/** Default retention of stored requests. */
+export const TRAFFIC_RETENTION_DAYS = 30;
+const DAY_MS = 86_400_000;
+/** URLs longer than this are cut when recorded; the stored path keeps 512 characters anyway. */
+const MAX_URL = 1_024;
+/** Longest Host header that can still normalise: 253-character name + `.` + `:65535`. */
+const MAX_HOST_HEADER = 260;
+
+/** What the response hook knows about a request. Normalised at flush time, not on the request. */
+export interface TrafficEntry {
+  ip: string;
+  method: string;
+  /** The raw request URL; masked before it is stored. */
+  url: string;
+  /** The matched route's pattern (`req.routeOptions.url`), undefined when no route matched. */
+  routeUrl: string | undefined;
+  status: number;
+  durationMs: number;
+  /** The raw Host header; validated before it is stored. */
+  host: string | undefined;
+  userId?: number | null | undefined;
+}
+
+interface Buffered extends TrafficEntry {
+  ts: number;
+}
+
+/** The traffic dashboard's numbers; `totals` are derived from the groups. */
+export interface TrafficStats {
+  since: number;
+  totals: { requests: number; errors: number; server_errors: number; avg_ms: number };
+  groups: TrafficGroupStats[];
+}
+
+/**
+ * The dashboard group of a request: the matched route's pattern, parameters kept as written
+ * (`/strategy/webhook/:token`), so a token in the path never reaches the group; `(unmatched)`
+ * when no route matched. The group depends only on the route table, never on client text:
+ * `method` and `path` are accepted so the caller passes the request as it is, and ignored.
+ */
+export function endpointGroup(_method: string, routeUrl: string | undefined, _path: string): string {
+  if (routeUrl === undefined || routeUrl === '') return '(unmatched)';
+  return routeUrl.length <= 64 ? routeUrl : routeUrl.slice(0, 64);
+}
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const DOTTED_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const PORT = /^\d{0,5}$/;
+const IPV6_CHARS = /^[0-9a-f:.]*:[0-9a-f:.]*$/;
+
+/**
+ * The Host header as stored and matched by host bans: lower-case, port dropped, one trailing dot
+ * dropped, and only an RFC 1123 host name, a dotted-quad IPv4 or a bracketed IPv6 address (in
+ * canonical form) passes; anything else is undefined. Never longer than 255 characters.
+ */
+export function normaliseHost(hostHeader: string | undefined): string | undefined {
+  if (hostHeader === undefined || hostHeader.length === 0 || hostHeader.length > MAX_HOST_HEADER)
+    return undefined;
+  const h = hostHeader.toLowerCase();
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']');
+    const port = h.slice(end + 1);
+    if (end < 0 || (port !== '' && !(port.startsWith(':') && validPort(port.slice(1))))) return undefined;
+    const inner = h.slice(1, end);
+    // Zone ids (`%eth0`) are local to the client and not valid in a Host header.
+    if (!IPV6_CHARS.test(inner) || !ipaddr.IPv6.isValid(inner)) return undefined;
+    return `[${ipaddr.IPv6.parse(inner).toString()}]`;
+  }
+  const colon = h.indexOf(':');
+  if (colon >= 0 && !validPort(h.slice(colon + 1))) return undefined;
+  let name = colon >= 0 ? h.slice(0, colon) : h;
+  if (name.endsWith('.')) name = name.slice(0, -1);
+  if (name.length === 0 || name.length > 253) return undefined;
+  const labels = name.split('.');
+  if (!labels.every((l) => LABEL.test(l))) return undefined;
+  // A top-level label is never all digits, so such a name must be a valid IPv4 address.
+  if (/^\d+$/.test(labels[labels.length - 1]!) && !DOTTED_QUAD.test(name)) return undefined;
+  return name;
+}
+
+function validPort(p: string): boolean {
+  return PORT.test(p) && (p === '' || Number(p) <= 65_535);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * The path as stored: {@link maskUrl} (query dropped, canonical webhook tokens masked), then
+ * any spelling of a webhook path the shared rule misses (`/Strategy/WEBHOOK/…`,
+ * `/strategy/%77ebhook/…`, `webhook%2F…`, other prefixes) is cut after its webhook segment:
+ * the router decodes such spellings and may have matched them, so what follows is a token.
+ * Control characters become `?` (PostgreSQL text cannot hold NUL); at most 512 characters.
+ */
+export function trafficPath(url: string): string {
+  let path = maskUrl(url);
+  if (/webhook|%/i.test(path)) {
+    const segs = path.split('/');
+    const i = segs.findIndex((s) => {
+      const d = safeDecode(s).toLowerCase();
+      return d === 'webhook' || d.startsWith('webhook/');
+    });
+    const alreadyMasked = segs[i] === 'webhook' && (i + 1 === segs.length || segs[i + 1] === '[redacted]');
+    if (i >= 0 && !alreadyMasked) path = [...segs.slice(0, i), 'webhook', '[redacted]'].join('/');
+  }
+  // eslint-disable-next-line no-control-regex
+  return path.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 512);
+}
+
+/** A fresh copy of a long string: a slice would keep the whole original alive in the buffer. */
+function capped(s: string, max: number): string {
+  return s.length <= max ? s : Buffer.from(s.slice(0, max), 'utf8').toString('utf8');
+}
+
+/**
+ * The traffic log: one row per request. `record` only pushes into a bounded in-memory ring; a
+ * timer normalises and writes the buffer in multi-row inserts, so no request waits for the
+ * database. When the buffer is full the oldest entries are dropped and counted.
+ */
+export class TrafficLogService {
+  private ring: (Buffered | undefined)[] = [];
+  private head = 0;
+  private size = 0;
+  private droppedTotal = 0;
+  private droppedSinceFlush = 0;
+  private failedTotal = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly max: number;
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly repo: TrafficRepository,
+    private readonly clock: Clock,
+    private readonly log: Pick<Logger, 'warn'>,
+    opts: { retentionDays?: number; maxBuffer?: number } = {},
+  ) {
+    this.max = Math.max(1, opts.maxBuffer ?? TRAFFIC_BUFFER_MAX);
+    this.retentionMs = (opts.retentionDays ?? TRAFFIC_RETENTION_DAYS) * DAY_MS;
+  }
+
+  /** Buffers one request (no I/O). Called from the response hook of every request. */
+  record(entry: TrafficEntry): void {
+    const host = entry.host !== undefined && entry.host.length > MAX_HOST_HEADER ? undefined : entry.host;
+    const e: Buffered = { ...entry, url: capped(entry.url, MAX_URL), host, ts: this.clock.now() };
+    if (this.size < this.max) {
+      this.ring[(this.head + this.size) % this.max] = e;
+      this.size++;
+      return;
+    }
+    this.ring[this.head] = e;
+    this.head = (this.head + 1) % this.max;
+    this.droppedTotal++;
+    this.droppedSinceFlush++;
+  }
+
+  /** Entries waiting for the next flush. */
+  get pending(): number {
+    return this.size;
+  }
+
+  /** Entries lost because the buffer was full, since start. */
+  get dropped(): number {
+    return this.droppedTotal;
+  }
+
+  /** Entries lost because a write failed, since start. */
+  get failed(): number {
+    return this.failedTotal;
+  }
+
+  /** Starts the flush timer (unref'd: it never keeps the process alive). */
+  start(): void {
+    clearInterval(this.timer);
+    this.timer = setInterval(() => void this.flush(), TRAFFIC_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  /** Stops the timer and writes what is buffered (graceful shutdown). */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flush();
+  }
+
+  /** Writes the buffer. Serialised: concurrent calls run one after the other. Never rejects. */
+  flush(): Promise<void> {
+    // The catch keeps the chain alive: one rejected flush must not stop every later one.
+    this.flushing = this.flushing
+      .then(() => this.flushOnce())
+      .catch((err: unknown) => this.log.warn({ err }, 'traffic log flush failed'));
+    return this.flushing;
+  }
+
+  private drain(): Buffered[] {
+    const out: Buffered[] = new Array<Buffered>(this.size);
+    for (let i = 0; i < this.size; i++) {
+      const j = (this.head + i) % this.max;
+      out[i] = this.ring[j]!;
+      this.ring[j] = undefined;
+    }
+    this.head = 0;
+    this.size = 0;
+    return out;
+  }
+
+  private async flushOnce(): Promise<void> {
+    if (this.droppedSinceFlush > 0) {
+      this.log.warn({ dropped: this.droppedSinceFlush }, 'traffic log buffer full: oldest entries dropped');
+      this.droppedSinceFlush = 0;
+    }
+    if (this.size === 0) return;
+    const batch = this.drain();
+    try {
+      await this.repo.insertMany(batch.map(toRow));
+    } catch (err) {
+      // Not retried: a database that is down would otherwise pin the buffer at its bound.
+      this.failedTotal += batch.length;
+      this.log.warn({ err, lost: batch.length }, 'traffic log write failed');
+    }
+  }
+
+  /** Deletes stored requests older than the retention; returns how many. */
+  purge(): Promise<number> {
+    return this.repo.deleteOlderThan(this.clock.now() - this.retentionMs);
+  }
+
+  /** The newest stored requests first (buffered ones appear after the next flush). */
+  recent(opts: { limit: number; since?: number | undefined }) {
+    return this.repo.recent(opts);
+  }
+
+  /** Per-group numbers and totals since `since` (default: the last 24 hours). */
+  async stats(opts: { since?: number | undefined } = {}): Promise<TrafficStats> {
+    const since = opts.since ?? this.clock.now() - DAY_MS;
+    const groups = await this.repo.stats({ since });
+    const requests = groups.reduce((a, g) => a + g.requests, 0);
+    const totals = {
+      requests,
+      errors: groups.reduce((a, g) => a + g.errors, 0),
+      server_errors: groups.reduce((a, g) => a + g.server_errors, 0),
+      // Weighted by each group's requests: the mean over all requests.
+      avg_ms: requests === 0 ? 0 : groups.reduce((a, g) => a + g.avg_ms * g.requests, 0) / requests,
+    };
+    return { since, totals, groups };
+  }
+
+  /** Distinct addresses that sent `host` since `since`; none when `host` is not a valid host. */
+  async ipsForHost(host: string, since: number): Promise<string[]> {
+    const h = normaliseHost(host);
+    return h === undefined ? [] : this.repo.ipsForHost(h, since);
+  }
+}
+
+function toRow(e: Buffered): NewTrafficRow {
+  const path = trafficPath(e.url);
+  return {
+    ts: e.ts,
+    ip: e.ip.slice(0, 45),
+    // varchar(10): UNSUBSCRIBE has 11 letters and one long value must not fail the batch.
+    method: e.method.slice(0, 10),
+    path,
+    endpoint_group: endpointGroup(e.method, e.routeUrl, path),
+    status: e.status,
+    duration_ms: Math.round(e.durationMs * 100) / 100,
+    host: normaliseHost(e.host) ?? null,
+    user_id: e.userId ?? null,
+  };
+}
