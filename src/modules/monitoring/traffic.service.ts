@@ -267,8 +267,25 @@ export class TrafficLogService {
   }
 }
 
+/**
+ * Hosts and URLs repeat from request to request (one service, a few clients), so their masked
+ * and validated forms are memoised: the regular expressions then run once per distinct value.
+ * Bounded: cleared whenever it grows past the cap.
+ */
+const MEMO_MAX = 2_000;
+function memo<T>(cache: Map<string, T>, key: string, compute: (k: string) => T): T {
+  const hit = cache.get(key);
+  if (hit !== undefined || cache.has(key)) return hit as T;
+  if (cache.size >= MEMO_MAX) cache.clear();
+  const value = compute(key);
+  cache.set(key, value);
+  return value;
+}
+const pathMemo = new Map<string, string>();
+const hostMemo = new Map<string, string | null>();
+
 function toRow(e: Buffered): NewTrafficRow {
-  const path = trafficPath(e.url);
+  const path = memo(pathMemo, e.url, trafficPath);
   return {
     ts: e.ts,
     ip: e.ip.slice(0, 45),
@@ -278,7 +295,7 @@ function toRow(e: Buffered): NewTrafficRow {
     endpoint_group: endpointGroup(e.method, e.routeUrl, path),
     status: e.status,
     duration_ms: Math.round(e.durationMs * 100) / 100,
-    host: normaliseHost(e.host) ?? null,
+    host: e.host === undefined ? null : memo(hostMemo, e.host, (h) => normaliseHost(h) ?? null),
     user_id: e.userId ?? null,
   };
 }
