@@ -261,6 +261,27 @@ describeEachDb('shield', (dialect) => {
       expect((await from(PUBLIC_IP, '/x', 'GET')).statusCode).toBe(403);
     });
 
+    it('a flood is banned at its threshold without waiting for the next flush tick', async () => {
+      await settings({
+        security_auto_ban_enabled: true,
+        security_api_threshold: 5,
+        security_api_ban_duration: 1,
+      });
+      await t.services.trackers.flush(); // arms the thresholds, as the first timer tick would
+      for (let i = 0; i < 5; i++) {
+        t.clock.advance(200);
+        await from(PUBLIC_IP);
+      }
+      // No explicit flush: reaching the threshold writes at once (well inside the 1 s tick).
+      let banned = false;
+      for (let i = 0; i < 40 && !banned; i++) {
+        banned = (await banRows()).length > 0;
+        if (!banned) await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(banned).toBe(true);
+      expect((await from(PUBLIC_IP)).statusCode).toBe(403);
+    });
+
     it('never ban loopback, private, link-local or unique-local addresses automatically', async () => {
       await settings({
         security_auto_ban_enabled: true,

@@ -39,6 +39,11 @@ export class TrackersService {
   };
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  /** Automatic-ban thresholds as of the last flush; undefined while automatic banning is off. */
+  private thresholds: Record<TrackerKind, number> | undefined;
+  /** Stored count per address as of the last flush (bounded), to see a threshold coming. */
+  private readonly stored: Record<TrackerKind, Map<string, number>> = { '404': new Map(), apikey: new Map() };
+  private urgent = false;
 
   constructor(
     private readonly repo: TrackersRepository,
@@ -70,9 +75,17 @@ export class TrackersService {
     }
     p.count++;
     if (p.items.size < CAPS[kind]) p.items.add(item);
+    // A flood must be banned at its threshold, not a whole flush interval later: when this
+    // address reaches it, write now (still asynchronously, never on this request).
+    const threshold = this.thresholds?.[kind];
+    if (!this.urgent && threshold !== undefined && p.count + (this.stored[kind].get(ip) ?? 0) >= threshold) {
+      this.urgent = true;
+      void this.flush().finally(() => (this.urgent = false));
+    }
   }
 
   start(): void {
+    void this.refreshThresholds();
     this.timer = setInterval(() => void this.flush(), TRACKER_FLUSH_MS);
     this.timer.unref();
   }
@@ -89,19 +102,31 @@ export class TrackersService {
     return this.flushing;
   }
 
+  private async refreshThresholds(): Promise<Awaited<ReturnType<SecuritySettingsService['get']>>> {
+    const s = await this.settings.get();
+    this.thresholds = s.security_auto_ban_enabled
+      ? { '404': s.security_404_threshold, apikey: s.security_api_threshold }
+      : undefined;
+    return s;
+  }
+
   private async flushOnce(): Promise<void> {
     const batches = (['404', 'apikey'] as const).map((kind) => {
       const entries = [...this.pending[kind]];
       this.pending[kind].clear();
       return { kind, entries };
     });
+    // Thresholds are refreshed on every tick (the settings read is cached), so a change made on
+    // any instance arms the immediate flush here within seconds.
+    const settings = await this.refreshThresholds();
     if (batches.every((b) => b.entries.length === 0)) return;
-    const settings = await this.settings.get();
     const now = this.clock.now();
     for (const { kind, entries } of batches) {
       for (const [ip, p] of entries) {
         try {
           const state = await this.repo.add(kind, ip, p.count, [...p.items], now, TRACKER_WINDOW_MS);
+          if (this.stored[kind].size >= MAX_PENDING_IPS) this.stored[kind].clear();
+          this.stored[kind].set(ip, state.count);
           await this.maybeBan(kind, state, settings);
         } catch (err) {
           this.log.warn({ err, ip, tracker: kind }, 'tracker write failed');
@@ -139,6 +164,7 @@ export class TrackersService {
 
   clear(kind: TrackerKind, ip: string) {
     this.pending[kind].delete(ip);
+    this.stored[kind].delete(ip);
     return this.repo.clear(kind, ip);
   }
 
