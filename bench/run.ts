@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { banCheck } from './benches/ban-check.js';
+import { runFlood } from './benches/flood.js';
 import { ping } from './benches/ping.js';
 import { ROUNDS, runBench } from './lib/runner.js';
 import type { Bench } from './lib/types.js';
@@ -24,8 +25,15 @@ const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n
   --connections  concurrent connections, ${LIMITS.connections[0]}..${LIMITS.connections[1]} (default ${DEFAULTS.connections})
   --json         also write the figures to this file`;
 
+/** Benches with a flow of their own (not server-versus-baseline on one request). */
+const CUSTOM = new Map([
+  ['flood', '10,000 invalid-key requests from one IP: banned at the threshold, others served'],
+]);
+
 function listBenches(): string {
-  return [...BENCHES].map(([name, b]) => `  ${name.padEnd(12)} ${b.description}`).join('\n');
+  return [...[...BENCHES].map(([name, b]) => [name, b.description] as const), ...CUSTOM]
+    .map(([name, description]) => `  ${name.padEnd(12)} ${description}`)
+    .join('\n');
 }
 
 function usageError(message: string): never {
@@ -61,6 +69,14 @@ const { positionals, values } = parseCommandLine(process.argv.slice(2));
 const [name, ...extra] = positionals;
 if (name === undefined) usageError('no bench named');
 if (extra.length > 0) usageError(`unexpected arguments: ${extra.join(' ')}`);
+if (name === 'flood') {
+  process.exitCode = await runFlood({
+    durationS: intOption('duration', values.duration),
+    connections: intOption('connections', values.connections),
+    jsonFile: values.json,
+  });
+  process.exit();
+}
 const bench = BENCHES.get(name);
 if (bench === undefined) usageError(`unknown bench "${name}"`);
 
