@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { isPostgres } from '../../platform/db/database.js';
 import type { DB, TrafficLogTable } from '../../db/schema.js';
 
 /** A stored request. */
@@ -20,6 +21,19 @@ export interface TrafficGroupStats {
   p95_ms: number;
 }
 
+/** Column order of {@link TrafficRepository.insertMany}'s statement and parameters. */
+const INSERT_COLUMNS = [
+  'ts',
+  'ip',
+  'method',
+  'path',
+  'endpoint_group',
+  'status',
+  'duration_ms',
+  'host',
+  'user_id',
+] as const;
+
 /** Rows per INSERT: 500 × 9 columns stays far below SQLite's and PostgreSQL's bind limits. */
 export const INSERT_CHUNK = 500;
 
@@ -30,21 +44,54 @@ export class TrafficRepository {
   /**
    * Stores a batch with one multi-row INSERT per {@link INSERT_CHUNK} rows. Chunks of one batch
    * share a transaction so a flush is stored whole or not at all (and SQLite commits once).
+   * The statement text is built once per row count and run as a compiled query: building a
+   * 500-row INSERT through the query builder on every flush cost ~10% of the CPU of a busy
+   * instance (every request is a row).
    */
   async insertMany(rows: readonly NewTrafficRow[]): Promise<void> {
     if (rows.length === 0) return;
-    if (rows.length <= INSERT_CHUNK) {
-      await this.db.insertInto('traffic_log').values(rows).execute();
-      return;
-    }
-    await this.db.transaction().execute(async (trx) => {
+    const run = async (executor: Kysely<DB>) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        await trx
-          .insertInto('traffic_log')
-          .values(rows.slice(i, i + INSERT_CHUNK))
-          .execute();
+        const chunk = rows.slice(i, i + INSERT_CHUNK);
+        const params: unknown[] = [];
+        for (const r of chunk) {
+          params.push(
+            r.ts,
+            r.ip,
+            r.method,
+            r.path,
+            r.endpoint_group,
+            r.status,
+            r.duration_ms,
+            r.host ?? null,
+            r.user_id ?? null,
+          );
+        }
+        await executor.executeQuery(CompiledQuery.raw(this.insertText(chunk.length), params));
       }
-    });
+    };
+    if (rows.length <= INSERT_CHUNK) await run(this.db);
+    else await this.db.transaction().execute((trx) => run(trx));
+  }
+
+  private readonly insertTexts = new Map<number, string>();
+
+  /** `insert into traffic_log (…) values (…), …` for `n` rows, in this dialect's placeholders. */
+  private insertText(n: number): string {
+    let text = this.insertTexts.get(n);
+    if (text === undefined) {
+      const pg = isPostgres(this.db);
+      const width = INSERT_COLUMNS.length;
+      const tuples: string[] = [];
+      for (let row = 0; row < n; row++) {
+        const ph = INSERT_COLUMNS.map((_, c) => (pg ? `$${row * width + c + 1}` : '?'));
+        tuples.push(`(${ph.join(', ')})`);
+      }
+      text = `insert into traffic_log (${INSERT_COLUMNS.join(', ')}) values ${tuples.join(', ')}`;
+      if (this.insertTexts.size > 64) this.insertTexts.clear();
+      this.insertTexts.set(n, text);
+    }
+    return text;
   }
 
   /** The newest requests first (ties broken by insertion order), optionally from `since` on. */
