@@ -68,6 +68,9 @@ export class TrafficRepository {
           );
         }
         await executor.executeQuery(CompiledQuery.raw(this.insertText(chunk.length), params));
+        // SQLite runs on this thread: let waiting requests through between chunks, so a big
+        // flush shows as several short pauses instead of one long stall.
+        if (i + INSERT_CHUNK < rows.length) await new Promise((r) => setImmediate(r));
       }
     };
     if (rows.length <= INSERT_CHUNK) await run(this.db);
