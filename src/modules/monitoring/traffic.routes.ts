@@ -4,6 +4,7 @@ import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { TrafficLogService } from './traffic.service.js';
+import { ErrorBody } from '../auth/auth.schema.js';
 
 /** An ISO-8601 date-time with a zone (RFC 3339), or epoch milliseconds. */
 const Since = Type.Union([
@@ -30,6 +31,37 @@ function parseSince(since: string | undefined): number | undefined {
   return t;
 }
 
+const Numbers = {
+  requests: Type.Integer(),
+  errors: Type.Integer(),
+  server_errors: Type.Integer(),
+  avg_ms: Type.Number(),
+};
+
+export const TrafficResponse = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Array(
+    Type.Object({
+      ts: Type.String(),
+      ip: Type.String(),
+      method: Type.String(),
+      path: Type.String(),
+      endpoint_group: Type.String(),
+      status: Type.Integer(),
+      duration_ms: Type.Number(),
+      host: Type.Union([Type.String(), Type.Null()]),
+      user_id: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  ),
+});
+
+export const TrafficStatsResponse = Type.Object({
+  status: Type.Literal('success'),
+  since: Type.String(),
+  totals: Type.Object(Numbers),
+  groups: Type.Array(Type.Object({ endpoint_group: Type.String(), ...Numbers, p95_ms: Type.Number() })),
+});
+
 const iso = (t: number) => new Date(t).toISOString();
 const ms = (v: number) => Math.round(v * 100) / 100;
 
@@ -39,33 +71,44 @@ export function trafficRoutes(
   deps: { traffic: TrafficLogService; guard: SessionGuard; rateLimit: RateLimitHook },
 ): void {
   const { traffic } = deps;
+  const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
   const admin = { onRequest: deps.rateLimit, preHandler: deps.guard({ admin: true }) };
 
-  app.get('/logs/api/traffic', { ...admin, schema: { querystring: TrafficQuery } }, async (req) => {
-    const rows = await traffic.recent({ limit: req.query.limit ?? 100, since: parseSince(req.query.since) });
-    return {
-      status: 'success',
-      data: rows.map((r) => ({
-        ts: iso(r.ts),
-        ip: r.ip,
-        method: r.method,
-        path: r.path,
-        endpoint_group: r.endpoint_group,
-        status: r.status,
-        duration_ms: r.duration_ms,
-        host: r.host,
-        user_id: r.user_id,
-      })),
-    };
-  });
+  app.get(
+    '/logs/api/traffic',
+    { ...admin, schema: { querystring: TrafficQuery, response: { 200: TrafficResponse, ...errors } } },
+    async (req) => {
+      const rows = await traffic.recent({
+        limit: req.query.limit ?? 100,
+        since: parseSince(req.query.since),
+      });
+      return {
+        status: 'success' as const,
+        data: rows.map((r) => ({
+          ts: iso(r.ts),
+          ip: r.ip,
+          method: r.method,
+          path: r.path,
+          endpoint_group: r.endpoint_group,
+          status: r.status,
+          duration_ms: r.duration_ms,
+          host: r.host,
+          user_id: r.user_id,
+        })),
+      };
+    },
+  );
 
   app.get(
     '/logs/api/traffic/stats',
-    { ...admin, schema: { querystring: TrafficStatsQuery } },
+    {
+      ...admin,
+      schema: { querystring: TrafficStatsQuery, response: { 200: TrafficStatsResponse, ...errors } },
+    },
     async (req) => {
       const s = await traffic.stats({ since: parseSince(req.query.since) });
       return {
-        status: 'success',
+        status: 'success' as const,
         since: iso(s.since),
         totals: { ...s.totals, avg_ms: ms(s.totals.avg_ms) },
         groups: s.groups.map((g) => ({

@@ -4,7 +4,25 @@ import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { BanRow } from './bans.repository.js';
-import { BanBody, HostBody, IpBody, LimitQuery, SessionIdBody, SettingsBody } from './security.schema.js';
+import {
+  BanBody,
+  BanHostResponse,
+  BanResponse,
+  ClearedResponse,
+  DataResponse,
+  HostBody,
+  IpBody,
+  LimitQuery,
+  LoginActivityResponse,
+  MessageResponse,
+  OkResponse,
+  SessionIdBody,
+  SessionsResponse,
+  SettingsBody,
+  SettingsResponse,
+  StatsResponse,
+} from './security.schema.js';
+import { ErrorBody } from '../auth/auth.schema.js';
 import { isInternal, normaliseIp } from '../../platform/client-ip.js';
 import { badRequest } from '../../platform/errors.js';
 import type { Clock } from '../../platform/clock.js';
@@ -34,152 +52,193 @@ export function securityRoutes(
 ): void {
   const { bans, trackers, securitySettings, sessions, loginActivity, traffic } = deps.services;
   const admin = { onRequest: deps.rateLimit, preHandler: deps.guard({ admin: true }) };
+  const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 
-  app.post('/security/ban', { ...admin, schema: { body: BanBody } }, async (req) => {
-    const b = req.body;
-    const row = await bans.ban({
-      ip: b.ip,
-      reason: b.reason?.trim() || 'Manual ban',
-      durationHours: b.duration_hours ?? 24,
-      permanent: b.permanent ?? false,
-      force: b.force ?? false,
-      by: req.session!.username,
-    });
-    req.log.warn(
-      { ip: row.ip, by: req.session!.username, permanent: row.expires_at === null },
-      'IP banned manually',
-    );
-    return { status: 'success', message: `${row.ip} banned`, ban: banView(row) };
-  });
+  app.post(
+    '/security/ban',
+    { ...admin, schema: { body: BanBody, response: { 200: BanResponse, ...errors } } },
+    async (req) => {
+      const b = req.body;
+      const row = await bans.ban({
+        ip: b.ip,
+        reason: b.reason?.trim() || 'Manual ban',
+        durationHours: b.duration_hours ?? 24,
+        permanent: b.permanent ?? false,
+        force: b.force ?? false,
+        by: req.session!.username,
+      });
+      req.log.warn(
+        { ip: row.ip, by: req.session!.username, permanent: row.expires_at === null },
+        'IP banned manually',
+      );
+      return { status: 'success' as const, message: `${row.ip} banned`, ban: banView(row) };
+    },
+  );
 
   // A host name bans every client whose recent traffic (24 h) carried that Host header; an
   // address bans itself. Loopback and internal clients are reported as skipped, never banned.
-  app.post('/security/ban-host', { ...admin, schema: { body: HostBody } }, async (req) => {
-    const host = normaliseHost(req.body.host);
-    if (host === undefined) {
-      throw badRequest('host must be a valid host name or IP address', {
-        host: ['must be a valid host name or IP address'],
-      });
-    }
-    const asIp = normaliseIp(host.replace(/^\[|\]$/g, ''));
-    const candidates = asIp ? [asIp] : await traffic.ipsForHost(host, deps.clock.now() - RECENT_TRAFFIC_MS);
-    const banned: string[] = [];
-    const skipped: Array<{ ip: string; reason: string }> = [];
-    for (const ip of candidates) {
-      if (isInternal(ip)) {
-        skipped.push({ ip, reason: 'loopback or internal address' });
-        continue;
+  app.post(
+    '/security/ban-host',
+    { ...admin, schema: { body: HostBody, response: { 200: BanHostResponse, ...errors } } },
+    async (req) => {
+      const host = normaliseHost(req.body.host);
+      if (host === undefined) {
+        throw badRequest('host must be a valid host name or IP address', {
+          host: ['must be a valid host name or IP address'],
+        });
       }
-      await bans.ban({
-        ip,
-        reason: `Host ${host}`,
-        durationHours: 0,
-        permanent: true,
-        force: false,
-        by: req.session!.username,
+      const asIp = normaliseIp(host.replace(/^\[|\]$/g, ''));
+      const candidates = asIp ? [asIp] : await traffic.ipsForHost(host, deps.clock.now() - RECENT_TRAFFIC_MS);
+      const banned: string[] = [];
+      const skipped: Array<{ ip: string; reason: string }> = [];
+      for (const ip of candidates) {
+        if (isInternal(ip)) {
+          skipped.push({ ip, reason: 'loopback or internal address' });
+          continue;
+        }
+        await bans.ban({
+          ip,
+          reason: `Host ${host}`,
+          durationHours: 0,
+          permanent: true,
+          force: false,
+          by: req.session!.username,
+        });
+        banned.push(ip);
+      }
+      req.log.warn({ host, banned: banned.length, by: req.session!.username }, 'IPs banned by host');
+      return { status: 'success' as const, host, banned, skipped };
+    },
+  );
+
+  app.post(
+    '/security/unban',
+    { ...admin, schema: { body: IpBody, response: { 200: MessageResponse, ...errors } } },
+    async (req) => {
+      if (!(await bans.unban(req.body.ip))) throw notFound(`${req.body.ip} is not banned`);
+      return { status: 'success' as const, message: `${req.body.ip} unbanned` };
+    },
+  );
+
+  app.post(
+    '/security/clear-404',
+    { ...admin, schema: { body: IpBody, response: { 200: ClearedResponse, ...errors } } },
+    async (req) => {
+      const cleared = await trackers.clear('404', req.body.ip);
+      return { status: 'success' as const, cleared };
+    },
+  );
+
+  app.get(
+    '/security/api/data',
+    { ...admin, schema: { response: { 200: DataResponse, ...errors } } },
+    async () => {
+      const [active, t404, tKeys, settings] = await Promise.all([
+        bans.listActive(),
+        trackers.list('404'),
+        trackers.list('apikey'),
+        securitySettings.get(),
+      ]);
+      const view = (t: (typeof t404)[number], items: string) => ({
+        ip: t.ip,
+        count: t.count,
+        [items]: t.items,
+        first_seen: iso(t.first_seen),
+        last_seen: iso(t.last_seen),
       });
-      banned.push(ip);
-    }
-    req.log.warn({ host, banned: banned.length, by: req.session!.username }, 'IPs banned by host');
-    return { status: 'success', host, banned, skipped };
-  });
+      return {
+        status: 'success' as const,
+        bans: active.map(banView),
+        error_404_tracker: t404.map((t) => view(t, 'paths')),
+        invalid_api_key_tracker: tKeys.map((t) => view(t, 'key_digests')),
+        settings,
+      };
+    },
+  );
 
-  app.post('/security/unban', { ...admin, schema: { body: IpBody } }, async (req) => {
-    if (!(await bans.unban(req.body.ip))) throw notFound(`${req.body.ip} is not banned`);
-    return { status: 'success', message: `${req.body.ip} unbanned` };
-  });
+  app.get(
+    '/security/stats',
+    { ...admin, schema: { response: { 200: StatsResponse, ...errors } } },
+    async () => {
+      const [counts, t404, tKeys, s] = await Promise.all([
+        bans.countActive(),
+        trackers.list('404', 100_000),
+        trackers.list('apikey', 100_000),
+        securitySettings.get(),
+      ]);
+      const ips = new Set([...t404.map((t) => t.ip), ...tKeys.map((t) => t.ip)]);
+      // "Near a threshold": at least 80% of the current threshold, computed from the settings.
+      const near = new Set([
+        ...t404.filter((t) => t.count >= 0.8 * s.security_404_threshold).map((t) => t.ip),
+        ...tKeys.filter((t) => t.count >= 0.8 * s.security_api_threshold).map((t) => t.ip),
+      ]);
+      return {
+        status: 'success' as const,
+        total_bans: counts.total,
+        permanent_bans: counts.permanent,
+        temporary_bans: counts.total - counts.permanent,
+        suspicious_ips: ips.size,
+        near_threshold_ips: near.size,
+      };
+    },
+  );
 
-  app.post('/security/clear-404', { ...admin, schema: { body: IpBody } }, async (req) => {
-    const cleared = await trackers.clear('404', req.body.ip);
-    return { status: 'success', cleared };
-  });
+  app.post(
+    '/security/settings',
+    { ...admin, schema: { body: SettingsBody, response: { 200: SettingsResponse, ...errors } } },
+    async (req) => ({
+      status: 'success' as const,
+      settings: await securitySettings.update(req.body),
+    }),
+  );
 
-  app.get('/security/api/data', admin, async () => {
-    const [active, t404, tKeys, settings] = await Promise.all([
-      bans.listActive(),
-      trackers.list('404'),
-      trackers.list('apikey'),
-      securitySettings.get(),
-    ]);
-    const view = (t: (typeof t404)[number], items: string) => ({
-      ip: t.ip,
-      count: t.count,
-      [items]: t.items,
-      first_seen: iso(t.first_seen),
-      last_seen: iso(t.last_seen),
-    });
-    return {
-      status: 'success',
-      bans: active.map(banView),
-      error_404_tracker: t404.map((t) => view(t, 'paths')),
-      invalid_api_key_tracker: tKeys.map((t) => view(t, 'key_digests')),
-      settings,
-    };
-  });
+  app.get(
+    '/security/api/login-activity',
+    { ...admin, schema: { querystring: LimitQuery, response: { 200: LoginActivityResponse, ...errors } } },
+    async (req) => ({
+      status: 'success' as const,
+      data: (await loginActivity.recent(req.query.limit ?? 200)).map((r) => ({
+        ts: iso(r.ts),
+        ip: r.ip,
+        username: r.username,
+        success: r.success,
+        user_agent: r.user_agent,
+      })),
+    }),
+  );
 
-  app.get('/security/stats', admin, async () => {
-    const [counts, t404, tKeys, s] = await Promise.all([
-      bans.countActive(),
-      trackers.list('404', 100_000),
-      trackers.list('apikey', 100_000),
-      securitySettings.get(),
-    ]);
-    const ips = new Set([...t404.map((t) => t.ip), ...tKeys.map((t) => t.ip)]);
-    // "Near a threshold": at least 80% of the current threshold, computed from the settings.
-    const near = new Set([
-      ...t404.filter((t) => t.count >= 0.8 * s.security_404_threshold).map((t) => t.ip),
-      ...tKeys.filter((t) => t.count >= 0.8 * s.security_api_threshold).map((t) => t.ip),
-    ]);
-    return {
-      status: 'success',
-      total_bans: counts.total,
-      permanent_bans: counts.permanent,
-      temporary_bans: counts.total - counts.permanent,
-      suspicious_ips: ips.size,
-      near_threshold_ips: near.size,
-    };
-  });
+  app.post(
+    '/security/api/login-activity/clear',
+    { ...admin, schema: { response: { 200: ClearedResponse, ...errors } } },
+    async () => ({
+      status: 'success' as const,
+      cleared: await loginActivity.clear(),
+    }),
+  );
 
-  app.post('/security/settings', { ...admin, schema: { body: SettingsBody } }, async (req) => ({
-    status: 'success',
-    settings: await securitySettings.update(req.body),
-  }));
-
-  app.get('/security/api/login-activity', { ...admin, schema: { querystring: LimitQuery } }, async (req) => ({
-    status: 'success',
-    data: (await loginActivity.recent(req.query.limit ?? 200)).map((r) => ({
-      ts: iso(r.ts),
-      ip: r.ip,
-      username: r.username,
-      success: r.success,
-      user_agent: r.user_agent,
-    })),
-  }));
-
-  app.post('/security/api/login-activity/clear', admin, async () => ({
-    status: 'success',
-    cleared: await loginActivity.clear(),
-  }));
-
-  app.get('/security/api/active-sessions', admin, async (req) => ({
-    status: 'success',
-    data: (await sessions.listActive()).map((s) => ({
-      id: s.id,
-      user: s.username,
-      ip: s.ip,
-      user_agent: s.user_agent,
-      created_at: iso(s.created_at),
-      last_seen_at: iso(s.last_seen_at),
-      current: s.id === req.session!.sessionId,
-    })),
-  }));
+  app.get(
+    '/security/api/active-sessions',
+    { ...admin, schema: { response: { 200: SessionsResponse, ...errors } } },
+    async (req) => ({
+      status: 'success' as const,
+      data: (await sessions.listActive()).map((s) => ({
+        id: s.id,
+        user: s.username,
+        ip: s.ip,
+        user_agent: s.user_agent,
+        created_at: iso(s.created_at),
+        last_seen_at: iso(s.last_seen_at),
+        current: s.id === req.session!.sessionId,
+      })),
+    }),
+  );
 
   app.post(
     '/security/api/active-sessions/revoke',
-    { ...admin, schema: { body: SessionIdBody } },
+    { ...admin, schema: { body: SessionIdBody, response: { 200: OkResponse, ...errors } } },
     async (req) => {
       if (!(await sessions.revokeById(req.body.id))) throw notFound('No such session');
-      return { status: 'success' };
+      return { status: 'success' as const };
     },
   );
 }
