@@ -1,3 +1,5 @@
+// The rate-limiter contract: the same scenarios against the in-memory and the Redis limiter,
+// then the Redis limiter's own properties (atomicity across connections, expiry, failures).
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
