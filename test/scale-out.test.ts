@@ -47,16 +47,20 @@ describeEachDb('scale-out: API-key revocation reaches every instance through Red
     return t;
   }
 
+  /** Two instances on one fresh database, sharing one Redis channel and one clock. */
+  async function twoInstances(): Promise<[TestApp, TestApp]> {
+    const db = await createTestDatabase(dialect, mkdtempSync(join(tmpdir(), 'algodesk-scale-')));
+    cleanup.push(() => db.drop());
+    const prefix = `test-${randomBytes(4).toString('hex')}`;
+    const clock = new FakeClock();
+    return [await instance(db, prefix, clock), await instance(db, prefix, clock)];
+  }
+
   // Needs Redis; skipped with a notice from global-setup when it is unreachable (required in CI).
   it.skipIf(redisUrl === '')(
     'a key regenerated on instance A is refused on instance B at once, though B had it cached',
     async () => {
-      const db = await createTestDatabase(dialect, mkdtempSync(join(tmpdir(), 'algodesk-scale-')));
-      cleanup.push(() => db.drop());
-      const prefix = `test-${randomBytes(4).toString('hex')}`;
-      const clock = new FakeClock();
-      const a = await instance(db, prefix, clock);
-      const b = await instance(db, prefix, clock);
+      const [a, b] = await twoInstances();
       await createUser(a);
       const browser = await login(a);
       const ping = (t: TestApp, apikey: string) =>
@@ -88,12 +92,7 @@ describeEachDb('scale-out: API-key revocation reaches every instance through Red
   it.skipIf(redisUrl === '')(
     'a ban or unban on instance A takes effect on instance B at once, despite its ban cache',
     async () => {
-      const db = await createTestDatabase(dialect, mkdtempSync(join(tmpdir(), 'algodesk-scale-')));
-      cleanup.push(() => db.drop());
-      const prefix = `test-${randomBytes(4).toString('hex')}`;
-      const clock = new FakeClock();
-      const a = await instance(db, prefix, clock);
-      const b = await instance(db, prefix, clock);
+      const [a, b] = await twoInstances();
       const ip = '203.0.113.99';
       const get = () => b.app.inject({ method: 'GET', url: '/anything', remoteAddress: ip });
       const eventually = async (status: number) => {
