@@ -91,7 +91,9 @@ export function buildServices(deps: AppDeps): Services {
   return {
     bans,
     trackers,
-    traffic: new TrafficLogService(new TrafficRepository(db), clock, deps.logger),
+    traffic: new TrafficLogService(new TrafficRepository(db), clock, deps.logger, {
+      retentionDays: config.trafficRetentionDays,
+    }),
     securitySettings,
     users,
     sessions,

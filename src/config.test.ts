@@ -25,6 +25,8 @@ describe('config defaults', () => {
       [25, 3_600_000],
     ]);
     expect(c.apiRateLimit).toBeUndefined();
+    expect(c.trafficRetentionDays).toBe(30);
+    expect(c.disableBanCheck).toBe(false);
   });
   it('derives HOST_SERVER from PORT and marks https installs for Secure cookies', () => {
     expect(load({ PORT: '8080' }).hostServer).toBe('http://127.0.0.1:8080');
@@ -47,6 +49,7 @@ describe('a bad value stops start-up naming the variable and the reason', () => 
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: must be one of/],
     [{ APP_KEY: 'short' }, /APP_KEY: must be at least 16 characters/],
     [{ HOST: 'a b' }, /HOST: "a b" is not a host name/],
+    [{ TRAFFIC_RETENTION_DAYS: '0' }, /TRAFFIC_RETENTION_DAYS: 0 is outside 1\.\.3650/],
   ];
   for (const [env, reason] of cases) {
     it(`${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {

@@ -49,6 +49,8 @@ export interface Config {
    * warns loudly when it is set.
    */
   disableBanCheck: boolean;
+  /** Days of traffic log kept (`TRAFFIC_RETENTION_DAYS`, default 30). */
+  trafficRetentionDays: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -120,6 +122,7 @@ export function loadConfig(
     sessionMaxMs: check('SESSION_MAX_HOURS', 24, (raw) => parseInteger(raw, 1, 720)) * 3_600_000,
     serviceName: 'algodesk',
     disableBanCheck: check('UNSAFE_DISABLE_BAN_CHECK', false, parseBoolean),
+    trafficRetentionDays: check('TRAFFIC_RETENTION_DAYS', 30, (raw) => parseInteger(raw, 1, 3650)),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
