@@ -26,6 +26,7 @@ import { TrackersService } from './modules/security/trackers.service.js';
 import { TrafficRepository } from './modules/monitoring/traffic.repository.js';
 import { trafficRoutes } from './modules/monitoring/traffic.routes.js';
 import { TrafficLogService } from './modules/monitoring/traffic.service.js';
+import { SqliteTrafficWriter } from './modules/monitoring/sqlite-traffic-writer.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -91,9 +92,14 @@ export function buildServices(deps: AppDeps): Services {
   return {
     bans,
     trackers,
-    traffic: new TrafficLogService(new TrafficRepository(db), clock, deps.logger, {
-      retentionDays: config.trafficRetentionDays,
-    }),
+    traffic: new TrafficLogService(
+      new TrafficRepository(db, database.file ? new SqliteTrafficWriter(database.file) : undefined),
+      clock,
+      deps.logger,
+      {
+        retentionDays: config.trafficRetentionDays,
+      },
+    ),
     securitySettings,
     users,
     sessions,

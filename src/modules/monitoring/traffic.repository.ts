@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { CompiledQuery, sql } from 'kysely';
 import { isPostgres } from '../../platform/db/database.js';
+import type { SqliteTrafficWriter, TrafficTuple } from './sqlite-traffic-writer.js';
 import type { DB, TrafficLogTable } from '../../db/schema.js';
 
 /** A stored request. */
@@ -39,7 +40,19 @@ export const INSERT_CHUNK = 500;
 
 /** The only place that touches `traffic_log`. */
 export class TrafficRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /**
+   * @param writer SQLite only: writes go through a worker thread (see SqliteTrafficWriter);
+   * reads, retention and PostgreSQL stay on Kysely.
+   */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly writer?: SqliteTrafficWriter,
+  ) {}
+
+  /** Ends the writer thread, if any (graceful shutdown, after the last flush). */
+  async close(): Promise<void> {
+    await this.writer?.close();
+  }
 
   /**
    * Stores a batch with one multi-row INSERT per {@link INSERT_CHUNK} rows. Chunks of one batch
@@ -50,6 +63,20 @@ export class TrafficRepository {
    */
   async insertMany(rows: readonly NewTrafficRow[]): Promise<void> {
     if (rows.length === 0) return;
+    if (this.writer) {
+      const tuples: TrafficTuple[] = rows.map((r) => [
+        r.ts,
+        r.ip,
+        r.method,
+        r.path,
+        r.endpoint_group,
+        r.status,
+        r.duration_ms,
+        r.host ?? null,
+        r.user_id ?? null,
+      ]);
+      return this.writer.insert(tuples);
+    }
     const run = async (executor: Kysely<DB>) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         const chunk = rows.slice(i, i + INSERT_CHUNK);

@@ -14,6 +14,8 @@ export type DatabaseTarget =
 export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
+  /** The SQLite file (undefined for PostgreSQL and in-memory databases). */
+  file?: string;
   /** Closes every connection; safe to call twice. */
   close(): Promise<void>;
 }
@@ -39,7 +41,12 @@ export function openDatabase(target: DatabaseTarget): Database {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
-    return { db, dialect: 'sqlite', close: once(() => db.destroy()) };
+    return {
+      db,
+      dialect: 'sqlite',
+      ...(target.file === ':memory:' ? {} : { file: target.file }),
+      close: once(() => db.destroy()),
+    };
   }
   const pool = new pg.Pool({
     connectionString: target.url,
