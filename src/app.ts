@@ -23,7 +23,7 @@ import { SecuritySettingsService } from './modules/security/security-settings.se
 import { securityRoutes } from './modules/security/security.routes.js';
 import { TrackersRepository } from './modules/security/trackers.repository.js';
 import { TrackersService } from './modules/security/trackers.service.js';
-import { TrafficRepository } from './modules/monitoring/traffic.repository.js';
+import { SINGLE_ROW_INSERT, TrafficRepository } from './modules/monitoring/traffic.repository.js';
 import { trafficRoutes } from './modules/monitoring/traffic.routes.js';
 import { TrafficLogService } from './modules/monitoring/traffic.service.js';
 import { SqliteTrafficWriter } from './modules/monitoring/sqlite-traffic-writer.js';
@@ -93,7 +93,10 @@ export function buildServices(deps: AppDeps): Services {
     bans,
     trackers,
     traffic: new TrafficLogService(
-      new TrafficRepository(db, database.file ? new SqliteTrafficWriter(database.file) : undefined),
+      new TrafficRepository(
+        db,
+        database.file ? new SqliteTrafficWriter(database.file, SINGLE_ROW_INSERT) : undefined,
+      ),
       clock,
       deps.logger,
       {

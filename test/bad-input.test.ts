@@ -1,13 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import {
-  asBrowser,
-  createTestApp,
-  createUser,
-  describeEachDb,
-  login,
-  type Browser,
-  type TestApp,
-} from './helpers/test-app.js';
+import { asBrowser, appWithAdmin, describeEachDb, type Browser, type TestApp } from './helpers/test-app.js';
 
 /** Every public route of the foundation, with a browser session where it needs one. */
 const ROUTES: Array<{ method: 'POST' | 'GET'; url: string; session: boolean }> = [
@@ -34,9 +26,7 @@ describeEachDb('bad input gets a 4xx with a clear message, never a 500, and writ
   let t: TestApp;
   let b: Browser;
   beforeEach(async () => {
-    t = await createTestApp(dialect);
-    await createUser(t);
-    b = await login(t);
+    ({ t, admin: b } = await appWithAdmin(dialect));
   });
   afterEach(() => t.close());
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { hmacSha256Hex } from '../src/platform/crypto.js';
 import {
   asBrowser,
-  createTestApp,
+  appWithAdmin,
   createUser,
   describeEachDb,
   login,
@@ -18,9 +18,7 @@ describeEachDb('shield', (dialect) => {
   let t: TestApp;
   let admin: Browser;
   beforeEach(async () => {
-    t = await createTestApp(dialect);
-    await createUser(t);
-    admin = await login(t);
+    ({ t, admin } = await appWithAdmin(dialect));
   });
   afterEach(() => t.close());
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteTrafficWriter, type TrafficTuple } from '../src/modules/monitoring/sqlite-traffic-writer.js';
+import { SINGLE_ROW_INSERT } from '../src/modules/monitoring/traffic.repository.js';
 import { createTestDatabase, type TestDatabase } from './helpers/test-app.js';
 
 describe('SQLite traffic writer: rows written from a worker thread', () => {
@@ -15,7 +16,7 @@ describe('SQLite traffic writer: rows written from a worker thread', () => {
 
   it('stores every row with its values, across several transactions, and closes cleanly', async () => {
     t = await createTestDatabase('sqlite', mkdtempSync(join(tmpdir(), 'algodesk-tw-')));
-    writer = new SqliteTrafficWriter(t.database.file!);
+    writer = new SqliteTrafficWriter(t.database.file!, SINGLE_ROW_INSERT);
     const rows: TrafficTuple[] = Array.from({ length: 4_321 }, (_, i) => [
       i,
       '203.0.113.1',
@@ -45,7 +46,7 @@ describe('SQLite traffic writer: rows written from a worker thread', () => {
 
   it('rejects with the database error when a batch cannot be written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'algodesk-tw-'));
-    writer = new SqliteTrafficWriter(join(dir, 'empty.db')); // no traffic_log table
+    writer = new SqliteTrafficWriter(join(dir, 'empty.db'), SINGLE_ROW_INSERT); // no traffic_log table
     await expect(writer.insert([[1, 'a', 'GET', '/', 'g', 200, 1, null, null]])).rejects.toThrow(
       /traffic writer: no such table/,
     );

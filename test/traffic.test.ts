@@ -8,6 +8,7 @@ import {
 } from '../src/modules/monitoring/traffic.service.js';
 import {
   asBrowser,
+  appWithAdmin,
   createTestApp,
   createUser,
   describeEachDb,
@@ -360,9 +361,7 @@ describeEachDb('POST /security/ban-host', (dialect) => {
   let t: TestApp;
   let admin: Browser;
   beforeEach(async () => {
-    t = await createTestApp(dialect);
-    await createUser(t);
-    admin = await login(t);
+    ({ t, admin } = await appWithAdmin(dialect));
   });
   afterEach(() => t.close());
   const banHost = (host: string) =>

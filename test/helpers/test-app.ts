@@ -166,5 +166,15 @@ export async function login(
   return { cookie, csrf: (csrfRes.json() as { csrf_token: string }).csrf_token };
 }
 
+/** A test app whose first user (the administrator) is logged in. */
+export async function appWithAdmin(
+  dialect: Dialect,
+  opts: TestAppOptions = {},
+): Promise<{ t: TestApp; admin: Browser }> {
+  const t = await createTestApp(dialect, opts);
+  await createUser(t);
+  return { t, admin: await login(t) };
+}
+
 /** Headers of a state-changing request from a logged-in browser. */
 export const asBrowser = (b: Browser) => ({ cookie: b.cookie, 'x-csrf-token': b.csrf });

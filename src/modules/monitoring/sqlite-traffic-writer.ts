@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** A traffic row in column order: ts, ip, method, path, endpoint_group, status, duration_ms, host, user_id. */
+/** A traffic row's values, in the column order of the INSERT the writer is given. */
 export type TrafficTuple = [
   number,
   string,
@@ -33,7 +33,7 @@ let insertAll;
 // Prepared on first use, so a schema problem is reported for the batch instead of killing the thread.
 function prepare() {
   if (insertAll) return insertAll;
-  const insert = db.prepare('insert into traffic_log (ts, ip, method, path, endpoint_group, status, duration_ms, host, user_id) values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(workerData.sql);
   insertAll = db.transaction((rows) => { for (const r of rows) insert.run(r); });
   return insertAll;
 }
@@ -60,7 +60,11 @@ export class SqliteTrafficWriter {
   private seq = 0;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
 
-  constructor(private readonly file: string) {}
+  /** @param insertSql one-row INSERT with `?` placeholders (the repository's SINGLE_ROW_INSERT). */
+  constructor(
+    private readonly file: string,
+    private readonly insertSql: string,
+  ) {}
 
   insert(rows: TrafficTuple[]): Promise<void> {
     return this.send({ rows });
@@ -86,7 +90,10 @@ export class SqliteTrafficWriter {
   private start(): Worker {
     if (this.worker) return this.worker;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: this.file, driver } });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file: this.file, driver, sql: this.insertSql },
+    });
     worker.unref();
     worker.on('message', (m: { id: number; ok: boolean; error?: string }) => {
       const w = this.waiting.get(m.id);

@@ -22,7 +22,7 @@ export interface TrafficGroupStats {
   p95_ms: number;
 }
 
-/** Column order of {@link TrafficRepository.insertMany}'s statement and parameters. */
+/** Column order of every traffic INSERT and of {@link toTuple}. */
 const INSERT_COLUMNS = [
   'ts',
   'ip',
@@ -34,6 +34,24 @@ const INSERT_COLUMNS = [
   'host',
   'user_id',
 ] as const;
+
+/** A row's values in {@link INSERT_COLUMNS} order. */
+function toTuple(r: NewTrafficRow): TrafficTuple {
+  return [
+    r.ts,
+    r.ip,
+    r.method,
+    r.path,
+    r.endpoint_group,
+    r.status,
+    r.duration_ms,
+    r.host ?? null,
+    r.user_id ?? null,
+  ];
+}
+
+/** The one-row INSERT the SQLite writer thread prepares. */
+export const SINGLE_ROW_INSERT = `insert into traffic_log (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')})`;
 
 /** Rows per INSERT: 500 × 9 columns stays far below SQLite's and PostgreSQL's bind limits. */
 export const INSERT_CHUNK = 500;
@@ -57,47 +75,17 @@ export class TrafficRepository {
   /**
    * Stores a batch with one multi-row INSERT per {@link INSERT_CHUNK} rows. Chunks of one batch
    * share a transaction so a flush is stored whole or not at all (and SQLite commits once).
-   * The statement text is built once per row count and run as a compiled query: building a
-   * 500-row INSERT through the query builder on every flush cost ~10% of the CPU of a busy
-   * instance (every request is a row).
+   * With a SQLite writer the batch goes to its worker thread. Otherwise the statement text is
+   * built once per row count and run as a compiled query: building a 500-row INSERT through the
+   * query builder on every flush cost ~10% of the CPU of a busy instance (every row a request).
    */
   async insertMany(rows: readonly NewTrafficRow[]): Promise<void> {
     if (rows.length === 0) return;
-    if (this.writer) {
-      const tuples: TrafficTuple[] = rows.map((r) => [
-        r.ts,
-        r.ip,
-        r.method,
-        r.path,
-        r.endpoint_group,
-        r.status,
-        r.duration_ms,
-        r.host ?? null,
-        r.user_id ?? null,
-      ]);
-      return this.writer.insert(tuples);
-    }
+    if (this.writer) return this.writer.insert(rows.map(toTuple));
     const run = async (executor: Kysely<DB>) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         const chunk = rows.slice(i, i + INSERT_CHUNK);
-        const params: unknown[] = [];
-        for (const r of chunk) {
-          params.push(
-            r.ts,
-            r.ip,
-            r.method,
-            r.path,
-            r.endpoint_group,
-            r.status,
-            r.duration_ms,
-            r.host ?? null,
-            r.user_id ?? null,
-          );
-        }
-        await executor.executeQuery(CompiledQuery.raw(this.insertText(chunk.length), params));
-        // SQLite runs on this thread: let waiting requests through between chunks, so a big
-        // flush shows as several short pauses instead of one long stall.
-        if (i + INSERT_CHUNK < rows.length) await new Promise((r) => setImmediate(r));
+        await executor.executeQuery(CompiledQuery.raw(this.insertText(chunk.length), chunk.flatMap(toTuple)));
       }
     };
     if (rows.length <= INSERT_CHUNK) await run(this.db);
