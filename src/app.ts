@@ -27,6 +27,11 @@ import { SINGLE_ROW_INSERT, TrafficRepository } from './modules/monitoring/traff
 import { trafficRoutes } from './modules/monitoring/traffic.routes.js';
 import { TrafficLogService } from './modules/monitoring/traffic.service.js';
 import { SqliteTrafficWriter } from './modules/monitoring/sqlite-traffic-writer.js';
+import {
+  buildMarketAdminServices,
+  marketAdminRoutes,
+  type MarketAdminServices,
+} from './modules/market/market-admin.module.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -63,6 +68,8 @@ export interface Services {
   trackers: TrackersService;
   securitySettings: SecuritySettingsService;
   traffic: TrafficLogService;
+  /** Freeze quantities, holidays, timings (market data issue). */
+  marketAdmin: MarketAdminServices;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -92,6 +99,7 @@ export function buildServices(deps: AppDeps): Services {
   return {
     bans,
     trackers,
+    marketAdmin: buildMarketAdminServices({ db, clock, bus: deps.bus, logger: deps.logger }),
     traffic: new TrafficLogService(
       new TrafficRepository(
         db,
@@ -220,6 +228,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     apiKeyRoutes(web, { apiKeys: services.apiKeys, guard });
     securityRoutes(web, { services, guard, rateLimit: adminLimit, clock: deps.clock });
     trafficRoutes(web, { traffic: services.traffic, guard, rateLimit: adminLimit });
+    await web.register(async (s) =>
+      marketAdminRoutes(s as unknown as App, {
+        services: services.marketAdmin,
+        guard,
+        rateLimit: adminLimit,
+        uploadRateLimit: limit('freeze-upload', limits.heavy),
+      }),
+    );
   });
   // The `/api/v1` surface: API key in the body, no cookies.
   await app.register(async (scope) => {
@@ -239,6 +255,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   sweep.unref();
   services.trackers.start();
   services.traffic.start();
+  await services.marketAdmin.start();
   app.addHook('onClose', async () => {
     clearInterval(sweep);
     await services.trackers.stop();

@@ -120,7 +120,79 @@ export interface TrafficLogTable {
   user_id: number | null;
 }
 
+export interface ContractImportsTable {
+  id: Id;
+  broker: string;
+  source: string;
+  /** `pending` | `downloading` | `success` | `error`. */
+  status: string;
+  started_at: number;
+  finished_at: number | null;
+  row_count: number;
+  skipped_count: number;
+  summary: string | null;
+  message: string | null;
+}
+
+export interface InstrumentsTable {
+  id: Id;
+  /** The `contract_imports.id` that wrote the row; only the live generation is read. */
+  generation: number;
+  symbol: string;
+  brsymbol: string;
+  name: string;
+  exchange: string;
+  brexchange: string;
+  token: string;
+  expiry: string | null;
+  expiry_date: string | null;
+  strike: number | null;
+  lotsize: number;
+  instrumenttype: string;
+  tick_size: number;
+  underlying: string | null;
+  search_key: string;
+}
+
+export interface QtyFreezeTable {
+  id: Id;
+  exchange: string;
+  symbol: string;
+  freeze_qty: number;
+}
+
+export interface MarketHolidaysTable {
+  id: Id;
+  holiday_date: string;
+  description: string;
+  holiday_type: string;
+  year: number;
+}
+
+export interface MarketHolidayExchangesTable {
+  id: Id;
+  holiday_id: number;
+  exchange_code: string;
+  is_open: DbBool;
+  start_time: number | null;
+  end_time: number | null;
+}
+
+export interface MarketTimingsTable {
+  id: Id;
+  exchange: string;
+  start_time: string;
+  end_time: string;
+  updated_at: number;
+}
+
 export interface DB {
+  contract_imports: ContractImportsTable;
+  instruments: InstrumentsTable;
+  qty_freeze: QtyFreezeTable;
+  market_holidays: MarketHolidaysTable;
+  market_holiday_exchanges: MarketHolidayExchangesTable;
+  market_timings: MarketTimingsTable;
   traffic_log: TrafficLogTable;
   ip_bans: IpBansTable;
   error_404_tracker: Error404TrackerTable;
