@@ -32,6 +32,13 @@ import {
   marketAdminRoutes,
   type MarketAdminServices,
 } from './modules/market/market-admin.module.js';
+import {
+  buildMarketServices,
+  marketApiRoutes,
+  marketSessionRoutes,
+  startMarketServices,
+  type MarketServices,
+} from './modules/market/market.module.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -70,6 +77,8 @@ export interface Services {
   traffic: TrafficLogService;
   /** Freeze quantities, holidays, timings (market data issue). */
   marketAdmin: MarketAdminServices;
+  /** Master contract, instrument index and search (market data issue). */
+  market: MarketServices;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -96,10 +105,19 @@ export function buildServices(deps: AppDeps): Services {
     clock,
     deps.logger,
   );
+  const marketAdmin = buildMarketAdminServices({ db, clock, bus: deps.bus, logger: deps.logger });
   return {
     bans,
     trackers,
-    marketAdmin: buildMarketAdminServices({ db, clock, bus: deps.bus, logger: deps.logger }),
+    marketAdmin,
+    market: buildMarketServices({
+      db,
+      config,
+      clock,
+      bus: deps.bus,
+      logger: deps.logger,
+      freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
+    }),
     traffic: new TrafficLogService(
       new TrafficRepository(
         db,
@@ -228,6 +246,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     apiKeyRoutes(web, { apiKeys: services.apiKeys, guard });
     securityRoutes(web, { services, guard, rateLimit: adminLimit, clock: deps.clock });
     trafficRoutes(web, { traffic: services.traffic, guard, rateLimit: adminLimit });
+    marketSessionRoutes(web, { market: services.market, config, guard, rateLimit: adminLimit, logger });
     await web.register(async (s) =>
       marketAdminRoutes(s as unknown as App, {
         services: services.marketAdmin,
@@ -241,6 +260,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   await app.register(async (scope) => {
     const api = scope as unknown as App;
     pingRoutes(api, { apiKeyGuard, rateLimit: apiLimit, activeBroker: () => null });
+    marketApiRoutes(api, { market: services.market, apiKeyGuard, rateLimit: apiLimit });
   });
 
   // Expired sessions, bans past their retention and closed tracker windows are deleted here;
@@ -256,10 +276,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   services.trackers.start();
   services.traffic.start();
   await services.marketAdmin.start();
+  startMarketServices(services.market);
   app.addHook('onClose', async () => {
     clearInterval(sweep);
     await services.trackers.stop();
     await services.traffic.stop();
+    services.market.contracts.stop();
+    await services.market.contracts.whenIdle();
   });
 
   return { app, services };

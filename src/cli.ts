@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+import { createReadStream, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Presets, SingleBar } from 'cli-progress';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
 import { ConfigError, ensureInstallSecrets, loadConfig } from './config.js';
@@ -7,6 +10,7 @@ import { openRuntime, type Runtime } from './runtime.js';
 import { buildServices } from './app.js';
 import { createLogger } from './platform/logger.js';
 import { toPublicUser } from './modules/auth/users.service.js';
+import { brokerIds, getFormat } from './modules/market/importers/index.js';
 
 /**
  * The `algodesk` command. Every failure ends with a one-line message on stderr and a non-zero
@@ -105,6 +109,55 @@ export function buildCli(): Command {
         if (row === undefined) throw new Error(`no user named "${opts.username}"`);
         const { apikey: key } = await s.apiKeys.regenerate(toPublicUser(row).id);
         console.log(key);
+      });
+    });
+
+  const contracts = program.command('contracts').description('master contracts (instrument masters)');
+  contracts
+    .command('import')
+    .description("import a broker's instrument file (plain or .gz) as the live master contract")
+    .requiredOption('--broker <broker>', `file format: ${brokerIds().join(', ')}`)
+    .requiredOption('--file <path>', 'the instrument file, e.g. instruments.csv or complete.csv.gz')
+    .option('--json', 'print the summary as JSON')
+    .action(async (opts: { broker: string; file: string; json?: boolean }) => {
+      const format = getFormat(opts.broker.toLowerCase());
+      if (!format) throw new Error(`unknown broker "${opts.broker}" (known: ${brokerIds().join(', ')})`);
+      const size = statSync(opts.file).size;
+      await withServices(async (s) => {
+        const bar =
+          process.stderr.isTTY && !opts.json
+            ? new SingleBar(
+                {
+                  format: 'importing [{bar}] {percentage}% | {rows} rows | {skipped} skipped',
+                  hideCursor: true,
+                },
+                Presets.shades_classic,
+              )
+            : null;
+        bar?.start(size, 0, { rows: 0, skipped: 0 });
+        const id = await s.market.imports.begin(format.broker, basename(opts.file), 'pending');
+        let summary;
+        try {
+          summary = await s.market.imports.run(id, format, createReadStream(opts.file), (p) =>
+            bar?.update(p.bytes, { rows: p.rows, skipped: p.skipped }),
+          );
+        } finally {
+          bar?.stop();
+        }
+        if (opts.json) return console.log(JSON.stringify(summary, null, 2));
+        console.log(
+          `imported ${summary.rows} instruments from ${basename(opts.file)} (${opts.broker}) in ${(summary.duration_ms / 1000).toFixed(1)} s; ${summary.skipped} rows skipped`,
+        );
+        for (const [exchange, types] of Object.entries(summary.by_exchange).sort())
+          console.log(
+            `  ${exchange.padEnd(10)} ${Object.entries(types)
+              .sort()
+              .map(([t, n]) => `${t} ${n}`)
+              .join(', ')}`,
+          );
+        const reasons = Object.entries(summary.skipped_by_reason).sort((a, b) => b[1] - a[1]);
+        if (reasons.length) console.log('skipped:');
+        for (const [reason, n] of reasons) console.log(`  ${String(n).padStart(7)}  ${reason}`);
       });
     });
 

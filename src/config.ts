@@ -51,7 +51,25 @@ export interface Config {
   disableBanCheck: boolean;
   /** Days of traffic log kept (`TRAFFIC_RETENTION_DAYS`, default 30). */
   trafficRetentionDays: number;
+  /**
+   * Broker whose published master contract `POST /api/master-contract/download` fetches
+   * (`MASTER_CONTRACT_BROKER`: zerodha or upstox; unset = the request must name one).
+   */
+  masterContractBroker: string | undefined;
+  /**
+   * Origin the master contract is downloaded from instead of the broker's published one
+   * (`MASTER_CONTRACT_BASE_URL`; tests and mirrors).
+   */
+  masterContractBaseUrl: string | undefined;
+  /**
+   * `INSTRUMENT_INDEX` (default true): keep the instrument index in memory (about 100 MB for
+   * 200k instruments). false answers every search from the database.
+   */
+  instrumentIndex: boolean;
 }
+
+/** Brokers whose master-contract file the service can download and import. */
+export const MASTER_CONTRACT_BROKERS = ['zerodha', 'upstox'];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -123,6 +141,15 @@ export function loadConfig(
     serviceName: 'algodesk',
     disableBanCheck: check('UNSAFE_DISABLE_BAN_CHECK', false, parseBoolean),
     trafficRetentionDays: check('TRAFFIC_RETENTION_DAYS', 30, (raw) => parseInteger(raw, 1, 3650)),
+    masterContractBroker: check('MASTER_CONTRACT_BROKER', undefined, (raw) => {
+      if (!MASTER_CONTRACT_BROKERS.includes(raw.toLowerCase()))
+        throw new Error(`must be one of ${MASTER_CONTRACT_BROKERS.join(', ')}`);
+      return raw.toLowerCase();
+    }),
+    masterContractBaseUrl: check('MASTER_CONTRACT_BASE_URL', undefined, (raw) =>
+      parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
+    ),
+    instrumentIndex: check('INSTRUMENT_INDEX', true, parseBoolean),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

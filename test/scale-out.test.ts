@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,8 @@ import {
   type TestApp,
   type TestDatabase,
 } from './helpers/test-app.js';
+import { importContract } from './helpers/contracts.js';
+import { sharedData } from './helpers/shared-data.js';
 
 /** Two instances of the service on one database and one Redis, as a scaled-out install runs. */
 describeEachDb('scale-out: API-key revocation reaches every instance through Redis', (dialect) => {
@@ -116,5 +118,28 @@ describeEachDb('scale-out: API-key revocation reaches every instance through Red
       await a.services.bans.unban(ip);
       expect(await eventually(404)).toBe(404);
     },
+  );
+
+  it.skipIf(redisUrl === '')(
+    'a master-contract import on instance A rebuilds the instrument index on instance B',
+    async () => {
+      const [a, b] = await twoInstances();
+      await b.services.market.contracts.whenIdle();
+      expect(b.services.market.contracts.indexReady).toBe(false); // no contract yet
+      const summary = await importContract(
+        a,
+        'zerodha',
+        readFileSync(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv')),
+      );
+      let ready = false;
+      for (let i = 0; i < 200 && !ready; i++) {
+        await b.services.market.contracts.whenIdle();
+        ready = b.services.market.contracts.indexSize === summary.rows;
+        if (!ready) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(ready).toBe(true);
+      expect(await b.services.market.contracts.get('SBIN', 'NSE')).toMatchObject({ token: '779521' });
+    },
+    30_000,
   );
 });

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
  * every file and its row counts). `ALGODESK_SHARED_DATA` overrides the location.
  */
 export const SHARED_DATA =
-  process.env.ALGODESK_SHARED_DATA ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data');
+  process.env.ALGODESK_SHARED_DATA ??
+  resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/data');
 
 /** Absolute path of a shared data file; throws a clear error when the folder is missing. */
 export function sharedData(...parts: string[]): string {

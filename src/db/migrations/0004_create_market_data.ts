@@ -27,6 +27,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['status', 'id'])
     .execute();
 
+  // (symbol, exchange) is unique within a generation: an order names exactly one contract.
   await withId(db, db.schema.createTable('instruments'))
     .addColumn('generation', 'bigint', (c) => c.notNull())
     .addColumn('symbol', 'varchar(64)', (c) => c.notNull())
@@ -51,6 +52,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createIndex('instruments_symbol_idx')
     .on('instruments')
     .columns(['generation', 'symbol', 'exchange'])
+    .unique()
     .execute();
   await db.schema
     .createIndex('instruments_brsymbol_idx')

@@ -12,13 +12,13 @@ export interface Instrument {
   symbol: string;
   /** The broker's trading symbol. */
   brsymbol: string;
-  /** Company or contract name; for derivatives the underlying. */
+  /** Company or index name as the broker lists it (may be empty); for derivatives the underlying. */
   name: string;
-  /** Canonical exchange: NSE, BSE, NFO, BFO, CDS, BCD, MCX, NSE_INDEX, BSE_INDEX, … */
+  /** Canonical exchange: NSE, BSE, NFO, BFO, CDS, BCD, MCX, NCO, NSE_INDEX, BSE_INDEX. */
   exchange: string;
   /** The broker's exchange or segment code (`NSE_FO`, `NFO`, …). */
   brexchange: string;
-  /** The broker's instrument token (what its order and data APIs take). */
+  /** The broker's instrument token (Kite `instrument_token`, Upstox `instrument_key`). */
   token: string;
   /** `DD-MMM-YY` upper-case (`30-DEC-25`), null for cash and indices. */
   expiry: string | null;
@@ -26,24 +26,35 @@ export interface Instrument {
   expiryDate: string | null;
   /** Strike price for options, null otherwise. */
   strike: number | null;
+  /** Lot size as the broker states it (≥ 1); 0 for indices. */
   lotsize: number;
   /** EQ, INDEX, FUT, CE, PE (canonical instrument types). */
   instrumenttype: string;
-  /** Tick size in rupees. */
+  /** Tick size in rupees (> 0; 0 for indices). */
   tickSize: number;
-  /** Underlying base symbol of a derivative (`NIFTY`, `SBIN`), null for cash. */
+  /** Underlying base symbol of a derivative (`NIFTY`, `SBIN`), null for cash and indices. */
   underlying: string | null;
 }
 
-/** What a master-contract parser yields: an instrument, or a line it could not use and why. */
+/**
+ * What a master-contract parser yields: an instrument, or a line it could not use and why
+ * (`line` is 1-based and counts the header; `reason` is short: `bad expiry 2026-13-01`).
+ */
 export type ParsedItem = { kind: 'row'; row: Instrument } | { kind: 'skip'; line: number; reason: string };
 
-/** A broker's master-contract file format. */
+/** A broker's master-contract file format (the parsers live in `importers/`). */
 export interface MasterContractFormat {
   /** Broker id as used on the command line (`zerodha`, `upstox`, …). */
   broker: string;
-  /** The broker's published download URL(s) relative to a configurable base. */
-  downloadPaths: string[];
-  /** Whether a downloaded/imported file is gzip-compressed (by name or magic bytes is decided by the caller). */
+  /**
+   * Streams the canonical instruments of one master file. `input` is the plain (already
+   * gunzipped) file; downloading and decompressing are the caller's.
+   *
+   * - Throws before yielding anything when the file is empty or its header is not this format's.
+   * - A line it cannot use is yielded as a `skip` with a short reason; parsing goes on.
+   * - An error of `input` (truncated gzip, I/O) or an unreadable CSV structure (a quote never
+   *   closed) rejects the iteration: the caller must abort the import.
+   * - Canonical (symbol, exchange) pairs are unique within one file.
+   */
   parse(input: NodeJS.ReadableStream | AsyncIterable<Buffer | string>): AsyncIterable<ParsedItem>;
 }

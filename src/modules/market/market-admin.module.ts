@@ -6,16 +6,38 @@ import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { SessionGuard } from '../auth/session.guard.js';
-
-// SCAFFOLD (market data issue): the freeze-quantity, holiday and timing services and the
-// `/admin/api/{freeze,holidays,timings,stats}` routes are being written in this module.
+import { FreezeRepository } from './freeze.repository.js';
+import { FreezeService } from './freeze.service.js';
+import { HolidaysRepository } from './holidays.repository.js';
+import { HolidaysService } from './holidays.service.js';
+import { registerMarketAdminRoutes } from './market-admin.routes.js';
+import { TimingsRepository } from './timings.repository.js';
+import { MarketCalendar, TimingsService, type ExchangeSession } from './timings.service.js';
 
 /** Freeze quantities, holidays and timings: what the order and sandbox code consult. */
 export interface MarketAdminServices {
-  /** Freeze quantity for an F&O underlying on an exchange, or null when none is configured. */
+  /**
+   * Freeze quantity for an F&O underlying on an exchange (NFO, BFO, CDS, BCD, MCX), or null when
+   * none is configured. Synchronous: served from memory, reloaded on every change on any instance.
+   */
   freezeQty(exchange: string, underlying: string): number | null;
-  /** Loads caches and seeds timings/holidays when their tables are empty. */
+  /**
+   * Whether `exchange` is in session at `instant` (epoch ms): weekends, holidays, special sessions
+   * and per-exchange timings in IST. NSE_INDEX/BSE_INDEX/MCX_INDEX follow NSE/BSE/MCX; an
+   * exchange without a timing is never open. Synchronous (memory).
+   */
+  isMarketOpen(exchange: string, instant: number): boolean;
+  /** The session of one exchange on an IST date (`YYYY-MM-DD`); undefined for an unknown exchange. */
+  sessionOn(exchange: string, date: string): ExchangeSession | undefined;
+  /** Every exchange's session on an IST date (`YYYY-MM-DD`). */
+  sessionsOn(date: string): ExchangeSession[];
+  /** Seeds timings and holidays when their tables are empty, then loads the caches. */
   start(): Promise<void>;
+  /** The parts, for the admin routes. */
+  readonly freeze: FreezeService;
+  readonly holidays: HolidaysService;
+  readonly timings: TimingsService;
+  readonly calendar: MarketCalendar;
 }
 
 export interface MarketAdminDeps {
@@ -26,8 +48,26 @@ export interface MarketAdminDeps {
 }
 
 export function buildMarketAdminServices(deps: MarketAdminDeps): MarketAdminServices {
-  void deps;
-  return { freezeQty: () => null, start: () => Promise.resolve() };
+  const { db, clock, bus, logger } = deps;
+  const freeze = new FreezeService(new FreezeRepository(db), bus, logger);
+  const holidays = new HolidaysService(new HolidaysRepository(db), clock, bus, logger);
+  const timings = new TimingsService(new TimingsRepository(db), clock, bus, logger);
+  const calendar = new MarketCalendar(timings, holidays);
+  return {
+    freeze,
+    holidays,
+    timings,
+    calendar,
+    freezeQty: (exchange, underlying) => freeze.freezeQty(exchange, underlying),
+    isMarketOpen: (exchange, instant) => calendar.isMarketOpen(exchange, instant),
+    sessionOn: (exchange, date) => calendar.sessionOn(exchange, date),
+    sessionsOn: (date) => calendar.sessionsOn(date),
+    async start() {
+      await timings.start();
+      await holidays.start();
+      await freeze.start();
+    },
+  };
 }
 
 export interface MarketAdminRouteDeps {
@@ -41,7 +81,5 @@ export interface MarketAdminRouteDeps {
 
 /** `/admin/api/{freeze,holidays,timings,stats}`; registered in its own scope (multipart). */
 export async function marketAdminRoutes(app: App, deps: MarketAdminRouteDeps): Promise<void> {
-  void app;
-  void deps;
-  return Promise.resolve();
+  await registerMarketAdminRoutes(app, deps);
 }

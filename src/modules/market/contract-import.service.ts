@@ -1,0 +1,230 @@
+import { pipeline, Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { Logger } from 'pino';
+import { badRequest, AppError } from '../../platform/errors.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Instrument, MasterContractFormat } from './instrument.js';
+import type { ContractsService } from './contracts.service.js';
+import type { ContractImportRow, InstrumentsRepository } from './instruments.repository.js';
+
+/** Rows buffered before one write: bounded memory whatever the file size. */
+const WRITE_BATCH = 2000;
+/** An import unfinished after this long belongs to a process that died. */
+const STALE_IMPORT_MS = 30 * 60_000;
+/** Skip examples kept in the summary (the counts by reason are complete). */
+const SKIP_EXAMPLES = 20;
+/** Distinct skip reasons kept; rarer ones are counted under "other". */
+const SKIP_REASONS = 50;
+
+export interface ImportSummary {
+  import_id: number;
+  broker: string;
+  rows: number;
+  skipped: number;
+  duration_ms: number;
+  /** Rows per canonical exchange and instrument type. */
+  by_exchange: Record<string, Record<string, number>>;
+  /** Skipped rows per reason. */
+  skipped_by_reason: Record<string, number>;
+  skipped_examples: { line: number; reason: string }[];
+}
+
+export interface ImportProgress {
+  /** Bytes of the (compressed) input read so far. */
+  bytes: number;
+  rows: number;
+  skipped: number;
+}
+
+/**
+ * The bytes of a plain or gzip-compressed input (gzip recognised by its magic bytes), with
+ * backpressure and errors (a truncated gzip) passed through to the reader.
+ */
+export async function* decompressed(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const it = input[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) return;
+  const head = first.value;
+  const all = (async function* () {
+    yield head;
+    for (let n = await it.next(); !n.done; n = await it.next()) yield n.value;
+  })();
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    const gunzip = createGunzip();
+    pipeline(Readable.from(all), gunzip, () => {});
+    yield* gunzip as AsyncIterable<Buffer>;
+  } else yield* all;
+}
+
+/** Passes chunks through, reporting the running byte count (progress of a file or download). */
+export async function* counted(
+  input: AsyncIterable<Buffer>,
+  onBytes: (n: number) => void,
+): AsyncGenerator<Buffer> {
+  let n = 0;
+  for await (const chunk of input) {
+    n += chunk.length;
+    onBytes(n);
+    yield chunk;
+  }
+}
+
+/**
+ * Master-contract import: stream → parser → batched inserts under a new generation → one
+ * UPDATE makes it live → every instance rebuilds its index. A failure at any point (bad file,
+ * truncated download, database error) marks the run failed and deletes its rows; the previous
+ * contract stays live throughout.
+ */
+export class ContractImportService {
+  private running: number | null = null;
+
+  constructor(
+    private readonly repo: InstrumentsRepository,
+    private readonly contracts: ContractsService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Whether this instance is importing now. */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Claims the single import slot of this instance (409 when taken). */
+  async begin(broker: string, source: string, status: 'pending' | 'downloading'): Promise<number> {
+    if (this.running !== null)
+      throw new AppError(409, 'import_running', 'A master contract import is already running');
+    this.running = -1;
+    try {
+      this.running = await this.repo.startImport(broker, source, status, this.clock.now());
+      return this.running;
+    } catch (err) {
+      this.running = null;
+      throw err;
+    }
+  }
+
+  /** Imports `input` (plain or gzip bytes) as `format` under the import run `id` from `begin`. */
+  async run(
+    id: number,
+    format: MasterContractFormat,
+    input: AsyncIterable<Buffer>,
+    onProgress?: (p: ImportProgress) => void,
+  ): Promise<ImportSummary> {
+    const t0 = performance.now();
+    const summary: ImportSummary = {
+      import_id: id,
+      broker: format.broker,
+      rows: 0,
+      skipped: 0,
+      duration_ms: 0,
+      by_exchange: {},
+      skipped_by_reason: {},
+      skipped_examples: [],
+    };
+    const progress: ImportProgress = { bytes: 0, rows: 0, skipped: 0 };
+    const skip = (line: number, reason: string) => {
+      summary.skipped++;
+      const known = reason in summary.skipped_by_reason;
+      const key = known || Object.keys(summary.skipped_by_reason).length < SKIP_REASONS ? reason : 'other';
+      summary.skipped_by_reason[key] = (summary.skipped_by_reason[key] ?? 0) + 1;
+      if (summary.skipped_examples.length < SKIP_EXAMPLES) summary.skipped_examples.push({ line, reason });
+    };
+    try {
+      const seen = new Set<string>();
+      let batch: Instrument[] = [];
+      let line = 0;
+      for await (const item of format.parse(decompressed(counted(input, (n) => (progress.bytes = n))))) {
+        if (item.kind === 'skip') {
+          skip(item.line, item.reason);
+          continue;
+        }
+        line++;
+        const r = item.row;
+        const k = `${r.symbol}\u0000${r.exchange}`;
+        if (seen.has(k)) {
+          skip(line, `duplicate symbol ${r.symbol} on ${r.exchange}`);
+          continue;
+        }
+        seen.add(k);
+        const byType = (summary.by_exchange[r.exchange] ??= {});
+        byType[r.instrumenttype] = (byType[r.instrumenttype] ?? 0) + 1;
+        summary.rows++;
+        batch.push(r);
+        if (batch.length >= WRITE_BATCH) {
+          await this.repo.insertBatch(id, batch);
+          batch = [];
+          progress.rows = summary.rows;
+          progress.skipped = summary.skipped;
+          onProgress?.(progress);
+        }
+      }
+      if (batch.length) await this.repo.insertBatch(id, batch);
+      if (summary.rows === 0) throw badRequest('The file holds no instrument the importer could read');
+      summary.duration_ms = Math.round(performance.now() - t0);
+      progress.rows = summary.rows;
+      progress.skipped = summary.skipped;
+      onProgress?.(progress);
+      await this.repo.finishImport(
+        id,
+        { rows: summary.rows, skipped: summary.skipped, summary },
+        this.clock.now(),
+      );
+      this.logger.info(
+        {
+          importId: id,
+          broker: format.broker,
+          rows: summary.rows,
+          skipped: summary.skipped,
+          ms: summary.duration_ms,
+        },
+        'master contract imported',
+      );
+      this.contracts.announce(id);
+      await this.repo.purge(this.clock.now(), STALE_IMPORT_MS);
+      return summary;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      summary.duration_ms = Math.round(performance.now() - t0);
+      this.logger.warn(
+        { importId: id, broker: format.broker, err: message },
+        'master contract import failed',
+      );
+      await this.repo
+        .failImport(id, message, { rows: summary.rows, skipped: summary.skipped, summary }, this.clock.now())
+        .catch((e: unknown) => this.logger.error({ err: e }, 'could not record the failed import'));
+      throw err instanceof AppError ? err : new AppError(400, 'import_failed', `Import failed: ${message}`);
+    } finally {
+      this.running = null;
+    }
+  }
+
+  /**
+   * Records a run that failed before or outside `run` (the download could not start) and frees
+   * the import slot; a run `run` already recorded is left as it is.
+   */
+  async abandon(id: number, err: unknown): Promise<void> {
+    if (this.running === id) this.running = null;
+    const message = err instanceof Error ? err.message : String(err);
+    const row = await this.repo.getImport(id).catch(() => undefined);
+    if (row && (row.status === 'pending' || row.status === 'downloading')) {
+      this.logger.warn({ importId: id, err: message }, 'master contract download failed');
+      await this.repo
+        .failImport(id, message, { rows: 0, skipped: 0, summary: null }, this.clock.now())
+        .catch((e: unknown) => this.logger.error({ err: e }, 'could not record the failed import'));
+    }
+  }
+
+  liveGeneration(): Promise<number | null> {
+    return this.repo.liveGeneration();
+  }
+
+  /** Marks interrupted runs failed and drops rows of dead generations (startup). */
+  purge(): Promise<void> {
+    return this.repo.purge(this.clock.now(), STALE_IMPORT_MS);
+  }
+
+  latest(): Promise<ContractImportRow | undefined> {
+    return this.repo.latestImport();
+  }
+}

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { brokerIds, getFormat, masterContractFormats } from './index.js';
+
+describe('the importer registry lists one format per broker id', () => {
+  it('finds formats by broker id', () => {
+    expect(getFormat('zerodha')?.broker).toBe('zerodha');
+    expect(getFormat('upstox')?.broker).toBe('upstox');
+    expect(getFormat('fyers')?.broker).toBe('fyers');
+    for (const [id, format] of Object.entries(masterContractFormats)) expect(format.broker).toBe(id);
+  });
+
+  it('lists the broker ids sorted', () => {
+    expect(brokerIds()).toEqual(['fyers', 'upstox', 'zerodha']);
+  });
+
+  it.each(['', 'Zerodha', 'angel', 'constructor', '__proto__', 'toString'])('has no format for %j', (id) => {
+    expect(getFormat(id)).toBeUndefined();
+  });
+});

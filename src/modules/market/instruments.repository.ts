@@ -1,0 +1,404 @@
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { isPostgres } from '../../platform/db/database.js';
+import type { Instrument } from './instrument.js';
+import type { InstrumentEntry, SearchResult } from './instrument-index.js';
+import { searchKey, type FnoFilters, type SearchTerm } from './search-rules.js';
+
+export type ImportStatus = 'pending' | 'downloading' | 'success' | 'error';
+
+export interface ContractImportRow {
+  id: number;
+  broker: string;
+  source: string;
+  status: ImportStatus;
+  started_at: number;
+  finished_at: number | null;
+  row_count: number;
+  skipped_count: number;
+  summary: string | null;
+  message: string | null;
+}
+
+/** Rows per multi-row INSERT: 15 parameters each, under both dialects' parameter limits. */
+const INSERT_BATCH = 1000;
+/** Rows per DELETE when a generation is dropped, so no statement holds the write lock long. */
+const DELETE_BATCH = 5000;
+
+type Row = {
+  id: number;
+  symbol: string;
+  brsymbol: string;
+  name: string;
+  exchange: string;
+  brexchange: string;
+  token: string;
+  expiry: string | null;
+  expiry_date: string | null;
+  strike: number | null;
+  lotsize: number;
+  instrumenttype: string;
+  tick_size: number;
+  underlying: string | null;
+  search_key: string;
+};
+
+const COLUMNS = [
+  'id',
+  'symbol',
+  'brsymbol',
+  'name',
+  'exchange',
+  'brexchange',
+  'token',
+  'expiry',
+  'expiry_date',
+  'strike',
+  'lotsize',
+  'instrumenttype',
+  'tick_size',
+  'underlying',
+  'search_key',
+] as const;
+
+export function toEntry(r: Row): InstrumentEntry {
+  return {
+    id: Number(r.id),
+    symbol: r.symbol,
+    brsymbol: r.brsymbol,
+    name: r.name,
+    exchange: r.exchange,
+    brexchange: r.brexchange,
+    token: r.token,
+    expiry: r.expiry,
+    expiryDate: r.expiry_date,
+    strike: r.strike === null ? null : Number(r.strike),
+    lotsize: Number(r.lotsize),
+    instrumenttype: r.instrumenttype,
+    tickSize: Number(r.tick_size),
+    underlying: r.underlying,
+    key: r.search_key,
+  };
+}
+
+/** `%`, `_` and `\` are literal in a search term. */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The master contract in the database: import runs (`contract_imports`) and the instruments of
+ * each generation. The live contract is the newest successful import; an import writes its rows
+ * under its own id and becomes live only when it succeeds, so a failed import leaves the
+ * previous contract in place, and no statement holds a long write lock.
+ */
+export class InstrumentsRepository {
+  private readonly pg: boolean;
+  constructor(private readonly db: Kysely<DB>) {
+    this.pg = isPostgres(db);
+  }
+
+  /** Records a new import run; its id is the generation its rows carry. */
+  async startImport(broker: string, source: string, status: ImportStatus, now: number): Promise<number> {
+    const row = await this.db
+      .insertInto('contract_imports')
+      .values({
+        broker,
+        source: source.slice(0, 512),
+        status,
+        started_at: now,
+        row_count: 0,
+        skipped_count: 0,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+
+  async setStatus(id: number, status: ImportStatus): Promise<void> {
+    await this.db.updateTable('contract_imports').set({ status }).where('id', '=', id).execute();
+  }
+
+  async insertBatch(generation: number, rows: Instrument[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+      await this.db
+        .insertInto('instruments')
+        .values(
+          rows.slice(i, i + INSERT_BATCH).map((r) => ({
+            generation,
+            symbol: r.symbol,
+            brsymbol: r.brsymbol,
+            name: r.name,
+            exchange: r.exchange,
+            brexchange: r.brexchange,
+            token: r.token,
+            expiry: r.expiry,
+            expiry_date: r.expiryDate,
+            strike: r.strike,
+            lotsize: r.lotsize,
+            instrumenttype: r.instrumenttype,
+            tick_size: r.tickSize,
+            underlying: r.underlying,
+            search_key: searchKey(r),
+          })),
+        )
+        .execute();
+    }
+  }
+
+  /** Makes the import live: the one UPDATE that switches every reader to the new generation. */
+  async finishImport(
+    id: number,
+    result: { rows: number; skipped: number; summary: unknown },
+    now: number,
+  ): Promise<void> {
+    await this.db
+      .updateTable('contract_imports')
+      .set({
+        status: 'success',
+        finished_at: now,
+        row_count: result.rows,
+        skipped_count: result.skipped,
+        summary: JSON.stringify(result.summary),
+        message: null,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async failImport(
+    id: number,
+    message: string,
+    result: { rows: number; skipped: number; summary: unknown },
+    now: number,
+  ): Promise<void> {
+    await this.db
+      .updateTable('contract_imports')
+      .set({
+        status: 'error',
+        finished_at: now,
+        message: message.slice(0, 1024),
+        row_count: result.rows,
+        skipped_count: result.skipped,
+        summary: result.summary === null ? null : JSON.stringify(result.summary),
+      })
+      .where('id', '=', id)
+      .execute();
+    await this.deleteGeneration(id);
+  }
+
+  /** Deletes a generation's rows in bounded batches. */
+  async deleteGeneration(generation: number): Promise<void> {
+    for (;;) {
+      const res = await this.db
+        .deleteFrom('instruments')
+        .where('id', 'in', (qb) =>
+          qb.selectFrom('instruments').select('id').where('generation', '=', generation).limit(DELETE_BATCH),
+        )
+        .executeTakeFirst();
+      if (Number(res.numDeletedRows) < DELETE_BATCH) return;
+    }
+  }
+
+  /**
+   * Drops every generation that is neither live nor being written by a recent import; imports
+   * left unfinished longer than `staleMs` (a crashed process) are marked failed first.
+   */
+  async purge(now: number, staleMs: number): Promise<void> {
+    await this.db
+      .updateTable('contract_imports')
+      .set({
+        status: 'error',
+        finished_at: now,
+        message: 'interrupted (the process stopped during the import)',
+      })
+      .where('status', 'in', ['pending', 'downloading'])
+      .where('started_at', '<', now - staleMs)
+      .execute();
+    const live = await this.liveGeneration();
+    const rows = await this.db.selectFrom('instruments').select('generation').distinct().execute();
+    const running = new Set(
+      (
+        await this.db
+          .selectFrom('contract_imports')
+          .select('id')
+          .where('status', 'in', ['pending', 'downloading'])
+          .execute()
+      ).map((r) => Number(r.id)),
+    );
+    for (const { generation } of rows) {
+      const g = Number(generation);
+      if (g !== live && !running.has(g)) await this.deleteGeneration(g);
+    }
+  }
+
+  async liveGeneration(): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('contract_imports')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .where('status', '=', 'success')
+      .executeTakeFirst();
+    return row?.id === null || row?.id === undefined ? null : Number(row.id);
+  }
+
+  async latestImport(): Promise<ContractImportRow | undefined> {
+    const row = await this.db
+      .selectFrom('contract_imports')
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? ({ ...row, id: Number(row.id) } as ContractImportRow) : undefined;
+  }
+
+  async getImport(id: number): Promise<ContractImportRow | undefined> {
+    const row = await this.db
+      .selectFrom('contract_imports')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row ? ({ ...row, id: Number(row.id) } as ContractImportRow) : undefined;
+  }
+
+  /** Streams a generation's rows in id pages (keyset), for building the index. */
+  async *loadGeneration(generation: number, pageSize = 20_000): AsyncGenerator<InstrumentEntry[]> {
+    let after = 0;
+    for (;;) {
+      const page = await this.db
+        .selectFrom('instruments')
+        .select(COLUMNS)
+        .where('generation', '=', generation)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(pageSize)
+        .execute();
+      if (page.length === 0) return;
+      after = Number(page[page.length - 1]!.id);
+      yield page.map(toEntry);
+      if (page.length < pageSize) return;
+    }
+  }
+
+  /** The live generation as a subquery: a search always reads the current contract. */
+  private live() {
+    return this.db
+      .selectFrom('contract_imports')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .where('status', '=', 'success');
+  }
+
+  private base() {
+    return this.db
+      .selectFrom('instruments')
+      .where('generation', '=', (eb) => eb.selectFrom(this.live().as('l')).select('l.id'));
+  }
+
+  private termCondition(t: SearchTerm): Expression<SqlBool> {
+    const like = sql<SqlBool>`search_key like ${`%${likeEscape(t.text)}%`} escape '\\'`;
+    return t.number === null ? like : sql<SqlBool>`(${like} or strike = ${t.number})`;
+  }
+
+  private rankExpr(first: SearchTerm) {
+    const t = likeEscape(first.text);
+    return sql<number>`case when search_key like ${`${t}\u001f%`} escape '\\' then 0 when search_key like ${`${t}%`} escape '\\' then 1 else 2 end`;
+  }
+
+  private text(col: string) {
+    return this.pg ? sql`${sql.ref(col)} collate "C"` : sql`${sql.ref(col)}`;
+  }
+
+  /** The database fallback of the general search: the same matches and order as the index. */
+  async search(
+    terms: SearchTerm[],
+    exchanges: readonly string[],
+    limit: number,
+    withTotal: boolean,
+  ): Promise<SearchResult> {
+    let q = this.base();
+    if (exchanges.length > 0) q = q.where('exchange', 'in', [...exchanges]);
+    for (const t of terms) q = q.where(this.termCondition(t));
+    let ordered = q.select(COLUMNS);
+    // (A bare integer in ORDER BY would name a column: rank only when there is a term.)
+    if (terms.length > 0) ordered = ordered.orderBy(this.rankExpr(terms[0]!));
+    const rows = await ordered
+      .orderBy(sql`length(symbol)`)
+      .orderBy(this.text('symbol'))
+      .orderBy(this.text('exchange'))
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    const total = withTotal
+      ? Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0)
+      : rows.length;
+    return { rows: rows.map(toEntry), total };
+  }
+
+  /** The database fallback of the session F&O search. */
+  async searchFno(terms: SearchTerm[], f: FnoFilters, limit: number): Promise<SearchResult> {
+    let q = this.base().where('expiry_date', 'is not', null);
+    if (f.exchanges.length) q = q.where('exchange', 'in', f.exchanges);
+    if (f.instrumentTypes.length) q = q.where('instrumenttype', 'in', f.instrumentTypes);
+    if (f.expiryDate !== null) q = q.where('expiry_date', '=', f.expiryDate);
+    if (f.underlying !== null) q = q.where('underlying', '=', f.underlying);
+    if (f.strikeMin !== null) q = q.where('strike', '>=', f.strikeMin);
+    if (f.strikeMax !== null) q = q.where('strike', '<=', f.strikeMax);
+    for (const t of terms) q = q.where(this.termCondition(t));
+    let ordered = q.select(COLUMNS);
+    if (terms.length > 0) ordered = ordered.orderBy(this.rankExpr(terms[0]!));
+    const rows = await ordered
+      .orderBy(this.pg ? sql`coalesce(underlying, '') collate "C"` : sql`coalesce(underlying, '')`)
+      .orderBy(this.text('expiry_date'))
+      .orderBy(sql`coalesce(strike, -1)`)
+      .orderBy(this.text('instrumenttype'))
+      .orderBy(this.text('symbol'))
+      .orderBy(this.text('exchange'))
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    const total = Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0);
+    return { rows: rows.map(toEntry), total };
+  }
+
+  async expiries(f: {
+    exchanges: string[];
+    underlying: string | null;
+    instrumentTypes: string[];
+    from: string;
+  }): Promise<string[]> {
+    let q = this.base().where('expiry_date', '>=', f.from);
+    if (f.exchanges.length) q = q.where('exchange', 'in', f.exchanges);
+    if (f.underlying !== null) q = q.where('underlying', '=', f.underlying);
+    if (f.instrumentTypes.length) q = q.where('instrumenttype', 'in', f.instrumentTypes);
+    const rows = await q.select('expiry_date').distinct().execute();
+    return rows.map((r) => r.expiry_date!).sort();
+  }
+
+  async underlyings(f: { exchanges: string[]; includeFutures: boolean }): Promise<string[]> {
+    let q = this.base()
+      .where('underlying', 'is not', null)
+      .where('instrumenttype', 'in', f.includeFutures ? ['CE', 'PE', 'FUT'] : ['CE', 'PE'])
+      .where('underlying', 'not like', '%NSETEST%')
+      .where('underlying', 'not like', '%BSETEST%');
+    if (f.exchanges.length) q = q.where('exchange', 'in', f.exchanges);
+    const rows = await q.select('underlying').distinct().execute();
+    return rows.map((r) => r.underlying!).sort();
+  }
+
+  async get(symbol: string, exchange: string): Promise<InstrumentEntry | undefined> {
+    const row = await this.base()
+      .select(COLUMNS)
+      .where('symbol', '=', symbol)
+      .where('exchange', '=', exchange)
+      .executeTakeFirst();
+    return row ? toEntry(row) : undefined;
+  }
+
+  async getByToken(token: string, exchange?: string): Promise<InstrumentEntry[]> {
+    let q = this.base().select(COLUMNS).where('token', '=', token);
+    if (exchange) q = q.where('exchange', '=', exchange);
+    return (await q.orderBy('id').execute()).map(toEntry);
+  }
+
+  async hasExchange(exchange: string): Promise<boolean> {
+    const row = await this.base().select('id').where('exchange', '=', exchange).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+}

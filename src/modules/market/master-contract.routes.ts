@@ -1,0 +1,152 @@
+import { Type } from 'typebox';
+import type { Logger } from 'pino';
+import { ErrorBody } from '../auth/auth.schema.js';
+import type { SessionGuard } from '../auth/session.guard.js';
+import { badRequest } from '../../platform/errors.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { App } from '../../platform/http/types.js';
+import type { ContractImportService } from './contract-import.service.js';
+import type { ContractsService } from './contracts.service.js';
+import { masterContractUrl, openMasterContractDownload } from './contract-download.js';
+import type { MasterContractFormat } from './instrument.js';
+
+const DownloadBody = Type.Object({
+  /** Broker whose published file to fetch; defaults to `MASTER_CONTRACT_BROKER`. */
+  broker: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+});
+
+const DownloadResponse = Type.Object({
+  status: Type.Literal('success'),
+  message: Type.String(),
+  import_id: Type.Integer(),
+});
+
+const Counts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
+
+const StatusResponse = Type.Object({
+  /** pending (never imported), downloading, success, error: the latest import run. */
+  status: Type.Union([
+    Type.Literal('pending'),
+    Type.Literal('downloading'),
+    Type.Literal('success'),
+    Type.Literal('error'),
+  ]),
+  broker: Type.Union([Type.String(), Type.Null()]),
+  message: Type.String(),
+  import_id: Type.Union([Type.Integer(), Type.Null()]),
+  /** Instruments of that run (live when `status` is success). */
+  total_symbols: Type.Integer(),
+  skipped: Type.Integer(),
+  by_exchange: Counts,
+  skipped_by_reason: Type.Record(Type.String(), Type.Integer()),
+  started_at: Type.Union([Type.String(), Type.Null()]),
+  last_updated: Type.Union([Type.String(), Type.Null()]),
+  duration_ms: Type.Union([Type.Integer(), Type.Null()]),
+  /** Whether a contract is live (an earlier success survives a failed run). */
+  is_ready: Type.Boolean(),
+  /** Whether searches are answered from the in-memory index (else from the database). */
+  index_ready: Type.Boolean(),
+});
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+
+/**
+ * `/api/master-contract/*` (session): status for any user; download for administrators. The
+ * download runs in the background; its progress is the status route.
+ */
+export function masterContractRoutes(
+  app: App,
+  deps: {
+    imports: ContractImportService;
+    contracts: ContractsService;
+    getFormat: (broker: string) => MasterContractFormat | undefined;
+    defaultBroker: string | undefined;
+    baseUrl: string | undefined;
+    guard: SessionGuard;
+    rateLimit: RateLimitHook;
+    logger: Logger;
+  },
+): void {
+  const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
+  app.post(
+    '/api/master-contract/download',
+    {
+      onRequest: deps.rateLimit,
+      preHandler: deps.guard({ admin: true }),
+      schema: { body: Type.Optional(DownloadBody), response: { 202: DownloadResponse, ...errors } },
+    },
+    async (req, reply) => {
+      const broker = (req.body?.broker ?? deps.defaultBroker)?.trim().toLowerCase();
+      if (!broker)
+        throw badRequest('No broker given and MASTER_CONTRACT_BROKER is not set', { broker: ['required'] });
+      const format = deps.getFormat(broker);
+      if (!format)
+        throw badRequest(`No master contract importer for broker ${JSON.stringify(broker.slice(0, 32))}`);
+      const url = masterContractUrl(broker, deps.baseUrl);
+      const id = await deps.imports.begin(broker, url, 'downloading');
+      void (async () => {
+        try {
+          const body = await openMasterContractDownload(broker, deps.baseUrl);
+          await deps.imports.run(id, format, body);
+        } catch (err) {
+          // `run` records its own failures; a failed request is recorded here.
+          await deps.imports.abandon(id, err);
+        }
+      })();
+      return reply
+        .code(202)
+        .send({ status: 'success' as const, message: 'Master contract download started', import_id: id });
+    },
+  );
+
+  app.get(
+    '/api/master-contract/status',
+    { preHandler: deps.guard(), schema: { response: { 200: StatusResponse, 401: ErrorBody } } },
+    async () => {
+      const latest = await deps.imports.latest();
+      const live = await deps.imports.liveGeneration();
+      if (!latest)
+        return {
+          status: 'pending' as const,
+          broker: deps.defaultBroker ?? null,
+          message: 'No master contract has been imported yet',
+          import_id: null,
+          total_symbols: 0,
+          skipped: 0,
+          by_exchange: {},
+          skipped_by_reason: {},
+          started_at: null,
+          last_updated: null,
+          duration_ms: null,
+          is_ready: false,
+          index_ready: deps.contracts.indexReady,
+        };
+      const summary = (latest.summary ? JSON.parse(latest.summary) : null) as {
+        by_exchange?: Record<string, Record<string, number>>;
+        skipped_by_reason?: Record<string, number>;
+      } | null;
+      const messages = {
+        pending: 'Import queued',
+        downloading: 'Downloading and importing the master contract',
+        success: `Master contract ready: ${latest.row_count} instruments`,
+        error: `Import failed: ${latest.message ?? 'unknown error'}`,
+      };
+      return {
+        status: latest.status,
+        broker: latest.broker,
+        message: messages[latest.status],
+        import_id: latest.id,
+        total_symbols: latest.row_count,
+        skipped: latest.skipped_count,
+        by_exchange: summary?.by_exchange ?? {},
+        skipped_by_reason: summary?.skipped_by_reason ?? {},
+        started_at: iso(Number(latest.started_at)),
+        last_updated: iso(latest.finished_at === null ? null : Number(latest.finished_at)),
+        duration_ms:
+          latest.finished_at === null ? null : Number(latest.finished_at) - Number(latest.started_at),
+        is_ready: live !== null,
+        index_ready: deps.contracts.indexReady,
+      };
+    },
+  );
+}

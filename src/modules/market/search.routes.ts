@@ -1,0 +1,83 @@
+import type { ApiKeyGuard } from '../api/api-key.guard.js';
+import { ErrorBody } from '../auth/auth.schema.js';
+import type { SessionGuard } from '../auth/session.guard.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { App } from '../../platform/http/types.js';
+import type { SearchService } from './search.service.js';
+import {
+  ExpiriesQuery,
+  ExpiriesResponse,
+  LegacySearchQuery,
+  PublicSearchBody,
+  PublicSearchResponse,
+  SessionSearchQuery,
+  SessionSearchResponse,
+  TokenQuery,
+  TokenResponse,
+  UnderlyingsQuery,
+  UnderlyingsResponse,
+} from './search.schema.js';
+
+/** `POST /api/v1/search {apikey, query, exchange?}` (OpenAlgo-compatible; API rate limit). */
+export function publicSearchRoutes(
+  app: App,
+  deps: { search: SearchService; apiKeyGuard: ApiKeyGuard; rateLimit: RateLimitHook },
+): void {
+  app.post(
+    '/api/v1/search',
+    {
+      onRequest: deps.rateLimit,
+      preHandler: deps.apiKeyGuard,
+      schema: {
+        body: PublicSearchBody,
+        response: { 200: PublicSearchResponse, 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
+      },
+    },
+    async (req) => {
+      const data = await deps.search.publicSearch(req.body.query, req.body.exchange);
+      return {
+        status: 'success' as const,
+        message: data.length ? `Found ${data.length} matching symbols` : 'No matching symbols found',
+        data,
+      };
+    },
+  );
+}
+
+/** `/search/*`: any logged-in user, no rate limiter (spec "Limits"). */
+export function sessionSearchRoutes(app: App, deps: { search: SearchService; guard: SessionGuard }): void {
+  const user = { preHandler: deps.guard() };
+  const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
+  app.get(
+    '/search/api/search',
+    {
+      ...user,
+      schema: { querystring: SessionSearchQuery, response: { 200: SessionSearchResponse, ...errors } },
+    },
+    (req) => deps.search.sessionSearch(req.query),
+  );
+  app.get(
+    '/search/api/expiries',
+    { ...user, schema: { querystring: ExpiriesQuery, response: { 200: ExpiriesResponse, ...errors } } },
+    async (req) => ({ status: 'success' as const, expiries: await deps.search.expiries(req.query) }),
+  );
+  app.get(
+    '/search/api/underlyings',
+    { ...user, schema: { querystring: UnderlyingsQuery, response: { 200: UnderlyingsResponse, ...errors } } },
+    async (req) => ({ status: 'success' as const, underlyings: await deps.search.underlyings(req.query) }),
+  );
+  // Legacy search: the query comes from `symbol`, not `q`.
+  app.get(
+    '/search/',
+    {
+      ...user,
+      schema: { querystring: LegacySearchQuery, response: { 200: SessionSearchResponse, ...errors } },
+    },
+    (req) => deps.search.sessionSearch({ q: req.query.symbol, exchange: req.query.exchange }),
+  );
+  app.get(
+    '/search/token',
+    { ...user, schema: { querystring: TokenQuery, response: { 200: TokenResponse, ...errors } } },
+    async (req) => ({ status: 'success' as const, data: await deps.search.token(req.query) }),
+  );
+}

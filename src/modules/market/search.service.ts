@@ -1,0 +1,196 @@
+import { badRequest } from '../../platform/errors.js';
+import type { ContractsService } from './contracts.service.js';
+import type { InstrumentEntry } from './instrument-index.js';
+import {
+  expandInstrumentTypes,
+  FNO_EXCHANGES,
+  parseTerms,
+  PUBLIC_SEARCH_LIMIT,
+  SEARCH_EXCHANGES,
+  SESSION_SEARCH_LIMIT,
+  type FnoFilters,
+} from './search-rules.js';
+import type { SearchItem } from './search.schema.js';
+
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+
+/** `2025-12-30` → `30-DEC-25`. */
+export function isoToExpiry(iso: string): string {
+  return `${iso.slice(8, 10)}-${MONTHS[Number(iso.slice(5, 7)) - 1]}-${iso.slice(2, 4)}`;
+}
+
+/** Reads an expiry as a trader types it (`30-DEC-25`, `30DEC25`, `2025-12-30`) into ISO, or null. */
+export function parseExpiry(text: string): string | null {
+  const s = text.trim().toUpperCase();
+  let y: number, m: number, d: number;
+  let match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (match) [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  else {
+    match = /^(\d{1,2})-?([A-Z]{3})-?(\d{2}|\d{4})$/.exec(s);
+    if (!match) return null;
+    m = MONTHS.indexOf(match[2]!) + 1;
+    if (m === 0) return null;
+    d = Number(match[1]);
+    y = match[3]!.length === 2 ? 2000 + Number(match[3]) : Number(match[3]);
+  }
+  const date = new Date(Date.UTC(y, m - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
+  return date.toISOString().slice(0, 10);
+}
+
+const ALLOWED = new Set<string>(SEARCH_EXCHANGES);
+
+/** Splits a comma-separated parameter; every exchange must be one the service knows (else 400). */
+export function exchangeList(value: string | undefined, field = 'exchange'): string[] {
+  const list = [...new Set(commaList(value).map((e) => e.toUpperCase()))];
+  const bad = list.filter((e) => !ALLOWED.has(e));
+  if (bad.length)
+    throw badRequest(`Unknown exchange ${bad.map((b) => JSON.stringify(b.slice(0, 16))).join(', ')}`, {
+      [field]: [`must be one of ${SEARCH_EXCHANGES.join(', ')}`],
+    });
+  return list;
+}
+
+const commaList = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
+
+export interface SessionSearchParams {
+  q?: string;
+  exchange?: string;
+  instrumenttype?: string;
+  expiry?: string;
+  underlying?: string;
+  strike_min?: number;
+  strike_max?: number;
+}
+
+/**
+ * Instrument search for the public API and the session routes, over the live contract
+ * (`ContractsService` picks the index or the database).
+ */
+export class SearchService {
+  constructor(
+    private readonly contracts: ContractsService,
+    private readonly freezeQty: (exchange: string, underlying: string) => number | null,
+  ) {}
+
+  /** `POST /api/v1/search`: every term matches; ranked; at most 500 results. */
+  async publicSearch(query: string, exchange: string | undefined): Promise<SearchItem[]> {
+    const terms = parseTerms(query);
+    if (terms.length === 0) throw badRequest('Query parameter is required and cannot be empty');
+    const res = await this.contracts.search(terms, exchange ? [exchange] : [], PUBLIC_SEARCH_LIMIT);
+    return res.rows.map((r) => this.item(r));
+  }
+
+  /**
+   * `GET /search/api/search` (rules 1–3). Each exchange is searched on its own path (F&O
+   * exchanges, or any exchange once an F&O filter is given, use the F&O search; the others the
+   * general search); the union is the general matches then the F&O matches.
+   */
+  async sessionSearch(p: SessionSearchParams): Promise<{ results: SearchItem[]; total: number }> {
+    const exchanges = exchangeList(p.exchange);
+    const q = p.q?.trim() ?? '';
+    if (!q && exchanges.length === 0) return { results: [], total: 0 }; // rule 1
+    const terms = parseTerms(q);
+    const instrumentTypes = expandInstrumentTypes(commaList(p.instrumenttype)).filter((t) => t.length <= 16);
+    let expiryDate: string | null = null;
+    if (p.expiry !== undefined && p.expiry.trim() !== '') {
+      expiryDate = parseExpiry(p.expiry);
+      if (expiryDate === null)
+        throw badRequest('expiry must be a date such as 30-DEC-25 or 2025-12-30', { expiry: ['not a date'] });
+    }
+    const underlying = p.underlying?.trim() ? p.underlying.trim().toUpperCase() : null;
+    const strikeMin = p.strike_min ?? null;
+    const strikeMax = p.strike_max ?? null;
+    if (strikeMin !== null && strikeMax !== null && strikeMin > strikeMax)
+      throw badRequest('strike_min is above strike_max', { strike_min: ['must not exceed strike_max'] });
+    const fnoFilters =
+      instrumentTypes.length > 0 ||
+      expiryDate !== null ||
+      underlying !== null ||
+      strikeMin !== null ||
+      strikeMax !== null;
+    const fnoExchanges = fnoFilters ? exchanges : exchanges.filter((e) => FNO_EXCHANGES.has(e));
+    const generalExchanges = fnoFilters ? [] : exchanges.filter((e) => !FNO_EXCHANGES.has(e));
+    const useFno = fnoExchanges.length > 0 || (exchanges.length === 0 && fnoFilters);
+    const useGeneral = generalExchanges.length > 0 || (exchanges.length === 0 && !fnoFilters);
+
+    const rows: InstrumentEntry[] = [];
+    let total = 0;
+    if (useGeneral) {
+      const g = await this.contracts.search(terms, generalExchanges, SESSION_SEARCH_LIMIT, true);
+      rows.push(...g.rows);
+      total += g.total;
+    }
+    if (useFno) {
+      const f: FnoFilters = {
+        exchanges: fnoExchanges,
+        instrumentTypes,
+        expiryDate,
+        underlying,
+        strikeMin,
+        strikeMax,
+      };
+      const r = await this.contracts.searchFno(terms, f, SESSION_SEARCH_LIMIT);
+      rows.push(...r.rows);
+      total += r.total;
+    }
+    return { results: rows.slice(0, SESSION_SEARCH_LIMIT).map((r) => this.item(r)), total };
+  }
+
+  /** Future expiries, `DD-MMM-YY`, by date (rule 4: `instrumenttype=options` keeps option expiries). */
+  async expiries(p: { exchange?: string; underlying?: string; instrumenttype?: string }): Promise<string[]> {
+    const list = await this.contracts.expiries({
+      exchanges: exchangeList(p.exchange),
+      underlying: p.underlying?.trim() ? p.underlying.trim().toUpperCase() : null,
+      instrumentTypes: expandInstrumentTypes(commaList(p.instrumenttype)),
+    });
+    return list.map(isoToExpiry);
+  }
+
+  /** Underlyings of options (and futures with `include_futures`), test symbols dropped (rule 5). */
+  underlyings(p: { exchange?: string; include_futures?: string }): Promise<string[]> {
+    const flag = (p.include_futures ?? '').trim().toLowerCase();
+    return this.contracts.underlyings({
+      exchanges: exchangeList(p.exchange),
+      includeFutures: flag === '1' || flag === 'true' || flag === 'yes',
+    });
+  }
+
+  /** `/search/token`: the instrument(s) of a symbol on an exchange, or of a token. */
+  async token(p: { symbol?: string; exchange?: string; token?: string }): Promise<SearchItem[]> {
+    if (p.token?.trim()) {
+      const exchange = p.exchange?.trim() ? exchangeList(p.exchange)[0] : undefined;
+      return (await this.contracts.getByToken(p.token.trim(), exchange)).map((r) => this.item(r));
+    }
+    if (!p.symbol?.trim() || !p.exchange?.trim())
+      throw badRequest('Give symbol and exchange, or token', { symbol: ['required without token'] });
+    const [exchange] = exchangeList(p.exchange);
+    const row = await this.contracts.get(p.symbol.trim().toUpperCase(), exchange!);
+    return row ? [this.item(row)] : [];
+  }
+
+  /** The wire form of a result (OpenAlgo's fields; empty expiry and zero strike for cash). */
+  item(r: InstrumentEntry): SearchItem {
+    return {
+      symbol: r.symbol,
+      brsymbol: r.brsymbol,
+      name: r.name,
+      exchange: r.exchange,
+      brexchange: r.brexchange,
+      token: r.token,
+      expiry: r.expiry ?? '',
+      strike: r.strike ?? 0,
+      lotsize: r.lotsize,
+      instrumenttype: r.instrumenttype,
+      tick_size: r.tickSize,
+      freeze_qty:
+        r.underlying !== null && FNO_EXCHANGES.has(r.exchange)
+          ? this.freezeQty(r.exchange, r.underlying)
+          : null,
+    };
+  }
+}
