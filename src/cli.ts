@@ -158,6 +158,8 @@ export function buildCli(): Command {
         const reasons = Object.entries(summary.skipped_by_reason).sort((a, b) => b[1] - a[1]);
         if (reasons.length) console.log('skipped:');
         for (const [reason, n] of reasons) console.log(`  ${String(n).padStart(7)}  ${reason}`);
+        for (const e of summary.skipped_examples.slice(0, 5))
+          console.log(`  e.g. line ${e.line}: ${e.reason}`);
       });
     });
 

@@ -37,6 +37,17 @@ export interface ImportProgress {
 }
 
 /**
+ * A skip reason without its values, for counting (`bad expiry 2026-13-01` → `bad expiry …`,
+ * `ambiguous symbol IMC1 on NSE (ISIN …)` → `ambiguous symbol … on …`); examples keep the values.
+ */
+export function reasonKind(reason: string): string {
+  return reason
+    .replace(/\s*\(.*\)\s*$/, '')
+    .replace(/(?<![\w…])(?=[^\sa-z,;]*[A-Z0-9])[^\sa-z,;]+/g, '…')
+    .trim();
+}
+
+/**
  * The bytes of a plain or gzip-compressed input (gzip recognised by its magic bytes), with
  * backpressure and errors (a truncated gzip) passed through to the reader.
  */
@@ -125,8 +136,9 @@ export class ContractImportService {
     const progress: ImportProgress = { bytes: 0, rows: 0, skipped: 0 };
     const skip = (line: number, reason: string) => {
       summary.skipped++;
-      const known = reason in summary.skipped_by_reason;
-      const key = known || Object.keys(summary.skipped_by_reason).length < SKIP_REASONS ? reason : 'other';
+      const kind = reasonKind(reason);
+      const known = kind in summary.skipped_by_reason;
+      const key = known || Object.keys(summary.skipped_by_reason).length < SKIP_REASONS ? kind : 'other';
       summary.skipped_by_reason[key] = (summary.skipped_by_reason[key] ?? 0) + 1;
       if (summary.skipped_examples.length < SKIP_EXAMPLES) summary.skipped_examples.push({ line, reason });
     };

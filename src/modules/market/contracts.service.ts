@@ -24,6 +24,7 @@ export class ContractsService {
   private loading: Promise<void> | null = null;
   private again = false;
   private closed = false;
+  private started = false;
   private poll: NodeJS.Timeout | undefined;
 
   constructor(
@@ -35,14 +36,16 @@ export class ContractsService {
     private readonly indexEnabled: boolean,
   ) {
     bus.subscribe(CONTRACT_TOPIC, () => {
-      // The contract changed: stop answering from the old index now, rebuild in the background.
+      // The contract changed: stop answering from the old index now, rebuild in the background
+      // (only in a started service: the CLI imports without ever holding an index).
       this.index = null;
-      this.reload();
+      if (this.started) this.reload();
     });
   }
 
   /** Starts loading the index after `prepare` (start-up clean-up); does not wait for either. */
   start(prepare?: () => Promise<void>): void {
+    this.started = true;
     this.poll ??= setInterval(() => void this.check(), POLL_MS);
     this.poll.unref();
     if (!prepare) return this.reload();
