@@ -4,8 +4,10 @@
  */
 import { parseArgs } from 'node:util';
 import { banCheck } from './benches/ban-check.js';
+import { runContracts } from './benches/contracts.js';
 import { runFlood } from './benches/flood.js';
 import { ping } from './benches/ping.js';
+import { searchBnfFut, searchDb, searchNiftyCe, searchSbin } from './benches/search.js';
 import { ROUNDS, runBench } from './lib/runner.js';
 import type { Bench } from './lib/types.js';
 
@@ -13,26 +15,31 @@ import type { Bench } from './lib/types.js';
 const BENCHES = new Map<string, Bench>([
   ['ping', ping],
   ['ban-check', banCheck],
+  ['search-sbin', searchSbin],
+  ['search-nifty-ce', searchNiftyCe],
+  ['search-bnf-fut', searchBnfFut],
+  ['search-db', searchDb],
 ]);
 
 const DEFAULTS = { duration: 10, connections: 50 };
-/** Bounds that keep a run under a minute (2 x (duration + warm-up) plus start-up). */
+/** Bounds that keep a run near a minute (2 x (duration + warm-up) plus set-up and start-up). */
 const LIMITS = { duration: [2, 20], connections: [1, 500] } as const;
 const WARMUP_S = 2;
 
 const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--json <file>]
   --duration     measured seconds per side, ${LIMITS.duration[0]}..${LIMITS.duration[1]} (default ${DEFAULTS.duration}), in ${ROUNDS} alternating rounds, after ${WARMUP_S} s of warm-up
-  --connections  concurrent connections, ${LIMITS.connections[0]}..${LIMITS.connections[1]} (default ${DEFAULTS.connections})
+  --connections  concurrent connections, ${LIMITS.connections[0]}..${LIMITS.connections[1]} (default ${DEFAULTS.connections}, or the bench's own)
   --json         also write the figures to this file`;
 
 /** Benches with a flow of their own (not server-versus-baseline on one request). */
 const CUSTOM = new Map([
   ['flood', '10,000 invalid-key requests from one IP: banned at the threshold, others served'],
+  ['contracts', 'import of the Upstox / Zerodha contracts, index build time, memory the index adds'],
 ]);
 
 function listBenches(): string {
   return [...[...BENCHES].map(([name, b]) => [name, b.description] as const), ...CUSTOM]
-    .map(([name, description]) => `  ${name.padEnd(12)} ${description}`)
+    .map(([name, description]) => `  ${name.padEnd(16)} ${description}`)
     .join('\n');
 }
 
@@ -41,8 +48,8 @@ function usageError(message: string): never {
   process.exit(1);
 }
 
-function intOption(name: keyof typeof LIMITS, raw: string | undefined): number {
-  if (raw === undefined) return DEFAULTS[name];
+function intOption(name: keyof typeof LIMITS, raw: string | undefined, fallback = DEFAULTS[name]): number {
+  if (raw === undefined) return fallback;
   const [min, max] = LIMITS[name];
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < min || n > max) usageError(`--${name} must be an integer in ${min}..${max}`);
@@ -77,12 +84,17 @@ if (name === 'flood') {
   });
   process.exit();
 }
+if (name === 'contracts') {
+  // Times and memory of one import each, not a load run: --duration and --connections do not apply.
+  process.exitCode = await runContracts({ jsonFile: values.json });
+  process.exit();
+}
 const bench = BENCHES.get(name);
 if (bench === undefined) usageError(`unknown bench "${name}"`);
 
 process.exitCode = await runBench(name, bench, {
   durationS: intOption('duration', values.duration),
   warmupS: WARMUP_S,
-  connections: intOption('connections', values.connections),
+  connections: intOption('connections', values.connections, bench.connections),
   jsonFile: values.json,
 });

@@ -12,7 +12,8 @@ const CLI = resolve(LIB_DIR, '../../dist/src/cli.js');
 const BASELINE_SERVER = join(LIB_DIR, 'baseline-server.mjs');
 
 const READY_TIMEOUT_MS = 20_000;
-const CLI_TIMEOUT_MS = 30_000;
+/** Bound of one CLI run; a 200k-row contract import takes 15-20 s on a loaded 2-core machine. */
+const CLI_TIMEOUT_MS = 120_000;
 /** The server drains in-flight requests on SIGTERM; past this it is killed. */
 const TERM_GRACE_MS = 5_000;
 const KILL_GRACE_MS = 2_000;
@@ -92,10 +93,19 @@ export class Workspace {
     return this.start('baseline', port, [BASELINE_SERVER, spec], env, `baseline is running at`);
   }
 
+  /** Everything a child has logged so far. */
+  log(child: Child): string {
+    return existsSync(child.logFile) ? readFileSync(child.logFile, 'utf8') : '';
+  }
+
+  /** Stops one child (SIGTERM, then SIGKILL past a grace period); {@link dispose} stops the rest. */
+  async stop(child: Child): Promise<void> {
+    await stop(child.process);
+  }
+
   /** The last lines of a child's log, for error reports. */
   logTail(child: Child, lines = 20): string {
-    if (!existsSync(child.logFile)) return '';
-    return readFileSync(child.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    return this.log(child).trimEnd().split('\n').slice(-lines).join('\n');
   }
 
   /** Stops every child (SIGTERM, then SIGKILL past a grace period) and removes the directory. */
@@ -174,4 +184,15 @@ async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolea
   const result = await Promise.race([promise.then(() => true), timedOut]);
   timer.abort();
   return result;
+}
+
+/** Resident memory of a running child in bytes (VmRSS of /proc/<pid>/status; Linux only). */
+export function residentBytes(child: Child): number {
+  const pid = child.process.pid;
+  const file = `/proc/${pid}/status`;
+  if (pid === undefined || !existsSync(file))
+    throw new Error(`cannot read the memory of ${child.label}: ${file} is missing (Linux only)`);
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(file, 'utf8'));
+  if (!match) throw new Error(`no VmRSS line in ${file}`);
+  return Number(match[1]) * 1024;
 }

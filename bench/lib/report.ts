@@ -59,7 +59,12 @@ export function printTable(figures: Figures, server: SideStats, baseline: SideSt
 
 export function printVerdicts(results: TargetResult[]): void {
   console.log('targets (informational):');
-  for (const r of results) console.log(`  ${r.met ? 'MET   ' : 'MISSED'}  ${r.label}: ${r.actual}`);
+  for (const r of results) console.log(`  ${verdictWord(r.met)}  ${r.label}: ${r.actual}`);
+}
+
+/** `MET   `, `MISSED` or `n/a   ` (a target that does not apply to this run), padded alike. */
+export function verdictWord(met: boolean | null): string {
+  return met === null ? 'n/a   ' : met ? 'MET   ' : 'MISSED';
 }
 
 /** The one-line summary that ends every successful run; scripts grep for it. */

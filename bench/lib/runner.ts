@@ -8,7 +8,7 @@ import {
   summaryLine,
   writeJson,
 } from './report.js';
-import type { Bench, BenchPlan } from './types.js';
+import type { BaselineResponse, Bench, BenchPlan, BenchRequest } from './types.js';
 
 export interface RunOptions {
   /** Measured seconds per side, split evenly over {@link ROUNDS}. */
@@ -56,16 +56,24 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
   try {
     progress(`setup in ${ws.dir}`);
     const plan = await bench.setup({ dataDir: ws.dataDir, cli: (...args) => ws.cli(args) });
-    server = await ws.startServer();
-    const baseline = plan.baselineServerEnv
-      ? await ws.startServer('baseline-server', plan.baselineServerEnv)
-      : await ws.startBaseline(plan.request, plan.baseline);
-    await probe(server, baseline, plan);
+    server = await ws.startServer('server', plan.serverEnv);
+    await whenReady(ws, server, plan);
+    let expected: BaselineResponse;
+    let baseline: Child;
+    if (plan.baselineServerEnv) {
+      baseline = await ws.startServer('baseline-server', plan.baselineServerEnv);
+      await whenReady(ws, baseline, plan);
+      expected = plan.baseline ?? (await capture(server, plan.request));
+    } else {
+      expected = plan.baseline ?? (await capture(server, plan.request));
+      baseline = await ws.startBaseline(plan.request, expected);
+    }
+    await probe(server, baseline, plan.request, expected);
 
     const { method, path } = plan.request;
     const roundS = opts.durationS / ROUNDS;
     console.log(
-      `${name}: ${method} ${path}, ${opts.connections} connections, ` +
+      `${name}: ${method} ${path}, ${opts.connections} connection${opts.connections === 1 ? '' : 's'}, ` +
         `${ROUNDS} rounds x ${roundS} s per side after ${opts.warmupS} s warm-up, node ${process.version}`,
     );
 
@@ -92,7 +100,8 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
     if (problems.length > 0) throw new BenchFailure(`invalid run:\n  ${problems.join('\n  ')}`);
 
     const figures = computeFigures(measured.server, measured.baseline);
-    const targets = bench.targets.map((t) => ({ label: t.label, ...t.evaluate(figures) }));
+    const conditions = { connections: opts.connections };
+    const targets = bench.targets.map((t) => ({ label: t.label, ...t.evaluate(figures, conditions) }));
     printTable(figures, measured.server, measured.baseline);
     printVerdicts(targets);
     if (opts.jsonFile !== undefined) {
@@ -128,31 +137,57 @@ function failed(name: string, err: unknown): number {
   return 1;
 }
 
+/** Runs the plan's `ready` hook, if any, on one algodesk server. */
+async function whenReady(ws: Workspace, child: Child, plan: BenchPlan): Promise<void> {
+  if (!plan.ready) return;
+  progress(`${child.label}: waiting until it is ready`);
+  await plan.ready({
+    label: child.label,
+    url: `http://127.0.0.1:${child.port}`,
+    log: () => ws.log(child),
+    exited: () => child.process.exitCode !== null || child.process.signalCode !== null,
+  });
+}
+
+async function send(child: Child, request: BenchRequest) {
+  const res = await fetch(`http://127.0.0.1:${child.port}${request.path}`, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  });
+  return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() };
+}
+
+/** The server's own answer to the request, for a plan without a fixed baseline answer. */
+async function capture(server: Child, request: BenchRequest): Promise<BaselineResponse> {
+  const s = await send(server, request);
+  if (s.status < 200 || s.status > 299)
+    throw new BenchFailure(`the server answered the probe request with ${s.status}: ${s.body}`);
+  return { status: s.status, contentType: s.contentType ?? 'application/octet-stream', body: s.body };
+}
+
 /**
  * Sends the bench's request once to each side before any load, so that a wrong key or a
  * changed route fails in a second with the server's own answer instead of after a whole run
  * of 403s. A server body that differs from the baseline's is only a warning: the comparison
  * then no longer sends the same bytes, which the bench author should know about.
  */
-async function probe(server: Child, baseline: Child, plan: BenchPlan): Promise<void> {
-  const send = async (child: Child) => {
-    const res = await fetch(`http://127.0.0.1:${child.port}${plan.request.path}`, {
-      method: plan.request.method,
-      headers: plan.request.headers,
-      body: plan.request.body,
-    });
-    return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() };
-  };
-  const s = await send(server);
+async function probe(
+  server: Child,
+  baseline: Child,
+  request: BenchRequest,
+  expected: BaselineResponse,
+): Promise<void> {
+  const s = await send(server, request);
   if (s.status < 200 || s.status > 299)
     throw new BenchFailure(`the server answered the probe request with ${s.status}: ${s.body}`);
-  const b = await send(baseline);
-  if (b.status !== plan.baseline.status || b.body !== plan.baseline.body)
+  const b = await send(baseline, request);
+  if (b.status !== expected.status || b.body !== expected.body)
     throw new BenchFailure(`the baseline answered the probe request with ${b.status}: ${b.body}`);
-  if (s.body !== b.body || s.contentType !== plan.baseline.contentType)
+  if (s.body !== b.body || s.contentType !== expected.contentType)
     progress(
       `warning: the server's answer differs from the baseline's:\n` +
-        `  server:   ${s.contentType} ${s.body}\n  baseline: ${plan.baseline.contentType} ${b.body}`,
+        `  server:   ${s.contentType} ${s.body}\n  baseline: ${expected.contentType} ${b.body}`,
     );
 }
 

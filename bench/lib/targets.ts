@@ -21,3 +21,23 @@ export function p99AtMostTimesBaseline(factor: number): Target {
     }),
   };
 }
+
+/**
+ * Server p99 latency at most `ms` milliseconds (an absolute goal, so only meaningful with few
+ * connections: with many, p99 is mostly queueing). With `atConnections`, judged only when the
+ * run used that many connections; other runs print it as n/a.
+ */
+export function p99AtMostMs(ms: number, atConnections?: number): Target {
+  const at =
+    atConnections === undefined ? '' : ` at ${atConnections} connection${atConnections === 1 ? '' : 's'}`;
+  return {
+    label: `p99 <= ${ms} ms${at}`,
+    evaluate: (f, run) =>
+      atConnections !== undefined && run.connections !== atConnections
+        ? {
+            met: null,
+            actual: `not judged: this run used ${run.connections} connections (p99 ${f.p99Ms.toFixed(2)} ms); rerun with --connections ${atConnections}`,
+          }
+        : { met: f.p99Ms <= ms, actual: `${f.p99Ms.toFixed(2)} ms` },
+  };
+}

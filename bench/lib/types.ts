@@ -21,13 +21,37 @@ export interface BaselineResponse {
 
 export interface BenchPlan {
   request: BenchRequest;
-  /** The expected answer; the bare `node:http` baseline serves it unless {@link baselineServerEnv} is set. */
-  baseline: BaselineResponse;
+  /**
+   * The expected answer; the bare `node:http` baseline serves it unless {@link baselineServerEnv}
+   * is set. When omitted, the baseline serves the server's own answer to {@link request}, captured
+   * once the server is ready (for answers that depend on the data, e.g. a search).
+   */
+  baseline?: BaselineResponse;
   /**
    * When set, the baseline is a second algodesk server on the same DATA_DIR with these extra
    * environment variables (e.g. a feature switched off), so the ratio isolates that feature.
    */
   baselineServerEnv?: Record<string, string>;
+  /** Extra environment variables of the server under test (e.g. `INSTRUMENT_INDEX=false`). */
+  serverEnv?: Record<string, string>;
+  /**
+   * Called once each algodesk server listens (the server under test and, with
+   * {@link baselineServerEnv}, the baseline server), before the baseline's answer is captured and
+   * before any request: resolves once that server is ready to be measured (e.g. a background
+   * index build has finished), rejects to fail the run. Without it, listening means ready.
+   */
+  ready?(server: ServerHandle): Promise<void>;
+}
+
+/** A running algodesk server, as {@link BenchPlan.ready} sees it. */
+export interface ServerHandle {
+  label: string;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** Everything the server has logged so far (stdout and stderr, pino JSON lines mostly). */
+  log(): string;
+  /** Whether the process has exited. */
+  exited(): boolean;
 }
 
 /** Handed to {@link Bench.setup}, which runs before the server starts. */
@@ -54,7 +78,8 @@ export interface Figures {
 }
 
 export interface Verdict {
-  met: boolean;
+  /** null: the target does not apply to this run (e.g. it is defined at another connection count). */
+  met: boolean | null;
   /** The measured value, worded for the report (`0.72`, `1.35× baseline`). */
   actual: string;
 }
@@ -62,7 +87,12 @@ export interface Verdict {
 /** An informational goal: a missed target is reported as MISSED and never fails the run. */
 export interface Target {
   label: string;
-  evaluate(figures: Figures): Verdict;
+  evaluate(figures: Figures, run: RunConditions): Verdict;
+}
+
+/** How the run was made, for targets defined under given conditions. */
+export interface RunConditions {
+  connections: number;
 }
 
 export interface Bench {
@@ -71,4 +101,6 @@ export interface Bench {
   /** Prepares the data (users, keys, …) and returns the request to measure. */
   setup(ctx: SetupContext): Promise<BenchPlan>;
   targets: Target[];
+  /** Connections when `--connections` is not given (default 50), e.g. 1 for a latency bench. */
+  connections?: number;
 }
