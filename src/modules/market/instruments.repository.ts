@@ -61,22 +61,40 @@ const COLUMNS = [
   'search_key',
 ] as const;
 
-export function toEntry(r: Row): InstrumentEntry {
+/** Identity for the few rows a query returns. */
+const asIs = <T>(s: T): T => s;
+
+/**
+ * One shared copy per distinct value: the database driver hands every row fresh strings, and
+ * 200k rows repeat a few hundred exchanges, types, expiries and names (tens of MB for the index).
+ */
+export function interner(): <T extends string | null>(s: T) => T {
+  const pool = new Map<string, string>();
+  return <T extends string | null>(s: T): T => {
+    if (s === null) return s;
+    const seen = pool.get(s);
+    if (seen !== undefined) return seen as T;
+    pool.set(s, s);
+    return s;
+  };
+}
+
+export function toEntry(r: Row, intern: <T extends string | null>(s: T) => T = asIs): InstrumentEntry {
   return {
     id: Number(r.id),
     symbol: r.symbol,
     brsymbol: r.brsymbol,
-    name: r.name,
-    exchange: r.exchange,
-    brexchange: r.brexchange,
+    name: intern(r.name),
+    exchange: intern(r.exchange),
+    brexchange: intern(r.brexchange),
     token: r.token,
-    expiry: r.expiry,
-    expiryDate: r.expiry_date,
+    expiry: intern(r.expiry),
+    expiryDate: intern(r.expiry_date),
     strike: r.strike === null ? null : Number(r.strike),
     lotsize: Number(r.lotsize),
-    instrumenttype: r.instrumenttype,
+    instrumenttype: intern(r.instrumenttype),
     tickSize: Number(r.tick_size),
-    underlying: r.underlying,
+    underlying: intern(r.underlying),
     key: r.search_key,
   };
 }
@@ -261,18 +279,21 @@ export class InstrumentsRepository {
   /** Streams a generation's rows in id pages (keyset), for building the index. */
   async *loadGeneration(generation: number, pageSize = 20_000): AsyncGenerator<InstrumentEntry[]> {
     let after = 0;
+    const intern = interner();
     for (;;) {
       const page = await this.db
         .selectFrom('instruments')
         .select(COLUMNS)
-        .where('generation', '=', generation)
+        // Unary plus: walk the primary key in order (a range scan) instead of the
+        // (generation, …) indexes, which would visit the table rows in random order.
+        .where(sql<SqlBool>`+generation = ${generation}`)
         .where('id', '>', after)
         .orderBy('id')
         .limit(pageSize)
         .execute();
       if (page.length === 0) return;
       after = Number(page[page.length - 1]!.id);
-      yield page.map(toEntry);
+      yield page.map((r) => toEntry(r, intern));
       if (page.length < pageSize) return;
     }
   }
@@ -285,15 +306,28 @@ export class InstrumentsRepository {
       .where('status', '=', 'success');
   }
 
+  /** Rows of the live generation, for indexed lookups (symbol, token, underlying). */
   private base() {
     return this.db
       .selectFrom('instruments')
       .where('generation', '=', (eb) => eb.selectFrom(this.live().as('l')).select('l.id'));
   }
 
+  /**
+   * Rows of the live generation for a substring search, which reads every row anyway: a
+   * sequential scan (unary plus keeps the planner off the generation indexes, whose random
+   * row visits cost SQLite 3x more).
+   */
+  private scan() {
+    return this.db.selectFrom('instruments').where(sql<SqlBool>`+generation = (${this.live()})`);
+  }
+
+  /** Substring test (keys and terms are both upper-cased, so a plain byte search is exact). */
   private termCondition(t: SearchTerm): Expression<SqlBool> {
-    const like = sql<SqlBool>`search_key like ${`%${likeEscape(t.text)}%`} escape '\\'`;
-    return t.number === null ? like : sql<SqlBool>`(${like} or strike = ${t.number})`;
+    const has = this.pg
+      ? sql<SqlBool>`strpos(search_key, ${t.text}) > 0`
+      : sql<SqlBool>`instr(search_key, ${t.text}) > 0`;
+    return t.number === null ? has : sql<SqlBool>`(${has} or strike = ${t.number})`;
   }
 
   private rankExpr(first: SearchTerm) {
@@ -312,7 +346,7 @@ export class InstrumentsRepository {
     limit: number,
     withTotal: boolean,
   ): Promise<SearchResult> {
-    let q = this.base();
+    let q = terms.length > 0 ? this.scan() : this.base();
     if (exchanges.length > 0) q = q.where('exchange', 'in', [...exchanges]);
     for (const t of terms) q = q.where(this.termCondition(t));
     let ordered = q.select(COLUMNS);
@@ -328,12 +362,12 @@ export class InstrumentsRepository {
     const total = withTotal
       ? Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0)
       : rows.length;
-    return { rows: rows.map(toEntry), total };
+    return { rows: rows.map((r) => toEntry(r)), total };
   }
 
   /** The database fallback of the session F&O search. */
   async searchFno(terms: SearchTerm[], f: FnoFilters, limit: number): Promise<SearchResult> {
-    let q = this.base().where('expiry_date', 'is not', null);
+    let q = (terms.length > 0 ? this.scan() : this.base()).where('expiry_date', 'is not', null);
     if (f.exchanges.length) q = q.where('exchange', 'in', f.exchanges);
     if (f.instrumentTypes.length) q = q.where('instrumenttype', 'in', f.instrumentTypes);
     if (f.expiryDate !== null) q = q.where('expiry_date', '=', f.expiryDate);
@@ -354,7 +388,7 @@ export class InstrumentsRepository {
       .limit(limit)
       .execute();
     const total = Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())?.n ?? 0);
-    return { rows: rows.map(toEntry), total };
+    return { rows: rows.map((r) => toEntry(r)), total };
   }
 
   async expiries(f: {
@@ -394,7 +428,7 @@ export class InstrumentsRepository {
   async getByToken(token: string, exchange?: string): Promise<InstrumentEntry[]> {
     let q = this.base().select(COLUMNS).where('token', '=', token);
     if (exchange) q = q.where('exchange', '=', exchange);
-    return (await q.orderBy('id').execute()).map(toEntry);
+    return (await q.orderBy('id').execute()).map((r) => toEntry(r));
   }
 
   async hasExchange(exchange: string): Promise<boolean> {
