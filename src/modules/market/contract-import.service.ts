@@ -142,6 +142,7 @@ export class ContractImportService {
       summary.skipped_by_reason[key] = (summary.skipped_by_reason[key] ?? 0) + 1;
       if (summary.skipped_examples.length < SKIP_EXAMPLES) summary.skipped_examples.push({ line, reason });
     };
+    let writing: Promise<void> | null = null;
     try {
       const seen = new Set<string>();
       let batch: Instrument[] = [];
@@ -164,13 +165,18 @@ export class ContractImportService {
         summary.rows++;
         batch.push(r);
         if (batch.length >= WRITE_BATCH) {
-          await this.repo.insertBatch(id, batch);
+          // One batch is written while the next is parsed (at most two in memory).
+          if (writing) await writing;
+          writing = this.repo.insertBatch(id, batch);
+          writing.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
           batch = [];
           progress.rows = summary.rows;
           progress.skipped = summary.skipped;
           onProgress?.(progress);
         }
       }
+      if (writing) await writing;
+      writing = null;
       if (batch.length) await this.repo.insertBatch(id, batch);
       if (summary.rows === 0) throw badRequest('The file holds no instrument the importer could read');
       summary.duration_ms = Math.round(performance.now() - t0);
@@ -196,6 +202,8 @@ export class ContractImportService {
       await this.repo.purge(this.clock.now(), STALE_IMPORT_MS);
       return summary;
     } catch (err) {
+      // A batch still being written must land before the run's rows are deleted.
+      await writing?.catch(() => undefined);
       const message = err instanceof Error ? err.message : String(err);
       summary.duration_ms = Math.round(performance.now() - t0);
       this.logger.warn(

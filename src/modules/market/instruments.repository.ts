@@ -136,6 +136,7 @@ export class InstrumentsRepository {
   }
 
   async insertBatch(generation: number, rows: Instrument[]): Promise<void> {
+    if (this.pg) return this.insertUnnest(generation, rows);
     for (let i = 0; i < rows.length; i += INSERT_BATCH) {
       await this.db
         .insertInto('instruments')
@@ -160,6 +161,22 @@ export class InstrumentsRepository {
         )
         .execute();
     }
+  }
+
+  /**
+   * PostgreSQL: one INSERT … SELECT FROM unnest(arrays) per batch: 14 parameters whatever the
+   * row count, one plan, a fraction of the protocol work of a multi-row VALUES list.
+   */
+  private async insertUnnest(generation: number, rows: Instrument[]): Promise<void> {
+    const col = <T>(f: (r: Instrument) => T): T[] => rows.map(f);
+    await sql`insert into instruments (generation, symbol, brsymbol, name, exchange, brexchange, token, expiry,
+        expiry_date, strike, lotsize, instrumenttype, tick_size, underlying, search_key)
+      select ${generation}::bigint, * from unnest(
+        ${col((r) => r.symbol)}::text[], ${col((r) => r.brsymbol)}::text[], ${col((r) => r.name)}::text[],
+        ${col((r) => r.exchange)}::text[], ${col((r) => r.brexchange)}::text[], ${col((r) => r.token)}::text[],
+        ${col((r) => r.expiry)}::text[], ${col((r) => r.expiryDate)}::text[], ${col((r) => r.strike)}::float8[],
+        ${col((r) => r.lotsize)}::int[], ${col((r) => r.instrumenttype)}::text[], ${col((r) => r.tickSize)}::float8[],
+        ${col((r) => r.underlying)}::text[], ${col((r) => searchKey(r))}::text[])`.execute(this.db);
   }
 
   /** Makes the import live: the one UPDATE that switches every reader to the new generation. */
