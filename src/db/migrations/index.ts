@@ -3,6 +3,7 @@ import * as m0001 from './0001_create_foundation.js';
 import * as m0002 from './0002_create_shield.js';
 import * as m0003 from './0003_create_traffic_log.js';
 import * as m0004 from './0004_create_market_data.js';
+import * as m0005 from './0005_create_instrument_search.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -13,6 +14,7 @@ export const migrations: Record<string, Migration> = {
   '0002_create_shield': m0002,
   '0003_create_traffic_log': m0003,
   '0004_create_market_data': m0004,
+  '0005_create_instrument_search': m0005,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -36,9 +36,10 @@ export class InstrumentIndex {
   private readonly rows: InstrumentEntry[];
   /** exchange → symbol → row (nested maps: no key string per row). */
   private readonly bySymbol = new Map<string, Map<string, InstrumentEntry>>();
-  private readonly byBrSymbol = new Map<string, Map<string, InstrumentEntry>>();
-  /** token → row, or rows when a token repeats across exchanges. */
-  private readonly byToken = new Map<string, InstrumentEntry | InstrumentEntry[]>();
+  /** Built on first use (broker-side lookups are rarer than searches; saves build time and memory until then). */
+  private brSymbolMap?: Map<string, Map<string, InstrumentEntry>>;
+  /** token → row, or rows when a token repeats across exchanges; built on first use. */
+  private tokenMap?: Map<string, InstrumentEntry | InstrumentEntry[]>;
   private readonly byStrike = new Map<number, number[]>();
   private readonly offsets: Uint32Array;
   private readonly postings: Uint32Array;
@@ -58,11 +59,6 @@ export class InstrumentIndex {
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
       putFirst(this.bySymbol, r.exchange, r.symbol, r);
-      putFirst(this.byBrSymbol, r.brexchange, r.brsymbol, r);
-      const t = this.byToken.get(r.token);
-      if (t === undefined) this.byToken.set(r.token, r);
-      else if (Array.isArray(t)) t.push(r);
-      else this.byToken.set(r.token, [t, r]);
       if (r.strike !== null) {
         const s = this.byStrike.get(r.strike);
         if (s) s.push(i);
@@ -115,11 +111,25 @@ export class InstrumentIndex {
   }
 
   getByBrSymbol(brsymbol: string, brexchange: string): InstrumentEntry | undefined {
-    return this.byBrSymbol.get(brexchange)?.get(brsymbol);
+    if (!this.brSymbolMap) {
+      this.brSymbolMap = new Map();
+      for (const r of this.rows) putFirst(this.brSymbolMap, r.brexchange, r.brsymbol, r);
+    }
+    return this.brSymbolMap.get(brexchange)?.get(brsymbol);
   }
 
   getByToken(token: string, exchange?: string): InstrumentEntry[] {
-    const t = this.byToken.get(token);
+    if (!this.tokenMap) {
+      const map = new Map<string, InstrumentEntry | InstrumentEntry[]>();
+      for (const r of this.rows) {
+        const t = map.get(r.token);
+        if (t === undefined) map.set(r.token, r);
+        else if (Array.isArray(t)) t.push(r);
+        else map.set(r.token, [t, r]);
+      }
+      this.tokenMap = map;
+    }
+    const t = this.tokenMap.get(token);
     const all = t === undefined ? [] : Array.isArray(t) ? t : [t];
     return (exchange ? all.filter((r) => r.exchange === exchange) : [...all]).sort((a, b) => a.id - b.id);
   }

@@ -339,6 +339,31 @@ export class InstrumentsRepository {
     return this.db.selectFrom('instruments').where(sql<SqlBool>`+generation = (${this.live()})`);
   }
 
+  /**
+   * Rows that may match `terms`, for the substring search. On SQLite, when a term can use the
+   * trigram index (3+ characters, no LIKE wildcard), the candidates are the FTS5 matches of
+   * every such term, plus the rows whose strike equals a numeric term (the same superset the
+   * in-memory index takes), looked up by id; otherwise every live row is scanned.
+   */
+  private candidates(terms: SearchTerm[]) {
+    const indexable = this.pg ? [] : terms.filter((t) => t.text.length >= 3 && !/[%_\\]/.test(t.text));
+    if (indexable.length === 0) return this.scan();
+    const fts = sql`select rowid from instruments_fts where ${sql.join(
+      indexable.map((t) => sql`search_key like ${`%${t.text}%`}`),
+      sql` and `,
+    )}`;
+    const strikes = terms
+      .filter((t) => t.number !== null)
+      .map(
+        (t) => sql`select id from instruments where generation = (${this.live()}) and strike = ${t.number}`,
+      );
+    const ids = strikes.length ? sql.join([fts, ...strikes], sql` union `) : fts;
+    return this.db
+      .selectFrom('instruments')
+      .where(sql<SqlBool>`id in (${ids})`)
+      .where(sql<SqlBool>`+generation = (${this.live()})`);
+  }
+
   /** Substring test (keys and terms are both upper-cased, so a plain byte search is exact). */
   private termCondition(t: SearchTerm): Expression<SqlBool> {
     const has = this.pg
@@ -363,7 +388,7 @@ export class InstrumentsRepository {
     limit: number,
     withTotal: boolean,
   ): Promise<SearchResult> {
-    let q = terms.length > 0 ? this.scan() : this.base();
+    let q = terms.length > 0 ? this.candidates(terms) : this.base();
     if (exchanges.length > 0) q = q.where('exchange', 'in', [...exchanges]);
     for (const t of terms) q = q.where(this.termCondition(t));
     let ordered = q.select(COLUMNS);
@@ -384,7 +409,7 @@ export class InstrumentsRepository {
 
   /** The database fallback of the session F&O search. */
   async searchFno(terms: SearchTerm[], f: FnoFilters, limit: number): Promise<SearchResult> {
-    let q = (terms.length > 0 ? this.scan() : this.base()).where('expiry_date', 'is not', null);
+    let q = (terms.length > 0 ? this.candidates(terms) : this.base()).where('expiry_date', 'is not', null);
     if (f.exchanges.length) q = q.where('exchange', 'in', f.exchanges);
     if (f.instrumentTypes.length) q = q.where('instrumenttype', 'in', f.instrumentTypes);
     if (f.expiryDate !== null) q = q.where('expiry_date', '=', f.expiryDate);
