@@ -1,5 +1,5 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { DB, InstrumentsTable } from '../../db/schema.js';
 import { isPostgres } from '../../platform/db/database.js';
 import type { Instrument } from './instrument.js';
 import type { InstrumentEntry, SearchResult } from './instrument-index.js';
@@ -25,23 +25,7 @@ const INSERT_BATCH = 1000;
 /** Rows per DELETE when a generation is dropped, so no statement holds the write lock long. */
 const DELETE_BATCH = 5000;
 
-type Row = {
-  id: number;
-  symbol: string;
-  brsymbol: string;
-  name: string;
-  exchange: string;
-  brexchange: string;
-  token: string;
-  expiry: string | null;
-  expiry_date: string | null;
-  strike: number | null;
-  lotsize: number;
-  instrumenttype: string;
-  tick_size: number;
-  underlying: string | null;
-  search_key: string;
-};
+type Row = Omit<Selectable<InstrumentsTable>, 'generation'>;
 
 const COLUMNS = [
   'id',

@@ -11,32 +11,7 @@ import {
   type FnoFilters,
 } from './search-rules.js';
 import type { SearchItem } from './search.schema.js';
-
-const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
-
-/** `2025-12-30` → `30-DEC-25`. */
-export function isoToExpiry(iso: string): string {
-  return `${iso.slice(8, 10)}-${MONTHS[Number(iso.slice(5, 7)) - 1]}-${iso.slice(2, 4)}`;
-}
-
-/** Reads an expiry as a trader types it (`30-DEC-25`, `30DEC25`, `2025-12-30`) into ISO, or null. */
-export function parseExpiry(text: string): string | null {
-  const s = text.trim().toUpperCase();
-  let y: number, m: number, d: number;
-  let match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (match) [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  else {
-    match = /^(\d{1,2})-?([A-Z]{3})-?(\d{2}|\d{4})$/.exec(s);
-    if (!match) return null;
-    m = MONTHS.indexOf(match[2]!) + 1;
-    if (m === 0) return null;
-    d = Number(match[1]);
-    y = match[3]!.length === 2 ? 2000 + Number(match[3]) : Number(match[3]);
-  }
-  const date = new Date(Date.UTC(y, m - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== m - 1 || date.getUTCDate() !== d) return null;
-  return date.toISOString().slice(0, 10);
-}
+import { expiryLabel, parseExpiry } from './symbology.js';
 
 const ALLOWED = new Set<string>(SEARCH_EXCHANGES);
 
@@ -148,7 +123,7 @@ export class SearchService {
       underlying: p.underlying?.trim() ? p.underlying.trim().toUpperCase() : null,
       instrumentTypes: expandInstrumentTypes(commaList(p.instrumenttype)),
     });
-    return list.map(isoToExpiry);
+    return list.map(expiryLabel);
   }
 
   /** Underlyings of options (and futures with `include_futures`), test symbols dropped (rule 5). */
