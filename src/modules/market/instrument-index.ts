@@ -169,10 +169,15 @@ export class InstrumentIndex {
     const first = terms[0];
     const matches: { rank: number; r: InstrumentEntry }[] = [];
     const accept = fnoPredicate(f);
-    this.forEachMatch(terms, (_i, r) => {
-      if (accept(r)) matches.push({ rank: terms.length > 0 ? rankOf(r.key, first) : 0, r });
-    });
-    matches.sort((a, b) => compareFno({ ...a.r, rank: a.rank }, { ...b.r, rank: b.rank }));
+    if (terms.length === 0 && f.underlying !== null) {
+      // A chain: only that underlying's contracts are read.
+      for (const r of this.underlyingRows(f.underlying)) if (accept(r)) matches.push({ rank: 0, r });
+    } else {
+      this.forEachMatch(terms, (_i, r) => {
+        if (accept(r)) matches.push({ rank: terms.length > 0 ? rankOf(r.key, first) : 0, r });
+      });
+    }
+    matches.sort((a, b) => a.rank - b.rank || compareFno(a.r, b.r));
     return { rows: matches.slice(0, limit).map((m) => m.r), total: matches.length };
   }
 
@@ -181,7 +186,7 @@ export class InstrumentIndex {
     const out = new Set<string>();
     const ex = f.exchanges.length ? new Set(f.exchanges) : null;
     const types = f.instrumentTypes.length ? new Set(f.instrumentTypes) : null;
-    for (const r of this.rows) {
+    for (const r of f.underlying !== null ? this.underlyingRows(f.underlying) : this.rows) {
       if (r.expiryDate === null || r.expiryDate < f.from) continue;
       if (ex && !ex.has(r.exchange)) continue;
       if (f.underlying !== null && r.underlying !== f.underlying) continue;
@@ -189,6 +194,22 @@ export class InstrumentIndex {
       out.add(r.expiryDate);
     }
     return [...out].sort();
+  }
+
+  private byUnderlying?: Map<string, InstrumentEntry[]>;
+  /** Derivatives of one underlying, in row order (map built on first use). */
+  private underlyingRows(underlying: string): InstrumentEntry[] {
+    if (!this.byUnderlying) {
+      const map = new Map<string, InstrumentEntry[]>();
+      for (const r of this.rows) {
+        if (r.underlying === null) continue;
+        const list = map.get(r.underlying);
+        if (list) list.push(r);
+        else map.set(r.underlying, [r]);
+      }
+      this.byUnderlying = map;
+    }
+    return this.byUnderlying.get(underlying) ?? [];
   }
 
   /** Distinct underlyings of options (and futures when asked), test symbols dropped (rule 5). */

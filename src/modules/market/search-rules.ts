@@ -95,10 +95,12 @@ export interface FnoFilters {
   strikeMax: number | null;
 }
 
-/** Order of F&O results: rank (when there is a query), underlying, expiry, strike, type, symbol. */
+/**
+ * Order of F&O results within a rank: underlying, expiry, strike, type, symbol, exchange, id
+ * (an option chain's order; the database fallback sorts the same way).
+ */
 export function compareFno(a: FnoSortable, b: FnoSortable): number {
   return (
-    a.rank - b.rank ||
     cmp(a.underlying ?? '', b.underlying ?? '') ||
     cmp(a.expiryDate ?? '', b.expiryDate ?? '') ||
     (a.strike ?? -1) - (b.strike ?? -1) ||
@@ -110,7 +112,6 @@ export function compareFno(a: FnoSortable, b: FnoSortable): number {
 }
 
 export interface FnoSortable {
-  rank: number;
   id: number;
   symbol: string;
   exchange: string;
