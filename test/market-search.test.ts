@@ -104,6 +104,18 @@ describeEachDb('instrument search', (dialect) => {
       });
     });
 
+    it('the pre-serialised answer is exactly the object form', async () => {
+      for (const query of ['SBIN', 'NIFTY 26000 CE', 'M&M', 'nothing-here']) {
+        const data = await t.services.market.search.publicSearch(query, undefined);
+        const json = await t.services.market.search.publicSearchJson(query, undefined);
+        expect(JSON.parse(json)).toEqual({
+          status: 'success',
+          message: data.length ? `Found ${data.length} matching symbols` : 'No matching symbols found',
+          data,
+        });
+      }
+    });
+
     it('says so when nothing matches', async () => {
       const { status, body } = await api({ apikey, query: 'NOSUCHSYMBOLXYZ' });
       expect(status).toBe(200);

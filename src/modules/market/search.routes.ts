@@ -33,14 +33,12 @@ export function publicSearchRoutes(
         response: { 200: PublicSearchResponse, 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       },
     },
-    async (req) => {
-      const data = await deps.search.publicSearch(req.body.query, req.body.exchange);
-      return {
-        status: 'success' as const,
-        message: data.length ? `Found ${data.length} matching symbols` : 'No matching symbols found',
-        data,
-      };
-    },
+    // The body is serialised by the service (per-instrument JSON kept), so it is sent as text.
+    async (req, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        // A string payload is sent as is (the 200 schema stays as the documented shape).
+        .send((await deps.search.publicSearchJson(req.body.query, req.body.exchange)) as never),
   );
 }
 
