@@ -179,6 +179,7 @@ export class ContractImportService {
       writing = null;
       if (batch.length) await this.repo.insertBatch(id, batch);
       if (summary.rows === 0) throw badRequest('The file holds no instrument the importer could read');
+      await this.repo.analyze();
       summary.duration_ms = Math.round(performance.now() - t0);
       progress.rows = summary.rows;
       progress.skipped = summary.skipped;

@@ -163,6 +163,14 @@ export class InstrumentsRepository {
         ${col((r) => r.underlying)}::text[], ${col((r) => searchKey(r))}::text[])`.execute(this.db);
   }
 
+  /**
+   * Refreshes the planner's statistics after a bulk load (PostgreSQL: without them a fresh
+   * contract's searches ignore the trigram index and read every row).
+   */
+  async analyze(): Promise<void> {
+    if (this.pg) await sql`analyze instruments`.execute(this.db);
+  }
+
   /** Makes the import live: the one UPDATE that switches every reader to the new generation. */
   async finishImport(
     id: number,
@@ -330,7 +338,9 @@ export class InstrumentsRepository {
    * in-memory index takes), looked up by id; otherwise every live row is scanned.
    */
   private candidates(terms: SearchTerm[]) {
-    const indexable = this.pg ? [] : terms.filter((t) => t.text.length >= 3 && !/[%_\\]/.test(t.text));
+    // PostgreSQL: its planner combines the trigram and strike indexes itself (bitmap scans).
+    if (this.pg) return this.base();
+    const indexable = terms.filter((t) => t.text.length >= 3 && !/[%_\\]/.test(t.text));
     if (indexable.length === 0) return this.scan();
     const fts = sql`select rowid from instruments_fts where ${sql.join(
       indexable.map((t) => sql`search_key like ${`%${t.text}%`}`),
@@ -348,10 +358,13 @@ export class InstrumentsRepository {
       .where(sql<SqlBool>`+generation = (${this.live()})`);
   }
 
-  /** Substring test (keys and terms are both upper-cased, so a plain byte search is exact). */
+  /**
+   * Substring test (keys and terms are both upper-cased, so it is exact). PostgreSQL: LIKE, which
+   * its trigram index serves (wildcards in the term escaped with `\\`, LIKE's default escape).
+   */
   private termCondition(t: SearchTerm): Expression<SqlBool> {
     const has = this.pg
-      ? sql<SqlBool>`strpos(search_key, ${t.text}) > 0`
+      ? sql<SqlBool>`search_key like ${`%${likeEscape(t.text)}%`}`
       : sql<SqlBool>`instr(search_key, ${t.text}) > 0`;
     return t.number === null ? has : sql<SqlBool>`(${has} or strike = ${t.number})`;
   }
