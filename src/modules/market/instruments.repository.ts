@@ -286,7 +286,9 @@ export class InstrumentsRepository {
   }
 
   /** Streams a generation's rows in id pages (keyset), for building the index. */
-  async *loadGeneration(generation: number, pageSize = 20_000): AsyncGenerator<InstrumentEntry[]> {
+  // Small pages: each page's driver rows die young instead of being promoted to the old space
+  // (20,000-row pages left ~30 MB more resident after the 204k-row load).
+  async *loadGeneration(generation: number, pageSize = 5_000): AsyncGenerator<InstrumentEntry[]> {
     let after = 0;
     const intern = interner();
     for (;;) {
