@@ -5,7 +5,8 @@ import { badRequest, AppError } from '../../platform/errors.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Instrument, MasterContractFormat } from './instrument.js';
 import type { ContractsService } from './contracts.service.js';
-import type { ContractImportRow, InstrumentsRepository } from './instruments.repository.js';
+import type { ContractImportRow, ContractImportsRepository } from './contract-imports.repository.js';
+import type { InstrumentsRepository } from './instruments.repository.js';
 
 /** Rows buffered before one write: bounded memory whatever the file size. */
 const WRITE_BATCH = 2000;
@@ -91,6 +92,7 @@ export class ContractImportService {
 
   constructor(
     private readonly repo: InstrumentsRepository,
+    private readonly runs: ContractImportsRepository,
     private readonly contracts: ContractsService,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -107,7 +109,7 @@ export class ContractImportService {
       throw new AppError(409, 'import_running', 'A master contract import is already running');
     this.running = -1;
     try {
-      this.running = await this.repo.startImport(broker, source, status, this.clock.now());
+      this.running = await this.runs.startImport(broker, source, status, this.clock.now());
       return this.running;
     } catch (err) {
       this.running = null;
@@ -184,7 +186,7 @@ export class ContractImportService {
       progress.rows = summary.rows;
       progress.skipped = summary.skipped;
       onProgress?.(progress);
-      await this.repo.finishImport(
+      await this.runs.finishImport(
         id,
         { rows: summary.rows, skipped: summary.skipped, summary },
         this.clock.now(),
@@ -200,7 +202,7 @@ export class ContractImportService {
         'master contract imported',
       );
       this.contracts.announce(id);
-      await this.repo.purge(this.clock.now(), STALE_IMPORT_MS);
+      await this.runs.purge(this.clock.now(), STALE_IMPORT_MS);
       return summary;
     } catch (err) {
       // A batch still being written must land before the run's rows are deleted.
@@ -211,7 +213,7 @@ export class ContractImportService {
         { importId: id, broker: format.broker, err: message },
         'master contract import failed',
       );
-      await this.repo
+      await this.runs
         .failImport(id, message, { rows: summary.rows, skipped: summary.skipped, summary }, this.clock.now())
         .catch((e: unknown) => this.logger.error({ err: e }, 'could not record the failed import'));
       throw err instanceof AppError ? err : new AppError(400, 'import_failed', `Import failed: ${message}`);
@@ -227,10 +229,10 @@ export class ContractImportService {
   async abandon(id: number, err: unknown): Promise<void> {
     if (this.running === id) this.running = null;
     const message = err instanceof Error ? err.message : String(err);
-    const row = await this.repo.getImport(id).catch(() => undefined);
+    const row = await this.runs.getImport(id).catch(() => undefined);
     if (row && (row.status === 'pending' || row.status === 'downloading')) {
       this.logger.warn({ importId: id, err: message }, 'master contract download failed');
-      await this.repo
+      await this.runs
         .failImport(id, message, { rows: 0, skipped: 0, summary: null }, this.clock.now())
         .catch((e: unknown) => this.logger.error({ err: e }, 'could not record the failed import'));
     }
@@ -242,10 +244,10 @@ export class ContractImportService {
 
   /** Marks interrupted runs failed and drops rows of dead generations (startup). */
   purge(): Promise<void> {
-    return this.repo.purge(this.clock.now(), STALE_IMPORT_MS);
+    return this.runs.purge(this.clock.now(), STALE_IMPORT_MS);
   }
 
   latest(): Promise<ContractImportRow | undefined> {
-    return this.repo.latestImport();
+    return this.runs.latestImport();
   }
 }

@@ -5,21 +5,6 @@ import type { Instrument } from './instrument.js';
 import type { InstrumentEntry, SearchResult } from './instrument-index.js';
 import { searchKey, type FnoFilters, type SearchTerm } from './search-rules.js';
 
-export type ImportStatus = 'pending' | 'downloading' | 'success' | 'error';
-
-export interface ContractImportRow {
-  id: number;
-  broker: string;
-  source: string;
-  status: ImportStatus;
-  started_at: number;
-  finished_at: number | null;
-  row_count: number;
-  skipped_count: number;
-  summary: string | null;
-  message: string | null;
-}
-
 /** Rows per multi-row INSERT: 15 parameters each, under both dialects' parameter limits. */
 const INSERT_BATCH = 1000;
 /** Rows per DELETE when a generation is dropped, so no statement holds the write lock long. */
@@ -87,36 +72,15 @@ export function toEntry(r: Row, intern: <T extends string | null>(s: T) => T = a
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
- * The master contract in the database: import runs (`contract_imports`) and the instruments of
- * each generation. The live contract is the newest successful import; an import writes its rows
- * under its own id and becomes live only when it succeeds, so a failed import leaves the
- * previous contract in place, and no statement holds a long write lock.
+ * The instruments of each contract generation (import runs are `ContractImportsRepository`'s).
+ * The live contract is the newest successful import; an import writes its rows under its own id
+ * and becomes live only when it succeeds, so a failed import leaves the previous contract in
+ * place, and no statement holds a long write lock.
  */
 export class InstrumentsRepository {
   private readonly pg: boolean;
   constructor(private readonly db: Kysely<DB>) {
     this.pg = isPostgres(db);
-  }
-
-  /** Records a new import run; its id is the generation its rows carry. */
-  async startImport(broker: string, source: string, status: ImportStatus, now: number): Promise<number> {
-    const row = await this.db
-      .insertInto('contract_imports')
-      .values({
-        broker,
-        source: source.slice(0, 512),
-        status,
-        started_at: now,
-        row_count: 0,
-        skipped_count: 0,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
-  }
-
-  async setStatus(id: number, status: ImportStatus): Promise<void> {
-    await this.db.updateTable('contract_imports').set({ status }).where('id', '=', id).execute();
   }
 
   async insertBatch(generation: number, rows: Instrument[]): Promise<void> {
@@ -171,47 +135,6 @@ export class InstrumentsRepository {
     if (this.pg) await sql`analyze instruments`.execute(this.db);
   }
 
-  /** Makes the import live: the one UPDATE that switches every reader to the new generation. */
-  async finishImport(
-    id: number,
-    result: { rows: number; skipped: number; summary: unknown },
-    now: number,
-  ): Promise<void> {
-    await this.db
-      .updateTable('contract_imports')
-      .set({
-        status: 'success',
-        finished_at: now,
-        row_count: result.rows,
-        skipped_count: result.skipped,
-        summary: JSON.stringify(result.summary),
-        message: null,
-      })
-      .where('id', '=', id)
-      .execute();
-  }
-
-  async failImport(
-    id: number,
-    message: string,
-    result: { rows: number; skipped: number; summary: unknown },
-    now: number,
-  ): Promise<void> {
-    await this.db
-      .updateTable('contract_imports')
-      .set({
-        status: 'error',
-        finished_at: now,
-        message: message.slice(0, 1024),
-        row_count: result.rows,
-        skipped_count: result.skipped,
-        summary: result.summary === null ? null : JSON.stringify(result.summary),
-      })
-      .where('id', '=', id)
-      .execute();
-    await this.deleteGeneration(id);
-  }
-
   /** Deletes a generation's rows in bounded batches. */
   async deleteGeneration(generation: number): Promise<void> {
     for (;;) {
@@ -225,38 +148,13 @@ export class InstrumentsRepository {
     }
   }
 
-  /**
-   * Drops every generation that is neither live nor being written by a recent import; imports
-   * left unfinished longer than `staleMs` (a crashed process) are marked failed first.
-   */
-  async purge(now: number, staleMs: number): Promise<void> {
-    await this.db
-      .updateTable('contract_imports')
-      .set({
-        status: 'error',
-        finished_at: now,
-        message: 'interrupted (the process stopped during the import)',
-      })
-      .where('status', 'in', ['pending', 'downloading'])
-      .where('started_at', '<', now - staleMs)
-      .execute();
-    const live = await this.liveGeneration();
+  /** Generations that have rows (the live one, running imports, leftovers). */
+  async generations(): Promise<number[]> {
     const rows = await this.db.selectFrom('instruments').select('generation').distinct().execute();
-    const running = new Set(
-      (
-        await this.db
-          .selectFrom('contract_imports')
-          .select('id')
-          .where('status', 'in', ['pending', 'downloading'])
-          .execute()
-      ).map((r) => Number(r.id)),
-    );
-    for (const { generation } of rows) {
-      const g = Number(generation);
-      if (g !== live && !running.has(g)) await this.deleteGeneration(g);
-    }
+    return rows.map((r) => Number(r.generation));
   }
 
+  /** The newest successful import: the generation every reader uses. */
   async liveGeneration(): Promise<number | null> {
     const row = await this.db
       .selectFrom('contract_imports')
@@ -264,25 +162,6 @@ export class InstrumentsRepository {
       .where('status', '=', 'success')
       .executeTakeFirst();
     return row?.id === null || row?.id === undefined ? null : Number(row.id);
-  }
-
-  async latestImport(): Promise<ContractImportRow | undefined> {
-    const row = await this.db
-      .selectFrom('contract_imports')
-      .selectAll()
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row ? ({ ...row, id: Number(row.id) } as ContractImportRow) : undefined;
-  }
-
-  async getImport(id: number): Promise<ContractImportRow | undefined> {
-    const row = await this.db
-      .selectFrom('contract_imports')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row ? ({ ...row, id: Number(row.id) } as ContractImportRow) : undefined;
   }
 
   /** Streams a generation's rows in id pages (keyset), for building the index. */

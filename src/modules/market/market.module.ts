@@ -9,6 +9,7 @@ import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { ApiKeyGuard } from '../api/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { ContractImportService } from './contract-import.service.js';
+import { ContractImportsRepository } from './contract-imports.repository.js';
 import { ContractsService } from './contracts.service.js';
 import { getFormat } from './importers/index.js';
 import { InstrumentsRepository } from './instruments.repository.js';
@@ -42,7 +43,13 @@ export function buildMarketServices(deps: {
   );
   return {
     contracts,
-    imports: new ContractImportService(repo, contracts, deps.clock, deps.logger),
+    imports: new ContractImportService(
+      repo,
+      new ContractImportsRepository(deps.db, repo),
+      contracts,
+      deps.clock,
+      deps.logger,
+    ),
     search: new SearchService(contracts, deps.freezeQty),
   };
 }
