@@ -209,6 +209,12 @@ describeEachDb('master contract import', (dialect) => {
       expect(s.status).toBe('success');
       expect(s.by_exchange.NFO).toMatchObject({ CE: 17_474, PE: 17_569, FUT: 640 });
       expect(stub.hits).toEqual(['GET /instruments 3']);
+      const run = await t.db.database.db
+        .selectFrom('contract_imports')
+        .select('source')
+        .where('id', '=', s.import_id!)
+        .executeTakeFirstOrThrow();
+      expect(run.source).toBe(`${stub.url}/instruments`);
       expect(await app.services.market.contracts.get('SBIN', 'NSE')).toBeDefined();
       expect(app.services.market.contracts.indexSize).toBe(s.total_symbols);
     });

@@ -82,8 +82,11 @@ export function masterContractRoutes(
       const format = deps.getFormat(broker);
       if (!format)
         throw badRequest(`No master contract importer for broker ${JSON.stringify(broker.slice(0, 32))}`);
-      const url = masterContractUrl(broker, deps.baseUrl);
-      const id = await deps.imports.begin(broker, url, 'downloading');
+      // The run records where the file came from, without any credentials in the URL.
+      const source = new URL(masterContractUrl(broker, deps.baseUrl));
+      source.username = '';
+      source.password = '';
+      const id = await deps.imports.begin(broker, source.href, 'downloading');
       void (async () => {
         try {
           const body = await openMasterContractDownload(broker, deps.baseUrl);
