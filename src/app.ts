@@ -39,6 +39,9 @@ import {
   startMarketServices,
   type MarketServices,
 } from './modules/market/market.module.js';
+import { buildSandboxServices, type SandboxServices } from './modules/sandbox/sandbox.module.js';
+import { sandboxApiRoutes, sandboxSessionRoutes } from './modules/sandbox/sandbox.routes.js';
+import { analyzeModeRoutes } from './modules/settings/analyze-mode.routes.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -79,6 +82,8 @@ export interface Services {
   marketAdmin: MarketAdminServices;
   /** Master contract, instrument index and search (market data issue). */
   market: MarketServices;
+  /** Analyzer mode: the paper-trading account, engine and mode switch (issue 5). */
+  sandbox: SandboxServices;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -106,17 +111,27 @@ export function buildServices(deps: AppDeps): Services {
     deps.logger,
   );
   const marketAdmin = buildMarketAdminServices({ db, clock, bus: deps.bus, logger: deps.logger });
+  const market = buildMarketServices({
+    db,
+    config,
+    clock,
+    bus: deps.bus,
+    logger: deps.logger,
+    freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
+  });
   return {
     bans,
     trackers,
     marketAdmin,
-    market: buildMarketServices({
+    market,
+    sandbox: buildSandboxServices({
       db,
       config,
       clock,
-      bus: deps.bus,
       logger: deps.logger,
-      freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
+      bus: deps.bus,
+      instruments: market.contracts,
+      sessionOn: (exchange, date) => marketAdmin.sessionOn(exchange, date),
     }),
     traffic: new TrafficLogService(
       new TrafficRepository(
@@ -247,6 +262,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     securityRoutes(web, { services, guard, rateLimit: adminLimit, clock: deps.clock });
     trafficRoutes(web, { traffic: services.traffic, guard, rateLimit: adminLimit });
     marketSessionRoutes(web, { market: services.market, config, guard, rateLimit: adminLimit, logger });
+    analyzeModeRoutes(web, { mode: services.sandbox.mode, guard, rateLimit: adminLimit });
+    sandboxSessionRoutes(web, { service: services.sandbox.service, guard, rateLimit: adminLimit });
     await web.register(async (s) =>
       marketAdminRoutes(s as unknown as App, {
         services: services.marketAdmin,
@@ -261,6 +278,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     const api = scope as unknown as App;
     pingRoutes(api, { apiKeyGuard, rateLimit: apiLimit, activeBroker: () => null });
     marketApiRoutes(api, { market: services.market, apiKeyGuard, rateLimit: apiLimit });
+    sandboxApiRoutes(api, {
+      service: services.sandbox.service,
+      books: services.sandbox.books,
+      analyze: () => services.sandbox.mode.analyze,
+      apiKeyGuard,
+      rateLimit: apiLimit,
+    });
   });
 
   // Expired sessions, bans past their retention and closed tracker windows are deleted here;
@@ -277,7 +301,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   services.traffic.start();
   await services.marketAdmin.start();
   startMarketServices(services.market);
+  await services.sandbox.mode.reload();
   app.addHook('onClose', async () => {
+    await services.sandbox.mode.shutdown();
     clearInterval(sweep);
     await services.trackers.stop();
     await services.traffic.stop();

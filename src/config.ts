@@ -3,6 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { parseRateRules, type RateRule } from './platform/rate-rule.js';
+import {
+  parseHhmm,
+  parseLeverage,
+  parseResetDay,
+  parseSquareOff,
+  parseStartingFunds,
+  DEFAULT_SQUARE_OFF,
+  type SandboxConfig,
+} from './config-sandbox.js';
+import { DEFAULT_LEVERAGE } from './modules/sandbox/margin.js';
 
 /**
  * The one validated configuration object. Nothing else in `src/` reads `process.env`
@@ -66,6 +76,8 @@ export interface Config {
    * 200k instruments). false answers every search from the database.
    */
   instrumentIndex: boolean;
+  /** Analyzer mode's paper-trading engine (`SANDBOX_*`, see config-sandbox.ts). */
+  sandbox: SandboxConfig;
 }
 
 /** Brokers whose master-contract file the service can download and import. */
@@ -150,6 +162,21 @@ export function loadConfig(
       parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
     ),
     instrumentIndex: check('INSTRUMENT_INDEX', true, parseBoolean),
+    sandbox: {
+      startingFunds: check('SANDBOX_STARTING_FUNDS', 100_000_000_000, parseStartingFunds),
+      leverage: check('SANDBOX_LEVERAGE', { ...DEFAULT_LEVERAGE }, parseLeverage),
+      squareOff: check('SANDBOX_SQUARE_OFF', { ...DEFAULT_SQUARE_OFF }, parseSquareOff),
+      resetDay: check('SANDBOX_RESET_DAY', 'sunday', parseResetDay),
+      resetTime: check('SANDBOX_RESET_TIME', '00:00', parseHhmm),
+      maxQuoteAgeMs: check('SANDBOX_MAX_QUOTE_AGE_SECONDS', 60, (raw) => parseInteger(raw, 1, 86_400)) * 1000,
+      priceSource: check('SANDBOX_PRICE_SOURCE', 'broker' as const, (raw) => {
+        const v = raw.toLowerCase();
+        if (v !== 'broker' && v !== 'scripted') throw new Error('must be broker or scripted');
+        return v;
+      }),
+      scriptFile: check('SANDBOX_SCRIPT_FILE', undefined, (raw) => resolve(cwd, raw)),
+      quotePollMs: check('SANDBOX_QUOTE_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -186,6 +186,89 @@ export interface MarketTimingsTable {
   updated_at: number;
 }
 
+/** Sandbox tables (issue 5). Money columns are ten-thousandths of a rupee (sandbox/money.ts). */
+export interface SandboxAccountsTable {
+  user_id: number;
+  starting_funds: number;
+  available: number;
+  used_margin: number;
+  realised_pnl: number;
+  reset_at: number;
+  updated_at: number;
+}
+
+export interface SandboxOrdersTable {
+  id: Id;
+  user_id: number;
+  symbol: string;
+  exchange: string;
+  side: string;
+  price_type: string;
+  product: string;
+  kind: string;
+  quantity: number;
+  price: number;
+  trigger_price: number;
+  status: string;
+  filled_quantity: number;
+  average_price: number;
+  blocked_margin: number;
+  blocked_quantity: number;
+  reason: string | null;
+  strategy: string | null;
+  day: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SandboxOrderEventsTable {
+  id: Id;
+  order_id: number;
+  user_id: number;
+  from_status: string | null;
+  to_status: string;
+  detail: string | null;
+  at: number;
+}
+
+export interface SandboxTradesTable {
+  id: Id;
+  order_id: number;
+  user_id: number;
+  symbol: string;
+  exchange: string;
+  side: string;
+  product: string;
+  quantity: number;
+  price: number;
+  strategy: string | null;
+  created_at: number;
+}
+
+export interface SandboxPositionsTable {
+  id: Id;
+  user_id: number;
+  symbol: string;
+  exchange: string;
+  product: string;
+  quantity: number;
+  cost: number;
+  margin: number;
+  realised_pnl: number;
+  day: string;
+  updated_at: number;
+}
+
+export interface SandboxHoldingsTable {
+  id: Id;
+  user_id: number;
+  symbol: string;
+  exchange: string;
+  quantity: number;
+  cost: number;
+  updated_at: number;
+}
+
 export interface DB {
   contract_imports: ContractImportsTable;
   instruments: InstrumentsTable;
@@ -202,4 +285,10 @@ export interface DB {
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   login_activity: LoginActivityTable;
+  sandbox_accounts: SandboxAccountsTable;
+  sandbox_orders: SandboxOrdersTable;
+  sandbox_order_events: SandboxOrderEventsTable;
+  sandbox_trades: SandboxTradesTable;
+  sandbox_positions: SandboxPositionsTable;
+  sandbox_holdings: SandboxHoldingsTable;
 }

@@ -1,0 +1,113 @@
+/**
+ * The sandbox's part of the configuration (issue 5), parsed by `loadConfig` like every other
+ * variable. Amounts are rupees in the environment and {@link Money} here.
+ */
+import { DEFAULT_LEVERAGE, type LeverageTable } from './modules/sandbox/margin.js';
+import { tryRupeesToMoney, type Money } from './modules/sandbox/money.js';
+
+/** Days an automatic reset may run on, or never / every day. */
+export const RESET_DAYS = [
+  'never',
+  'daily',
+  'sunday',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+] as const;
+export type ResetDay = (typeof RESET_DAYS)[number];
+
+/** MIS square-off times (IST) per exchange: NSE/BSE (and their F&O) 15:15, CDS/BCD 16:45, MCX 23:30. */
+export const DEFAULT_SQUARE_OFF: Readonly<Record<string, string>> = Object.freeze({
+  NSE: '15:15',
+  BSE: '15:15',
+  NFO: '15:15',
+  BFO: '15:15',
+  CDS: '16:45',
+  BCD: '16:45',
+  MCX: '23:30',
+  NCO: '23:30',
+});
+
+export interface SandboxConfig {
+  /** `SANDBOX_STARTING_FUNDS` in rupees (default ₹1,00,00,000). */
+  startingFunds: Money;
+  /** `SANDBOX_LEVERAGE`: `equity_mis=5,equity_cnc=1,equity_nrml=1,futures=10,option_buy=1,option_sell=1`, any subset. */
+  leverage: LeverageTable;
+  /** `SANDBOX_SQUARE_OFF`: `NSE=15:15,MCX=23:30,…` overriding {@link DEFAULT_SQUARE_OFF}. */
+  squareOff: Record<string, string>;
+  /** `SANDBOX_RESET_DAY` (default sunday) and `SANDBOX_RESET_TIME` (IST `HH:MM`, default 00:00). */
+  resetDay: ResetDay;
+  resetTime: string;
+  /** `SANDBOX_MAX_QUOTE_AGE_SECONDS` (default 60): an older quote fills nothing. */
+  maxQuoteAgeMs: number;
+  /** `SANDBOX_PRICE_SOURCE`: `broker` (default: the connected broker's quote API) or `scripted`. */
+  priceSource: 'broker' | 'scripted';
+  /** `SANDBOX_SCRIPT_FILE`: JSON ticks `[{at, quotes}]` the scripted source plays (demos). */
+  scriptFile: string | undefined;
+  /** `SANDBOX_QUOTE_POLL_MS` (default 1000): how often the broker source asks for quotes. */
+  quotePollMs: number;
+}
+
+const LEVERAGE_KEYS: Record<string, keyof LeverageTable> = {
+  equity_mis: 'equityMis',
+  equity_cnc: 'equityCnc',
+  equity_nrml: 'equityNrml',
+  futures: 'futures',
+  option_buy: 'optionBuy',
+  option_sell: 'optionSell',
+};
+const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
+
+function pairs(raw: string): [string, string][] {
+  return raw.split(',').map((part) => {
+    const [k, v, ...rest] = part.split('=').map((s) => s.trim());
+    if (!k || v === undefined || rest.length > 0) throw new Error(`"${part.trim()}" is not name=value`);
+    return [k, v];
+  });
+}
+
+export function parseLeverage(raw: string): LeverageTable {
+  const table = { ...DEFAULT_LEVERAGE };
+  for (const [k, v] of pairs(raw)) {
+    const key = LEVERAGE_KEYS[k.toLowerCase()];
+    if (!key) throw new Error(`unknown leverage "${k}" (one of ${Object.keys(LEVERAGE_KEYS).join(', ')})`);
+    const n = Number(v);
+    if (!/^\d+(\.\d{1,2})?$/.test(v) || n <= 0 || n > 100)
+      throw new Error(`${k}=${v}: leverage must be a number from 0.01 to 100 with at most two decimals`);
+    table[key] = n;
+  }
+  return table;
+}
+
+export function parseSquareOff(raw: string): Record<string, string> {
+  const times = { ...DEFAULT_SQUARE_OFF };
+  for (const [k, v] of pairs(raw)) {
+    const ex = k.toUpperCase();
+    if (!(ex in DEFAULT_SQUARE_OFF)) throw new Error(`unknown exchange "${k}"`);
+    if (!HHMM.test(v)) throw new Error(`${k}=${v}: time must be HH:MM (IST)`);
+    times[ex] = v;
+  }
+  return times;
+}
+
+export function parseStartingFunds(raw: string): Money {
+  const m = tryRupeesToMoney(raw);
+  if (m === undefined || m < 1_000 * 10_000 || m > 1e11 * 10_000)
+    throw new Error('must be an amount in rupees from 1000 to 100000000000');
+  return m;
+}
+
+export function parseResetDay(raw: string): ResetDay {
+  const v = raw.toLowerCase();
+  if (!(RESET_DAYS as readonly string[]).includes(v))
+    throw new Error(`must be one of ${RESET_DAYS.join(', ')}`);
+  return v as ResetDay;
+}
+
+export function parseHhmm(raw: string): string {
+  if (!HHMM.test(raw)) throw new Error('must be HH:MM (IST)');
+  return raw;
+}

@@ -1,0 +1,200 @@
+/**
+ * The sandbox's bookkeeping inside one transaction (issue 5): an order's state transitions with
+ * their event rows, and what a fill does to the account, the position, the holdings and the
+ * trade list. Every function takes a repository bound to the caller's transaction, which has
+ * already locked the account (`lockAccount`).
+ */
+import { istDateOf } from '../market/timings.service.js';
+import {
+  applyFundsDelta,
+  fillMarginDelta,
+  leverageFor,
+  marginOnFill,
+  releaseMargin,
+  type LeverageTable,
+} from './margin.js';
+import type { Money } from './money.js';
+import { applyFill, splitFill, type Position } from './positions.js';
+import type { AccountRow, OrderRow, PositionRow, SandboxRepository } from './sandbox.repository.js';
+import type { Funds, InstrumentKind, OrderStatus, Product, Side } from './types.js';
+
+export const fundsOf = (a: AccountRow): Funds => ({
+  available: a.available,
+  usedMargin: a.used_margin,
+  realisedPnl: a.realised_pnl,
+});
+
+export const withFunds = (a: AccountRow, f: Funds, now: number): AccountRow => ({
+  ...a,
+  available: f.available,
+  used_margin: f.usedMargin,
+  realised_pnl: f.realisedPnl,
+  updated_at: now,
+});
+
+export const positionOf = (
+  row: PositionRow | undefined,
+  symbol: string,
+  exchange: string,
+  product: Product,
+): Position =>
+  row
+    ? {
+        symbol,
+        exchange,
+        product,
+        quantity: row.quantity,
+        cost: row.cost,
+        margin: row.margin,
+        realisedPnl: row.realised_pnl,
+      }
+    : { symbol, exchange, product, quantity: 0, cost: 0, margin: 0, realisedPnl: 0 };
+
+/**
+ * The one transition function of a sandbox order (ARCHITECTURE.md "State changes are explicit"):
+ * moves the order from one of `from` to `to` with `patch` (compare-and-set, so a racing cancel,
+ * fill or second engine loses cleanly) and appends the event row. False when the order was no
+ * longer in `from`.
+ */
+export async function transition(
+  repo: SandboxRepository,
+  order: OrderRow,
+  from: readonly OrderStatus[],
+  to: OrderStatus,
+  now: number,
+  detail: string | null,
+  patch: Partial<Omit<OrderRow, 'id' | 'user_id' | 'status'>> = {},
+): Promise<boolean> {
+  const ok = await repo.updateOrderIf(order.id, from, { ...patch, status: to, updated_at: now });
+  if (ok)
+    await repo.insertEvent({
+      orderId: order.id,
+      userId: order.user_id,
+      from: order.status as OrderStatus,
+      to,
+      detail,
+      at: now,
+    });
+  return ok;
+}
+
+/** Releases what a working order blocked, when it ends without filling (cancel, expiry, reject). */
+export async function endOrder(
+  repo: SandboxRepository,
+  account: AccountRow,
+  order: OrderRow,
+  to: 'cancelled' | 'rejected',
+  reason: string | null,
+  now: number,
+): Promise<AccountRow | undefined> {
+  const ok = await transition(repo, order, ['open', 'trigger pending'], to, now, reason, {
+    reason,
+    blocked_margin: 0,
+    blocked_quantity: 0,
+  });
+  if (!ok) return undefined;
+  const next = withFunds(account, releaseMargin(fundsOf(account), order.blocked_margin), now);
+  await repo.saveAccount(next);
+  return next;
+}
+
+/** What {@link fillOrder} did. */
+export interface FillResult {
+  order: OrderRow;
+  account: AccountRow;
+  realised: Money;
+  /** The fill opened more exposure than was blocked and funds went below zero. */
+  overdrawn: boolean;
+}
+
+/**
+ * Fills a working order whole at `price` (issue 5): the order becomes `complete` (through `open`
+ * when an SL triggers in the same step), a trade is written, the position nets the execution
+ * (average, realised P&L, reversal), the blocked margin moves to the position and margin released
+ * by a closing quantity returns to available funds with the realised P&L. For CNC the holdings
+ * count as the long side, so selling held shares opens no new exposure. Undefined when the order
+ * was no longer working.
+ */
+export async function fillOrder(
+  repo: SandboxRepository,
+  account: AccountRow,
+  order: OrderRow,
+  price: Money,
+  triggered: boolean,
+  now: number,
+  leverage: Readonly<LeverageTable>,
+): Promise<FillResult | undefined> {
+  const side = order.side as Side;
+  const product = order.product as Product;
+  let current = order;
+  if (triggered && order.status === 'trigger pending') {
+    if (!(await transition(repo, order, ['trigger pending'], 'open', now, 'triggered'))) return undefined;
+    current = { ...order, status: 'open' };
+  }
+  const done = await transition(repo, current, ['open', 'trigger pending'], 'complete', now, null, {
+    filled_quantity: order.quantity,
+    average_price: price,
+    blocked_margin: 0,
+    blocked_quantity: 0,
+  });
+  if (!done) return undefined;
+
+  const posRow = await repo.getPosition(order.user_id, order.symbol, order.exchange, product);
+  const position = positionOf(posRow, order.symbol, order.exchange, product);
+  const held =
+    product === 'CNC'
+      ? ((await repo.getHolding(order.user_id, order.symbol, order.exchange))?.quantity ?? 0)
+      : 0;
+  const opened = splitFill(position.quantity + held, side, order.quantity).opening;
+  const margin = marginOnFill({
+    blocked: order.blocked_margin,
+    blockedQuantity: order.blocked_quantity,
+    openedQuantity: opened,
+    fillPrice: price,
+    leverage: leverageFor(order.kind as InstrumentKind, product, side, leverage),
+  });
+  const outcome = applyFill(position, { side, quantity: order.quantity, price }, margin.toPosition);
+  let funds = applyFundsDelta(fundsOf(account), fillMarginDelta(margin));
+  funds = releaseMargin(funds, outcome.releasedMargin, outcome.realised);
+  const p = outcome.position;
+  await repo.upsertPosition({
+    user_id: order.user_id,
+    symbol: p.symbol,
+    exchange: p.exchange,
+    product,
+    quantity: p.quantity,
+    cost: p.cost,
+    margin: p.margin,
+    realised_pnl: p.realisedPnl,
+    day: istDateOf(now),
+    updated_at: now,
+  });
+  await repo.insertTrade({
+    order_id: order.id,
+    user_id: order.user_id,
+    symbol: order.symbol,
+    exchange: order.exchange,
+    side,
+    product,
+    quantity: order.quantity,
+    price,
+    strategy: order.strategy,
+    created_at: now,
+  });
+  const next = withFunds(account, funds, now);
+  await repo.saveAccount(next);
+  return {
+    order: {
+      ...current,
+      status: 'complete',
+      filled_quantity: order.quantity,
+      average_price: price,
+      blocked_margin: 0,
+      blocked_quantity: 0,
+      updated_at: now,
+    },
+    account: next,
+    realised: outcome.realised,
+    overdrawn: margin.extra > 0 && funds.available < 0,
+  };
+}

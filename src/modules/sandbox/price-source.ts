@@ -1,0 +1,119 @@
+/**
+ * Where the sandbox gets prices (issue 5, "Price source"): an interface with two implementations,
+ * the connected broker's quote API (broker-price-source.ts) and a deterministic scripted feed
+ * (this file) for tests and demos. The engine fills nothing without a quote from here.
+ */
+import type { Quote } from './types.js';
+
+/** An instrument the engine wants prices for (master-contract fields the quote APIs need). */
+export interface PricedInstrument {
+  symbol: string;
+  exchange: string;
+  brsymbol: string;
+  brexchange: string;
+  token: string;
+}
+
+/** Receives each price update: quotes keyed by `EXCHANGE:SYMBOL` (see `quoteKey`). */
+export type QuoteListener = (quotes: ReadonlyMap<string, Quote>) => void;
+
+export interface PriceSource {
+  /** The newest quote seen for a key, without I/O (undefined when none). */
+  latest(key: string): Quote | undefined;
+  /**
+   * A quote for one instrument now: the newest one when it is fresh, else fetched (broker). May
+   * resolve undefined: no price is known.
+   */
+  quote(instrument: PricedInstrument): Promise<Quote | undefined>;
+  /** Replaces the set of instruments updates are wanted for (resting orders, open positions). */
+  watch(instruments: Iterable<PricedInstrument>): void;
+  /** Registers the engine's listener. Updates arrive one batch at a time. */
+  onQuotes(listener: QuoteListener): () => void;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Shared listener bookkeeping of the sources. */
+export class QuoteFanout {
+  private readonly listeners = new Set<QuoteListener>();
+  readonly latestByKey = new Map<string, Quote>();
+
+  add(listener: QuoteListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Records the quotes as the newest and hands them to every listener. */
+  emit(quotes: ReadonlyMap<string, Quote>): void {
+    for (const [k, q] of quotes) {
+      const prev = this.latestByKey.get(k);
+      // An older quote arriving late never replaces a newer one.
+      if (!prev || prev.timestamp <= q.timestamp) this.latestByKey.set(k, q);
+    }
+    if (quotes.size > 0) for (const l of this.listeners) l(quotes);
+  }
+}
+
+/** One scripted tick: quotes (keyed `EXCHANGE:SYMBOL`) that become current at `at` (epoch ms). */
+export interface ScriptedTick {
+  at: number;
+  quotes: Record<string, Quote>;
+}
+
+/**
+ * A deterministic feed: quotes are pushed by a test (or played from a script against the clock
+ * by `advanceTo`). `quote()` never does I/O: it answers the newest pushed quote.
+ */
+export class ScriptedFeed implements PriceSource {
+  private readonly fanout = new QuoteFanout();
+  private readonly script: ScriptedTick[];
+  private next = 0;
+  private running = false;
+
+  constructor(script: readonly ScriptedTick[] = []) {
+    this.script = [...script].sort((a, b) => a.at - b.at);
+  }
+
+  latest(key: string): Quote | undefined {
+    return this.fanout.latestByKey.get(key);
+  }
+
+  quote(instrument: PricedInstrument): Promise<Quote | undefined> {
+    return Promise.resolve(this.latest(`${instrument.exchange}:${instrument.symbol}`));
+  }
+
+  watch(): void {
+    // Every pushed quote is delivered; there is nothing to subscribe to.
+  }
+
+  onQuotes(listener: QuoteListener): () => void {
+    return this.fanout.add(listener);
+  }
+
+  /** Delivers quotes now (recorded even while stopped; listeners hear them only while started). */
+  push(quotes: Record<string, Quote> | ReadonlyMap<string, Quote>): void {
+    const map = quotes instanceof Map ? quotes : new Map(Object.entries(quotes));
+    if (this.running) this.fanout.emit(map);
+    else for (const [k, q] of map) this.fanout.latestByKey.set(k, q);
+  }
+
+  /** Plays every scripted tick due at or before `now`, one update per tick, in time order. */
+  advanceTo(now: number): number {
+    let played = 0;
+    while (this.next < this.script.length && this.script[this.next]!.at <= now) {
+      this.push(this.script[this.next]!.quotes);
+      this.next++;
+      played++;
+    }
+    return played;
+  }
+
+  start(): void {
+    this.running = true;
+  }
+
+  stop(): Promise<void> {
+    this.running = false;
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The sandbox's stored records as the service hands them out (issue 5): what the read APIs
+ * format into OpenAlgo's wire shapes (book-format.ts). Amounts are {@link Money}; times epoch ms.
+ */
+import type { Money } from './money.js';
+import type { Holding, Position } from './positions.js';
+import type { OrderStatus, PriceType, Product, Side } from './types.js';
+
+/** One sandbox order. */
+export interface OrderRecord {
+  /** Order id as clients see it (a decimal string). */
+  orderId: string;
+  userId: number;
+  symbol: string;
+  exchange: string;
+  side: Side;
+  priceType: PriceType;
+  product: Product;
+  quantity: number;
+  /** Limit price (LIMIT, SL), else 0. */
+  price: Money;
+  /** Trigger price (SL, SL-M), else 0. */
+  triggerPrice: Money;
+  status: OrderStatus;
+  /** Quantity filled so far (0 or the whole quantity: fills are never partial). */
+  filledQuantity: number;
+  /** Average fill price, 0 until filled. */
+  averagePrice: Money;
+  /** Why the order was rejected or cancelled by the system; null otherwise. */
+  reason: string | null;
+  /** The strategy tag of the placeorder request. */
+  strategy: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One execution (a fill of an order). */
+export interface TradeRecord {
+  tradeId: string;
+  orderId: string;
+  userId: number;
+  symbol: string;
+  exchange: string;
+  side: Side;
+  product: Product;
+  quantity: number;
+  price: Money;
+  strategy: string | null;
+  createdAt: number;
+}
+
+/** A net position with its latest mark (the LTP from the price source, when there is one). */
+export interface PositionRecord extends Position {
+  userId: number;
+  /** Latest LTP known for the instrument; undefined when the price source has none. */
+  ltp: Money | undefined;
+  updatedAt: number;
+}
+
+/** A delivery holding with its latest mark. */
+export interface HoldingRecord extends Holding {
+  userId: number;
+  ltp: Money | undefined;
+  updatedAt: number;
+}
+
+/** A sandbox account's money. `available` already includes realised P&L. */
+export interface AccountRecord {
+  userId: number;
+  /** What the account started with at its last reset. */
+  startingFunds: Money;
+  available: Money;
+  usedMargin: Money;
+  realisedPnl: Money;
+  /** Mark-to-market P&L of the open positions (computed when read). */
+  unrealisedPnl: Money;
+  /** When the account was last reset (or created). */
+  resetAt: number;
+}

@@ -1,0 +1,94 @@
+/**
+ * The sandbox's books as the read APIs answer them (issue 5, "Read and manage APIs"): orders,
+ * trades, positions and holdings marked at the latest LTP of the price source, and funds with the
+ * unrealised P&L of the open positions.
+ */
+import type { Clock } from '../../platform/clock.js';
+import type { SandboxConfig } from '../../config-sandbox.js';
+import { positionOf } from './ledger.js';
+import { unrealisedPnl } from './positions.js';
+import type { PriceSource } from './price-source.js';
+import type { AccountRecord, HoldingRecord, OrderRecord, PositionRecord, TradeRecord } from './records.js';
+import type { SandboxRepository } from './sandbox.repository.js';
+import { toOrderRecord } from './sandbox.service.js';
+import { quoteKey, type Product, type Side } from './types.js';
+
+export interface SandboxBooksDeps {
+  repo: SandboxRepository;
+  prices: () => PriceSource;
+  clock: Clock;
+  config: SandboxConfig;
+}
+
+export class SandboxBooks {
+  constructor(private readonly deps: SandboxBooksDeps) {}
+
+  async orders(userId: number): Promise<OrderRecord[]> {
+    return (await this.deps.repo.ordersOf(userId)).map(toOrderRecord);
+  }
+
+  async trades(userId: number): Promise<TradeRecord[]> {
+    return (await this.deps.repo.tradesOf(userId)).map((t) => ({
+      tradeId: String(t.id),
+      orderId: String(t.order_id),
+      userId: t.user_id,
+      symbol: t.symbol,
+      exchange: t.exchange,
+      side: t.side as Side,
+      product: t.product as Product,
+      quantity: t.quantity,
+      price: t.price,
+      strategy: t.strategy,
+      createdAt: t.created_at,
+    }));
+  }
+
+  private mark(exchange: string, symbol: string): number | undefined {
+    const q = this.deps.prices().latest(quoteKey(exchange, symbol));
+    const ltp = q ? Math.round(q.ltp * 10_000) : 0;
+    return ltp > 0 ? ltp : undefined;
+  }
+
+  async positions(userId: number): Promise<PositionRecord[]> {
+    return (await this.deps.repo.positionsOf(userId)).map((p) => ({
+      ...positionOf(p, p.symbol, p.exchange, p.product as Product),
+      userId,
+      ltp: this.mark(p.exchange, p.symbol),
+      updatedAt: p.updated_at,
+    }));
+  }
+
+  async holdings(userId: number): Promise<HoldingRecord[]> {
+    return (await this.deps.repo.holdingsOf(userId)).map((h) => ({
+      symbol: h.symbol,
+      exchange: h.exchange,
+      quantity: h.quantity,
+      cost: h.cost,
+      userId,
+      ltp: this.mark(h.exchange, h.symbol),
+      updatedAt: h.updated_at,
+    }));
+  }
+
+  /** The account's funds; unrealised P&L marks open positions at the latest LTP (unmarked ones count 0). */
+  async funds(userId: number): Promise<AccountRecord> {
+    const now = this.deps.clock.now();
+    let a = await this.deps.repo.getAccount(userId);
+    if (!a)
+      a = await this.deps.repo.transaction((repo) =>
+        repo.lockAccount(userId, this.deps.config.startingFunds, now),
+      );
+    let unrealised = 0;
+    for (const p of await this.positions(userId))
+      if (p.ltp !== undefined) unrealised += unrealisedPnl(p, p.ltp);
+    return {
+      userId,
+      startingFunds: a.starting_funds,
+      available: a.available,
+      usedMargin: a.used_margin,
+      realisedPnl: a.realised_pnl,
+      unrealisedPnl: unrealised,
+      resetAt: a.reset_at,
+    };
+  }
+}

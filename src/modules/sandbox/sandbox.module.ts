@@ -1,0 +1,103 @@
+/**
+ * Wiring of the sandbox (issue 5): service, books, jobs and engine over one repository, the
+ * analyzer-mode switch that starts and stops the engine, and the routes.
+ */
+import { readFileSync } from 'node:fs';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../../config.js';
+import type { DB } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import type { InvalidationBus } from '../../platform/invalidation.js';
+import type { ExchangeSession } from '../market/timings.service.js';
+import { AnalyzeModeService } from '../settings/analyze-mode.service.js';
+import type { InstrumentLookup } from './sandbox.service.js';
+import { SandboxService } from './sandbox.service.js';
+import { SandboxBooks } from './sandbox-books.js';
+import { SandboxJobs } from './sandbox-jobs.js';
+import { SandboxEngine } from './sandbox.engine.js';
+import { SandboxRepository } from './sandbox.repository.js';
+import { ScriptedFeed, type PriceSource, type ScriptedTick } from './price-source.js';
+
+export interface SandboxServices {
+  service: SandboxService;
+  books: SandboxBooks;
+  jobs: SandboxJobs;
+  engine: SandboxEngine;
+  mode: AnalyzeModeService;
+  /** The price source in use. */
+  prices(): PriceSource;
+  /** Replaces the price source (tests and demos); a running engine restarts on the new one. */
+  usePriceSource(source: PriceSource): Promise<void>;
+}
+
+export interface SandboxDeps {
+  db: Kysely<DB>;
+  config: ResolvedConfig;
+  clock: Clock;
+  logger: Logger;
+  bus: InvalidationBus;
+  instruments: InstrumentLookup;
+  sessionOn: (exchange: string, date: string) => ExchangeSession | undefined;
+  /** The broker's quote source, when a broker session exists (orders issue); undefined = none. */
+  brokerPrices?: () => PriceSource | undefined;
+}
+
+/** Reads a scripted feed (`SANDBOX_SCRIPT_FILE`: JSON `[{at, quotes}]`). */
+function scriptedSource(file: string | undefined): ScriptedFeed {
+  if (!file) return new ScriptedFeed();
+  const ticks = JSON.parse(readFileSync(file, 'utf8')) as ScriptedTick[];
+  if (!Array.isArray(ticks)) throw new Error(`${file}: expected a JSON array of {at, quotes}`);
+  return new ScriptedFeed(ticks);
+}
+
+export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
+  const { config, clock, logger, bus } = deps;
+  const sc = config.sandbox;
+  const log = logger.child({ module: 'sandbox' });
+  const repo = new SandboxRepository(deps.db);
+  const scripted = sc.priceSource === 'scripted' ? scriptedSource(sc.scriptFile) : new ScriptedFeed();
+  let override: PriceSource | undefined;
+  const prices = (): PriceSource =>
+    override ?? (sc.priceSource === 'broker' ? (deps.brokerPrices?.() ?? scripted) : scripted);
+  const service = new SandboxService({
+    repo,
+    instruments: deps.instruments,
+    prices,
+    clock,
+    config: sc,
+    logger: log,
+  });
+  const books = new SandboxBooks({ repo, prices, clock, config: sc });
+  const jobs = new SandboxJobs({ service, sessionOn: deps.sessionOn, clock, config: sc, logger: log });
+  const engine = new SandboxEngine({
+    service,
+    prices,
+    clock,
+    logger: log,
+    bus,
+    maxQuoteAgeMs: sc.maxQuoteAgeMs,
+    instrument: (symbol, exchange) => deps.instruments.get(symbol, exchange),
+    onTick: async () => {
+      const p = prices();
+      if (p instanceof ScriptedFeed) p.advanceTo(clock.now());
+      await jobs.run();
+    },
+  });
+  const mode = new AnalyzeModeService(deps.db, bus, logger);
+  mode.follow(engine);
+  return {
+    service,
+    books,
+    jobs,
+    engine,
+    mode,
+    prices,
+    async usePriceSource(source) {
+      const running = engine.isRunning;
+      if (running) await engine.stop();
+      override = source;
+      if (running) await engine.start();
+    },
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * `/api/v1` book and order-management routes (issue 5, "Read and manage APIs"), OpenAlgo's names
+ * and shapes, API key in the body. In analyzer mode they answer from the sandbox and carry
+ * `"mode": "analyze"`; in live mode they go to the connected broker's adapter, and without one
+ * answer 404 "Broker-specific module not found" (spec "Errors → Order placement").
+ */
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { ApiKeyGuard } from '../api/api-key.guard.js';
+import type { SessionGuard } from '../auth/session.guard.js';
+import { ErrorBody } from '../auth/auth.schema.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { App } from '../../platform/http/types.js';
+import { AppError } from '../../platform/errors.js';
+import {
+  formatFunds,
+  formatHoldings,
+  formatOrderbook,
+  formatOrderStatus,
+  formatPositionbook,
+  formatTradebook,
+} from './book-format.js';
+import {
+  ApiKeyBody,
+  CancelAllOrderResponse,
+  ClosePositionResponse,
+  FundsResponse,
+  HoldingsResponse,
+  ModifyOrderBody,
+  OrderActionResponse,
+  OrderbookResponse,
+  OrderIdBody,
+  OrderStatusResponse,
+  PositionbookResponse,
+  StrategyBody,
+  TradebookResponse,
+  orderIdString,
+  quantityOf,
+} from './book.schema.js';
+import type { SandboxBooks } from './sandbox-books.js';
+import { parseOrderId, type SandboxService } from './sandbox.service.js';
+import type { Product, Side } from './types.js';
+
+export interface SandboxRouteDeps {
+  service: SandboxService;
+  books: SandboxBooks;
+  /** True in analyzer mode. */
+  analyze: () => boolean;
+  apiKeyGuard: ApiKeyGuard;
+  rateLimit: RateLimitHook;
+}
+
+/** The error body, with OpenAlgo's `"mode": "analyze"` on analyzer-mode errors. */
+const ApiErrorBody = Type.Object({ ...ErrorBody.properties, mode: Type.Optional(Type.Literal('analyze')) });
+const errors = { 400: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody };
+
+/** The live-mode answer until a broker adapter serves these books (orders issue). */
+const NO_BROKER = new AppError(404, 'broker_module_not_found', 'Broker-specific module not found');
+
+export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
+  const { service, books } = deps;
+  const opts = <B, R>(body: B, response: R) => ({
+    onRequest: deps.rateLimit,
+    preHandler: deps.apiKeyGuard,
+    schema: { body, response: { 200: response, ...errors } },
+  });
+
+  /**
+   * Runs an analyzer-mode handler; its 4xx errors carry `"mode": "analyze"` as OpenAlgo's do.
+   * In live mode: the broker adapter (none yet).
+   */
+  const analyzer = async (reply: FastifyReply, fn: () => Promise<object>): Promise<never> => {
+    if (!deps.analyze()) throw NO_BROKER;
+    let body: object;
+    try {
+      body = { ...(await fn()), mode: 'analyze' };
+    } catch (err) {
+      if (err instanceof AppError && err.statusCode < 500)
+        return reply
+          .code(err.statusCode)
+          .send({ status: 'error', message: err.message, mode: 'analyze' }) as never;
+      throw err;
+    }
+    return reply.send(body) as never;
+  };
+  const user = (req: { apiPrincipal?: { userId: number } }): number => req.apiPrincipal!.userId;
+
+  app.post('/api/v1/orderbook', opts(ApiKeyBody, OrderbookResponse), (req, reply) =>
+    analyzer(reply, async () => ({
+      status: 'success' as const,
+      data: formatOrderbook(await books.orders(user(req))),
+    })),
+  );
+  app.post('/api/v1/tradebook', opts(ApiKeyBody, TradebookResponse), (req, reply) =>
+    analyzer(reply, async () => ({
+      status: 'success' as const,
+      data: formatTradebook(await books.trades(user(req))),
+    })),
+  );
+  app.post('/api/v1/positionbook', opts(ApiKeyBody, PositionbookResponse), (req, reply) =>
+    analyzer(reply, async () => ({
+      status: 'success' as const,
+      data: formatPositionbook(await books.positions(user(req))),
+    })),
+  );
+  app.post('/api/v1/holdings', opts(ApiKeyBody, HoldingsResponse), (req, reply) =>
+    analyzer(reply, async () => ({
+      status: 'success' as const,
+      data: formatHoldings(await books.holdings(user(req))),
+    })),
+  );
+  app.post('/api/v1/funds', opts(ApiKeyBody, FundsResponse), (req, reply) =>
+    analyzer(reply, async () => ({
+      status: 'success' as const,
+      data: formatFunds(await books.funds(user(req))),
+    })),
+  );
+  app.post('/api/v1/orderstatus', opts(OrderIdBody, OrderStatusResponse), (req, reply) =>
+    analyzer(reply, async () => {
+      const id = parseOrderId(orderIdString(req.body.orderid));
+      return { status: 'success' as const, data: formatOrderStatus(await service.order(user(req), id)) };
+    }),
+  );
+  app.post('/api/v1/cancelorder', opts(OrderIdBody, OrderActionResponse), (req, reply) =>
+    analyzer(reply, async () => {
+      const id = parseOrderId(orderIdString(req.body.orderid));
+      const o = await service.cancelOrder(user(req), id);
+      return { status: 'success' as const, orderid: o.orderId, message: `Order ${o.orderId} cancelled` };
+    }),
+  );
+  app.post('/api/v1/cancelallorder', opts(StrategyBody, CancelAllOrderResponse), (req, reply) =>
+    analyzer(reply, async () => {
+      const r = await service.cancelAll(user(req));
+      return {
+        status: 'success' as const,
+        message: `Canceled ${r.cancelled.length} orders. Failed to cancel ${r.failed.length} orders.`,
+        canceled_orders: r.cancelled,
+        failed_cancellations: r.failed,
+      };
+    }),
+  );
+  app.post('/api/v1/modifyorder', opts(ModifyOrderBody, OrderActionResponse), (req, reply) =>
+    analyzer(reply, async () => {
+      const b = req.body;
+      const id = parseOrderId(orderIdString(b.orderid));
+      const o = await service.modifyOrder(user(req), id, {
+        symbol: b.symbol,
+        exchange: b.exchange,
+        side: b.action.toUpperCase() as Side,
+        product: b.product as Product,
+        priceType: b.pricetype,
+        quantity: quantityOf(b.quantity),
+        price: b.price,
+        triggerPrice: b.trigger_price,
+      });
+      return { status: 'success' as const, orderid: o.orderId, message: `Order ${o.orderId} modified` };
+    }),
+  );
+  app.post('/api/v1/closeposition', opts(StrategyBody, ClosePositionResponse), (req, reply) =>
+    analyzer(reply, async () => {
+      const results = await service.closePositions(user(req), {}, req.body.strategy ?? null);
+      const failed = results.filter((r) => !r.ok).length;
+      return {
+        status: 'success' as const,
+        message:
+          results.length === 0
+            ? 'No open positions to close'
+            : `Closing orders placed for ${results.length - failed} positions${failed ? `; ${failed} could not be closed` : ''}`,
+        closed_positions: results.length - failed,
+        failed_closures: failed,
+      };
+    }),
+  );
+}
+
+/** `POST /sandbox/reset`: the logged-in user resets their own sandbox account (CSRF). */
+export function sandboxSessionRoutes(
+  app: App,
+  deps: { service: SandboxService; guard: SessionGuard; rateLimit: RateLimitHook },
+): void {
+  app.post(
+    '/sandbox/reset',
+    {
+      onRequest: deps.rateLimit,
+      preHandler: deps.guard(),
+      schema: {
+        response: {
+          200: Type.Object({ status: Type.Literal('success'), message: Type.String() }),
+          401: ErrorBody,
+          403: ErrorBody,
+          429: ErrorBody,
+        },
+      },
+    },
+    async (req) => {
+      await deps.service.reset(req.session!.userId);
+      return { status: 'success' as const, message: 'Sandbox account reset' };
+    },
+  );
+}

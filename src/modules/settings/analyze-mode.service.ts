@@ -1,0 +1,83 @@
+/**
+ * Analyzer / live mode (spec "Analyzer / live mode"): the `analyze_mode` flag of the settings
+ * row. Switching to Analyze starts the sandbox engine, switching to Live stops it. The flag is
+ * read on every `/api/v1` order call, so it is kept in memory and reloaded on every change, here
+ * and — through the invalidation bus — on every other instance, which starts or stops its own
+ * engine in step.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DB } from '../../db/schema.js';
+import { fromDbBool } from '../../platform/db/database.js';
+import type { InvalidationBus } from '../../platform/invalidation.js';
+
+export const ANALYZE_MODE_TOPIC = 'analyze-mode';
+
+/** What follows the mode: the sandbox engine. */
+export interface ModeFollower {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export class AnalyzeModeService {
+  private mode = false;
+  private readonly followers: ModeFollower[] = [];
+  private applying: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly bus: InvalidationBus,
+    private readonly logger: Logger,
+  ) {
+    bus.subscribe(ANALYZE_MODE_TOPIC, () => void this.reload());
+  }
+
+  /** Registers something started in analyzer mode and stopped in live mode. */
+  follow(f: ModeFollower): void {
+    this.followers.push(f);
+  }
+
+  /** True in analyzer mode (memory; no I/O). */
+  get analyze(): boolean {
+    return this.mode;
+  }
+
+  /** Reads the flag and brings the followers in line (start-up, and messages from other instances). */
+  async reload(): Promise<void> {
+    const row = await this.db
+      .selectFrom('settings')
+      .select('analyze_mode')
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    await this.apply(fromDbBool(row?.analyze_mode));
+  }
+
+  /** Switches the mode (administrator): writes the flag, starts or stops the engine, tells the other instances. */
+  async set(analyze: boolean): Promise<void> {
+    await this.db
+      .updateTable('settings')
+      .set({ analyze_mode: analyze ? 1 : 0 })
+      .where('id', '=', 1)
+      .execute();
+    await this.apply(analyze);
+    this.bus.publish(ANALYZE_MODE_TOPIC, analyze ? '1' : '0');
+    this.logger.info({ mode: analyze ? 'analyze' : 'live' }, 'trading mode switched');
+  }
+
+  /** Stops the followers (app shutdown) without changing the stored mode. */
+  async shutdown(): Promise<void> {
+    await this.applying;
+    for (const f of this.followers) await f.stop();
+  }
+
+  private apply(analyze: boolean): Promise<void> {
+    // Transitions run one at a time, so a quick 1 → 0 → 1 ends in the last state.
+    this.applying = this.applying
+      .then(async () => {
+        this.mode = analyze;
+        for (const f of this.followers) await (analyze ? f.start() : f.stop());
+      })
+      .catch((err: unknown) => this.logger.error({ err }, 'trading mode switch failed'));
+    return this.applying;
+  }
+}
