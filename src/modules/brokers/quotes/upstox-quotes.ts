@@ -1,0 +1,97 @@
+/**
+ * Upstox v2 full market quotes (upstox.com/developer/api-documentation/get-full-market-quote):
+ * `GET /v2/market-quote/quotes?instrument_key=NSE_EQ|INE062A01020,NSE_FO|42546`, a comma-separated
+ * list of at most 500 instrument keys, headers `Authorization: Bearer <token>` and
+ * `Accept: application/json`. The answer's `data` is keyed `SEGMENT:TRADINGSYMBOL`
+ * (`NSE_EQ:SBIN`), not by the key asked with; each quote carries the key as `instrument_token`,
+ * which is how answers are matched (as OpenAlgo's Upstox adapter does). Errors are
+ * `{"status":"error","errors":[{"errorCode":"UDAPI100050","message":…}]}` with 400/401/429/5xx
+ * (…/api-documentation/error-codes).
+ */
+import type { Quote } from '../../sandbox/types.js';
+import {
+  chunk,
+  currentToken,
+  groupByRequestKey,
+  QuoteTransport,
+  readQuote,
+  type QuoteClient,
+  type QuoteClientOptions,
+  type QuoteInstrument,
+} from './quote-client.js';
+
+/** Upstox's public API origin. */
+export const UPSTOX_BASE_URL = 'https://api.upstox.com';
+
+/** Documented limit of the full market quote ("up to 500 instruments in one go"). */
+const UPSTOX_MAX_QUOTE_INSTRUMENTS = 500;
+
+/** An instrument key: segment, `|`, exchange token or ISIN or index name (`NSE_INDEX|Nifty 50`). */
+const INSTRUMENT_KEY = /^[A-Z][A-Z0-9_]*\|[^,|]+$/;
+
+/** Upstox's error body: the first of `errors` (`errorCode`, `message`), else top-level fields. */
+function readUpstoxError(json: unknown): { code?: string; message?: string } {
+  const body = json as { errors?: unknown; message?: unknown; code?: unknown };
+  const first: unknown = Array.isArray(body.errors) ? body.errors[0] : undefined;
+  const e = (typeof first === 'object' && first !== null ? first : {}) as Record<string, unknown>;
+  const str = (...vs: unknown[]) => vs.find((v): v is string => typeof v === 'string' && v !== '');
+  return {
+    code: str(e.errorCode, e.error_code, body.code),
+    message: str(e.message, body.message),
+  };
+}
+
+/**
+ * Upstox's {@link QuoteClient}. The master contract's `token` for Upstox is the instrument key
+ * (`NSE_EQ|INE062A01020`, see market/importers/upstox.ts); instruments whose token is not one
+ * are skipped, since a single malformed key makes Upstox refuse the whole batch.
+ */
+export class UpstoxQuoteClient implements QuoteClient {
+  readonly broker = 'upstox';
+  readonly maxBatch = UPSTOX_MAX_QUOTE_INSTRUMENTS;
+  private readonly http: QuoteTransport;
+
+  constructor(private readonly opts: QuoteClientOptions) {
+    this.http = new QuoteTransport('upstox', 'Upstox', opts, UPSTOX_BASE_URL, readUpstoxError);
+  }
+
+  async quotes(instruments: readonly QuoteInstrument[], signal?: AbortSignal): Promise<Map<string, Quote>> {
+    const out = new Map<string, Quote>();
+    const wanted = groupByRequestKey(instruments, (i) =>
+      INSTRUMENT_KEY.test(i.token) ? i.token : undefined,
+    );
+    if (wanted.size === 0) return out;
+    // Fallback when a quote lacks `instrument_token`: its map key is `brexchange:brsymbol`.
+    const byResponseKey = new Map<string, string>();
+    for (const i of instruments)
+      if (wanted.has(i.token)) byResponseKey.set(`${i.brexchange}:${i.brsymbol}`, i.token);
+
+    const token = currentToken(this.opts.accessToken);
+    // Refused before any I/O: Upstox would answer 401 UDAPI100050.
+    if (token === undefined)
+      throw this.http.error('no_token', 'no access token (broker session not connected)');
+    const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    const secrets = [token, this.opts.apiKey];
+
+    for (const keys of chunk([...wanted.keys()], this.maxBatch)) {
+      const path = `/v2/market-quote/quotes?instrument_key=${keys.map(encodeURIComponent).join(',')}`;
+      const answer = await this.http.get(path, headers, signal);
+      const data = this.http.unwrap(answer, secrets);
+      for (const [key, raw] of Object.entries(data)) {
+        const echoed = (raw as { instrument_token?: unknown } | null)?.instrument_token;
+        const byKey = byResponseKey.get(key);
+        const targets =
+          (typeof echoed === 'string' ? wanted.get(echoed) : undefined) ??
+          (byKey === undefined ? undefined : wanted.get(byKey));
+        if (!targets) continue;
+        const quote = readQuote(raw, answer.receivedAt);
+        if (quote) for (const t of targets) out.set(t, quote);
+      }
+    }
+    return out;
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}
