@@ -182,7 +182,7 @@ export class SandboxEngine {
     }
     book.set(o.id, toResting(o));
     this.keyOf.set(o.id, key);
-    if (!this.watched.has(key)) void this.watchKey(key, o.symbol, o.exchange);
+    if (!this.watched.has(key)) void this.enqueue(() => this.watchKey(key, o.symbol, o.exchange));
   }
 
   private async watchKey(key: string, symbol: string, exchange: string): Promise<void> {

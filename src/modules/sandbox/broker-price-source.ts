@@ -1,0 +1,110 @@
+/**
+ * The connected broker's quote API as the sandbox's price source (issue 5, "Price source (a)"):
+ * the instruments the engine watches (working orders, open positions) are asked for in one
+ * batched call per poll (`SANDBOX_QUOTE_POLL_MS`), and a placement asks for its one instrument
+ * when no fresh quote is at hand. A failed poll fills nothing and is retried on the next one;
+ * each kind of failure is logged once until a poll succeeds again (the broker's message only:
+ * the quote client never puts a credential in it).
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.js';
+import type { QuoteClient } from '../brokers/quotes/quote-client.js';
+import { QuoteFanout, type PricedInstrument, type PriceSource, type QuoteListener } from './price-source.js';
+import { quoteKey, type Quote } from './types.js';
+
+export interface BrokerPriceSourceOptions {
+  /** The quote client of the current broker session; undefined while there is none. */
+  client: () => QuoteClient | undefined;
+  pollMs: number;
+  /** A quote younger than this is answered from memory at placement. */
+  freshMs: number;
+  clock: Clock;
+  logger: Logger;
+}
+
+export class BrokerPriceSource implements PriceSource {
+  private readonly fanout = new QuoteFanout();
+  private watched: PricedInstrument[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private inflight: Promise<void> | undefined;
+  private lastFailure: string | undefined;
+
+  constructor(private readonly opts: BrokerPriceSourceOptions) {}
+
+  latest(key: string): Quote | undefined {
+    return this.fanout.latestByKey.get(key);
+  }
+
+  async quote(instrument: PricedInstrument): Promise<Quote | undefined> {
+    const key = quoteKey(instrument.exchange, instrument.symbol);
+    const known = this.latest(key);
+    if (known && this.opts.clock.now() - known.timestamp < this.opts.freshMs) return known;
+    const client = this.opts.client();
+    if (!client) return known;
+    try {
+      const got = await client.quotes([instrument]);
+      this.fanout.emit(got);
+      this.succeeded();
+    } catch (err) {
+      this.failed(err);
+    }
+    return this.latest(key);
+  }
+
+  watch(instruments: Iterable<PricedInstrument>): void {
+    this.watched = [...instruments];
+  }
+
+  onQuotes(listener: QuoteListener): () => void {
+    return this.fanout.add(listener);
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.poll(), this.opts.pollMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.inflight;
+  }
+
+  /** One poll of every watched instrument (the timer's work; tests call it directly). */
+  poll(): Promise<void> {
+    if (this.inflight) return this.inflight;
+    const client = this.opts.client();
+    if (!client || this.watched.length === 0) return Promise.resolve();
+    const batch = this.watched;
+    this.inflight = client
+      .quotes(batch)
+      .then(
+        (quotes) => {
+          this.succeeded();
+          this.fanout.emit(quotes);
+        },
+        (err: unknown) => this.failed(err),
+      )
+      .finally(() => {
+        this.inflight = undefined;
+      });
+    return this.inflight;
+  }
+
+  private succeeded(): void {
+    if (this.lastFailure !== undefined) this.opts.logger.info('broker quotes recovered');
+    this.lastFailure = undefined;
+  }
+
+  private failed(err: unknown): void {
+    const e = err as { code?: string; status?: number; message?: string };
+    const kind = `${e.code ?? 'error'}:${e.status ?? ''}`;
+    if (kind === this.lastFailure) return;
+    this.lastFailure = kind;
+    this.opts.logger.warn(
+      { code: e.code, status: e.status, message: e.message },
+      'broker quotes failed; nothing fills until they recover',
+    );
+  }
+}
