@@ -15,6 +15,7 @@ import {
 } from './margin.js';
 import type { Money } from './money.js';
 import { applyFill, splitFill, type Position } from './positions.js';
+import { reduciblePosition } from './margin.js';
 import type { AccountRow, OrderRow, PositionRow, SandboxRepository } from './sandbox.repository.js';
 import type { Funds, InstrumentKind, OrderStatus, Product, Side } from './types.js';
 
@@ -197,4 +198,47 @@ export async function fillOrder(
     realised: outcome.realised,
     overdrawn: margin.extra > 0 && funds.available < 0,
   };
+}
+
+/** What placement rules need to know about the account's stake in one instrument and product. */
+export interface AccountContext {
+  position: Position;
+  /** Delivery shares held (CNC only; 0 otherwise). */
+  held: number;
+  /** The other working orders on the same instrument and product. */
+  others: OrderRow[];
+  /** Shares a CNC SELL may still sell: holdings plus the net position less pending sells. */
+  sellable: number;
+}
+
+/** Reads the {@link AccountContext} inside the caller's transaction (`excludeId`: the order being modified). */
+export async function accountContext(
+  repo: SandboxRepository,
+  userId: number,
+  symbol: string,
+  exchange: string,
+  product: Product,
+  excludeId?: number,
+): Promise<AccountContext> {
+  const position = positionOf(
+    await repo.getPosition(userId, symbol, exchange, product),
+    symbol,
+    exchange,
+    product,
+  );
+  const held = product === 'CNC' ? ((await repo.getHolding(userId, symbol, exchange))?.quantity ?? 0) : 0;
+  const others = (await repo.restingOrdersOf(userId, { symbol, exchange, product })).filter(
+    (o) => o.id !== excludeId,
+  );
+  const pendingSells = others.filter((o) => o.side === 'SELL').reduce((s, o) => s + o.quantity, 0);
+  return { position, held, others, sellable: held + position.quantity - pendingSells };
+}
+
+/** The position quantity an order on `side` may still reduce (holdings count for CNC). */
+export function reducibleFor(ctx: AccountContext, side: Side): number {
+  return reduciblePosition(
+    ctx.position.quantity + ctx.held,
+    side,
+    ctx.others.map((o) => ({ side: o.side as Side, quantity: o.quantity })),
+  );
 }

@@ -4,7 +4,8 @@
  */
 import type { Money } from './money.js';
 import type { Holding, Position } from './positions.js';
-import type { OrderStatus, PriceType, Product, Side } from './types.js';
+import type { OrderRow } from './sandbox.repository.js';
+import type { OrderStatus, PriceType, Product, RestingOrder, Side } from './types.js';
 
 /** One sandbox order. */
 export interface OrderRecord {
@@ -76,4 +77,40 @@ export interface AccountRecord {
   unrealisedPnl: Money;
   /** When the account was last reset (or created). */
   resetAt: number;
+}
+
+export function toOrderRecord(r: OrderRow): OrderRecord {
+  return {
+    orderId: String(r.id),
+    userId: r.user_id,
+    symbol: r.symbol,
+    exchange: r.exchange,
+    side: r.side as Side,
+    priceType: r.price_type as PriceType,
+    product: r.product as Product,
+    quantity: r.quantity,
+    price: r.price,
+    triggerPrice: r.trigger_price,
+    status: r.status as OrderStatus,
+    filledQuantity: r.filled_quantity,
+    averagePrice: r.average_price,
+    reason: r.reason,
+    strategy: r.strategy,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function toResting(r: OrderRow): RestingOrder {
+  return {
+    id: String(r.id),
+    symbol: r.symbol,
+    exchange: r.exchange,
+    side: r.side as Side,
+    priceType: r.price_type as PriceType,
+    quantity: r.quantity,
+    price: r.price,
+    triggerPrice: r.trigger_price,
+    status: r.status as OrderStatus,
+  };
 }

@@ -10,7 +10,7 @@ import { unrealisedPnl } from './positions.js';
 import type { PriceSource } from './price-source.js';
 import type { AccountRecord, HoldingRecord, OrderRecord, PositionRecord, TradeRecord } from './records.js';
 import type { SandboxRepository } from './sandbox.repository.js';
-import { toOrderRecord } from './sandbox.service.js';
+import { toOrderRecord } from './records.js';
 import { quoteKey, type Product, type Side } from './types.js';
 
 export interface SandboxBooksDeps {

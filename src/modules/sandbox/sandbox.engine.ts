@@ -12,7 +12,8 @@ import type { InvalidationBus } from '../../platform/invalidation.js';
 import { matchPass, type PassResult } from './order-rules.js';
 import type { PricedInstrument, PriceSource } from './price-source.js';
 import { RESTING, type OrderRow } from './sandbox.repository.js';
-import { toResting, type SandboxService } from './sandbox.service.js';
+import { toResting } from './records.js';
+import type { SandboxService } from './sandbox.service.js';
 import { quoteKey, type OrderStatus, type Quote, type RestingOrder } from './types.js';
 
 /** Bus topic: an order changed on some instance (key = order id). */

@@ -11,7 +11,7 @@ import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../auth/auth.schema.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, badRequest } from '../../platform/errors.js';
 import {
   formatFunds,
   formatHoldings,
@@ -38,8 +38,16 @@ import {
   quantityOf,
 } from './book.schema.js';
 import type { SandboxBooks } from './sandbox-books.js';
-import { parseOrderId, type SandboxService } from './sandbox.service.js';
+import type { SandboxService } from './sandbox.service.js';
 import type { Product, Side } from './types.js';
+
+/** Parses a client order id: a positive decimal integer within the id range, else a 400. */
+export function parseOrderId(raw: string | number): number {
+  const s = String(raw).trim();
+  if (!/^\d{1,15}$/.test(s) || Number(s) <= 0)
+    throw badRequest('orderid must be a sandbox order id (digits)');
+  return Number(s);
+}
 
 export interface SandboxRouteDeps {
   service: SandboxService;

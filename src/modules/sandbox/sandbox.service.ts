@@ -10,8 +10,17 @@ import type { Clock } from '../../platform/clock.js';
 import { AppError, badRequest, notFound } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
 import { istDateOf } from '../market/timings.service.js';
-import { endOrder, fillOrder, fundsOf, positionOf, transition, withFunds } from './ledger.js';
-import { blockMargin, placementMargin, reduciblePosition, releaseMargin } from './margin.js';
+import { squareOffAt, type SessionBounds } from './square-off.js';
+import {
+  accountContext,
+  endOrder,
+  fillOrder,
+  fundsOf,
+  reducibleFor,
+  transition,
+  withFunds,
+} from './ledger.js';
+import { blockMargin, placementMargin, releaseMargin } from './margin.js';
 import { moneyToRupees } from './money.js';
 import {
   checkQuote,
@@ -24,16 +33,9 @@ import {
   type SessionPhase,
 } from './order-rules.js';
 import type { PriceSource } from './price-source.js';
-import type { OrderRecord } from './records.js';
+import { toOrderRecord, toResting, type OrderRecord } from './records.js';
 import { RESTING, type AccountRow, type OrderRow, type SandboxRepository } from './sandbox.repository.js';
-import {
-  instrumentKind,
-  type OrderStatus,
-  type PriceType,
-  type Product,
-  type RestingOrder,
-  type Side,
-} from './types.js';
+import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from './types.js';
 
 /** A placeorder request as the sandbox receives it (after the request schema). */
 export interface PlaceRequest extends OrderRequest {
@@ -82,50 +84,6 @@ const INPUT_CODES: ReadonlySet<RejectCode> = new Set([
   'trigger',
 ]);
 
-export function toOrderRecord(r: OrderRow): OrderRecord {
-  return {
-    orderId: String(r.id),
-    userId: r.user_id,
-    symbol: r.symbol,
-    exchange: r.exchange,
-    side: r.side as Side,
-    priceType: r.price_type as PriceType,
-    product: r.product as Product,
-    quantity: r.quantity,
-    price: r.price,
-    triggerPrice: r.trigger_price,
-    status: r.status as OrderStatus,
-    filledQuantity: r.filled_quantity,
-    averagePrice: r.average_price,
-    reason: r.reason,
-    strategy: r.strategy,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-export function toResting(r: OrderRow): RestingOrder {
-  return {
-    id: String(r.id),
-    symbol: r.symbol,
-    exchange: r.exchange,
-    side: r.side as Side,
-    priceType: r.price_type as PriceType,
-    quantity: r.quantity,
-    price: r.price,
-    triggerPrice: r.trigger_price,
-    status: r.status as OrderStatus,
-  };
-}
-
-/** Parses a client order id: a positive decimal integer within the id range, else a 400. */
-export function parseOrderId(raw: string | number): number {
-  const s = String(raw).trim();
-  if (!/^\d{1,15}$/.test(s) || Number(s) <= 0)
-    throw badRequest('orderid must be a sandbox order id (digits)');
-  return Number(s);
-}
-
 export class SandboxService {
   /** Told about every order that was created, changed or ended (the engine keeps its book by it). */
   private readonly listeners: ((order: OrderRow) => void)[] = [];
@@ -144,33 +102,16 @@ export class SandboxService {
     return this.deps.repo;
   }
 
-  /**
-   * The MIS square-off instant of `exchange` on an IST date, or undefined when the exchange has
-   * no square-off time. The session's own end bounds it (a special session that ends earlier).
-   */
-  squareOffAt(
-    exchange: string,
-    date: string,
-    session?: { start_ms: number | null; end_ms: number | null },
-  ): number | undefined {
-    const hhmm = this.deps.config.squareOff[exchange];
-    if (!hhmm) return undefined;
-    const [h, m] = hhmm.split(':').map(Number) as [number, number];
-    const at = Date.parse(`${date}T00:00:00+05:30`) + (h * 60 + m) * 60_000;
-    if (
-      session?.start_ms != null &&
-      session.end_ms != null &&
-      (at < session.start_ms || at >= session.end_ms)
-    )
-      return session.end_ms - 15 * 60_000;
-    return at;
+  /** The MIS square-off instant of `exchange` on an IST date (see square-off.ts). */
+  squareOffAt(exchange: string, date: string, session?: SessionBounds): number | undefined {
+    return squareOffAt(this.deps.config.squareOff, exchange, date, session);
   }
 
-  /** Phase of the MIS day for `exchange` at `now` (injected so jobs and tests agree). */
-  sessionPhase: (exchange: string, now: number) => SessionPhase = (exchange, now) => {
+  /** Phase of the MIS day for `exchange` at `now`. */
+  sessionPhase(exchange: string, now: number): SessionPhase {
     const at = this.squareOffAt(exchange, istDateOf(now));
     return at !== undefined && now >= at ? 'after-square-off' : 'regular';
-  };
+  }
 
   private async instrument(symbol: string, exchange: string): Promise<Instrument> {
     const instrument = await this.deps.instruments.get(symbol, exchange);
@@ -214,22 +155,11 @@ export class SandboxService {
     const kind = instrumentKind(instrument.instrumenttype);
     const result = await this.deps.repo.transaction(async (repo) => {
       const account = await repo.lockAccount(userId, config.startingFunds, now);
-      const posRow = await repo.getPosition(userId, req.symbol, req.exchange, req.product);
-      const held =
-        req.product === 'CNC'
-          ? ((await repo.getHolding(userId, req.symbol, req.exchange))?.quantity ?? 0)
-          : 0;
-      const others = await repo.restingOrdersOf(userId, {
-        symbol: req.symbol,
-        exchange: req.exchange,
-        product: req.product,
-      });
-      const position = positionOf(posRow, req.symbol, req.exchange, req.product);
-      const pendingSells = others.filter((o) => o.side === 'SELL').reduce((s, o) => s + o.quantity, 0);
+      const ctx = await accountContext(repo, userId, req.symbol, req.exchange, req.product);
       const v = validateOrder(req, {
         instrument,
-        positionQuantity: position.quantity,
-        sellableQuantity: held + position.quantity - pendingSells,
+        positionQuantity: ctx.position.quantity,
+        sellableQuantity: ctx.sellable,
         session: this.sessionPhase(req.exchange, now),
       });
       if (!v.ok && INPUT_CODES.has(v.code)) throw badRequest(v.reason);
@@ -271,18 +201,13 @@ export class SandboxService {
         return rejectWith(
           `No price is available for ${req.exchange}:${req.symbol}; a MARKET order needs a quote`,
         );
-      const effective = position.quantity + held;
       const pm = placementMargin({
         kind,
         product: req.product,
         side: req.side,
         quantity: req.quantity,
         price: refPrice,
-        positionQuantity: reduciblePosition(
-          effective,
-          req.side,
-          others.map((o) => ({ side: o.side as Side, quantity: o.quantity })),
-        ),
+        positionQuantity: reducibleFor(ctx, req.side),
         leverage: config.leverage,
       });
       const blocked = blockMargin(fundsOf(account), pm.margin);
@@ -443,16 +368,7 @@ export class SandboxService {
       if (!RESTING.includes(order.status as OrderStatus))
         throw badRequest(`Order ${orderId} is ${order.status} and cannot be modified`);
       const product = order.product as Product;
-      const posRow = await repo.getPosition(userId, order.symbol, order.exchange, product);
-      const held =
-        product === 'CNC'
-          ? ((await repo.getHolding(userId, order.symbol, order.exchange))?.quantity ?? 0)
-          : 0;
-      const others = (
-        await repo.restingOrdersOf(userId, { symbol: order.symbol, exchange: order.exchange, product })
-      ).filter((o) => o.id !== order.id);
-      const position = positionOf(posRow, order.symbol, order.exchange, product);
-      const pendingSells = others.filter((o) => o.side === 'SELL').reduce((s, o) => s + o.quantity, 0);
+      const ctx = await accountContext(repo, userId, order.symbol, order.exchange, product, order.id);
       const v = validateOrder(
         {
           side: order.side as Side,
@@ -464,8 +380,8 @@ export class SandboxService {
         },
         {
           instrument,
-          positionQuantity: position.quantity,
-          sellableQuantity: held + position.quantity - pendingSells,
+          positionQuantity: ctx.position.quantity,
+          sellableQuantity: ctx.sellable,
           session: this.sessionPhase(order.exchange, now),
         },
       );
@@ -480,11 +396,7 @@ export class SandboxService {
         side: order.side as Side,
         quantity: v.order.quantity,
         price: refPrice,
-        positionQuantity: reduciblePosition(
-          position.quantity + held,
-          order.side as Side,
-          others.map((o) => ({ side: o.side as Side, quantity: o.quantity })),
-        ),
+        positionQuantity: reducibleFor(ctx, order.side as Side),
         leverage: config.leverage,
       });
       const blocked = blockMargin(funds, pm.margin);
