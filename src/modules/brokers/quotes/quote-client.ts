@@ -1,7 +1,7 @@
 /**
  * Batched market quotes from the connected broker's REST API, for the sandbox's price source.
  *
- * This file holds the contract ({@link QuoteClient}, {@link QuoteError}), the factory and what
+ * This file holds the contract ({@link QuoteClient}, {@link QuoteError}) and what
  * the broker clients share: one undici `Pool` per origin (ARCHITECTURE.md "outbound HTTP"), error
  * mapping that never echoes a credential ("Secrets never leave"), and the reading of a quote
  * object, whose fields Kite Connect v3 and Upstox v2 name alike (`last_price`, `ohlc`, `depth`,
@@ -11,8 +11,6 @@ import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import { systemClock, type Clock } from '../../../platform/clock.js';
 import type { Quote } from '../../sandbox/types.js';
-import { UpstoxQuoteClient } from './upstox-quotes.js';
-import { ZerodhaQuoteClient } from './zerodha-quotes.js';
 
 /** An instrument as the master contract knows it (fields of market/instrument.ts `Instrument`). */
 export interface QuoteInstrument {
@@ -88,21 +86,6 @@ export class QuoteError extends Error {
     this.status = init.status;
     this.code = init.code;
     this.retryable = init.retryable;
-  }
-}
-
-/** Brokers with a quote client. */
-export type QuoteBroker = 'zerodha' | 'upstox';
-
-/** The quote client of `broker`. */
-export function createQuoteClient(broker: QuoteBroker, opts: QuoteClientOptions): QuoteClient {
-  switch (broker) {
-    case 'zerodha':
-      return new ZerodhaQuoteClient(opts);
-    case 'upstox':
-      return new UpstoxQuoteClient(opts);
-    default:
-      throw new Error(`no quote client for broker ${String(broker)}`);
   }
 }
 

@@ -1,0 +1,19 @@
+/** The quote client of a broker by name (kept apart from quote-client.ts: the clients import it). */
+import type { QuoteClient, QuoteClientOptions } from './quote-client.js';
+import { UpstoxQuoteClient } from './upstox-quotes.js';
+import { ZerodhaQuoteClient } from './zerodha-quotes.js';
+
+/** Brokers with a quote client. */
+export type QuoteBroker = 'zerodha' | 'upstox';
+
+/** The quote client of `broker`. */
+export function createQuoteClient(broker: QuoteBroker, opts: QuoteClientOptions): QuoteClient {
+  switch (broker) {
+    case 'zerodha':
+      return new ZerodhaQuoteClient(opts);
+    case 'upstox':
+      return new UpstoxQuoteClient(opts);
+    default:
+      throw new Error(`no quote client for broker ${String(broker)}`);
+  }
+}
