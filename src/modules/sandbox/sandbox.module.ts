@@ -17,6 +17,8 @@ import { SandboxBooks } from './sandbox-books.js';
 import { SandboxJobs } from './sandbox-jobs.js';
 import { SandboxEngine } from './sandbox.engine.js';
 import { SandboxRepository } from './sandbox.repository.js';
+import type { QuoteClient } from '../brokers/quotes/quote-client.js';
+import { BrokerPriceSource } from './broker-price-source.js';
 import { ScriptedFeed, type PriceSource, type ScriptedTick } from './price-source.js';
 
 export interface SandboxServices {
@@ -39,8 +41,11 @@ export interface SandboxDeps {
   bus: InvalidationBus;
   instruments: InstrumentLookup;
   sessionOn: (exchange: string, date: string) => ExchangeSession | undefined;
-  /** The broker's quote source, when a broker session exists (orders issue); undefined = none. */
-  brokerPrices?: () => PriceSource | undefined;
+  /**
+   * The quote client of the current broker session (the orders issue's broker login provides
+   * it); undefined while there is none, and then nothing fills.
+   */
+  quoteClient?: () => QuoteClient | undefined;
 }
 
 /** Reads a scripted feed (`SANDBOX_SCRIPT_FILE`: JSON `[{at, quotes}]`). */
@@ -57,9 +62,15 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
   const log = logger.child({ module: 'sandbox' });
   const repo = new SandboxRepository(deps.db);
   const scripted = sc.priceSource === 'scripted' ? scriptedSource(sc.scriptFile) : new ScriptedFeed();
+  const broker = new BrokerPriceSource({
+    client: deps.quoteClient ?? (() => undefined),
+    pollMs: sc.quotePollMs,
+    freshMs: Math.min(5_000, sc.maxQuoteAgeMs),
+    clock,
+    logger: log,
+  });
   let override: PriceSource | undefined;
-  const prices = (): PriceSource =>
-    override ?? (sc.priceSource === 'broker' ? (deps.brokerPrices?.() ?? scripted) : scripted);
+  const prices = (): PriceSource => override ?? (sc.priceSource === 'broker' ? broker : scripted);
   const service = new SandboxService({
     repo,
     instruments: deps.instruments,

@@ -423,7 +423,8 @@ export class SandboxService {
 
   /**
    * Closes positions at market (closeposition): every open position of the user, or only those
-   * on `filter`'s exchange and product. Returns the orders placed.
+   * matching `filter`, less what working orders on the other side already close. Returns the
+   * orders placed. A MARKET order placed on a stale quote rests and fills on the next good one.
    */
   async closePositions(
     userId: number,
@@ -436,14 +437,19 @@ export class SandboxService {
       if (filter.exchange && p.exchange !== filter.exchange) continue;
       if (filter.product && p.product !== filter.product) continue;
       if (filter.symbol && p.symbol !== filter.symbol) continue;
+      // Working orders that already close part of it (an earlier close waiting for a price) count.
+      const side: Side = p.quantity > 0 ? 'SELL' : 'BUY';
+      const ctx = await accountContext(this.deps.repo, userId, p.symbol, p.exchange, p.product as Product);
+      const quantity = Math.min(Math.abs(p.quantity), Math.abs(reducibleFor(ctx, side)));
+      if (quantity === 0) continue;
       out.push(
         await this.placeOrder(userId, {
           symbol: p.symbol,
           exchange: p.exchange,
-          side: p.quantity > 0 ? 'SELL' : 'BUY',
+          side,
           priceType: 'MARKET',
           product: p.product as Product,
-          quantity: Math.abs(p.quantity),
+          quantity,
           strategy,
         }),
       );
