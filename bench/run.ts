@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { banCheck } from './benches/ban-check.js';
 import { runContracts } from './benches/contracts.js';
 import { runFlood } from './benches/flood.js';
+import { runSandboxPass } from './benches/sandbox-pass.js';
 import { ping } from './benches/ping.js';
 import { searchBnfFut, searchDb, searchNiftyCe, searchSbin } from './benches/search.js';
 import { ROUNDS, runBench } from './lib/runner.js';
@@ -35,6 +36,10 @@ const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n
 const CUSTOM = new Map([
   ['flood', '10,000 invalid-key requests from one IP: banned at the threshold, others served'],
   ['contracts', 'import of the Upstox / Zerodha contracts, index build time, memory the index adds'],
+  [
+    'sandbox-pass',
+    'sandbox engine: one matching pass over 5,000 resting orders / 500 instruments (in process)',
+  ],
 ]);
 
 function listBenches(): string {
@@ -87,6 +92,12 @@ if (name === 'flood') {
 if (name === 'contracts') {
   // Times and memory of one import each, not a load run: --duration and --connections do not apply.
   process.exitCode = await runContracts({ jsonFile: values.json });
+  process.exit();
+}
+if (name === 'sandbox-pass') {
+  // An in-process timing of the engine's matching pass, not a load run: --duration and
+  // --connections do not apply.
+  process.exitCode = await runSandboxPass({ jsonFile: values.json });
   process.exit();
 }
 const bench = BENCHES.get(name);
