@@ -321,3 +321,34 @@ export function matchPass(
   }
   return result;
 }
+
+/**
+ * The matching pass over orders already grouped by instrument (the engine's book): each group's
+ * quote is checked once and its orders matched by {@link matchPrices}, in the given order.
+ * Same outcome as {@link matchPass}, without a key per order.
+ */
+export function matchGroups(
+  groups: Iterable<readonly [Quote, Iterable<RestingOrder>]>,
+  opts: MatchOptions,
+): PassResult {
+  const result: PassResult = { fills: [], triggered: [], held: [] };
+  for (const [quote, orders] of groups) {
+    const c = checkQuote(quote, opts.now, opts.maxQuoteAgeMs);
+    for (const order of orders) {
+      if (!c.ok) {
+        result.held.push({ orderId: order.id, reason: c.reason });
+        continue;
+      }
+      const m = matchPrices(order, c.prices);
+      if (m.fill)
+        result.fills.push({
+          orderId: order.id,
+          price: m.price,
+          quantity: order.quantity,
+          triggered: m.triggered,
+        });
+      else if (m.triggered) result.triggered.push(order.id);
+    }
+  }
+  return result;
+}

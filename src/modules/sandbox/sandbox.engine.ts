@@ -6,10 +6,11 @@
  * start reloads the book, and a periodic resync (and the bus) picks up orders placed by other
  * instances; compare-and-set transitions keep two engines from filling one order twice.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import { matchPass, type PassResult } from './order-rules.js';
+import { matchGroups, type PassResult } from './order-rules.js';
 import type { PricedInstrument, PriceSource } from './price-source.js';
 import { RESTING, type OrderRow } from './sandbox.repository.js';
 import { toResting } from './records.js';
@@ -39,6 +40,9 @@ export class SandboxEngine {
   /** Working orders by quote key, then by id (ascending id = placement order = priority). */
   private readonly byKey = new Map<string, Map<number, RestingOrder>>();
   private readonly keyOf = new Map<number, string>();
+  private readonly userOf = new Map<number, number>();
+  /** Tags this instance's bus messages, so it skips its own (it has applied them already). */
+  private readonly instanceId = randomUUID();
   private readonly watched = new Map<string, PricedInstrument>();
   private running = false;
   private queue: Promise<void> = Promise.resolve();
@@ -50,10 +54,11 @@ export class SandboxEngine {
   constructor(private readonly deps: EngineDeps) {
     deps.service.onOrderChange((o) => {
       this.apply(o);
-      deps.bus.publish(SANDBOX_ORDER_TOPIC, String(o.id));
+      deps.bus.publish(SANDBOX_ORDER_TOPIC, `${this.instanceId}:${o.id}`);
     });
-    deps.bus.subscribe(SANDBOX_ORDER_TOPIC, (id) => {
-      if (this.running) this.enqueue(() => this.reloadOrder(Number(id)));
+    deps.bus.subscribe(SANDBOX_ORDER_TOPIC, (msg) => {
+      const [from, id] = msg.split(':');
+      if (this.running && from !== this.instanceId) void this.enqueue(() => this.reloadOrder(Number(id)));
     });
   }
 
@@ -97,6 +102,7 @@ export class SandboxEngine {
     await this.whenIdle();
     this.byKey.clear();
     this.keyOf.clear();
+    this.userOf.clear();
     this.watched.clear();
     this.deps.logger.info('sandbox engine stopped');
   }
@@ -129,12 +135,12 @@ export class SandboxEngine {
    * synchronous: see `matchPass`). Exposed for the bench.
    */
   pass(quotes: ReadonlyMap<string, Quote>): PassResult {
-    const orders: RestingOrder[] = [];
-    for (const key of quotes.keys()) {
+    const groups: (readonly [Quote, Iterable<RestingOrder>])[] = [];
+    for (const [key, quote] of quotes) {
       const book = this.byKey.get(key);
-      if (book) for (const o of book.values()) orders.push(o);
+      if (book && book.size > 0) groups.push([quote, book.values()]);
     }
-    return matchPass(orders, quotes, { now: this.deps.clock.now(), maxQuoteAgeMs: this.deps.maxQuoteAgeMs });
+    return matchGroups(groups, { now: this.deps.clock.now(), maxQuoteAgeMs: this.deps.maxQuoteAgeMs });
   }
 
   private async process(quotes: ReadonlyMap<string, Quote>): Promise<void> {
@@ -142,7 +148,9 @@ export class SandboxEngine {
     const result = this.pass(quotes);
     for (const f of result.fills) {
       try {
-        await this.deps.service.fillResting(Number(f.orderId), f.price, f.triggered);
+        const userId = this.userOf.get(Number(f.orderId));
+        if (userId !== undefined)
+          await this.deps.service.fillResting(userId, Number(f.orderId), f.price, f.triggered);
       } catch (err) {
         this.deps.logger.error(
           { err, orderId: f.orderId },
@@ -173,6 +181,7 @@ export class SandboxEngine {
     if (prevKey !== undefined) {
       this.byKey.get(prevKey)?.delete(o.id);
       this.keyOf.delete(o.id);
+      this.userOf.delete(o.id);
     }
     if (!this.running || !RESTING.includes(o.status as OrderStatus)) return;
     const key = quoteKey(o.exchange, o.symbol);
@@ -183,6 +192,7 @@ export class SandboxEngine {
     }
     book.set(o.id, toResting(o));
     this.keyOf.set(o.id, key);
+    this.userOf.set(o.id, o.user_id);
     if (!this.watched.has(key)) void this.enqueue(() => this.watchKey(key, o.symbol, o.exchange));
   }
 
@@ -200,6 +210,7 @@ export class SandboxEngine {
       const key = this.keyOf.get(id);
       if (key !== undefined) this.byKey.get(key)?.delete(id);
       this.keyOf.delete(id);
+      this.userOf.delete(id);
     }
   }
 
@@ -209,6 +220,7 @@ export class SandboxEngine {
     const rows = await this.deps.service.repo.restingOrders();
     this.byKey.clear();
     this.keyOf.clear();
+    this.userOf.clear();
     for (const o of rows) this.apply(o);
     // Open positions are marked to market too: watch their instruments.
     for (const p of await this.deps.service.repo.allPositions(true)) {

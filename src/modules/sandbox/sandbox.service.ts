@@ -269,21 +269,22 @@ export class SandboxService {
    * Fills a working order found marketable by the engine. Undefined when it was no longer
    * working (cancelled meanwhile, or filled by another instance).
    */
-  async fillResting(orderId: number, price: number, triggered: boolean): Promise<OrderRow | undefined> {
+  async fillResting(
+    userId: number,
+    orderId: number,
+    price: number,
+    triggered: boolean,
+  ): Promise<OrderRow | undefined> {
     const now = this.deps.clock.now();
-    const order = await this.deps.repo.getOrder(orderId);
-    if (!order || !RESTING.includes(order.status as OrderStatus)) return undefined;
     const result = await this.deps.repo.transaction(async (repo) => {
-      const account = await repo.lockAccount(order.user_id, this.deps.config.startingFunds, now);
-      const fresh = await repo.getOrder(orderId);
-      if (!fresh || !RESTING.includes(fresh.status as OrderStatus)) return undefined;
-      return fillOrder(repo, account, fresh, price, triggered, now, this.deps.config.leverage);
+      const account = await repo.lockAccount(userId, this.deps.config.startingFunds, now);
+      const order = await repo.getOrder(orderId);
+      if (!order || order.user_id !== userId || !RESTING.includes(order.status as OrderStatus))
+        return undefined;
+      return fillOrder(repo, account, order, price, triggered, now, this.deps.config.leverage);
     });
     if (result?.overdrawn)
-      this.deps.logger.warn(
-        { userId: order.user_id, orderId },
-        'sandbox fill took available funds below zero',
-      );
+      this.deps.logger.warn({ userId, orderId }, 'sandbox fill took available funds below zero');
     this.changed(result?.order);
     return result?.order;
   }
