@@ -48,12 +48,37 @@ export interface SandboxDeps {
   quoteClient?: () => QuoteClient | undefined;
 }
 
-/** Reads a scripted feed (`SANDBOX_SCRIPT_FILE`: JSON `[{at, quotes}]`). */
-function scriptedSource(file: string | undefined): ScriptedFeed {
+/** Reads a scripted feed (`SANDBOX_SCRIPT_FILE`: JSON `[{at, quotes: {"NSE:SBIN": {ltp, bid?, ask?, high, low, timestamp}}}]`). */
+export function scriptedSource(file: string | undefined): ScriptedFeed {
   if (!file) return new ScriptedFeed();
-  const ticks = JSON.parse(readFileSync(file, 'utf8')) as ScriptedTick[];
-  if (!Array.isArray(ticks)) throw new Error(`${file}: expected a JSON array of {at, quotes}`);
-  return new ScriptedFeed(ticks);
+  let ticks: unknown;
+  try {
+    ticks = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`SANDBOX_SCRIPT_FILE ${file}: ${(err as Error).message}`);
+  }
+  const ok =
+    Array.isArray(ticks) &&
+    ticks.every(
+      (t: unknown) =>
+        typeof t === 'object' &&
+        t !== null &&
+        Number.isFinite((t as ScriptedTick).at) &&
+        typeof (t as ScriptedTick).quotes === 'object' &&
+        (t as ScriptedTick).quotes !== null &&
+        Object.values((t as ScriptedTick).quotes).every(
+          (q) =>
+            Number.isFinite(q.ltp) &&
+            Number.isFinite(q.high) &&
+            Number.isFinite(q.low) &&
+            Number.isFinite(q.timestamp),
+        ),
+    );
+  if (!ok)
+    throw new Error(
+      `SANDBOX_SCRIPT_FILE ${file}: expected a JSON array of {at, quotes} with numeric ltp, high, low and timestamp`,
+    );
+  return new ScriptedFeed(ticks as ScriptedTick[]);
 }
 
 export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
