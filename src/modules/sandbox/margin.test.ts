@@ -253,3 +253,12 @@ describe('a whole round trip leaves funds + realised P&L', () => {
     expect(f).toEqual(funds('100698.75', '0', '698.75'));
   });
 });
+
+describe('margin of values past 2^53 ten-thousandths (exact through BigInt)', () => {
+  it('value × 100 beyond the safe range still divides exactly and rounds up', () => {
+    const value = 9_000_000_000_000_001; // ≈ ₹900 billion, odd
+    expect(Number.isSafeInteger(value * 100)).toBe(false);
+    // (value × 100) ÷ 300 = value ÷ 3 = 3,000,000,000,000,000.33… → rounded up.
+    expect(marginFor(value - (value % 3) + 1, 3)).toBe((value - (value % 3)) / 3 + 1);
+  });
+});

@@ -64,7 +64,12 @@ export function marginFor(value: Money, leverage: number): Money {
   const lev100 = Math.round(leverage * 100);
   if (!(leverage > 0) || Math.abs(leverage * 100 - lev100) > 1e-9)
     throw new RangeError(`leverage must be positive with at most two decimals: ${leverage}`);
-  return divCeil(tradeValue(value, 100), lev100);
+  const scaled = value * 100;
+  if (Number.isSafeInteger(scaled)) return divCeil(scaled, lev100);
+  // Past 2^53 only through BigInt: exact, and the quotient (≤ value) is back in range.
+  const big = BigInt(value) * 100n;
+  const l = BigInt(lev100);
+  return Number((big + l - 1n) / l);
 }
 
 /** What an order must block at placement. */

@@ -86,7 +86,7 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
       if (err instanceof AppError && err.statusCode < 500)
         return reply
           .code(err.statusCode)
-          .send({ status: 'error', message: err.message, mode: 'analyze' }) as never;
+          .send({ status: 'error', message: err.message, code: err.code, mode: 'analyze' }) as never;
       throw err;
     }
     return reply.send(body) as never;
@@ -141,7 +141,10 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
       const r = await service.cancelAll(user(req));
       return {
         status: 'success' as const,
-        message: `Canceled ${r.cancelled.length} orders. Failed to cancel ${r.failed.length} orders.`,
+        message:
+          r.cancelled.length + r.failed.length === 0
+            ? 'No open orders to cancel'
+            : `Canceled ${r.cancelled.length} orders. Failed to cancel ${r.failed.length} orders.`,
         canceled_orders: r.cancelled,
         failed_cancellations: r.failed,
       };

@@ -153,85 +153,87 @@ export class SandboxService {
     const now = this.deps.clock.now();
     const { config } = this.deps;
     const kind = instrumentKind(instrument.instrumenttype);
-    const result = await this.deps.repo.transaction(async (repo) => {
-      const account = await repo.lockAccount(userId, config.startingFunds, now);
-      const ctx = await accountContext(repo, userId, req.symbol, req.exchange, req.product);
-      const v = validateOrder(req, {
-        instrument,
-        positionQuantity: ctx.position.quantity,
-        sellableQuantity: ctx.sellable,
-        session: this.sessionPhase(req.exchange, now),
-      });
-      if (!v.ok && INPUT_CODES.has(v.code)) throw badRequest(v.reason);
-      const base = {
-        user_id: userId,
-        symbol: req.symbol,
-        exchange: req.exchange,
-        side: req.side,
-        price_type: req.priceType,
-        product: req.product,
-        kind,
-        quantity: req.quantity,
-        price: v.ok ? v.order.price : 0,
-        trigger_price: v.ok ? v.order.triggerPrice : 0,
-        filled_quantity: 0,
-        average_price: 0,
-        blocked_margin: 0,
-        blocked_quantity: 0,
-        strategy: req.strategy ?? null,
-        day: istDateOf(now),
-        created_at: now,
-        updated_at: now,
-      };
-      const rejectWith = async (reason: string) => {
-        const row = await repo.insertOrder({ ...base, status: 'rejected', reason });
+    const result = await this.deps.repo
+      .transaction(async (repo) => {
+        const account = await repo.lockAccount(userId, config.startingFunds, now);
+        const ctx = await accountContext(repo, userId, req.symbol, req.exchange, req.product);
+        const v = validateOrder(req, {
+          instrument,
+          positionQuantity: ctx.position.quantity,
+          sellableQuantity: ctx.sellable,
+          session: this.sessionPhase(req.exchange, now),
+        });
+        if (!v.ok && INPUT_CODES.has(v.code)) throw badRequest(v.reason);
+        const base = {
+          user_id: userId,
+          symbol: req.symbol,
+          exchange: req.exchange,
+          side: req.side,
+          price_type: req.priceType,
+          product: req.product,
+          kind,
+          quantity: req.quantity,
+          price: v.ok ? v.order.price : 0,
+          trigger_price: v.ok ? v.order.triggerPrice : 0,
+          filled_quantity: 0,
+          average_price: 0,
+          blocked_margin: 0,
+          blocked_quantity: 0,
+          strategy: req.strategy ?? null,
+          day: istDateOf(now),
+          created_at: now,
+          updated_at: now,
+        };
+        const rejectWith = async (reason: string) => {
+          const row = await repo.insertOrder({ ...base, status: 'rejected', reason });
+          await repo.insertEvent({
+            orderId: row.id,
+            userId,
+            from: null,
+            to: 'rejected',
+            detail: reason,
+            at: now,
+          });
+          return { row, message: reason };
+        };
+        if (!v.ok) return rejectWith(v.reason);
+        const refPrice = placementPrice(v.order, prices ?? fallback);
+        if (refPrice === undefined)
+          return rejectWith(
+            `No price is available for ${req.exchange}:${req.symbol}; a MARKET order needs a quote`,
+          );
+        const pm = placementMargin({
+          kind,
+          product: req.product,
+          side: req.side,
+          quantity: req.quantity,
+          price: refPrice,
+          positionQuantity: reducibleFor(ctx, req.side),
+          leverage: config.leverage,
+        });
+        const blocked = blockMargin(fundsOf(account), pm.margin);
+        if (!blocked.ok) return rejectWith(blocked.reason);
+        let row = await repo.insertOrder({
+          ...base,
+          status: v.order.status,
+          reason: null,
+          blocked_margin: pm.margin,
+          blocked_quantity: pm.openingQuantity,
+        });
         await repo.insertEvent({
           orderId: row.id,
           userId,
           from: null,
-          to: 'rejected',
-          detail: reason,
+          to: row.status as OrderStatus,
+          detail: null,
           at: now,
         });
-        return { row, message: reason };
-      };
-      if (!v.ok) return rejectWith(v.reason);
-      const refPrice = placementPrice(v.order, prices ?? fallback);
-      if (refPrice === undefined)
-        return rejectWith(
-          `No price is available for ${req.exchange}:${req.symbol}; a MARKET order needs a quote`,
-        );
-      const pm = placementMargin({
-        kind,
-        product: req.product,
-        side: req.side,
-        quantity: req.quantity,
-        price: refPrice,
-        positionQuantity: reducibleFor(ctx, req.side),
-        leverage: config.leverage,
-      });
-      const blocked = blockMargin(fundsOf(account), pm.margin);
-      if (!blocked.ok) return rejectWith(blocked.reason);
-      let row = await repo.insertOrder({
-        ...base,
-        status: v.order.status,
-        reason: null,
-        blocked_margin: pm.margin,
-        blocked_quantity: pm.openingQuantity,
-      });
-      await repo.insertEvent({
-        orderId: row.id,
-        userId,
-        from: null,
-        to: row.status as OrderStatus,
-        detail: null,
-        at: now,
-      });
-      const acct: AccountRow = withFunds(account, blocked.funds, now);
-      await repo.saveAccount(acct);
-      if (prices) row = await this.matchNow(repo, acct, row, prices, now);
-      return { row };
-    });
+        const acct: AccountRow = withFunds(account, blocked.funds, now);
+        await repo.saveAccount(acct);
+        if (prices) row = await this.matchNow(repo, acct, row, prices, now);
+        return { row };
+      })
+      .catch(outOfRange);
     this.changed(result.row);
     const order = toOrderRecord(result.row);
     return 'message' in result && result.message !== undefined
@@ -363,61 +365,63 @@ export class SandboxService {
     const { prices, fallback } = await this.pricesFor(instrument);
     const now = this.deps.clock.now();
     const { config } = this.deps;
-    const row = await this.deps.repo.transaction(async (repo) => {
-      let account = await repo.lockAccount(userId, config.startingFunds, now);
-      const order = await this.ownOrder(repo, userId, orderId);
-      if (!RESTING.includes(order.status as OrderStatus))
-        throw badRequest(`Order ${orderId} is ${order.status} and cannot be modified`);
-      const product = order.product as Product;
-      const ctx = await accountContext(repo, userId, order.symbol, order.exchange, product, order.id);
-      const v = validateOrder(
-        {
-          side: order.side as Side,
+    const row = await this.deps.repo
+      .transaction(async (repo) => {
+        let account = await repo.lockAccount(userId, config.startingFunds, now);
+        const order = await this.ownOrder(repo, userId, orderId);
+        if (!RESTING.includes(order.status as OrderStatus))
+          throw badRequest(`Order ${orderId} is ${order.status} and cannot be modified`);
+        const product = order.product as Product;
+        const ctx = await accountContext(repo, userId, order.symbol, order.exchange, product, order.id);
+        const v = validateOrder(
+          {
+            side: order.side as Side,
+            product,
+            priceType: req.priceType,
+            quantity: req.quantity,
+            price: req.price,
+            triggerPrice: req.triggerPrice,
+          },
+          {
+            instrument,
+            positionQuantity: ctx.position.quantity,
+            sellableQuantity: ctx.sellable,
+            session: this.sessionPhase(order.exchange, now),
+          },
+        );
+        if (!v.ok) throw badRequest(v.reason);
+        const refPrice = placementPrice(v.order, prices ?? fallback);
+        if (refPrice === undefined)
+          throw badRequest(`No price is available for ${order.exchange}:${order.symbol}`);
+        const funds = releaseMargin(fundsOf(account), order.blocked_margin);
+        const pm = placementMargin({
+          kind: instrumentKind(instrument.instrumenttype),
           product,
-          priceType: req.priceType,
-          quantity: req.quantity,
-          price: req.price,
-          triggerPrice: req.triggerPrice,
-        },
-        {
-          instrument,
-          positionQuantity: ctx.position.quantity,
-          sellableQuantity: ctx.sellable,
-          session: this.sessionPhase(order.exchange, now),
-        },
-      );
-      if (!v.ok) throw badRequest(v.reason);
-      const refPrice = placementPrice(v.order, prices ?? fallback);
-      if (refPrice === undefined)
-        throw badRequest(`No price is available for ${order.exchange}:${order.symbol}`);
-      const funds = releaseMargin(fundsOf(account), order.blocked_margin);
-      const pm = placementMargin({
-        kind: instrumentKind(instrument.instrumenttype),
-        product,
-        side: order.side as Side,
-        quantity: v.order.quantity,
-        price: refPrice,
-        positionQuantity: reducibleFor(ctx, order.side as Side),
-        leverage: config.leverage,
-      });
-      const blocked = blockMargin(funds, pm.margin);
-      if (!blocked.ok) throw badRequest(blocked.reason);
-      const patch = {
-        price_type: v.order.priceType,
-        quantity: v.order.quantity,
-        price: v.order.price,
-        trigger_price: v.order.triggerPrice,
-        blocked_margin: pm.margin,
-        blocked_quantity: pm.openingQuantity,
-      };
-      const detail = `modified: ${v.order.priceType} ${v.order.quantity} @ ${moneyToRupees(v.order.price)} trigger ${moneyToRupees(v.order.triggerPrice)}`;
-      if (!(await transition(repo, order, RESTING, v.order.status, now, detail, patch)))
-        throw badRequest(`Order ${orderId} is no longer open`);
-      account = withFunds(account, blocked.funds, now);
-      await repo.saveAccount(account);
-      const next: OrderRow = { ...order, ...patch, status: v.order.status, updated_at: now };
-      return prices ? this.matchNow(repo, account, next, prices, now) : next;
-    });
+          side: order.side as Side,
+          quantity: v.order.quantity,
+          price: refPrice,
+          positionQuantity: reducibleFor(ctx, order.side as Side),
+          leverage: config.leverage,
+        });
+        const blocked = blockMargin(funds, pm.margin);
+        if (!blocked.ok) throw badRequest(blocked.reason);
+        const patch = {
+          price_type: v.order.priceType,
+          quantity: v.order.quantity,
+          price: v.order.price,
+          trigger_price: v.order.triggerPrice,
+          blocked_margin: pm.margin,
+          blocked_quantity: pm.openingQuantity,
+        };
+        const detail = `modified: ${v.order.priceType} ${v.order.quantity} @ ${moneyToRupees(v.order.price)} trigger ${moneyToRupees(v.order.triggerPrice)}`;
+        if (!(await transition(repo, order, RESTING, v.order.status, now, detail, patch)))
+          throw badRequest(`Order ${orderId} is no longer open`);
+        account = withFunds(account, blocked.funds, now);
+        await repo.saveAccount(account);
+        const next: OrderRow = { ...order, ...patch, status: v.order.status, updated_at: now };
+        return prices ? this.matchNow(repo, account, next, prices, now) : next;
+      })
+      .catch(outOfRange);
     this.changed(row);
     return toOrderRecord(row);
   }
@@ -491,4 +495,11 @@ export class SandboxService {
   async order(userId: number, orderId: number): Promise<OrderRecord> {
     return toOrderRecord(await this.ownOrder(this.deps.repo, userId, orderId));
   }
+}
+
+/** Amounts past the exact money range (about ₹900 billion) are bad input, not a server error. */
+function outOfRange(err: unknown): never {
+  if (err instanceof RangeError)
+    throw badRequest('order value is too large for exact accounting (over ₹900,000,000,000)');
+  throw err;
 }
