@@ -78,7 +78,25 @@ export interface Config {
   instrumentIndex: boolean;
   /** Analyzer mode's paper-trading engine (`SANDBOX_*`, see config-sandbox.ts). */
   sandbox: SandboxConfig;
+  /** The live broker (`BROKER_*`). */
+  broker: BrokerConfig;
 }
+
+/** The live broker's app credentials (orders issue, "Brokers"). */
+export interface BrokerConfig {
+  /** `BROKER_NAME`: zerodha or upstox; unset = no live broker (live orders answer 404). */
+  name: string | undefined;
+  /** `BROKER_API_KEY` / `BROKER_API_SECRET`: the broker app's credentials (the secret is never logged). */
+  apiKey: string | undefined;
+  apiSecret: string | undefined;
+  /** `BROKER_REDIRECT_URL`: the login callback registered with the broker app. */
+  redirectUrl: string | undefined;
+  /** `BROKER_API_BASE_URL`: API origin instead of the broker's (tests use a loopback stub). */
+  baseUrl: string | undefined;
+}
+
+/** Brokers with a live adapter. */
+export const LIVE_BROKERS = ['zerodha', 'upstox'];
 
 /** Brokers whose master-contract file the service can download and import. */
 export const MASTER_CONTRACT_BROKERS = ['zerodha', 'upstox'];
@@ -176,6 +194,19 @@ export function loadConfig(
       }),
       scriptFile: check('SANDBOX_SCRIPT_FILE', undefined, (raw) => resolve(cwd, raw)),
       quotePollMs: check('SANDBOX_QUOTE_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
+    },
+    broker: {
+      name: check('BROKER_NAME', undefined, (raw) => {
+        if (!LIVE_BROKERS.includes(raw.toLowerCase()))
+          throw new Error(`must be one of ${LIVE_BROKERS.join(', ')}`);
+        return raw.toLowerCase();
+      }),
+      apiKey: check('BROKER_API_KEY', undefined, (raw) => raw),
+      apiSecret: check('BROKER_API_SECRET', undefined, (raw) => raw),
+      redirectUrl: check('BROKER_REDIRECT_URL', undefined, (raw) => parseUrl(raw, ['http:', 'https:'])),
+      baseUrl: check('BROKER_API_BASE_URL', undefined, (raw) =>
+        parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
+      ),
     },
   };
   if (problems.length > 0) throw new ConfigError(problems);

@@ -269,6 +269,57 @@ export interface SandboxHoldingsTable {
   updated_at: number;
 }
 
+/** Order log (live) and analyzer log (analyzer mode); one row per order event. */
+export interface OrderLogsTable {
+  id: Id;
+  user_id: number | null;
+  event: string;
+  api_type: string;
+  broker: string | null;
+  order_id: string | null;
+  status_code: number;
+  request: string;
+  response: string;
+  created_at: number;
+}
+
+export interface OrderLatencyTable {
+  id: Id;
+  label: string;
+  user_id: number | null;
+  broker: string;
+  symbol: string;
+  order_id: string | null;
+  status: string;
+  total_ms: number;
+  broker_ms: number;
+  validation_ms: number;
+  overhead_ms: number;
+  created_at: number;
+}
+
+export interface PendingOrdersTable {
+  id: Id;
+  user_id: number;
+  api_type: string;
+  request: string;
+  status: string;
+  reason: string | null;
+  order_id: string | null;
+  response: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+export interface BrokerSessionsTable {
+  user_id: number;
+  broker: string;
+  access_token_encrypted: string;
+  broker_user_id: string | null;
+  expires_at: number | null;
+  created_at: number;
+}
+
 export interface DB {
   contract_imports: ContractImportsTable;
   instruments: InstrumentsTable;
@@ -291,4 +342,9 @@ export interface DB {
   sandbox_trades: SandboxTradesTable;
   sandbox_positions: SandboxPositionsTable;
   sandbox_holdings: SandboxHoldingsTable;
+  order_logs: OrderLogsTable;
+  analyzer_logs: OrderLogsTable;
+  order_latency: OrderLatencyTable;
+  pending_orders: PendingOrdersTable;
+  broker_sessions: BrokerSessionsTable;
 }

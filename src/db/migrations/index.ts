@@ -5,6 +5,7 @@ import * as m0003 from './0003_create_traffic_log.js';
 import * as m0004 from './0004_create_market_data.js';
 import * as m0005 from './0005_create_instrument_search.js';
 import * as m0006 from './0006_create_sandbox.js';
+import * as m0007 from './0007_create_orders.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -17,6 +18,7 @@ export const migrations: Record<string, Migration> = {
   '0004_create_market_data': m0004,
   '0005_create_instrument_search': m0005,
   '0006_create_sandbox': m0006,
+  '0007_create_orders': m0007,
 };
 
 export const migrationProvider: MigrationProvider = {

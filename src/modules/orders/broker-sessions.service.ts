@@ -1,0 +1,101 @@
+/**
+ * Each user's broker session (orders issue, "Brokers"): the access token from the broker login
+ * (or `algodesk broker-session set`), stored only as AES-256-GCM ciphertext (SecretBox, purpose
+ * `broker-token`) and decrypted in memory when an order needs it. Kept in a small cache, dropped
+ * here and on every other instance (invalidation bus) when a session changes.
+ */
+import type { Clock } from '../../platform/clock.js';
+import { SecretBox } from '../../platform/crypto.js';
+import type { InvalidationBus } from '../../platform/invalidation.js';
+import type { BrokerSession } from '../brokers/broker-adapter.js';
+import type { OrdersRepository } from './orders.repository.js';
+
+export const BROKER_SESSION_TOPIC = 'broker-session';
+
+export interface ActiveBrokerSession {
+  broker: string;
+  session: BrokerSession;
+  expiresAt: number | null;
+}
+
+export class BrokerSessionsService {
+  private readonly box: SecretBox;
+  private readonly cache = new Map<number, ActiveBrokerSession | null>();
+  /** The newest session of any user: what the sandbox's broker quotes run under. */
+  private primary: ActiveBrokerSession | undefined;
+
+  constructor(
+    private readonly repo: OrdersRepository,
+    appKey: string,
+    private readonly clock: Clock,
+    private readonly bus: InvalidationBus,
+  ) {
+    this.box = new SecretBox(appKey, 'broker-token');
+    bus.subscribe(BROKER_SESSION_TOPIC, (key) => {
+      this.cache.delete(Number(key));
+      void this.refreshPrimary();
+    });
+  }
+
+  /** Reloads the newest session (start-up, and after any change). */
+  async refreshPrimary(): Promise<void> {
+    const row = await this.repo.latestBrokerSession();
+    this.primary = row ? await this.get(row.user_id) : undefined;
+  }
+
+  /** The newest live session and its broker, without I/O (undefined when none or expired). */
+  primarySession(): ActiveBrokerSession | undefined {
+    const p = this.primary;
+    return p && (p.expiresAt === null || p.expiresAt > this.clock.now()) ? p : undefined;
+  }
+
+  /** The user's live session, undefined when none or expired. */
+  async get(userId: number): Promise<ActiveBrokerSession | undefined> {
+    let s = this.cache.get(userId);
+    if (s === undefined) {
+      const row = await this.repo.getBrokerSession(userId);
+      s = row
+        ? {
+            broker: row.broker,
+            session: {
+              accessToken: this.box.open(row.access_token_encrypted),
+              ...(row.broker_user_id ? { brokerUserId: row.broker_user_id } : {}),
+            },
+            expiresAt: row.expires_at,
+          }
+        : null;
+      this.cache.set(userId, s);
+    }
+    if (!s || (s.expiresAt !== null && s.expiresAt <= this.clock.now())) return undefined;
+    return s;
+  }
+
+  /** Stores a session (login callback or CLI); the token is sealed before it is written. */
+  async set(userId: number, broker: string, session: BrokerSession, expiresAt?: number): Promise<void> {
+    await this.repo.saveBrokerSession({
+      user_id: userId,
+      broker,
+      access_token_encrypted: this.box.seal(session.accessToken),
+      broker_user_id: session.brokerUserId ?? null,
+      expires_at: expiresAt ?? null,
+      created_at: this.clock.now(),
+    });
+    this.changed(userId);
+  }
+
+  async clear(userId: number): Promise<void> {
+    await this.repo.deleteBrokerSession(userId);
+    this.changed(userId);
+  }
+
+  /** Broker name and expiry for display (never the token). */
+  async status(userId: number): Promise<{ broker: string; expires_at: number | null } | null> {
+    const s = await this.get(userId);
+    return s ? { broker: s.broker, expires_at: s.expiresAt } : null;
+  }
+
+  private changed(userId: number): void {
+    this.cache.delete(userId);
+    this.bus.publish(BROKER_SESSION_TOPIC, String(userId));
+  }
+}

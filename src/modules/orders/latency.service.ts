@@ -1,0 +1,102 @@
+/**
+ * Order latency (orders issue, part 6): every placement records total, broker round trip,
+ * validation and overhead milliseconds under label `PLACE`, with broker, symbol and status.
+ * Recording only appends to a buffer; a timer writes it (off the request path), and the stats
+ * read the window's rows (see latency-stats.ts for the percentile method).
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.js';
+import { summarise, type LatencySummary } from './latency-stats.js';
+import type { LatencyRow, OrdersRepository } from './orders.repository.js';
+
+export interface LatencySample {
+  label: 'PLACE';
+  userId: number | null;
+  broker: string;
+  symbol: string;
+  orderId: string | null;
+  status: 'success' | 'failed';
+  totalMs: number;
+  brokerMs: number;
+  validationMs: number;
+}
+
+/** Most rows a stats window reads (the newest ones). */
+export const STATS_ROW_LIMIT = 100_000;
+const BUFFER_LIMIT = 10_000;
+
+export class LatencyService {
+  private buffer: LatencySample[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly repo: OrdersRepository,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly flushMs = 1_000,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), this.flushMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  /** Appends a sample (no I/O). Beyond 10,000 unwritten samples new ones are dropped. */
+  record(s: LatencySample): void {
+    if (this.buffer.length < BUFFER_LIMIT) this.buffer.push(s);
+  }
+
+  /** Writes what is buffered (the timer's work; tests call it). */
+  flush(): Promise<void> {
+    this.writing = this.writing.then(async () => {
+      const batch = this.buffer;
+      this.buffer = [];
+      const now = this.clock.now();
+      await this.repo
+        .insertLatency(
+          batch.map((s) => ({
+            label: s.label,
+            user_id: s.userId,
+            broker: s.broker,
+            symbol: s.symbol.slice(0, 64),
+            order_id: s.orderId,
+            status: s.status,
+            total_ms: s.totalMs,
+            broker_ms: s.brokerMs,
+            validation_ms: s.validationMs,
+            overhead_ms: Math.max(0, s.totalMs - s.brokerMs - s.validationMs),
+            created_at: now,
+          })),
+        )
+        .catch((err: unknown) => this.logger.warn({ err, rows: batch.length }, 'latency write failed'));
+    });
+    return this.writing;
+  }
+
+  /** p50/p90/p95/p99 and SLA shares over the last `windowHours`, overall and per broker. */
+  async stats(
+    windowHours: number,
+  ): Promise<{ overall: LatencySummary; by_broker: Record<string, LatencySummary> }> {
+    const rows = await this.repo.latency(this.clock.now() - windowHours * 3_600_000, STATS_ROW_LIMIT);
+    const byBroker = new Map<string, number[]>();
+    for (const r of rows) {
+      let list = byBroker.get(r.broker);
+      if (!list) byBroker.set(r.broker, (list = []));
+      list.push(r.total_ms);
+    }
+    return {
+      overall: summarise(rows.map((r) => r.total_ms)),
+      by_broker: Object.fromEntries([...byBroker].map(([b, xs]) => [b, summarise(xs)])),
+    };
+  }
+
+  logs(limit: number): Promise<LatencyRow[]> {
+    return this.repo.latency(0, limit);
+  }
+}

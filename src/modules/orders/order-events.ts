@@ -1,0 +1,119 @@
+/**
+ * Order events (spec "Events → Order events"): `order.placed`, `order.failed` and the
+ * analyzer-error event, delivered to their consumers (log writer, live socket, chat alerts) by a
+ * shared pool of 10 workers with a pending queue of 1000. Publishing never blocks the request:
+ * it only enqueues. Over capacity the event is dropped with a warning and counted (the system
+ * snapshot reads `dropped`).
+ */
+import type { Logger } from 'pino';
+
+export type OrderEventName = 'order.placed' | 'order.failed' | 'analyzer.error';
+
+/** One order event. `request` never holds the API key (the publisher strips it). */
+export interface OrderEvent {
+  name: OrderEventName;
+  /** `analyze` in analyzer mode, `live` otherwise, `semi_auto` for a queued order. */
+  mode: 'analyze' | 'live' | 'semi_auto';
+  userId: number | null;
+  /** The API call that produced it (`placeorder`, `splitorder`, `cancelorder`, …). */
+  apiType: string;
+  broker: string | null;
+  orderId: string | null;
+  /** HTTP status answered to the client. */
+  statusCode: number;
+  request: Record<string, unknown>;
+  response: Record<string, unknown>;
+  at: number;
+}
+
+export type OrderEventConsumer = (event: OrderEvent) => Promise<void> | void;
+
+export interface DispatcherOptions {
+  workers?: number;
+  queueLimit?: number;
+  logger: Logger;
+}
+
+/** The shared dispatch pool. */
+export class OrderEventBus {
+  private readonly consumers: { name: string; fn: OrderEventConsumer }[] = [];
+  private readonly queue: OrderEvent[] = [];
+  private active = 0;
+  private idleWaiters: (() => void)[] = [];
+  readonly workers: number;
+  readonly queueLimit: number;
+  /** Events dropped because the queue was full (since start). */
+  dropped = 0;
+  /** Events delivered to every consumer (since start). */
+  delivered = 0;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    this.workers = opts.workers ?? 10;
+    this.queueLimit = opts.queueLimit ?? 1000;
+  }
+
+  /** Adds a consumer; a consumer's failure is logged and never reaches the others. */
+  subscribe(name: string, fn: OrderEventConsumer): void {
+    this.consumers.push({ name, fn });
+  }
+
+  /** Events waiting for a worker. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Events being delivered now. */
+  get running(): number {
+    return this.active;
+  }
+
+  /**
+   * Hands an event to the pool and returns at once: a free worker takes it on the next turn of
+   * the event loop; otherwise it waits in the queue; a full queue drops it (warning + counter).
+   * Returns false when dropped.
+   */
+  publish(event: OrderEvent): boolean {
+    if (this.active < this.workers) {
+      this.active++;
+      setImmediate(() => void this.work(event));
+      return true;
+    }
+    if (this.queue.length >= this.queueLimit) {
+      this.dropped++;
+      this.opts.logger.warn(
+        { event: event.name, dropped: this.dropped, queueLimit: this.queueLimit },
+        'order event dropped: dispatch queue full',
+      );
+      return false;
+    }
+    this.queue.push(event);
+    return true;
+  }
+
+  /** Resolves when nothing is running or queued (tests, shutdown). */
+  whenIdle(): Promise<void> {
+    if (this.active === 0 && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private async work(first: OrderEvent): Promise<void> {
+    let event: OrderEvent | undefined = first;
+    while (event) {
+      for (const c of this.consumers) {
+        try {
+          await c.fn(event);
+        } catch (err) {
+          this.opts.logger.error({ err, consumer: c.name, event: event.name }, 'order event consumer failed');
+        }
+      }
+      this.delivered++;
+      event = this.queue.shift();
+    }
+    this.active--;
+    if (this.active === 0 && this.queue.length === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+}

@@ -1,0 +1,352 @@
+/**
+ * The placeorder pipeline from step 3 on (spec "Order placement rules"): the order is validated
+ * again (prices by type, lot size and symbol against the master contract), split at the freeze
+ * quantity on F&O exchanges, then simulated by the sandbox in analyzer mode or sent to the live
+ * broker's adapter with the user's broker session. Every outcome publishes an order event
+ * (`order.placed`, `order.failed`, or the analyzer-error event for a validation failure in
+ * analyzer mode) and every placement records its latency off the request path. The broker's
+ * HTTP status is passed through, never rewritten to a generic 500.
+ *
+ * Steps 1-2 (schema, rate limit, semi-automatic queue) are the route's and the Action Center's;
+ * an approved queued order enters here.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.js';
+import type { BrokerAdapter, BrokerOrder, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
+import type { Instrument } from '../market/instrument.js';
+import { tryRupeesToMoney } from '../sandbox/money.js';
+import type { SandboxService } from '../sandbox/sandbox.service.js';
+import type { OrderEventBus, OrderEventName } from './order-events.js';
+import type { LatencyService } from './latency.service.js';
+
+/** A placeorder request after the schema: fields normalised (upper-case action, defaults applied). */
+export interface OrderInput {
+  strategy: string;
+  symbol: string;
+  exchange: string;
+  action: 'BUY' | 'SELL';
+  quantity: number;
+  pricetype: 'MARKET' | 'LIMIT' | 'SL' | 'SL-M';
+  product: 'CNC' | 'NRML' | 'MIS';
+  price: string;
+  trigger_price: string;
+  disclosed_quantity: string;
+}
+
+/** What the route answers: the HTTP status and the JSON body. */
+export interface PipelineAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  /** The child orders' quantities (splitting), on success. */
+  quantities?: number[];
+}
+
+export interface PipelineDeps {
+  instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  freezeQty(exchange: string, underlying: string): number | null;
+  sandbox: SandboxService;
+  analyze: () => boolean;
+  /** The adapter of a broker by name, undefined when no such module exists. */
+  adapter: (broker: string) => BrokerAdapter | undefined;
+  /** The user's broker session (decrypted in memory), undefined when the user has none. */
+  brokerSession: (userId: number) => Promise<{ broker: string; session: BrokerSession } | undefined>;
+  events: OrderEventBus;
+  latency: LatencyService;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** F&O exchanges: lot-size multiples and freeze-quantity splitting apply (orders issue, parts 1-2). */
+export const FNO_ORDER_EXCHANGES: ReadonlySet<string> = new Set(['NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX']);
+
+export class OrderPipeline {
+  constructor(private readonly deps: PipelineDeps) {}
+
+  /**
+   * Runs the order from step 3. `chunk` (splitorder) caps each child order; otherwise the
+   * instrument's freeze quantity does on F&O exchanges.
+   */
+  async run(
+    userId: number,
+    order: OrderInput,
+    opts: { apiType: string; chunk?: number; started?: number },
+  ): Promise<PipelineAnswer> {
+    const started = opts.started ?? performance.now();
+    const analyze = this.deps.analyze();
+    const mode = analyze ? ('analyze' as const) : ('live' as const);
+    const request = { ...order } as Record<string, unknown>;
+    const fail = (
+      status: number,
+      message: string,
+      name: OrderEventName = 'order.failed',
+      broker: string | null = null,
+    ): PipelineAnswer => {
+      const body = { status: 'error', message, ...(analyze ? { mode } : {}) };
+      this.publish(name, mode, userId, opts.apiType, broker, null, status, request, body);
+      return { status, body };
+    };
+
+    // Step 3: order data validated again.
+    const invalid = checkPrices(order);
+    const instrument = invalid ? undefined : await this.deps.instrument(order.symbol, order.exchange);
+    const problem =
+      invalid ??
+      (instrument
+        ? lotProblem(order, instrument)
+        : `Symbol '${order.symbol}' not found on ${order.exchange} in the master contract`);
+    if (problem) return fail(400, problem, analyze ? 'analyzer.error' : 'order.failed');
+    const inst = instrument!;
+    const validationMs = performance.now() - started;
+    const sizes = splitSizes(order.quantity, opts.chunk ?? this.freezeChunk(order, inst), inst.lotsize);
+
+    // Step 4-5: analyzer mode → the sandbox.
+    if (analyze) return this.toSandbox(userId, order, sizes, request, opts.apiType, started, validationMs);
+
+    // Step 4, 6-8: live → the broker.
+    const session = await this.deps.brokerSession(userId);
+    if (!session) return fail(403, 'No broker session: log in to your broker before placing live orders');
+    const adapter = this.deps.adapter(session.broker);
+    if (!adapter) return fail(404, 'Broker-specific module not found', 'order.failed', session.broker);
+    const ids: string[] = [];
+    for (const quantity of sizes) {
+      const t0 = performance.now();
+      const r = await adapter
+        .placeOrder(toBrokerOrder(order, inst, quantity), session.session)
+        .catch((err: unknown): BrokerResult => {
+          this.deps.logger.error({ err, broker: session.broker }, 'broker adapter threw');
+          return {
+            httpStatus: 500,
+            ok: false,
+            message: 'Broker call failed',
+            raw: null,
+            roundTripMs: performance.now() - t0,
+          };
+        });
+      const total = performance.now() - (ids.length === 0 ? started : t0);
+      this.deps.latency.record({
+        label: 'PLACE',
+        userId,
+        broker: session.broker,
+        symbol: order.symbol,
+        orderId: r.orderId ?? null,
+        status: r.ok ? 'success' : 'failed',
+        totalMs: total,
+        brokerMs: r.roundTripMs,
+        validationMs: ids.length === 0 ? validationMs : 0,
+      });
+      if (!r.ok || !r.orderId) {
+        const status = r.httpStatus >= 400 ? r.httpStatus : 500;
+        const message = r.ok
+          ? 'Broker reported success without an order id'
+          : (r.message ?? 'Order rejected by the broker');
+        const body = { status: 'error', message, ...(ids.length ? { orderids: ids } : {}) };
+        this.publish(
+          'order.failed',
+          'live',
+          userId,
+          opts.apiType,
+          session.broker,
+          null,
+          status,
+          request,
+          body,
+        );
+        return { status, body };
+      }
+      ids.push(r.orderId);
+      this.publish(
+        'order.placed',
+        'live',
+        userId,
+        opts.apiType,
+        session.broker,
+        r.orderId,
+        200,
+        { ...request, quantity },
+        { status: 'success', orderid: r.orderId },
+      );
+    }
+    return {
+      status: 200,
+      body: { status: 'success', orderid: ids[0], ...(ids.length > 1 ? { orderids: ids } : {}) },
+      quantities: sizes,
+    };
+  }
+
+  private async toSandbox(
+    userId: number,
+    order: OrderInput,
+    sizes: number[],
+    request: Record<string, unknown>,
+    apiType: string,
+    started: number,
+    validationMs: number,
+  ): Promise<PipelineAnswer> {
+    const ids: string[] = [];
+    for (const quantity of sizes) {
+      const t0 = performance.now();
+      const r = await this.deps.sandbox
+        .placeOrder(userId, {
+          symbol: order.symbol,
+          exchange: order.exchange,
+          side: order.action,
+          priceType: order.pricetype,
+          product: order.product,
+          quantity,
+          price: order.price,
+          triggerPrice: order.trigger_price,
+          strategy: order.strategy,
+        })
+        .then(
+          (o) => o,
+          (err: unknown) => ({ ok: false as const, error: err }),
+        );
+      this.deps.latency.record({
+        label: 'PLACE',
+        userId,
+        broker: 'sandbox',
+        symbol: order.symbol,
+        orderId: 'order' in r ? r.order.orderId : null,
+        status: r.ok ? 'success' : 'failed',
+        totalMs: performance.now() - (ids.length === 0 ? started : t0),
+        brokerMs: 0,
+        validationMs: ids.length === 0 ? validationMs : 0,
+      });
+      if (!r.ok) {
+        const err = 'error' in r ? (r.error as { statusCode?: number; message?: string }) : undefined;
+        if ('error' in r && !(err?.statusCode && err.statusCode < 500)) throw r.error;
+        const message = 'message' in r ? r.message : (err?.message ?? 'Order rejected');
+        const orderid = 'order' in r ? r.order.orderId : undefined;
+        const body = {
+          status: 'error',
+          message,
+          mode: 'analyze',
+          ...(orderid ? { orderid } : {}),
+          ...(ids.length ? { orderids: ids } : {}),
+        };
+        this.publish(
+          'order.failed',
+          'analyze',
+          userId,
+          apiType,
+          'sandbox',
+          orderid ?? null,
+          400,
+          { ...request, quantity },
+          body,
+        );
+        return { status: 400, body };
+      }
+      ids.push(r.order.orderId);
+      this.publish(
+        'order.placed',
+        'analyze',
+        userId,
+        apiType,
+        'sandbox',
+        r.order.orderId,
+        200,
+        { ...request, quantity },
+        {
+          status: 'success',
+          orderid: r.order.orderId,
+          mode: 'analyze',
+        },
+      );
+    }
+    return {
+      status: 200,
+      body: {
+        status: 'success',
+        orderid: ids[0],
+        ...(ids.length > 1 ? { orderids: ids } : {}),
+        mode: 'analyze',
+      },
+      quantities: sizes,
+    };
+  }
+
+  /** The child-order size for freeze-quantity splitting, or undefined when no split applies. */
+  private freezeChunk(order: OrderInput, inst: Instrument): number | undefined {
+    if (!FNO_ORDER_EXCHANGES.has(order.exchange) || !inst.underlying) return undefined;
+    return this.deps.freezeQty(order.exchange, inst.underlying) ?? undefined;
+  }
+
+  private publish(
+    name: OrderEventName,
+    mode: 'analyze' | 'live',
+    userId: number,
+    apiType: string,
+    broker: string | null,
+    orderId: string | null,
+    statusCode: number,
+    request: Record<string, unknown>,
+    response: Record<string, unknown>,
+  ): void {
+    this.deps.events.publish({
+      name,
+      mode,
+      userId,
+      apiType,
+      broker,
+      orderId,
+      statusCode,
+      request,
+      response,
+      at: this.deps.clock.now(),
+    });
+  }
+}
+
+/** Prices by price type: LIMIT needs price > 0, SL price and trigger, SL-M trigger. */
+export function checkPrices(o: OrderInput): string | undefined {
+  const positive = (v: string) => {
+    const m = tryRupeesToMoney(v);
+    return m !== undefined && m > 0;
+  };
+  if ((o.pricetype === 'LIMIT' || o.pricetype === 'SL') && !positive(o.price))
+    return `price must be greater than 0 for ${o.pricetype} orders`;
+  if ((o.pricetype === 'SL' || o.pricetype === 'SL-M') && !positive(o.trigger_price))
+    return `trigger_price must be greater than 0 for ${o.pricetype} orders`;
+  return undefined;
+}
+
+/** F&O quantity must be a whole number of lots. */
+export function lotProblem(o: OrderInput, inst: Instrument): string | undefined {
+  if (FNO_ORDER_EXCHANGES.has(o.exchange) && inst.lotsize > 1 && o.quantity % inst.lotsize !== 0)
+    return `quantity must be a multiple of the lot size ${inst.lotsize}`;
+  return undefined;
+}
+
+/**
+ * Child-order sizes: `quantity` in pieces of at most `chunk`, each a whole number of lots (the
+ * chunk rounds down to a lot multiple; a chunk smaller than a lot becomes one lot). No chunk, or
+ * a quantity within it: one order.
+ */
+export function splitSizes(quantity: number, chunk: number | undefined, lotsize: number): number[] {
+  if (!chunk || quantity <= chunk) return [quantity];
+  const lot = Math.max(1, lotsize);
+  const size = Math.max(lot, Math.floor(chunk / lot) * lot);
+  const out: number[] = [];
+  for (let left = quantity; left > 0; left -= size) out.push(Math.min(size, left));
+  return out;
+}
+
+function toBrokerOrder(o: OrderInput, inst: Instrument, quantity: number): BrokerOrder {
+  return {
+    symbol: o.symbol,
+    exchange: o.exchange,
+    brsymbol: inst.brsymbol,
+    brexchange: inst.brexchange,
+    token: inst.token,
+    side: o.action,
+    priceType: o.pricetype,
+    product: o.product,
+    quantity,
+    price: o.price,
+    triggerPrice: o.trigger_price,
+    disclosedQuantity: Number(o.disclosed_quantity) || 0,
+    tag: o.strategy,
+  };
+}

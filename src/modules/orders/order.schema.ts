@@ -1,0 +1,86 @@
+/**
+ * The placeorder request (spec "Order request (placeorder)") and its OpenAlgo-compatible
+ * answers. Field rules: `action` BUY/SELL in either case (stored upper-case); `quantity` at least
+ * 1, a JSON integer or a digit string; `pricetype` default MARKET; `product` default MIS;
+ * `price`, `trigger_price`, `disclosed_quantity` strings (numbers accepted) defaulting to '0'.
+ */
+import { Type, type Static } from 'typebox';
+import { ApiKey, NonNegativeQuantity, Quantity, Rupees, Strategy } from '../sandbox/book.schema.js';
+
+/** Exchanges an order may name (orders issue, part 1). */
+export const ORDER_EXCHANGES = ['NSE', 'BSE', 'NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX'] as const;
+export const PRICE_TYPES = ['MARKET', 'LIMIT', 'SL', 'SL-M'] as const;
+export const PRODUCTS = ['CNC', 'NRML', 'MIS'] as const;
+
+const OrderFields = {
+  apikey: ApiKey,
+  strategy: Strategy,
+  symbol: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9&._ -]+$' }),
+  exchange: Type.Union(ORDER_EXCHANGES.map((e) => Type.Literal(e))),
+  action: Type.String({ pattern: '^([Bb][Uu][Yy]|[Ss][Ee][Ll][Ll])$' }),
+  quantity: Quantity,
+  pricetype: Type.Optional(Type.Union(PRICE_TYPES.map((e) => Type.Literal(e)))),
+  product: Type.Optional(Type.Union(PRODUCTS.map((e) => Type.Literal(e)))),
+  price: Type.Optional(Rupees),
+  trigger_price: Type.Optional(Rupees),
+  disclosed_quantity: Type.Optional(NonNegativeQuantity),
+};
+
+export const PlaceOrderBody = Type.Object(OrderFields);
+export type PlaceOrderBody = Static<typeof PlaceOrderBody>;
+
+/** splitorder: the order plus `splitsize`, the most each child order may carry. */
+export const SplitOrderBody = Type.Object({ ...OrderFields, splitsize: Quantity });
+export type SplitOrderBody = Static<typeof SplitOrderBody>;
+
+const Mode = Type.Optional(
+  Type.Union([Type.Literal('analyze'), Type.Literal('live'), Type.Literal('semi_auto')]),
+);
+
+export const PlaceOrderResponse = Type.Object({
+  status: Type.Literal('success'),
+  orderid: Type.Optional(Type.String()),
+  /** Set when the order was split at the freeze quantity: every child order's id. */
+  orderids: Type.Optional(Type.Array(Type.String())),
+  message: Type.Optional(Type.String()),
+  pending_order_id: Type.Optional(Type.Integer()),
+  mode: Mode,
+});
+
+export const SplitOrderResponse = Type.Object({
+  status: Type.Literal('success'),
+  split_size: Type.Integer(),
+  total_quantity: Type.Integer(),
+  results: Type.Array(
+    Type.Object({
+      order_num: Type.Integer(),
+      quantity: Type.Integer(),
+      status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+      orderid: Type.Optional(Type.String()),
+      message: Type.Optional(Type.String()),
+    }),
+  ),
+  message: Type.Optional(Type.String()),
+  pending_order_id: Type.Optional(Type.Integer()),
+  mode: Mode,
+});
+
+export const OrderErrorBody = Type.Object({
+  status: Type.Literal('error'),
+  message: Type.Union([Type.String(), Type.Record(Type.String(), Type.Array(Type.String()))]),
+  code: Type.Optional(Type.String()),
+  mode: Mode,
+});
+
+/** `/api/v1/analyzer` `{apikey}` and `/api/v1/analyzer/toggle` `{apikey, mode}`. */
+export const AnalyzerBody = Type.Object({ apikey: ApiKey });
+export const AnalyzerToggleBody = Type.Object({ apikey: ApiKey, mode: Type.Boolean() });
+export const AnalyzerResponse = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Object({
+    mode: Type.Union([Type.Literal('analyze'), Type.Literal('live')]),
+    analyze_mode: Type.Boolean(),
+    total_logs: Type.Optional(Type.Integer()),
+    message: Type.Optional(Type.String()),
+  }),
+});

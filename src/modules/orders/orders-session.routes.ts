@@ -1,0 +1,161 @@
+/**
+ * Session routes of the orders module: the Action Center (orders issue, part 3: any logged-in
+ * user acts on their own queue; CSRF on every change) and, for the administrator, latency
+ * statistics (part 6) and the order / analyzer logs.
+ */
+import { Type } from 'typebox';
+import { ErrorBody } from '../auth/auth.schema.js';
+import type { SessionGuard } from '../auth/session.guard.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { App } from '../../platform/http/types.js';
+import type { ActionCenterService } from './action-center.service.js';
+import type { LatencyService } from './latency.service.js';
+import type { OrdersRepository } from './orders.repository.js';
+
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+const Success = Type.Object(
+  { status: Type.Literal('success'), message: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+
+export function orderSessionRoutes(
+  app: App,
+  deps: {
+    actionCenter: ActionCenterService;
+    latency: LatencyService;
+    repo: OrdersRepository;
+    guard: SessionGuard;
+    rateLimit: RateLimitHook;
+  },
+): void {
+  const user = { onRequest: deps.rateLimit, preHandler: deps.guard() };
+  const admin = { onRequest: deps.rateLimit, preHandler: deps.guard({ admin: true }) };
+  const ac = deps.actionCenter;
+
+  app.get(
+    '/action-center/api/orders',
+    {
+      ...user,
+      schema: {
+        querystring: Type.Object({
+          status: Type.Optional(
+            Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')]),
+          ),
+        }),
+        response: { 200: Success, ...errors },
+      },
+    },
+    async (req) => ({
+      status: 'success' as const,
+      data: await ac.list(req.session!.userId, req.query.status),
+    }),
+  );
+  app.post(
+    '/action-center/api/orders/:id/approve',
+    { ...user, schema: { params: IdParams, response: { 200: Success, ...errors } } },
+    async (req) => {
+      const a = await ac.approve(req.session!.userId, req.params.id);
+      return {
+        status: 'success' as const,
+        message: `Pending order ${req.params.id} approved`,
+        http_status: a.status,
+        result: a.body,
+      };
+    },
+  );
+  app.post(
+    '/action-center/api/orders/approve-all',
+    { ...user, schema: { response: { 200: Success, ...errors } } },
+    async (req) => {
+      const results = await ac.approveAll(req.session!.userId);
+      return { status: 'success' as const, message: `Approved ${results.length} orders`, results };
+    },
+  );
+  app.post(
+    '/action-center/api/orders/:id/reject',
+    {
+      ...user,
+      schema: {
+        params: IdParams,
+        body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }),
+        response: { 200: Success, ...errors },
+      },
+    },
+    async (req) => {
+      await ac.reject(req.session!.userId, req.params.id, req.body.reason);
+      return { status: 'success' as const, message: `Pending order ${req.params.id} rejected` };
+    },
+  );
+  app.delete(
+    '/action-center/api/orders/:id',
+    { ...user, schema: { params: IdParams, response: { 200: Success, ...errors } } },
+    async (req) => {
+      await ac.remove(req.session!.userId, req.params.id);
+      return { status: 'success' as const, message: `Pending order ${req.params.id} deleted` };
+    },
+  );
+
+  app.get(
+    '/logs/api/latency/stats',
+    {
+      ...admin,
+      schema: {
+        querystring: Type.Object({ hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 90 })) }),
+        response: { 200: Success, ...errors },
+      },
+    },
+    async (req) => {
+      const hours = req.query.hours ?? 24;
+      return {
+        status: 'success' as const,
+        window_hours: hours,
+        percentile_method: 'nearest-rank',
+        ...(await deps.latency.stats(hours)),
+      };
+    },
+  );
+  const Limit = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) });
+  app.get(
+    '/logs/api/latency/logs',
+    { ...admin, schema: { querystring: Limit, response: { 200: Success, ...errors } } },
+    async (req) => ({
+      status: 'success' as const,
+      data: (await deps.latency.logs(req.query.limit ?? 100)).map((r) => ({
+        id: r.id,
+        label: r.label,
+        broker: r.broker,
+        symbol: r.symbol,
+        order_id: r.order_id,
+        status: r.status,
+        total_latency_ms: r.total_ms,
+        broker_ms: r.broker_ms,
+        validation_ms: r.validation_ms,
+        overhead_ms: r.overhead_ms,
+        created_at: new Date(r.created_at).toISOString(),
+      })),
+    }),
+  );
+  for (const [path, table] of [
+    ['/logs/api/orders', 'order_logs'],
+    ['/logs/api/analyzer', 'analyzer_logs'],
+  ] as const)
+    app.get(
+      path,
+      { ...admin, schema: { querystring: Limit, response: { 200: Success, ...errors } } },
+      async (req) => ({
+        status: 'success' as const,
+        data: (await deps.repo.logs(table, req.query.limit ?? 100)).map((r) => ({
+          id: r.id,
+          event: r.event,
+          api_type: r.api_type,
+          broker: r.broker,
+          order_id: r.order_id,
+          status_code: r.status_code,
+          request: JSON.parse(r.request) as unknown,
+          response: JSON.parse(r.response) as unknown,
+          created_at: new Date(r.created_at).toISOString(),
+        })),
+      }),
+    );
+}

@@ -1,0 +1,95 @@
+/**
+ * Wiring of the orders module: repository, event bus with the log writer, latency, broker
+ * sessions, the pipeline and the Action Center.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DB } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import type { InvalidationBus } from '../../platform/invalidation.js';
+import type { BrokerAdapter } from '../brokers/broker-adapter.js';
+import type { QuoteClient } from '../brokers/quotes/quote-client.js';
+import type { Instrument } from '../market/instrument.js';
+import type { SandboxService } from '../sandbox/sandbox.service.js';
+import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
+import { ActionCenterService } from './action-center.service.js';
+import { BrokerSessionsService } from './broker-sessions.service.js';
+import { LatencyService } from './latency.service.js';
+import { OrderEventBus } from './order-events.js';
+import { orderLogWriter } from './order-log.writer.js';
+import { OrderPipeline } from './order-pipeline.js';
+import { OrdersRepository } from './orders.repository.js';
+
+export interface OrderServices {
+  repo: OrdersRepository;
+  events: OrderEventBus;
+  latency: LatencyService;
+  brokerSessions: BrokerSessionsService;
+  pipeline: OrderPipeline;
+  actionCenter: ActionCenterService;
+  /** The quote client of the configured broker under the newest broker session (sandbox prices). */
+  sandboxQuoteClient(): QuoteClient | undefined;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface OrderDeps {
+  db: Kysely<DB>;
+  appKey: string;
+  clock: Clock;
+  logger: Logger;
+  bus: InvalidationBus;
+  instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  freezeQty(exchange: string, underlying: string): number | null;
+  sandbox: SandboxService;
+  mode: AnalyzeModeService;
+  adapter: (broker: string) => BrokerAdapter | undefined;
+  /** `BROKER_NAME`: whose quotes price the sandbox. */
+  brokerName: string | undefined;
+}
+
+export function buildOrderServices(deps: OrderDeps): OrderServices {
+  const log = deps.logger.child({ module: 'orders' });
+  const repo = new OrdersRepository(deps.db);
+  const events = new OrderEventBus({ logger: log });
+  events.subscribe('log-writer', orderLogWriter(repo));
+  const latency = new LatencyService(repo, deps.clock, log);
+  const brokerSessions = new BrokerSessionsService(repo, deps.appKey, deps.clock, deps.bus);
+  const pipeline = new OrderPipeline({
+    instrument: deps.instrument,
+    freezeQty: deps.freezeQty,
+    sandbox: deps.sandbox,
+    analyze: () => deps.mode.analyze,
+    adapter: deps.adapter,
+    brokerSession: (userId) => brokerSessions.get(userId),
+    events,
+    latency,
+    clock: deps.clock,
+    logger: log,
+  });
+  let quoteClient: QuoteClient | undefined;
+  return {
+    repo,
+    events,
+    latency,
+    brokerSessions,
+    pipeline,
+    actionCenter: new ActionCenterService(repo, pipeline, deps.clock),
+    sandboxQuoteClient() {
+      const primary = brokerSessions.primarySession();
+      if (!deps.brokerName || !primary || primary.broker !== deps.brokerName) return undefined;
+      quoteClient ??= deps
+        .adapter(deps.brokerName)
+        ?.quoteClient(() => brokerSessions.primarySession()?.session);
+      return quoteClient;
+    },
+    async start() {
+      latency.start();
+      await brokerSessions.refreshPrimary();
+    },
+    async stop() {
+      await events.whenIdle();
+      await latency.stop();
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * The only place that touches the orders tables: the order and analyzer logs, latency records,
+ * the Action Center queue and broker sessions.
+ */
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type {
+  BrokerSessionsTable,
+  DB,
+  OrderLatencyTable,
+  OrderLogsTable,
+  PendingOrdersTable,
+} from '../../db/schema.js';
+
+export type OrderLogRow = Selectable<OrderLogsTable>;
+export type LatencyRow = Selectable<OrderLatencyTable>;
+export type PendingOrderRow = Selectable<PendingOrdersTable>;
+export type BrokerSessionRow = Selectable<BrokerSessionsTable>;
+
+export class OrdersRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async insertLog(table: 'order_logs' | 'analyzer_logs', row: Insertable<OrderLogsTable>): Promise<void> {
+    await this.db.insertInto(table).values(row).execute();
+  }
+
+  logs(table: 'order_logs' | 'analyzer_logs', limit: number): Promise<OrderLogRow[]> {
+    return this.db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  async insertLatency(rows: Insertable<OrderLatencyTable>[]): Promise<void> {
+    if (rows.length > 0) await this.db.insertInto('order_latency').values(rows).execute();
+  }
+
+  /** Latency rows at or after `since`, newest first, at most `limit`. */
+  latency(since: number, limit: number): Promise<LatencyRow[]> {
+    return this.db
+      .selectFrom('order_latency')
+      .selectAll()
+      .where('created_at', '>=', since)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  // ---- Action Center ----
+
+  async insertPending(row: Insertable<PendingOrdersTable>): Promise<PendingOrderRow> {
+    return this.db.insertInto('pending_orders').values(row).returningAll().executeTakeFirstOrThrow();
+  }
+
+  pendingOf(userId: number, status?: string): Promise<PendingOrderRow[]> {
+    let q = this.db.selectFrom('pending_orders').selectAll().where('user_id', '=', userId);
+    if (status) q = q.where('status', '=', status);
+    return q.orderBy('id', 'desc').execute();
+  }
+
+  getPending(id: number): Promise<PendingOrderRow | undefined> {
+    return this.db.selectFrom('pending_orders').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Compare-and-set of a queued order's status; false when it was no longer `from`. */
+  async decidePending(
+    id: number,
+    from: string,
+    patch: {
+      status: string;
+      reason?: string | null;
+      order_id?: string | null;
+      response?: string | null;
+      decided_at: number;
+    },
+  ): Promise<boolean> {
+    const r = await this.db
+      .updateTable('pending_orders')
+      .set(patch)
+      .where('id', '=', id)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async deletePending(id: number, userId: number): Promise<boolean> {
+    const r = await this.db
+      .deleteFrom('pending_orders')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
+  }
+
+  // ---- broker sessions ----
+
+  getBrokerSession(userId: number): Promise<BrokerSessionRow | undefined> {
+    return this.db.selectFrom('broker_sessions').selectAll().where('user_id', '=', userId).executeTakeFirst();
+  }
+
+  /** The most recently created session of any user (the sandbox's quotes run under it). */
+  latestBrokerSession(): Promise<BrokerSessionRow | undefined> {
+    return this.db
+      .selectFrom('broker_sessions')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('user_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  async saveBrokerSession(row: BrokerSessionRow): Promise<void> {
+    await this.db
+      .insertInto('broker_sessions')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('user_id').doUpdateSet({
+          broker: row.broker,
+          access_token_encrypted: row.access_token_encrypted,
+          broker_user_id: row.broker_user_id,
+          expires_at: row.expires_at,
+          created_at: row.created_at,
+        }),
+      )
+      .execute();
+  }
+
+  async deleteBrokerSession(userId: number): Promise<void> {
+    await this.db.deleteFrom('broker_sessions').where('user_id', '=', userId).execute();
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * `/api/v1/placeorder`, `/api/v1/splitorder` (orders issue, parts 1-2) and OpenAlgo's
+ * `/api/v1/analyzer`, `/api/v1/analyzer/toggle` (part 7). Steps 1-2 of the spec's placement
+ * rules happen here: the order rate limit, the schema (a failure is 400 with the messages keyed
+ * by field, before the key is even looked at), then the Action Center for a key in
+ * semi-automatic mode; the pipeline does the rest.
+ */
+import { performance } from 'node:perf_hooks';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { ApiKeyGuard } from '../api/api-key.guard.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { App } from '../../platform/http/types.js';
+import { fieldMessages } from '../../platform/http/errors.plugin.js';
+import { forbidden } from '../../platform/errors.js';
+import { quantityOf } from '../sandbox/book.schema.js';
+import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
+import type { ActionCenterService } from './action-center.service.js';
+import type { OrderInput, OrderPipeline } from './order-pipeline.js';
+import {
+  AnalyzerBody,
+  AnalyzerResponse,
+  AnalyzerToggleBody,
+  OrderErrorBody,
+  PlaceOrderBody,
+  PlaceOrderResponse,
+  SplitOrderBody,
+  SplitOrderResponse,
+} from './order.schema.js';
+
+export interface OrderRouteDeps {
+  pipeline: OrderPipeline;
+  actionCenter: ActionCenterService;
+  mode: AnalyzeModeService;
+  apiKeyGuard: ApiKeyGuard;
+  orderRateLimit: RateLimitHook;
+  apiRateLimit: RateLimitHook;
+}
+
+/** The normalised order of a validated body (action upper-cased, defaults applied). */
+export function toOrderInput(b: PlaceOrderBody): OrderInput {
+  const str = (v: number | string | undefined) => (v === undefined ? '0' : String(v));
+  return {
+    strategy: b.strategy,
+    symbol: b.symbol,
+    exchange: b.exchange,
+    action: b.action.toUpperCase() as OrderInput['action'],
+    quantity: quantityOf(b.quantity),
+    pricetype: b.pricetype ?? 'MARKET',
+    product: b.product ?? 'MIS',
+    price: str(b.price),
+    trigger_price: str(b.trigger_price),
+    disclosed_quantity: str(b.disclosed_quantity),
+  };
+}
+
+const errors = { '4xx': OrderErrorBody, '5xx': OrderErrorBody };
+
+export function orderRoutes(app: App, deps: OrderRouteDeps): void {
+  const modeTag = () => (deps.mode.analyze ? { mode: 'analyze' as const } : {});
+  /** Schema failures first (step 1: 400, key not consulted), then the API key. */
+  const schemaThenKey = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const v = (req as { validationError?: { validation?: unknown[] } }).validationError;
+    if (v) {
+      const message = fieldMessages((v.validation ?? []) as Parameters<typeof fieldMessages>[0]);
+      reply.code(400).send({ status: 'error', message, code: 'validation_failed', ...modeTag() });
+      return;
+    }
+    deps.apiKeyGuard(req, reply, done);
+  };
+  const route = (body: unknown, ok: unknown) => ({
+    onRequest: deps.orderRateLimit,
+    attachValidation: true,
+    preHandler: schemaThenKey,
+    schema: { body, response: { 200: ok, ...errors } },
+  });
+
+  app.post('/api/v1/placeorder', route(PlaceOrderBody, PlaceOrderResponse), async (req, reply) => {
+    const started = performance.now();
+    const principal = req.apiPrincipal!;
+    const order = toOrderInput(req.body as PlaceOrderBody);
+    if (principal.orderMode === 'semi_auto') {
+      const id = await deps.actionCenter.queue(principal.userId, 'placeorder', order);
+      return {
+        status: 'success' as const,
+        message: 'Order queued for approval in the Action Center',
+        mode: 'semi_auto' as const,
+        pending_order_id: id,
+      };
+    }
+    const a = await deps.pipeline.run(principal.userId, order, { apiType: 'placeorder', started });
+    return reply.code(a.status).send(a.body);
+  });
+
+  app.post('/api/v1/splitorder', route(SplitOrderBody, SplitOrderResponse), async (req, reply) => {
+    const started = performance.now();
+    const principal = req.apiPrincipal!;
+    const body = req.body as SplitOrderBody;
+    const order = toOrderInput(body);
+    const splitsize = quantityOf(body.splitsize);
+    if (principal.orderMode === 'semi_auto') {
+      const id = await deps.actionCenter.queue(principal.userId, 'splitorder', { ...order, splitsize });
+      return {
+        status: 'success' as const,
+        split_size: splitsize,
+        total_quantity: order.quantity,
+        results: [],
+        message: 'Order queued for approval in the Action Center',
+        mode: 'semi_auto' as const,
+        pending_order_id: id,
+      };
+    }
+    const a = await deps.pipeline.run(principal.userId, order, {
+      apiType: 'splitorder',
+      chunk: splitsize,
+      started,
+    });
+    if (a.status !== 200) return reply.code(a.status).send(a.body);
+    const ids = (a.body.orderids as string[] | undefined) ?? [a.body.orderid as string];
+    const sizes = a.quantities ?? [order.quantity];
+    return {
+      status: 'success' as const,
+      split_size: splitsize,
+      total_quantity: order.quantity,
+      results: ids.map((orderid, i) => ({
+        order_num: i + 1,
+        orderid,
+        quantity: sizes[i]!,
+        status: 'success' as const,
+      })),
+      ...modeTag(),
+    };
+  });
+
+  const analyzerView = () => ({
+    status: 'success' as const,
+    data: {
+      mode: deps.mode.analyze ? ('analyze' as const) : ('live' as const),
+      analyze_mode: deps.mode.analyze,
+    },
+  });
+  app.post(
+    '/api/v1/analyzer',
+    {
+      onRequest: deps.apiRateLimit,
+      preHandler: deps.apiKeyGuard,
+      schema: { body: AnalyzerBody, response: { 200: AnalyzerResponse, ...errors } },
+    },
+    () => analyzerView(),
+  );
+  app.post(
+    '/api/v1/analyzer/toggle',
+    {
+      onRequest: deps.apiRateLimit,
+      preHandler: deps.apiKeyGuard,
+      schema: { body: AnalyzerToggleBody, response: { 200: AnalyzerResponse, ...errors } },
+    },
+    async (req) => {
+      if (req.apiPrincipal!.orderMode === 'semi_auto')
+        throw forbidden('A key in semi-automatic mode cannot switch the trading mode');
+      await deps.mode.set(req.body.mode);
+      const v = analyzerView();
+      return {
+        ...v,
+        data: { ...v.data, message: `Analyzer mode ${req.body.mode ? 'enabled' : 'disabled'}` },
+      };
+    },
+  );
+}
