@@ -42,6 +42,11 @@ import {
 import { buildSandboxServices, type SandboxServices } from './modules/sandbox/sandbox.module.js';
 import { sandboxApiRoutes, sandboxSessionRoutes } from './modules/sandbox/sandbox.routes.js';
 import { analyzeModeRoutes } from './modules/settings/analyze-mode.routes.js';
+import { BrokerRegistry } from './modules/brokers/broker-registry.js';
+import { buildOrderServices, type OrderServices } from './modules/orders/orders.module.js';
+import { brokerLoginRoutes } from './modules/orders/broker-login.routes.js';
+import { orderRoutes } from './modules/orders/orders.routes.js';
+import { orderSessionRoutes } from './modules/orders/orders-session.routes.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -84,6 +89,10 @@ export interface Services {
   market: MarketServices;
   /** Analyzer mode: the paper-trading account, engine and mode switch (issue 5). */
   sandbox: SandboxServices;
+  /** Live brokers by name (orders issue). */
+  brokers: BrokerRegistry;
+  /** Order placement, events, latency, broker sessions, Action Center (orders issue). */
+  orders: OrderServices;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -119,20 +128,47 @@ export function buildServices(deps: AppDeps): Services {
     logger: deps.logger,
     freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
   });
+  const brokers = new BrokerRegistry({
+    apiKey: config.broker.apiKey ?? '',
+    apiSecret: config.broker.apiSecret ?? '',
+    redirectUrl: config.broker.redirectUrl ?? '',
+    ...(config.broker.baseUrl ? { baseUrl: config.broker.baseUrl } : {}),
+    timeoutMs: config.broker.timeoutMs,
+    logger: deps.logger,
+    clock,
+  });
+  // Analyzer mode priced by the live broker's quotes, under the newest broker session.
+  const sandbox = buildSandboxServices({
+    db,
+    config,
+    clock,
+    logger: deps.logger,
+    bus: deps.bus,
+    instruments: market.contracts,
+    sessionOn: (exchange, date) => marketAdmin.sessionOn(exchange, date),
+    quoteClient: () => orders.sandboxQuoteClient(),
+  });
+  const orders: OrderServices = buildOrderServices({
+    db,
+    appKey: config.appKey,
+    clock,
+    logger: deps.logger,
+    bus: deps.bus,
+    instrument: (symbol, exchange) => market.contracts.get(symbol, exchange),
+    freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
+    sandbox: sandbox.service,
+    mode: sandbox.mode,
+    adapter: (name) => brokers.load(name),
+    brokerName: config.broker.name,
+  });
   return {
     bans,
     trackers,
     marketAdmin,
     market,
-    sandbox: buildSandboxServices({
-      db,
-      config,
-      clock,
-      logger: deps.logger,
-      bus: deps.bus,
-      instruments: market.contracts,
-      sessionOn: (exchange, date) => marketAdmin.sessionOn(exchange, date),
-    }),
+    sandbox,
+    brokers,
+    orders,
     traffic: new TrafficLogService(
       new TrafficRepository(
         db,
@@ -264,6 +300,22 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     marketSessionRoutes(web, { market: services.market, config, guard, rateLimit: adminLimit, logger });
     analyzeModeRoutes(web, { mode: services.sandbox.mode, guard, rateLimit: adminLimit });
     sandboxSessionRoutes(web, { service: services.sandbox.service, guard, rateLimit: adminLimit });
+    brokerLoginRoutes(web, {
+      brokerName: config.broker.name,
+      adapter: (name) => services.brokers.load(name),
+      sessions: services.orders.brokerSessions,
+      appKey: config.appKey,
+      clock: deps.clock,
+      guard,
+      rateLimit: adminLimit,
+    });
+    orderSessionRoutes(web, {
+      actionCenter: services.orders.actionCenter,
+      latency: services.orders.latency,
+      repo: services.orders.repo,
+      guard,
+      rateLimit: adminLimit,
+    });
     await web.register(async (s) =>
       marketAdminRoutes(s as unknown as App, {
         services: services.marketAdmin,
@@ -278,6 +330,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     const api = scope as unknown as App;
     pingRoutes(api, { apiKeyGuard, rateLimit: apiLimit, activeBroker: () => null });
     marketApiRoutes(api, { market: services.market, apiKeyGuard, rateLimit: apiLimit });
+    orderRoutes(api, {
+      pipeline: services.orders.pipeline,
+      actionCenter: services.orders.actionCenter,
+      mode: services.sandbox.mode,
+      apiKeyGuard,
+      orderRateLimit: limit('order', limits.order),
+      apiRateLimit: apiLimit,
+    });
     sandboxApiRoutes(api, {
       service: services.sandbox.service,
       books: services.sandbox.books,
@@ -301,9 +361,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   services.traffic.start();
   await services.marketAdmin.start();
   startMarketServices(services.market);
+  await services.orders.start();
   await services.sandbox.mode.reload();
   app.addHook('onClose', async () => {
     await services.sandbox.mode.shutdown();
+    await services.orders.stop();
+    await services.brokers.closeAll();
     clearInterval(sweep);
     await services.trackers.stop();
     await services.traffic.stop();

@@ -30,9 +30,10 @@ async function withServices<T>(
   }
 }
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY)
-    throw new Error('no password given: use --password or pipe it with --password-stdin');
+async function readStdin(
+  whenTty = 'no password given: use --password or pipe it with --password-stdin',
+): Promise<string> {
+  if (process.stdin.isTTY) throw new Error(whenTty);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks)
@@ -109,6 +110,42 @@ export function buildCli(): Command {
         if (row === undefined) throw new Error(`no user named "${opts.username}"`);
         const { apikey: key } = await s.apiKeys.regenerate(toPublicUser(row).id);
         console.log(key);
+      });
+    });
+
+  const brokerSession = program.command('broker-session').description("a user's live broker session");
+  brokerSession
+    .command('set')
+    .description('store a broker access token for a user (sealed at rest); reads the token from stdin')
+    .requiredOption('--username <name>', 'the user whose orders use the session')
+    .requiredOption('--broker <name>', 'zerodha or upstox')
+    .option('--broker-user-id <id>', "the broker's user id")
+    .action(async (opts: { username: string; broker: string; brokerUserId?: string }) => {
+      const broker = opts.broker.toLowerCase();
+      if (!['zerodha', 'upstox'].includes(broker)) throw new Error('--broker must be zerodha or upstox');
+      const token = (await readStdin('no token given: pipe it on stdin')).trim();
+      if (!/^[\x21-\x7e]{8,4096}$/.test(token))
+        throw new Error('the token on stdin is not a plausible access token');
+      await withServices(async (s) => {
+        const row = await s.users.findByUsername(opts.username);
+        if (row === undefined) throw new Error(`no user named "${opts.username}"`);
+        await s.orders.brokerSessions.set(toPublicUser(row).id, broker, {
+          accessToken: token,
+          ...(opts.brokerUserId ? { brokerUserId: opts.brokerUserId } : {}),
+        });
+        console.log(`broker session stored for ${opts.username} (${broker})`);
+      });
+    });
+  brokerSession
+    .command('clear')
+    .description("forget a user's broker session")
+    .requiredOption('--username <name>', 'the user')
+    .action(async (opts: { username: string }) => {
+      await withServices(async (s) => {
+        const row = await s.users.findByUsername(opts.username);
+        if (row === undefined) throw new Error(`no user named "${opts.username}"`);
+        await s.orders.brokerSessions.clear(toPublicUser(row).id);
+        console.log(`broker session removed for ${opts.username}`);
       });
     });
 

@@ -93,6 +93,8 @@ export interface BrokerConfig {
   redirectUrl: string | undefined;
   /** `BROKER_API_BASE_URL`: API origin instead of the broker's (tests use a loopback stub). */
   baseUrl: string | undefined;
+  /** `BROKER_TIMEOUT_MS` (default 10000): a broker call slower than this answers 504. */
+  timeoutMs: number;
 }
 
 /** Brokers with a live adapter. */
@@ -204,6 +206,7 @@ export function loadConfig(
       apiKey: check('BROKER_API_KEY', undefined, (raw) => raw),
       apiSecret: check('BROKER_API_SECRET', undefined, (raw) => raw),
       redirectUrl: check('BROKER_REDIRECT_URL', undefined, (raw) => parseUrl(raw, ['http:', 'https:'])),
+      timeoutMs: check('BROKER_TIMEOUT_MS', 10_000, (raw) => parseInteger(raw, 100, 120_000)),
       baseUrl: check('BROKER_API_BASE_URL', undefined, (raw) =>
         parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
       ),

@@ -49,25 +49,36 @@ export async function createTestDatabase(dialect: Dialect, dataDir: string): Pro
     return { database, dialect, dataDir, target, drop: () => database.close() };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: pgUrl });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
+  await withSchemaLock((c) => c.query(`create schema ${schema}`));
   const target = { kind: 'postgres' as const, url: pgUrl, schema, poolSize: 4 };
   const database = openDatabase(target);
   const drop = async () => {
     await database.close();
-    const c = new pg.Client({ connectionString: pgUrl });
-    await c.connect();
-    await c.query(`drop schema if exists ${schema} cascade`);
-    await c.end();
+    await withSchemaLock((c) => c.query(`drop schema if exists ${schema} cascade`));
   };
   // A failed migration must not leave a half-built schema behind for later runs.
-  await migrateToLatest(database.db).catch(async (err: unknown) => {
+  await withSchemaLock(() => migrateToLatest(database.db)).catch(async (err: unknown) => {
     await drop();
     throw err;
   });
   return { database, dialect, dataDir, target, drop };
+}
+
+/**
+ * Serialises schema creation, migration and dropping across the test workers. Kysely's migrator
+ * introspects every schema of the database (`has_schema_privilege` per schema) before it takes
+ * its own lock, and a schema another worker drops in that moment fails the call with "schema …
+ * does not exist".
+ */
+async function withSchemaLock<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: pgUrl });
+  await c.connect();
+  try {
+    await c.query('select pg_advisory_lock(72530017)');
+    return await fn(c);
+  } finally {
+    await c.end(); // ends the session, which releases the lock
+  }
 }
 
 /** Log lines captured from the app's logger (JSON text, one record per entry). */

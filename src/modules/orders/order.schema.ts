@@ -69,6 +69,9 @@ export const OrderErrorBody = Type.Object({
   status: Type.Literal('error'),
   message: Type.Union([Type.String(), Type.Record(Type.String(), Type.Array(Type.String()))]),
   code: Type.Optional(Type.String()),
+  /** A rejected sandbox order keeps its id; a split that failed part-way lists the placed ones. */
+  orderid: Type.Optional(Type.String()),
+  orderids: Type.Optional(Type.Array(Type.String())),
   mode: Mode,
 });
 

@@ -1,0 +1,137 @@
+/**
+ * Zerodha Kite Connect v3 behind the broker contract (kite.trade/docs/connect/v3/orders):
+ * `POST /orders/regular`, `PUT` and `DELETE /orders/regular/:order_id` (form bodies, answer
+ * `{"status":"success","data":{"order_id":…}}`) and `GET /orders/:order_id` (the order's history,
+ * oldest first: the last entry is its state now). Every call carries `X-Kite-Version: 3` and
+ * `Authorization: token api_key:access_token`; errors are `{"status":"error","message",
+ * "error_type"}` with Kite's status (400 InputException, 403 TokenException, 429, 500 General,
+ * 502 Network, 503 Data…), passed through as they came. Follows OpenAlgo's
+ * broker/zerodha/api/order_api.py; mapping in zerodha.mapping.ts, login in zerodha.auth.ts.
+ */
+import type {
+  BrokerAdapter,
+  BrokerOrder,
+  BrokerResult,
+  BrokerSession,
+  LoginResult,
+} from '../broker-adapter.js';
+import type { QuoteClient } from '../quotes/quote-client.js';
+import { KITE_BASE_URL, ZerodhaQuoteClient } from '../quotes/zerodha-quotes.js';
+import { formBody, readOrderId, toBrokerResult, type ResultSpec } from './broker-result.js';
+import { OrderTransport, type BrokerAdapterOptions, type HttpRequest } from './order-transport.js';
+import { QuoteClientSet } from './quote-clients.js';
+import { kiteExchange, kiteLoginUrl } from './zerodha.auth.js';
+import { kiteModifyForm, kitePlaceForm, readKiteError, type KiteForm } from './zerodha.mapping.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** Reads `data.order_id` of a place/modify/cancel answer. */
+const orderIdOfData = (data: unknown) => ({
+  orderId: isObject(data) ? readOrderId(data.order_id) : undefined,
+});
+
+/** The live Zerodha adapter: one keep-alive pool to the Kite API origin. */
+export class ZerodhaAdapter implements BrokerAdapter {
+  readonly name = 'zerodha';
+  private readonly http: OrderTransport;
+  private readonly quoteClients = new QuoteClientSet();
+
+  constructor(private readonly opts: BrokerAdapterOptions) {
+    this.http = new OrderTransport('zerodha', 'Zerodha', opts.baseUrl ?? KITE_BASE_URL, opts);
+  }
+
+  placeOrder(order: BrokerOrder, session: BrokerSession): Promise<BrokerResult> {
+    return this.call('place', session, 'POST', '/orders/regular', kitePlaceForm(order), orderIdOfData);
+  }
+
+  modifyOrder(orderId: string, order: BrokerOrder, session: BrokerSession): Promise<BrokerResult> {
+    const path = `/orders/regular/${encodeURIComponent(orderId)}`;
+    return this.call('modify', session, 'PUT', path, kiteModifyForm(order), orderIdOfData);
+  }
+
+  cancelOrder(orderId: string, session: BrokerSession): Promise<BrokerResult> {
+    const path = `/orders/regular/${encodeURIComponent(orderId)}`;
+    return this.call('cancel', session, 'DELETE', path, undefined, orderIdOfData);
+  }
+
+  /** `raw` is the last entry of the order's history (its current state). */
+  orderStatus(orderId: string, session: BrokerSession): Promise<BrokerResult> {
+    const path = `/orders/${encodeURIComponent(orderId)}`;
+    const read = (data: unknown) => {
+      const last: unknown = Array.isArray(data) ? data[data.length - 1] : undefined;
+      return isObject(last) ? { orderId: readOrderId(last.order_id) ?? orderId, raw: last } : {};
+    };
+    return this.call(
+      'status',
+      session,
+      'GET',
+      path,
+      undefined,
+      read,
+      `Zerodha returned no history for the order`,
+    );
+  }
+
+  quoteClient(session: () => BrokerSession | undefined): QuoteClient {
+    return this.quoteClients.track(
+      new ZerodhaQuoteClient({
+        baseUrl: this.opts.baseUrl,
+        apiKey: this.opts.apiKey,
+        accessToken: () => session()?.accessToken,
+        timeoutMs: this.opts.timeoutMs,
+        logger: this.opts.logger,
+      }),
+    );
+  }
+
+  loginUrl(state: string): string {
+    return kiteLoginUrl(this.opts.apiKey, state, this.opts.loginBaseUrl);
+  }
+
+  exchangeCode(code: string): Promise<LoginResult> {
+    return kiteExchange(this.http, this.opts, code);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.http.close(), this.quoteClients.closeAll()]);
+  }
+
+  /** One authenticated call; a missing token is refused before any I/O (Kite would say 403). */
+  private async call(
+    op: string,
+    session: BrokerSession,
+    method: HttpRequest['method'],
+    path: string,
+    form: KiteForm | undefined,
+    read: ResultSpec['read'],
+    missing?: string,
+  ): Promise<BrokerResult> {
+    const token = session.accessToken;
+    if (!token || token.trim() === '')
+      return {
+        httpStatus: 401,
+        ok: false,
+        message: 'Zerodha: no access token (broker session not connected)',
+        raw: null,
+        roundTripMs: 0,
+      };
+    const headers: Record<string, string> = {
+      'x-kite-version': '3',
+      authorization: `token ${this.opts.apiKey}:${token}`,
+    };
+    if (form) headers['content-type'] = FORM;
+    const outcome = await this.http.send({ method, path, headers, body: form ? formBody(form) : undefined });
+    return toBrokerResult(outcome, {
+      broker: 'zerodha',
+      label: 'Zerodha',
+      op,
+      secrets: [token, this.opts.apiKey, this.opts.apiSecret],
+      readError: readKiteError,
+      read,
+      missing,
+      logger: this.opts.logger,
+    });
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The broker login (orders issue, "Brokers"): `GET /broker/login` sends the logged-in user's
+ * browser to the broker's login page; the broker redirects back to `BROKER_REDIRECT_URL` —
+ * `/zerodha/callback?request_token=…` or `/upstox/callback?code=…`, as OpenAlgo registers them —
+ * where the code is exchanged for an access token, stored sealed as the user's broker session.
+ * `state` binds the round trip to the user: `userId.expiry.HMAC(APP_KEY)`, checked on any
+ * instance without shared state, valid 10 minutes. `GET /broker/session` shows the session
+ * (never the token); `DELETE /broker/session` forgets it.
+ */
+import { Type } from 'typebox';
+import type { Clock } from '../../platform/clock.js';
+import { hmacSha256Hex, safeEqual } from '../../platform/crypto.js';
+import { badRequest, notFound } from '../../platform/errors.js';
+import type { App } from '../../platform/http/types.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import { ErrorBody } from '../auth/auth.schema.js';
+import type { SessionGuard } from '../auth/session.guard.js';
+import type { BrokerAdapter } from '../brokers/broker-adapter.js';
+import type { BrokerSessionsService } from './broker-sessions.service.js';
+
+const STATE_TTL_MS = 10 * 60_000;
+
+export interface BrokerLoginDeps {
+  brokerName: string | undefined;
+  adapter: (name: string) => BrokerAdapter | undefined;
+  sessions: BrokerSessionsService;
+  appKey: string;
+  clock: Clock;
+  guard: SessionGuard;
+  rateLimit: RateLimitHook;
+}
+
+export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
+  const sign = (userId: number, expiry: number) =>
+    hmacSha256Hex(deps.appKey, `broker-login:${userId}:${expiry}`).slice(0, 32);
+  const adapter = (): { name: string; adapter: BrokerAdapter } => {
+    const name = deps.brokerName;
+    const a = name ? deps.adapter(name) : undefined;
+    if (!name || !a) throw notFound('Broker-specific module not found');
+    return { name, adapter: a };
+  };
+  const user = { onRequest: deps.rateLimit, preHandler: deps.guard() };
+  const errors = {
+    400: ErrorBody,
+    401: ErrorBody,
+    403: ErrorBody,
+    404: ErrorBody,
+    429: ErrorBody,
+    502: ErrorBody,
+    504: ErrorBody,
+  };
+
+  app.get('/broker/login', { ...user, schema: { response: errors } }, async (req, reply) => {
+    const { adapter: a } = adapter();
+    const expiry = deps.clock.now() + STATE_TTL_MS;
+    const userId = req.session!.userId;
+    return reply.redirect(a.loginUrl(`${userId}.${expiry}.${sign(userId, expiry)}`), 302);
+  });
+
+  const callback = async (userId: number, code: string | undefined, state: string | undefined) => {
+    const { name, adapter: a } = adapter();
+    if (!code) throw badRequest('The broker did not send a login code');
+    // Kite echoes `redirect_params`; a missing state is accepted only for the logged-in user itself.
+    if (state !== undefined) {
+      const [uid, exp, mac] = state.split('.');
+      const expiry = Number(exp);
+      if (
+        Number(uid) !== userId ||
+        !mac ||
+        !Number.isFinite(expiry) ||
+        expiry < deps.clock.now() ||
+        !safeEqual(mac, sign(userId, expiry))
+      )
+        throw badRequest('The login state is invalid or expired; start the broker login again');
+    }
+    try {
+      const r = await a.exchangeCode(code);
+      await deps.sessions.set(userId, name, r.session, r.expiresAt);
+    } catch (err) {
+      const e = err as { httpStatus?: number; message?: string };
+      const status = e.httpStatus === 502 || e.httpStatus === 504 ? e.httpStatus : 400;
+      throw Object.assign(badRequest(`Broker login failed: ${e.message ?? 'unknown error'}`), {
+        statusCode: status,
+      });
+    }
+    return { status: 'success' as const, message: `Logged in to ${name}`, broker: name };
+  };
+  const Ok = Type.Object({ status: Type.Literal('success'), message: Type.String(), broker: Type.String() });
+  app.get(
+    '/zerodha/callback',
+    {
+      ...user,
+      schema: {
+        querystring: Type.Object({
+          request_token: Type.Optional(Type.String({ maxLength: 128 })),
+          state: Type.Optional(Type.String({ maxLength: 128 })),
+          status: Type.Optional(Type.String({ maxLength: 32 })),
+        }),
+        response: { 200: Ok, ...errors },
+      },
+    },
+    (req) => callback(req.session!.userId, req.query.request_token, req.query.state),
+  );
+  app.get(
+    '/upstox/callback',
+    {
+      ...user,
+      schema: {
+        querystring: Type.Object({
+          code: Type.Optional(Type.String({ maxLength: 512 })),
+          state: Type.Optional(Type.String({ maxLength: 128 })),
+        }),
+        response: { 200: Ok, ...errors },
+      },
+    },
+    (req) => callback(req.session!.userId, req.query.code, req.query.state),
+  );
+
+  const SessionView = Type.Object({
+    status: Type.Literal('success'),
+    data: Type.Union([
+      Type.Null(),
+      Type.Object({ broker: Type.String(), expires_at: Type.Union([Type.Integer(), Type.Null()]) }),
+    ]),
+  });
+  const Removed = Type.Object({ status: Type.Literal('success'), message: Type.String() });
+  app.get(
+    '/broker/session',
+    { ...user, schema: { response: { 200: SessionView, ...errors } } },
+    async (req) => ({
+      status: 'success' as const,
+      data: await deps.sessions.status(req.session!.userId),
+    }),
+  );
+  app.delete(
+    '/broker/session',
+    { ...user, schema: { response: { 200: Removed, ...errors } } },
+    async (req) => {
+      await deps.sessions.clear(req.session!.userId);
+      return { status: 'success' as const, message: 'Broker session removed' };
+    },
+  );
+}

@@ -1,0 +1,399 @@
+/**
+ * Loopback stand-ins for the brokers' order and login endpoints, on {@link BrokerStub} (real
+ * HTTP: keep-alive, timeouts, status codes), speaking the documented formats:
+ *
+ * - {@link KiteOrderStub}: Kite Connect v3 `POST /orders/regular`, `PUT|DELETE
+ *   /orders/regular/:id`, `GET /orders/:id` (history), `POST /session/token` (checksum checked).
+ * - {@link UpstoxOrderStub}: Upstox v2 `POST /v2/order/place`, `PUT /v2/order/modify`,
+ *   `DELETE /v2/order/cancel`, `GET /v2/order/details`, `POST /v2/login/authorization/token`
+ *   (client_secret and redirect_uri checked).
+ *
+ * Bodies are parsed (`forms()`/`bodies()`); `failNext`/`delayNext` script answers; `omitOrderId`
+ * drops the id from successes; `connections` counts TCP connections. Order endpoints need the
+ * exact credential, token endpoints none (`credentialOf` tells what a request carried).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { BrokerOrder } from '../../src/modules/brokers/broker-adapter.js';
+import type { QuoteInstrument } from '../../src/modules/brokers/quotes/quote-client.js';
+import { createLogger } from '../../src/platform/logger.js';
+import {
+  BrokerStub,
+  kiteError,
+  upstoxError,
+  type RecordedRequest,
+  type StubAnswer,
+  type StubHandler,
+} from './broker-quote-stubs.js';
+
+/** Which credential a request carried: the accepted one, none, or another. */
+export type Credential = 'exact' | 'absent' | 'wrong';
+
+type Body = Record<string, unknown>;
+const form = (req: RecordedRequest) => Object.fromEntries(new URLSearchParams(req.body));
+
+/**
+ * A {@link BrokerStub} whose auth gate lets requests without a credential through to the route
+ * (the token endpoints need none) and records, in request order, what each carried.
+ */
+abstract class OrderStub extends BrokerStub {
+  /** When true, successful place/modify/cancel answers carry no order id. */
+  omitOrderId = false;
+  /** Orders by id: their records, oldest first (the last is the state now). */
+  readonly orders = new Map<string, Body[]>();
+  private readonly seen: Credential[];
+  private seq = 0;
+
+  protected constructor(
+    expected: () => string,
+    private readonly refusal: () => StubAnswer,
+  ) {
+    const seen: Credential[] = [];
+    super({
+      check: (h: IncomingHttpHeaders) => {
+        const kind: Credential =
+          h.authorization === undefined ? 'absent' : h.authorization === expected() ? 'exact' : 'wrong';
+        seen.push(kind); // check runs once per request, just before it is recorded: same index
+        return kind !== 'wrong';
+      },
+      refusal,
+    });
+    this.seen = seen;
+  }
+
+  /** The credential `req` carried. */
+  credentialOf(req: RecordedRequest): Credential | undefined {
+    return this.seen[this.requests.indexOf(req)];
+  }
+
+  override reset(): void {
+    super.reset();
+    this.seen.length = 0;
+  }
+
+  /** Serves `method path` to requests with the exact credential; the others get the refusal. */
+  protected authed(method: string, path: string, handler: StubHandler): void {
+    this.route(method, path, (req) => (this.credentialOf(req) === 'exact' ? handler(req) : this.refusal()));
+  }
+
+  /** A new order id (`first + n`), in the broker's 15-digit style. */
+  protected nextId(first: number): string {
+    return String(first + ++this.seq);
+  }
+
+  /** The current record of order `id`. */
+  protected last(id: string): Body | undefined {
+    const history = this.orders.get(id);
+    return history?.[history.length - 1];
+  }
+}
+
+// ---- Kite Connect v3 -----------------------------------------------------------------------------
+
+/** What the Kite stub accepts. */
+export interface KiteOrderCredentials {
+  apiKey: string;
+  apiSecret: string;
+  accessToken: string;
+}
+
+const ORDER_TYPES = ['MARKET', 'LIMIT', 'SL', 'SL-M'];
+const KITE_REQUIRED = ['tradingsymbol', 'exchange', 'transaction_type', 'order_type', 'quantity', 'product'];
+const KITE_FINAL = ['COMPLETE', 'CANCELLED', 'REJECTED'];
+const KITE_NUMBERS = ['quantity', 'price', 'trigger_price', 'disclosed_quantity'];
+const kiteOk = (data: unknown): StubAnswer => ({ status: 200, body: { status: 'success', data } });
+const kiteFail = (s: number, type: string, msg: string): StubAnswer => ({
+  status: s,
+  body: kiteError(msg, type),
+});
+const kiteInput = (message: string) => kiteFail(400, 'InputException', message);
+/** A Kite form with its numeric fields as numbers (an order record's types). */
+const kiteRecord = (f: Record<string, string>): Body =>
+  Object.fromEntries(Object.entries(f).map(([k, v]) => [k, KITE_NUMBERS.includes(k) ? Number(v) : v]));
+
+/** Kite Connect v3 orders and login on loopback; see the file comment. */
+export class KiteOrderStub extends OrderStub {
+  /** Request tokens the token endpoint accepts (each once). */
+  readonly requestTokens = new Set<string>();
+  /** The `user_id` a login reports. */
+  userId = 'ZX4821';
+  private readonly creds: { value: KiteOrderCredentials };
+
+  constructor(credentials: KiteOrderCredentials) {
+    const creds = { value: { ...credentials } };
+    super(
+      () => `token ${creds.value.apiKey}:${creds.value.accessToken}`,
+      () => kiteFail(403, 'TokenException', 'Incorrect `api_key` or `access_token`.'),
+    );
+    this.creds = creds;
+    this.authed('POST', '/orders/regular', (r) => this.place(r));
+    this.route('POST', '/session/token', (r) => this.session(r));
+  }
+
+  /** The credentials accepted now (a login replaces the access token). */
+  get credentials(): KiteOrderCredentials {
+    return this.creds.value;
+  }
+
+  /** Form bodies of the requests to `path` (all when omitted), in order. */
+  forms(path?: string): Record<string, string>[] {
+    return this.requests.filter((r) => path === undefined || r.path === path).map(form);
+  }
+
+  /** A fresh request token the token endpoint will accept once. */
+  issueRequestToken(token = randomBytes(16).toString('hex')): string {
+    this.requestTokens.add(token);
+    return token;
+  }
+
+  /** Adds an order whose history is `history`, with its modify, cancel and history routes. */
+  addOrder(id: string, history: Body[]): void {
+    this.orders.set(id, history);
+    this.authed('PUT', `/orders/regular/${id}`, (r) => this.change(id, r, 'MODIFY PENDING', 'OPEN'));
+    this.authed('DELETE', `/orders/regular/${id}`, (r) => this.change(id, r, 'CANCEL PENDING', 'CANCELLED'));
+    this.authed('GET', `/orders/${id}`, (r) => this.versioned(r) ?? kiteOk(this.orders.get(id)));
+  }
+
+  /** Kite's version header (every call) and form content type (calls with a body). */
+  private versioned(req: RecordedRequest): StubAnswer | undefined {
+    if (req.headers['x-kite-version'] !== '3') return kiteInput('stub: X-Kite-Version: 3 is required');
+    if (req.body !== '' && req.headers['content-type'] !== 'application/x-www-form-urlencoded')
+      return kiteInput('stub: a form body is required');
+    return undefined;
+  }
+
+  private place(req: RecordedRequest): StubAnswer {
+    const f = form(req);
+    const bad =
+      this.versioned(req) ??
+      KITE_REQUIRED.filter((k) => !f[k]).map((k) => kiteInput(`Missing or empty field \`${k}\`.`))[0];
+    if (bad) return bad;
+    if (!ORDER_TYPES.includes(f.order_type!)) return kiteInput('Invalid `order_type`.');
+    if (!['CNC', 'NRML', 'MIS', 'MTF'].includes(f.product!)) return kiteInput('Invalid `product`.');
+    if ((f.order_type === 'MARKET' || f.order_type === 'SL-M') && !f.market_protection)
+      return kiteInput(
+        'Market orders without market protection are not allowed via API. Please set market protection or use a Limit order.',
+      );
+    if ((f.tag ?? '').length > 20) return kiteInput('Invalid `tag`: at most 20 characters.');
+    if (this.omitOrderId) return kiteOk({});
+    const id = this.nextId(250818000000000);
+    const record = { placed_by: this.userId, order_id: id, variety: 'regular', ...kiteRecord(f) };
+    const statuses = ['PUT ORDER REQ RECEIVED', 'VALIDATION PENDING', 'OPEN'];
+    this.addOrder(
+      id,
+      statuses.map((status) => ({ ...record, status })),
+    );
+    return kiteOk({ order_id: id });
+  }
+
+  /** Modify or cancel: refused once the order is final, else two history entries. */
+  private change(id: string, req: RecordedRequest, pending: string, done: string): StubAnswer {
+    const bad = this.versioned(req);
+    if (bad) return bad;
+    const last = this.last(id)!;
+    if (KITE_FINAL.includes(String(last.status)))
+      return kiteInput(`Order cannot be changed as it is ${String(last.status)}.`);
+    const changed = { ...last, ...kiteRecord(form(req)) };
+    this.orders.get(id)!.push({ ...changed, status: pending }, { ...changed, status: done });
+    return kiteOk(this.omitOrderId ? {} : { order_id: id });
+  }
+
+  /** `POST /session/token`: api_key, single-use request_token, checksum over the secret. */
+  private session(req: RecordedRequest): StubAnswer {
+    const bad = this.versioned(req);
+    if (bad) return bad;
+    const f = form(req);
+    const { apiKey, apiSecret } = this.creds.value;
+    if (f.api_key !== apiKey) return kiteInput('Invalid `api_key`.');
+    if (!f.request_token || !this.requestTokens.delete(f.request_token))
+      return kiteFail(403, 'TokenException', 'Token is invalid or has expired.');
+    const sum = createHash('sha256').update(`${apiKey}${f.request_token}${apiSecret}`).digest('hex');
+    if (f.checksum !== sum) return kiteFail(403, 'TokenException', 'Invalid `checksum`.');
+    const accessToken = `kiteSESSION${randomBytes(8).toString('hex')}`;
+    this.creds.value = { ...this.creds.value, accessToken };
+    return kiteOk({
+      user_type: 'individual',
+      email: 'trader@example.com',
+      user_name: 'Kite Connect',
+      broker: 'ZERODHA',
+      user_id: this.userId,
+      api_key: apiKey,
+      access_token: accessToken,
+      public_token: `pub${randomBytes(8).toString('hex')}`,
+      refresh_token: '',
+      login_time: '2026-08-18 09:05:12',
+    });
+  }
+}
+
+/** Starts a {@link KiteOrderStub}. */
+export function startKiteOrderStub(credentials: KiteOrderCredentials): Promise<KiteOrderStub> {
+  return new KiteOrderStub(credentials).start();
+}
+
+// ---- Upstox v2 -----------------------------------------------------------------------------------
+
+/** What the Upstox stub accepts. */
+export interface UpstoxOrderCredentials {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  accessToken: string;
+}
+
+const UPSTOX_KEY = /^[A-Z][A-Z0-9_]*\|[^,|]+$/;
+const upOk = (data: unknown): StubAnswer => ({ status: 200, body: { status: 'success', data } });
+const upBad = (code: string, msg: string, s = 400): StubAnswer => ({
+  status: s,
+  body: upstoxError(code, msg),
+});
+const NOT_FOUND = () => upBad('UDAPI100010', 'Order not found');
+
+/** Upstox v2 orders and login on loopback; see the file comment. */
+export class UpstoxOrderStub extends OrderStub {
+  /** Authorization codes the token endpoint accepts (each once, whatever the outcome). */
+  readonly codes = new Set<string>();
+  userId = 'UP7731';
+  private readonly creds: { value: UpstoxOrderCredentials };
+
+  constructor(credentials: UpstoxOrderCredentials) {
+    const creds = { value: { ...credentials } };
+    super(
+      () => `Bearer ${creds.value.accessToken}`,
+      () => upBad('UDAPI100050', 'Invalid token used to access API', 401),
+    );
+    this.creds = creds;
+    this.authed('POST', '/v2/order/place', (r) => this.json(r, (b) => this.place(b)));
+    this.authed('PUT', '/v2/order/modify', (r) => this.json(r, (b) => this.modify(b)));
+    this.authed('DELETE', '/v2/order/cancel', (r) => this.cancel(r.query.get('order_id') ?? ''));
+    this.authed('GET', '/v2/order/details', (r) => {
+      const last = this.last(r.query.get('order_id') ?? '');
+      return last ? upOk(last) : NOT_FOUND();
+    });
+    this.route('POST', '/v2/login/authorization/token', (r) => this.token(r));
+  }
+
+  /** The credentials accepted now (a login replaces the access token). */
+  get credentials(): UpstoxOrderCredentials {
+    return this.creds.value;
+  }
+
+  /** JSON bodies of the requests to `path` (all when omitted), in order. */
+  bodies(path?: string): Body[] {
+    return this.requests
+      .filter((r) => path === undefined || r.path === path)
+      .map((r) => (r.body ? (JSON.parse(r.body) as Body) : {}));
+  }
+
+  /** A fresh authorization code the token endpoint will accept once. */
+  issueCode(code = randomBytes(4).toString('hex')): string {
+    this.codes.add(code);
+    return code;
+  }
+
+  /** Runs `handler` on a JSON object body sent with the documented headers. */
+  private json(req: RecordedRequest, handler: (body: Body) => StubAnswer): StubAnswer {
+    if (req.headers.accept !== 'application/json')
+      return upBad('UDAPI100036', 'stub: Accept: application/json');
+    if (req.headers['content-type'] !== 'application/json') return upBad('UDAPI100036', 'stub: JSON body');
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body);
+    } catch {
+      body = undefined;
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return upBad('UDAPI100038', 'Invalid input passed to the API');
+    return handler(body as Body);
+  }
+
+  private place(b: Body): StubAnswer {
+    const num = (k: string) => typeof b[k] === 'number' && Number.isFinite(b[k]);
+    if (!Number.isInteger(b.quantity) || (b.quantity as number) <= 0)
+      return upBad('UDAPI1000', 'stub: quantity');
+    if (!['D', 'I', 'MTF'].includes(String(b.product))) return upBad('UDAPI1002', 'stub: product');
+    if (!['DAY', 'IOC'].includes(String(b.validity))) return upBad('UDAPI1055', "The 'validity' is invalid");
+    if (!UPSTOX_KEY.test(String(b.instrument_token))) return upBad('UDAPI1011', 'instrument_key is invalid');
+    if (!ORDER_TYPES.includes(String(b.order_type))) return upBad('UDAPI1056', "The 'order_type' is invalid");
+    if (!['BUY', 'SELL'].includes(String(b.transaction_type))) return upBad('UDAPI1003', 'stub: side');
+    if (!num('price') || !num('trigger_price') || !num('disclosed_quantity') || b.is_amo !== false)
+      return upBad('UDAPI100038', 'stub: price, trigger_price, disclosed_quantity numbers; is_amo false');
+    if ((b.order_type === 'MARKET' || b.order_type === 'SL-M') && b.price !== 0)
+      return upBad('UDAPI1040', 'Price not required');
+    if (this.omitOrderId) return upOk({});
+    const id = this.nextId(260205000000000);
+    this.orders.set(id, [{ ...b, order_id: id, status: 'open', placed_by: this.userId }]);
+    return upOk({ order_id: id });
+  }
+
+  private modify(b: Body): StubAnswer {
+    if ('disclosed_quantity' in b && b.disclosed_quantity === 0)
+      return upBad('UDAPI100038', 'stub: disclosed_quantity must be non-zero when provided');
+    const last = this.last(String(b.order_id));
+    if (!last) return NOT_FOUND();
+    this.orders.get(String(b.order_id))!.push({ ...last, ...b, status: 'open' });
+    return upOk(this.omitOrderId ? {} : { order_id: b.order_id });
+  }
+
+  private cancel(id: string): StubAnswer {
+    const last = this.last(id);
+    if (!last) return NOT_FOUND();
+    if (last.status !== 'open')
+      return upBad('UDAPI100040', 'Cancel of already cancelled/rejected/completed order is not allowed');
+    this.orders.get(id)!.push({ ...last, status: 'cancelled' });
+    return upOk(this.omitOrderId ? {} : { order_id: id });
+  }
+
+  /** `POST /v2/login/authorization/token`: single-use code, client credentials, redirect URI. */
+  private token(req: RecordedRequest): StubAnswer {
+    if (req.headers['content-type'] !== 'application/x-www-form-urlencoded')
+      return upBad('UDAPI100036', 'stub: form body required');
+    const f = form(req);
+    const c = this.creds.value;
+    const known = f.code !== undefined && this.codes.delete(f.code);
+    if (f.client_id !== c.clientId || f.client_secret !== c.clientSecret || f.redirect_uri !== c.redirectUri)
+      return upBad('UDAPI100016', 'Invalid Credentials', 401);
+    if (f.grant_type !== 'authorization_code') return upBad('UDAPI100036', 'Invalid Input');
+    if (!known) return upBad('UDAPI100057', 'Invalid Auth code');
+    const accessToken = `eyJupstoxSESSION${randomBytes(8).toString('hex')}`;
+    this.creds.value = { ...c, accessToken };
+    const profile = { email: 'trader@example.com', broker: 'UPSTOX', user_name: 'Upstox Trader' };
+    const status = { user_type: 'individual', poa: false, is_active: true };
+    const body = {
+      ...profile,
+      user_id: this.userId,
+      ...status,
+      access_token: accessToken,
+      extended_token: null,
+    };
+    return { status: 200, body };
+  }
+}
+
+/** Starts an {@link UpstoxOrderStub}. */
+export function startUpstoxOrderStub(credentials: UpstoxOrderCredentials): Promise<UpstoxOrderStub> {
+  return new UpstoxOrderStub(credentials).start();
+}
+
+// ---- test plumbing -------------------------------------------------------------------------------
+
+/** A debug logger writing into memory, and the text written so far. */
+export function captureLogs(): { logger: Logger; logs: () => string } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString());
+      cb();
+    },
+  });
+  return { logger: createLogger('debug', sink), logs: () => lines.join('') };
+}
+
+/** An algodesk order for instrument `i`: MARKET CNC BUY 1 without prices, unless overridden. */
+export function orderFor(i: QuoteInstrument, o: Partial<BrokerOrder> = {}): BrokerOrder {
+  const { symbol, exchange, brsymbol, brexchange, token } = i;
+  const rest = { side: 'BUY', priceType: 'MARKET', product: 'CNC', price: '0', triggerPrice: '0' } as const;
+  return { symbol, exchange, brsymbol, brexchange, token, ...rest, quantity: 1, disclosedQuantity: 0, ...o };
+}
