@@ -4,8 +4,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UpstoxAdapter } from '../src/modules/brokers/upstox/upstox.adapter.js';
-import { BrokerLoginError } from '../src/modules/brokers/zerodha/broker-result.js';
-import type { BrokerAdapterOptions } from '../src/modules/brokers/zerodha/order-transport.js';
+import { BrokerLoginError } from '../src/modules/brokers/http/broker-result.js';
+import type { BrokerAdapterOptions } from '../src/modules/brokers/http/order-transport.js';
 import { FakeClock } from '../src/platform/clock.js';
 import {
   closeAfterEach,

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UpstoxAdapter } from '../src/modules/brokers/upstox/upstox.adapter.js';
-import type { BrokerAdapterOptions } from '../src/modules/brokers/zerodha/order-transport.js';
+import type { BrokerAdapterOptions } from '../src/modules/brokers/http/order-transport.js';
 import {
   closeAfterEach,
   closeLater,

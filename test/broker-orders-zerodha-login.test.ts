@@ -4,8 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BrokerLoginError } from '../src/modules/brokers/zerodha/broker-result.js';
-import type { BrokerAdapterOptions } from '../src/modules/brokers/zerodha/order-transport.js';
+import { BrokerLoginError } from '../src/modules/brokers/http/broker-result.js';
+import type { BrokerAdapterOptions } from '../src/modules/brokers/http/order-transport.js';
 import { ZerodhaAdapter } from '../src/modules/brokers/zerodha/zerodha.adapter.js';
 import { FakeClock } from '../src/platform/clock.js';
 import {

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BrokerResult } from '../src/modules/brokers/broker-adapter.js';
-import type { BrokerAdapterOptions } from '../src/modules/brokers/zerodha/order-transport.js';
+import type { BrokerAdapterOptions } from '../src/modules/brokers/http/order-transport.js';
 import { ZerodhaAdapter } from '../src/modules/brokers/zerodha/zerodha.adapter.js';
 import {
   closeAfterEach,

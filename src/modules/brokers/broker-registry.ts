@@ -7,10 +7,10 @@
  */
 import type { BrokerAdapter } from './broker-adapter.js';
 import { UpstoxAdapter } from './upstox/upstox.adapter.js';
-import type { BrokerAdapterOptions } from './zerodha/order-transport.js';
+import type { BrokerAdapterOptions } from './http/order-transport.js';
 import { ZerodhaAdapter } from './zerodha/zerodha.adapter.js';
 
-export type { BrokerAdapterOptions } from './zerodha/order-transport.js';
+export type { BrokerAdapterOptions } from './http/order-transport.js';
 
 /** Builds one broker's adapter. */
 export type BrokerFactory = (opts: BrokerAdapterOptions) => BrokerAdapter;

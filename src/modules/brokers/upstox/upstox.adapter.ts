@@ -22,9 +22,9 @@ import type {
 } from '../broker-adapter.js';
 import type { QuoteClient } from '../quotes/quote-client.js';
 import { UPSTOX_BASE_URL, UpstoxQuoteClient } from '../quotes/upstox-quotes.js';
-import { readOrderId, toBrokerResult, type ResultSpec } from '../zerodha/broker-result.js';
-import { OrderTransport, type BrokerAdapterOptions, type HttpRequest } from '../zerodha/order-transport.js';
-import { QuoteClientSet } from '../zerodha/quote-clients.js';
+import { readOrderId, toBrokerResult, type ResultSpec } from '../http/broker-result.js';
+import { OrderTransport, type BrokerAdapterOptions, type HttpRequest } from '../http/order-transport.js';
+import { QuoteClientSet } from '../http/quote-clients.js';
 import { upstoxExchange, upstoxLoginUrl } from './upstox.auth.js';
 import { readUpstoxError, upstoxModifyBody, upstoxPlaceBody } from './upstox.mapping.js';
 

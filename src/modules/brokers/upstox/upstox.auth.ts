@@ -8,8 +8,8 @@
  * 03:30 IST ("until 3:30 AM the following day, regardless of the time it was generated").
  */
 import type { LoginResult } from '../broker-adapter.js';
-import { BrokerLoginError, formBody, loginAnswer, nextIstTime } from '../zerodha/broker-result.js';
-import type { BrokerAdapterOptions, OrderTransport } from '../zerodha/order-transport.js';
+import { BrokerLoginError, formBody, loginAnswer, nextIstTime } from '../http/broker-result.js';
+import type { BrokerAdapterOptions, OrderTransport } from '../http/order-transport.js';
 import { readUpstoxError } from './upstox.mapping.js';
 
 /** Where Upstox serves the login dialog. */

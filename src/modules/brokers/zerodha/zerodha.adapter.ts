@@ -17,9 +17,9 @@ import type {
 } from '../broker-adapter.js';
 import type { QuoteClient } from '../quotes/quote-client.js';
 import { KITE_BASE_URL, ZerodhaQuoteClient } from '../quotes/zerodha-quotes.js';
-import { formBody, readOrderId, toBrokerResult, type ResultSpec } from './broker-result.js';
-import { OrderTransport, type BrokerAdapterOptions, type HttpRequest } from './order-transport.js';
-import { QuoteClientSet } from './quote-clients.js';
+import { formBody, readOrderId, toBrokerResult, type ResultSpec } from '../http/broker-result.js';
+import { OrderTransport, type BrokerAdapterOptions, type HttpRequest } from '../http/order-transport.js';
+import { QuoteClientSet } from '../http/quote-clients.js';
 import { kiteExchange, kiteLoginUrl } from './zerodha.auth.js';
 import { kiteModifyForm, kitePlaceForm, readKiteError, type KiteForm } from './zerodha.mapping.js';
 

@@ -9,8 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { LoginResult } from '../broker-adapter.js';
-import { BrokerLoginError, formBody, loginAnswer, nextIstTime } from './broker-result.js';
-import type { BrokerAdapterOptions, OrderTransport } from './order-transport.js';
+import { BrokerLoginError, formBody, loginAnswer, nextIstTime } from '../http/broker-result.js';
+import type { BrokerAdapterOptions, OrderTransport } from '../http/order-transport.js';
 import { readKiteError } from './zerodha.mapping.js';
 
 /** Kite's login page origin. */
