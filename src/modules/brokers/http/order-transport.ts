@@ -4,8 +4,7 @@
  * timeout or a broken connection comes back as an outcome the adapter turns into a
  * `BrokerResult` with status 504 or 502.
  *
- * Broker-neutral; it sits in `zerodha/` only because the brief limits new files to the broker
- * folders (Upstox imports it from here). It belongs in `brokers/http/`.
+ * Broker-neutral: both adapters use it.
  *
  * Keep-warm. An order after a quiet spell should not pay for a new TCP + TLS handshake. Brokers'
  * front ends drop idle keep-alive sockets after about 60 s (nginx 75 s, cloud load balancers
