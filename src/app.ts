@@ -344,6 +344,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       analyze: () => services.sandbox.mode.analyze,
       apiKeyGuard,
       rateLimit: apiLimit,
+      live: services.orders.live,
     });
   });
 

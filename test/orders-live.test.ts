@@ -90,7 +90,7 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
       [500, 'GeneralException', 'Something went wrong'],
       [503, 'NetworkException', 'Service unavailable'],
     ])(
-      'broker %d → %d with the broker’s message and an order.failed event',
+      'broker %d (%s): the same status, the broker’s message and an order.failed event',
       async (status, type, message) => {
         stub.failNext(status, kiteError(message, type));
         const res = await place(order());
@@ -216,6 +216,45 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
       await t.services.sandbox.engine.whenIdle();
       expect(stub.requests.filter((r) => r.path !== '/quote').length).toBe(before);
       await t.app.inject({ method: 'POST', url: '/settings/analyze-mode/0', headers });
+    });
+  });
+
+  describe('orderstatus, modifyorder, cancelorder in live mode go to the broker', () => {
+    it('status of a placed order, a modify, a cancel, and the broker’s refusal to cancel twice', async () => {
+      const api = (path: string, body: Record<string, unknown>) =>
+        t.app.inject({ method: 'POST', url: `/api/v1/${path}`, payload: { apikey, ...body } });
+      const orderid = (await place(order())).json().orderid as string;
+      const st = await api('orderstatus', { orderid });
+      expect(st.statusCode).toBe(200);
+      expect(st.json().data).toMatchObject({
+        orderid,
+        symbol: 'SBIN',
+        exchange: 'NSE',
+        action: 'BUY',
+        pricetype: 'LIMIT',
+        product: 'CNC',
+        order_status: 'open',
+        quantity: 1,
+      });
+      const mod = await api('modifyorder', {
+        orderid,
+        symbol: 'SBIN',
+        exchange: 'NSE',
+        action: 'BUY',
+        product: 'CNC',
+        pricetype: 'LIMIT',
+        price: '801',
+        quantity: 2,
+      });
+      expect(mod.statusCode).toBe(200);
+      expect(mod.json()).toEqual({ status: 'success', orderid });
+      expect(stub.forms(`/orders/regular/${orderid}`).at(-1)).toMatchObject({ price: '801', quantity: '2' });
+      const cancel = await api('cancelorder', { orderid });
+      expect(cancel.json()).toEqual({ status: 'success', orderid });
+      expect((await api('orderstatus', { orderid })).json().data.order_status).toBe('cancelled');
+      const again = await api('cancelorder', { orderid });
+      expect(again.statusCode).toBe(400);
+      expect(again.json().message).toMatch(/CANCELLED/);
     });
   });
 });

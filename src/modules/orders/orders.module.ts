@@ -15,6 +15,7 @@ import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
 import { ActionCenterService } from './action-center.service.js';
 import { BrokerSessionsService } from './broker-sessions.service.js';
 import { LatencyService } from './latency.service.js';
+import { LiveOrdersService } from './live-orders.service.js';
 import { OrderEventBus } from './order-events.js';
 import { orderLogWriter } from './order-log.writer.js';
 import { OrderPipeline } from './order-pipeline.js';
@@ -27,6 +28,8 @@ export interface OrderServices {
   brokerSessions: BrokerSessionsService;
   pipeline: OrderPipeline;
   actionCenter: ActionCenterService;
+  /** orderstatus, cancelorder, modifyorder in live mode. */
+  live: LiveOrdersService;
   /** The quote client of the configured broker under the newest broker session (sandbox prices). */
   sandboxQuoteClient(): QuoteClient | undefined;
   start(): Promise<void>;
@@ -75,6 +78,11 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     brokerSessions,
     pipeline,
     actionCenter: new ActionCenterService(repo, pipeline, deps.clock),
+    live: new LiveOrdersService({
+      brokerSession: (userId) => brokerSessions.get(userId),
+      adapter: deps.adapter,
+      instrument: deps.instrument,
+    }),
     sandboxQuoteClient() {
       const primary = brokerSessions.primarySession();
       if (!deps.brokerName || !primary || primary.broker !== deps.brokerName) return undefined;

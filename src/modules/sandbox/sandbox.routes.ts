@@ -56,14 +56,41 @@ export interface SandboxRouteDeps {
   analyze: () => boolean;
   apiKeyGuard: ApiKeyGuard;
   rateLimit: RateLimitHook;
+  /** Live mode's order calls through the broker adapter (orders module). */
+  live: LiveOrderCalls;
+}
+
+/** What the live branch of orderstatus, cancelorder and modifyorder calls. */
+export interface LiveOrderCalls {
+  status(userId: number, orderid: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  cancel(userId: number, orderid: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  modify(
+    userId: number,
+    orderid: string,
+    m: {
+      symbol: string;
+      exchange: string;
+      action: Side;
+      product: Product;
+      pricetype: 'MARKET' | 'LIMIT' | 'SL' | 'SL-M';
+      quantity: number;
+      price: string;
+      trigger_price: string;
+      disclosed_quantity: number;
+    },
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
 }
 
 /** The error body, with OpenAlgo's `"mode": "analyze"` on analyzer-mode errors. */
 const ApiErrorBody = Type.Object({ ...ErrorBody.properties, mode: Type.Optional(Type.Literal('analyze')) });
-const errors = { 400: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody, 429: ApiErrorBody };
+const errors = { '4xx': ApiErrorBody, '5xx': ApiErrorBody };
 
-/** The live-mode answer until a broker adapter serves these books (orders issue). */
-const NO_BROKER = new AppError(404, 'broker_module_not_found', 'Broker-specific module not found');
+/** The books are not part of the broker adapter contract yet: live mode answers 501. */
+const NO_LIVE_BOOK = new AppError(
+  501,
+  'not_implemented',
+  'This book is not available from the broker adapter yet; analyzer mode serves it from the sandbox',
+);
 
 export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
   const { service, books } = deps;
@@ -77,8 +104,16 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
    * Runs an analyzer-mode handler; its 4xx errors carry `"mode": "analyze"` as OpenAlgo's do.
    * In live mode: the broker adapter (none yet).
    */
-  const analyzer = async (reply: FastifyReply, fn: () => Promise<object>): Promise<never> => {
-    if (!deps.analyze()) throw NO_BROKER;
+  const analyzer = async (
+    reply: FastifyReply,
+    fn: () => Promise<object>,
+    live?: () => Promise<{ status: number; body: Record<string, unknown> }>,
+  ): Promise<never> => {
+    if (!deps.analyze()) {
+      if (!live) throw NO_LIVE_BOOK;
+      const a = await live();
+      return reply.code(a.status).send(a.body) as never;
+    }
     let body: object;
     try {
       body = { ...(await fn()), mode: 'analyze' };
@@ -124,17 +159,25 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
     })),
   );
   app.post('/api/v1/orderstatus', opts(OrderIdBody, OrderStatusResponse), (req, reply) =>
-    analyzer(reply, async () => {
-      const id = parseOrderId(orderIdString(req.body.orderid));
-      return { status: 'success' as const, data: formatOrderStatus(await service.order(user(req), id)) };
-    }),
+    analyzer(
+      reply,
+      async () => {
+        const id = parseOrderId(orderIdString(req.body.orderid));
+        return { status: 'success' as const, data: formatOrderStatus(await service.order(user(req), id)) };
+      },
+      () => deps.live.status(user(req), orderIdString(req.body.orderid)),
+    ),
   );
   app.post('/api/v1/cancelorder', opts(OrderIdBody, OrderActionResponse), (req, reply) =>
-    analyzer(reply, async () => {
-      const id = parseOrderId(orderIdString(req.body.orderid));
-      const o = await service.cancelOrder(user(req), id);
-      return { status: 'success' as const, orderid: o.orderId, message: `Order ${o.orderId} cancelled` };
-    }),
+    analyzer(
+      reply,
+      async () => {
+        const id = parseOrderId(orderIdString(req.body.orderid));
+        const o = await service.cancelOrder(user(req), id);
+        return { status: 'success' as const, orderid: o.orderId, message: `Order ${o.orderId} cancelled` };
+      },
+      () => deps.live.cancel(user(req), orderIdString(req.body.orderid)),
+    ),
   );
   app.post('/api/v1/cancelallorder', opts(StrategyBody, CancelAllOrderResponse), (req, reply) =>
     analyzer(reply, async () => {
@@ -151,21 +194,38 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
     }),
   );
   app.post('/api/v1/modifyorder', opts(ModifyOrderBody, OrderActionResponse), (req, reply) =>
-    analyzer(reply, async () => {
-      const b = req.body;
-      const id = parseOrderId(orderIdString(b.orderid));
-      const o = await service.modifyOrder(user(req), id, {
-        symbol: b.symbol,
-        exchange: b.exchange,
-        side: b.action.toUpperCase() as Side,
-        product: b.product as Product,
-        priceType: b.pricetype,
-        quantity: quantityOf(b.quantity),
-        price: b.price,
-        triggerPrice: b.trigger_price,
-      });
-      return { status: 'success' as const, orderid: o.orderId, message: `Order ${o.orderId} modified` };
-    }),
+    analyzer(
+      reply,
+      async () => {
+        const b = req.body;
+        const id = parseOrderId(orderIdString(b.orderid));
+        const o = await service.modifyOrder(user(req), id, {
+          symbol: b.symbol,
+          exchange: b.exchange,
+          side: b.action.toUpperCase() as Side,
+          product: b.product as Product,
+          priceType: b.pricetype,
+          quantity: quantityOf(b.quantity),
+          price: b.price,
+          triggerPrice: b.trigger_price,
+        });
+        return { status: 'success' as const, orderid: o.orderId, message: `Order ${o.orderId} modified` };
+      },
+      () => {
+        const b = req.body;
+        return deps.live.modify(user(req), orderIdString(b.orderid), {
+          symbol: b.symbol,
+          exchange: b.exchange,
+          action: b.action.toUpperCase() as Side,
+          product: b.product as Product,
+          pricetype: b.pricetype,
+          quantity: quantityOf(b.quantity),
+          price: String(b.price),
+          trigger_price: String(b.trigger_price ?? '0'),
+          disclosed_quantity: b.disclosed_quantity === undefined ? 0 : quantityOf(b.disclosed_quantity),
+        });
+      },
+    ),
   );
   app.post('/api/v1/closeposition', opts(StrategyBody, ClosePositionResponse), (req, reply) =>
     analyzer(reply, async () => {
