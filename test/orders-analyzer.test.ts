@@ -255,3 +255,24 @@ describeEachDb('placeorder in analyzer mode', (dialect) => {
     });
   });
 });
+
+describeEachDb('step 1: the order rate limit (ORDER_RATE_LIMIT)', (dialect) => {
+  it('the third order within a second is 429 with Retry-After; the next second is allowed again', async () => {
+    const h = await startSandbox(dialect, { env: { ORDER_RATE_LIMIT: '2 per second' } });
+    try {
+      h.t.clock.set(Date.parse('2026-01-05T10:00:00+05:30'));
+      await h.tick({ [SBIN]: h.quote(800) });
+      expect((await h.api('placeorder', order())).statusCode).toBe(200);
+      expect((await h.api('placeorder', order())).statusCode).toBe(200);
+      const third = await h.api('placeorder', order());
+      expect(third.statusCode).toBe(429);
+      expect(third.headers['retry-after']).toBe('1');
+      expect((await h.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders).toHaveLength(2);
+      h.t.clock.advance(1_001);
+      await h.tick({ [SBIN]: h.quote(800) });
+      expect((await h.api('placeorder', order())).statusCode).toBe(200);
+    } finally {
+      await h.close();
+    }
+  });
+});

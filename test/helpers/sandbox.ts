@@ -90,7 +90,10 @@ export async function startSandbox(
   let admin: Browser;
   let apikey: string;
   // The fake clock does not move between calls: lift the API rate limit unless a test sets one.
-  opts = { ...opts, env: { API_RATE_LIMIT: '100000 per second', ...opts.env } };
+  opts = {
+    ...opts,
+    env: { API_RATE_LIMIT: '100000 per second', ORDER_RATE_LIMIT: '100000 per second', ...opts.env },
+  };
   if (opts.restartOf) {
     t = await createTestApp(dialect, { ...opts, db: opts.restartOf.t.db, clock: opts.restartOf.t.clock });
     admin = opts.restartOf.admin;
