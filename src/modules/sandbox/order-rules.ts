@@ -305,21 +305,26 @@ export function matchPass(
       c = checkQuote(q, opts.now, opts.maxQuoteAgeMs);
       checked.set(key, c);
     }
-    if (!c.ok) {
-      result.held.push({ orderId: order.id, reason: c.reason });
-      continue;
-    }
-    const m = matchPrices(order, c.prices);
-    if (m.fill)
-      result.fills.push({
-        orderId: order.id,
-        price: m.price,
-        quantity: order.quantity,
-        triggered: m.triggered,
-      });
-    else if (m.triggered) result.triggered.push(order.id);
+    matchInto(result, order, c);
   }
   return result;
+}
+
+/** Records what one order does against its instrument's checked quote. */
+function matchInto(result: PassResult, order: RestingOrder, c: ReturnType<typeof checkQuote>): void {
+  if (!c.ok) {
+    result.held.push({ orderId: order.id, reason: c.reason });
+    return;
+  }
+  const m = matchPrices(order, c.prices);
+  if (m.fill)
+    result.fills.push({
+      orderId: order.id,
+      price: m.price,
+      quantity: order.quantity,
+      triggered: m.triggered,
+    });
+  else if (m.triggered) result.triggered.push(order.id);
 }
 
 /**
@@ -334,21 +339,7 @@ export function matchGroups(
   const result: PassResult = { fills: [], triggered: [], held: [] };
   for (const [quote, orders] of groups) {
     const c = checkQuote(quote, opts.now, opts.maxQuoteAgeMs);
-    for (const order of orders) {
-      if (!c.ok) {
-        result.held.push({ orderId: order.id, reason: c.reason });
-        continue;
-      }
-      const m = matchPrices(order, c.prices);
-      if (m.fill)
-        result.fills.push({
-          orderId: order.id,
-          price: m.price,
-          quantity: order.quantity,
-          triggered: m.triggered,
-        });
-      else if (m.triggered) result.triggered.push(order.id);
-    }
+    for (const order of orders) matchInto(result, order, c);
   }
   return result;
 }
