@@ -225,8 +225,10 @@ export class OrderPipeline {
           ...(orderid ? { orderid } : {}),
           ...(ids.length ? { orderids: ids } : {}),
         };
+        // Input the sandbox refused (tick grid, decimals) is a validation failure: the
+        // analyzer-error event; an account rule (funds, holdings, square-off) is order.failed.
         this.publish(
-          'order.failed',
+          'error' in r ? 'analyzer.error' : 'order.failed',
           'analyze',
           userId,
           apiType,
