@@ -257,4 +257,30 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
       expect(again.json().message).toMatch(/CANCELLED/);
     });
   });
+
+  describe('semi-automatic: queued, then approved into the live broker', () => {
+    it('the queued order reaches the broker only on approval, with the stored fields', async () => {
+      await t.services.apiKeys.setOrderMode(1, 'semi_auto');
+      const before = stub.forms('/orders/regular').length;
+      const queued = await place(order({ quantity: 3, price: '799.95' }));
+      expect(queued.json()).toMatchObject({ mode: 'semi_auto', pending_order_id: expect.any(Number) });
+      expect(stub.forms('/orders/regular')).toHaveLength(before);
+      const id = queued.json().pending_order_id as number;
+      const ok = await t.app.inject({
+        method: 'POST',
+        url: `/action-center/api/orders/${id}/approve`,
+        headers: asBrowser(admin),
+      });
+      expect(ok.json()).toMatchObject({
+        http_status: 200,
+        result: { status: 'success', orderid: expect.any(String) },
+      });
+      expect(stub.forms('/orders/regular').at(-1)).toMatchObject({
+        tradingsymbol: 'SBIN',
+        quantity: '3',
+        price: '799.95',
+      });
+      await t.services.apiKeys.setOrderMode(1, 'auto');
+    });
+  });
 });
