@@ -14,6 +14,7 @@ import { LoginService } from './modules/auth/login.service.js';
 import { createSessionGuard } from './modules/auth/session.guard.js';
 import { SessionsRepository } from './modules/auth/sessions.repository.js';
 import { SessionsService } from './modules/auth/sessions.service.js';
+import { TotpService } from './modules/auth/totp.service.js';
 import { UsersRepository } from './modules/auth/users.repository.js';
 import { UsersService } from './modules/auth/users.service.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
@@ -39,14 +40,21 @@ import {
   startMarketServices,
   type MarketServices,
 } from './modules/market/market.module.js';
-import { buildSandboxServices, type SandboxServices } from './modules/sandbox/sandbox.module.js';
 import { sandboxApiRoutes, sandboxSessionRoutes } from './modules/sandbox/sandbox.routes.js';
 import { analyzeModeRoutes } from './modules/settings/analyze-mode.routes.js';
-import { BrokerRegistry } from './modules/brokers/broker-registry.js';
-import { buildOrderServices, type OrderServices } from './modules/orders/orders.module.js';
+import { alertRoutes } from './modules/alerts/alerts.routes.js';
+import { buildMailServices, mailRoutes, type MailServices } from './modules/mail/mail.module.js';
+import { createLiveSocketHub } from './modules/orders/live-socket.js';
+import { liveSocketRoutes } from './modules/orders/live-socket.routes.js';
 import { brokerLoginRoutes } from './modules/orders/broker-login.routes.js';
 import { orderRoutes } from './modules/orders/orders.routes.js';
 import { orderSessionRoutes } from './modules/orders/orders-session.routes.js';
+import type { AlertDelivery } from './modules/alerts/alerts.consumer.js';
+import type { AlertSettingsService } from './modules/alerts/alert-settings.service.js';
+import type { BrokerRegistry } from './modules/brokers/broker-registry.js';
+import type { OrderServices } from './modules/orders/orders.module.js';
+import type { SandboxServices } from './modules/sandbox/sandbox.module.js';
+import { buildTradingServices } from './app-trading.js';
 import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
@@ -73,6 +81,8 @@ export interface AppDeps {
 export interface Services {
   users: UsersService;
   sessions: SessionsService;
+  /** Two-factor codes: enrollment, login, purposes, the remote-agent consent rule (issue 8). */
+  totp: TotpService;
   apiKeys: ApiKeysService;
   login: LoginService;
   loginActivity: LoginActivityRepository;
@@ -93,6 +103,10 @@ export interface Services {
   brokers: BrokerRegistry;
   /** Order placement, events, latency, broker sessions, Action Center (orders issue). */
   orders: OrderServices;
+  /** Telegram and Slack alerts on order events, per user (orders issue). */
+  alerts: { settings: AlertSettingsService; delivery: AlertDelivery };
+  /** Outgoing mail: SMTP settings, sending, diagnostics (issue 8). */
+  mail: MailServices;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -110,6 +124,7 @@ export function buildServices(deps: AppDeps): Services {
     maxMs: config.sessionMaxMs,
   });
   const loginActivity = new LoginActivityRepository(db);
+  const totp = new TotpService(users, sessions, clock, config.appKey);
   const bans = new BanService(new BansRepository(db), clock, deps.bus);
   const securitySettings = new SecuritySettingsService(db, clock);
   const trackers = new TrackersService(
@@ -128,39 +143,7 @@ export function buildServices(deps: AppDeps): Services {
     logger: deps.logger,
     freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
   });
-  const brokers = new BrokerRegistry({
-    apiKey: config.broker.apiKey ?? '',
-    apiSecret: config.broker.apiSecret ?? '',
-    redirectUrl: config.broker.redirectUrl ?? '',
-    ...(config.broker.baseUrl ? { baseUrl: config.broker.baseUrl } : {}),
-    timeoutMs: config.broker.timeoutMs,
-    logger: deps.logger,
-    clock,
-  });
-  // Analyzer mode priced by the live broker's quotes, under the newest broker session.
-  const sandbox = buildSandboxServices({
-    db,
-    config,
-    clock,
-    logger: deps.logger,
-    bus: deps.bus,
-    instruments: market.contracts,
-    sessionOn: (exchange, date) => marketAdmin.sessionOn(exchange, date),
-    quoteClient: () => orders.sandboxQuoteClient(),
-  });
-  const orders: OrderServices = buildOrderServices({
-    db,
-    appKey: config.appKey,
-    clock,
-    logger: deps.logger,
-    bus: deps.bus,
-    instrument: (symbol, exchange) => market.contracts.get(symbol, exchange),
-    freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
-    sandbox: sandbox.service,
-    mode: sandbox.mode,
-    adapter: (name) => brokers.load(name),
-    brokerName: config.broker.name,
-  });
+  const { brokers, sandbox, orders, alerts } = buildTradingServices(deps, market, marketAdmin);
   return {
     bans,
     trackers,
@@ -169,6 +152,8 @@ export function buildServices(deps: AppDeps): Services {
     sandbox,
     brokers,
     orders,
+    alerts,
+    mail: buildMailServices({ db, appKey: config.appKey, clock, logger: deps.logger }),
     traffic: new TrafficLogService(
       new TrafficRepository(
         db,
@@ -185,6 +170,7 @@ export function buildServices(deps: AppDeps): Services {
     sessions,
     loginActivity,
     apiKeys: new ApiKeysService(new ApiKeysRepository(db), usersRepo, config.apiKeyPepper, clock, deps.bus),
+    totp,
     login: new LoginService(
       users,
       sessions,
@@ -193,6 +179,7 @@ export function buildServices(deps: AppDeps): Services {
       config.loginRateLimit,
       clock,
       deps.logger,
+      totp,
     ),
     settings: new SettingsRepository(db),
     invalidKeyListeners: [(ip, digest) => trackers.recordInvalidKey(ip, digest)],
@@ -203,6 +190,13 @@ export function buildServices(deps: AppDeps): Services {
 export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services }> {
   const { config, logger } = deps;
   const services = buildServices(deps);
+  // Order events to each user's open browser sockets, on every instance (Redis fan-out).
+  const liveSocket = createLiveSocketHub({
+    bus: deps.bus,
+    logger: logger.child({ module: 'live-socket' }),
+    clock: deps.clock,
+  });
+  services.orders.events.subscribe('live-socket', liveSocket.consumer());
   const idPrefix = randomBytes(4).toString('hex');
   let seq = 0;
 
@@ -292,14 +286,28 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       login: services.login,
       sessions: services.sessions,
       users: services.users,
+      totp: services.totp,
       guard,
     });
     apiKeyRoutes(web, { apiKeys: services.apiKeys, guard });
     securityRoutes(web, { services, guard, rateLimit: adminLimit, clock: deps.clock });
     trafficRoutes(web, { traffic: services.traffic, guard, rateLimit: adminLimit });
     marketSessionRoutes(web, { market: services.market, config, guard, rateLimit: adminLimit, logger });
+    mailRoutes(web, {
+      mail: services.mail,
+      guard,
+      rateLimit: adminLimit,
+      probeRateLimit: limit('smtp-probe', limits.heavy),
+    });
     analyzeModeRoutes(web, { mode: services.sandbox.mode, guard, rateLimit: adminLimit });
     sandboxSessionRoutes(web, { service: services.sandbox.service, guard, rateLimit: adminLimit });
+    alertRoutes(web, {
+      settings: services.alerts.settings,
+      delivery: services.alerts.delivery,
+      guard,
+      rateLimit: adminLimit,
+      testRateLimit: limit('alert-test', limits.heavy),
+    });
     brokerLoginRoutes(web, {
       brokerName: config.broker.name,
       adapter: (name) => services.brokers.load(name),
@@ -308,6 +316,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       clock: deps.clock,
       guard,
       rateLimit: adminLimit,
+    });
+    await liveSocketRoutes(web, {
+      hub: liveSocket,
+      sessions: services.sessions,
+      rateLimit: adminLimit,
+      allowedOrigins: [new URL(config.hostServer).origin],
     });
     orderSessionRoutes(web, {
       actionCenter: services.orders.actionCenter,
@@ -368,6 +382,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     await services.sandbox.mode.shutdown();
     await services.orders.stop();
     await services.brokers.closeAll();
+    await services.mail.whenIdle();
     clearInterval(sweep);
     await services.trackers.stop();
     await services.traffic.stop();

@@ -80,6 +80,8 @@ export interface Config {
   sandbox: SandboxConfig;
   /** The live broker (`BROKER_*`). */
   broker: BrokerConfig;
+  /** `TELEGRAM_API_BASE_URL`: Telegram Bot API origin instead of api.telegram.org (tests). */
+  telegramApiBaseUrl: string | undefined;
 }
 
 /** The live broker's app credentials (orders issue, "Brokers"). */
@@ -197,6 +199,9 @@ export function loadConfig(
       scriptFile: check('SANDBOX_SCRIPT_FILE', undefined, (raw) => resolve(cwd, raw)),
       quotePollMs: check('SANDBOX_QUOTE_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
     },
+    telegramApiBaseUrl: check('TELEGRAM_API_BASE_URL', undefined, (raw) =>
+      parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
+    ),
     broker: {
       name: check('BROKER_NAME', undefined, (raw) => {
         if (!LIVE_BROKERS.includes(raw.toLowerCase()))

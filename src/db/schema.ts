@@ -40,6 +40,21 @@ export interface UsersTable {
   totp_required_for_mcp: DbBool;
   totp_required_for_password_reset: DbBool;
   created_at: number;
+  /** RFC 6238 step of the last accepted code; only a later step is accepted (replay protection). */
+  totp_last_step: number | null;
+  /** SecretBox ciphertext of an enrollment not yet confirmed with a code. */
+  totp_pending_secret: string | null;
+}
+
+/** A correct password waiting for its login code (five minutes). */
+export interface PendingTotpLoginsTable {
+  /** SHA-256 of the pending cookie's value. */
+  id: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+  ip: string | null;
+  user_agent: string | null;
 }
 
 export interface SessionsTable {
@@ -320,6 +335,19 @@ export interface BrokerSessionsTable {
   created_at: number;
 }
 
+/** Chat alerts per user (orders issue): secrets sealed (SecretBox). */
+export interface AlertSettingsTable {
+  user_id: number;
+  telegram_enabled: DbBool;
+  telegram_bot_token_encrypted: string | null;
+  telegram_chat_id: string | null;
+  slack_enabled: DbBool;
+  slack_webhook_url_encrypted: string | null;
+  /** `all` | `failures` | `placed`. */
+  notify_on: string;
+  updated_at: number;
+}
+
 export interface DB {
   contract_imports: ContractImportsTable;
   instruments: InstrumentsTable;
@@ -334,6 +362,7 @@ export interface DB {
   settings: SettingsTable;
   users: UsersTable;
   sessions: SessionsTable;
+  pending_totp_logins: PendingTotpLoginsTable;
   api_keys: ApiKeysTable;
   login_activity: LoginActivityTable;
   sandbox_accounts: SandboxAccountsTable;
@@ -347,4 +376,5 @@ export interface DB {
   order_latency: OrderLatencyTable;
   pending_orders: PendingOrdersTable;
   broker_sessions: BrokerSessionsTable;
+  alert_settings: AlertSettingsTable;
 }

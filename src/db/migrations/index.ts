@@ -6,6 +6,8 @@ import * as m0004 from './0004_create_market_data.js';
 import * as m0005 from './0005_create_instrument_search.js';
 import * as m0006 from './0006_create_sandbox.js';
 import * as m0007 from './0007_create_orders.js';
+import * as m0008 from './0008_create_alert_settings.js';
+import * as m0009 from './0009_add_totp_replay.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -19,6 +21,8 @@ export const migrations: Record<string, Migration> = {
   '0005_create_instrument_search': m0005,
   '0006_create_sandbox': m0006,
   '0007_create_orders': m0007,
+  '0008_create_alert_settings': m0008,
+  '0009_add_totp_replay': m0009,
 };
 
 export const migrationProvider: MigrationProvider = {

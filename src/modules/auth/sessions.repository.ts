@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB, SessionsTable } from '../../db/schema.js';
+import type { DB, PendingTotpLoginsTable, SessionsTable } from '../../db/schema.js';
 
 export type SessionRow = Selectable<SessionsTable>;
+export type PendingTotpLoginRow = Selectable<PendingTotpLoginsTable>;
 
 /** The only place that touches the `sessions` table. Ids are SHA-256 digests of cookie values. */
 export class SessionsRepository {
@@ -34,6 +35,44 @@ export class SessionsRepository {
     const r = await this.db
       .deleteFrom('sessions')
       .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - idleMs)]))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Stamps the session's two-factor marker (`totp_verified_at`). */
+  async stampTotp(id: string, at: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ totp_verified_at: at }).where('id', '=', id).execute();
+  }
+
+  async totpVerifiedAt(id: string): Promise<number | null | undefined> {
+    const row = await this.db
+      .selectFrom('sessions')
+      .select('totp_verified_at')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row === undefined ? undefined : row.totp_verified_at;
+  }
+
+  // Pending two-factor logins: a correct password waiting for its code.
+
+  async insertPendingTotp(row: PendingTotpLoginRow): Promise<void> {
+    await this.db.insertInto('pending_totp_logins').values(row).execute();
+  }
+
+  findPendingTotp(id: string): Promise<PendingTotpLoginRow | undefined> {
+    return this.db.selectFrom('pending_totp_logins').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Deletes a pending login; true for the one caller that removed it (single use). */
+  async deletePendingTotp(id: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('pending_totp_logins').where('id', '=', id).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  async deleteExpiredPendingTotp(now: number): Promise<number> {
+    const r = await this.db
+      .deleteFrom('pending_totp_logins')
+      .where('expires_at', '<=', now)
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   }

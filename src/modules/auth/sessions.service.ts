@@ -1,9 +1,18 @@
 import type { Clock } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
-import type { SessionRow, SessionsRepository } from './sessions.repository.js';
+import type { PendingTotpLoginRow, SessionRow, SessionsRepository } from './sessions.repository.js';
 
 /** `last_seen_at` is written at most this often, so reading pages does not write on every request. */
 const TOUCH_INTERVAL_MS = 60_000;
+
+/** Spec, Limits: "Pending TOTP login window — 5 minutes". */
+export const PENDING_TOTP_LOGIN_MS = 5 * 60_000;
+
+export interface PendingTotpLogin {
+  /** The pending cookie's value: shown to the browser, never stored. */
+  token: string;
+  expiresAt: number;
+}
 
 export interface NewSession {
   /** The cookie value: shown to the browser, never stored. */
@@ -24,7 +33,16 @@ export class SessionsService {
     private readonly limits: { idleMs: number; maxMs: number },
   ) {}
 
-  async create(userId: number, ip: string, userAgent: string | undefined): Promise<NewSession> {
+  /**
+   * Opens a session. `totpVerifiedAt` stamps the two-factor marker at once (a login completed
+   * with a code).
+   */
+  async create(
+    userId: number,
+    ip: string,
+    userAgent: string | undefined,
+    opts: { totpVerifiedAt?: number } = {},
+  ): Promise<NewSession> {
     const now = this.clock.now();
     const token = randomToken(32);
     const csrfToken = randomToken(32);
@@ -37,7 +55,7 @@ export class SessionsService {
       expires_at: now + this.limits.maxMs,
       ip,
       user_agent: userAgent?.slice(0, 512) ?? null,
-      totp_verified_at: null,
+      totp_verified_at: opts.totpVerifiedAt ?? null,
     };
     await this.sessions.insert(row);
     return { token, csrfToken, row };
@@ -79,7 +97,63 @@ export class SessionsService {
     return this.sessions.listActive(this.clock.now(), this.limits.idleMs);
   }
 
-  purgeExpired(): Promise<number> {
-    return this.sessions.deleteExpired(this.clock.now(), this.limits.idleMs);
+  /** Stamps the session's two-factor marker with the current time; returns that time. */
+  async stampTotp(sessionId: string): Promise<number> {
+    const now = this.clock.now();
+    await this.sessions.stampTotp(sessionId, now);
+    return now;
+  }
+
+  /** The session's two-factor marker as stored now (null: never; undefined: no such session). */
+  totpVerifiedAt(sessionId: string): Promise<number | null | undefined> {
+    return this.sessions.totpVerifiedAt(sessionId);
+  }
+
+  /**
+   * Records a correct password whose login still needs a code (spec, "Login with TOTP": pending
+   * TOTP, no authenticated session). Valid for {@link PENDING_TOTP_LOGIN_MS}.
+   */
+  async createPendingTotp(
+    userId: number,
+    ip: string,
+    userAgent: string | undefined,
+  ): Promise<PendingTotpLogin> {
+    const now = this.clock.now();
+    const token = randomToken(32);
+    const expiresAt = now + PENDING_TOTP_LOGIN_MS;
+    await this.sessions.insertPendingTotp({
+      id: sha256Hex(token),
+      user_id: userId,
+      created_at: now,
+      expires_at: expiresAt,
+      ip,
+      user_agent: userAgent?.slice(0, 512) ?? null,
+    });
+    return { token, expiresAt };
+  }
+
+  /** The live pending login of a cookie value; an expired one is deleted ("flow no longer valid"). */
+  async resolvePendingTotp(token: string | undefined): Promise<PendingTotpLoginRow | undefined> {
+    if (token === undefined || token.length === 0 || token.length > 128) return undefined;
+    const id = sha256Hex(token);
+    const row = await this.sessions.findPendingTotp(id);
+    if (row === undefined) return undefined;
+    if (row.expires_at <= this.clock.now()) {
+      await this.sessions.deletePendingTotp(id);
+      return undefined;
+    }
+    return row;
+  }
+
+  /** Ends a pending login; true only for the caller that ended it (single use). */
+  endPendingTotp(token: string): Promise<boolean> {
+    return this.sessions.deletePendingTotp(sha256Hex(token));
+  }
+
+  /** Deletes expired sessions (the count returned) and expired pending two-factor logins. */
+  async purgeExpired(): Promise<number> {
+    const now = this.clock.now();
+    await this.sessions.deleteExpiredPendingTotp(now);
+    return this.sessions.deleteExpired(now, this.limits.idleMs);
   }
 }

@@ -68,4 +68,67 @@ export class UsersRepository {
   async setOrderMode(userId: number, mode: string): Promise<void> {
     await this.db.updateTable('users').set({ order_mode: mode }).where('id', '=', userId).execute();
   }
+
+  /** Stores (replaces) the ciphertext of an enrollment not yet confirmed with a code. */
+  async setPendingTotpSecret(userId: number, sealed: string): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ totp_pending_secret: sealed })
+      .where('id', '=', userId)
+      .execute();
+  }
+
+  /**
+   * Records `step` as the user's last accepted TOTP step, only when it is later than the stored
+   * one: a compare-and-set, so of two requests carrying the same code (on any instance) one wins.
+   * False when the step was already used (or an earlier one), i.e. a replay.
+   */
+  async consumeTotpStep(userId: number, step: number, sealedSecret: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('users')
+      .set({ totp_last_step: step })
+      .where('id', '=', userId)
+      .where('totp_secret', '=', sealedSecret)
+      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Writes the master and purpose flags, the step of the code that authorised it and, when an
+   * enrollment is confirmed, the new secret — in one UPDATE, guarded by the step (replay) and by
+   * the ciphertext the code was checked against (a concurrent re-enrollment makes it fail).
+   */
+  async writeTotpConfig(userId: number, w: TotpConfigWrite): Promise<boolean> {
+    const flags = {
+      totp_enabled: toDbBool(w.enabled),
+      totp_required_for_login: toDbBool(w.requiredForLogin),
+      totp_required_for_mcp: toDbBool(w.requiredForMcp),
+      totp_required_for_password_reset: toDbBool(w.requiredForPasswordReset),
+      totp_last_step: w.step,
+    };
+    const r = await this.db
+      .updateTable('users')
+      .set(w.promotePending ? { ...flags, totp_secret: w.checkedSecret, totp_pending_secret: null } : flags)
+      .where('id', '=', userId)
+      .where(w.checkedColumn, '=', w.checkedSecret)
+      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', w.step)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+}
+
+/** One atomic two-factor configuration write (see {@link UsersRepository.writeTotpConfig}). */
+export interface TotpConfigWrite {
+  enabled: boolean;
+  requiredForLogin: boolean;
+  requiredForMcp: boolean;
+  requiredForPasswordReset: boolean;
+  /** Time step of the code that authorised the write. */
+  step: number;
+  /** The column whose secret verified the code, and its ciphertext as read. */
+  checkedColumn: 'totp_secret' | 'totp_pending_secret';
+  checkedSecret: string;
+  /** Make the pending secret the active one (enrollment confirmed). */
+  promotePending: boolean;
 }

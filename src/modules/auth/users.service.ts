@@ -2,7 +2,7 @@ import { hash, verify } from '@node-rs/argon2';
 import type { Clock } from '../../platform/clock.js';
 import { fromDbBool } from '../../platform/db/database.js';
 import { AppError, badRequest } from '../../platform/errors.js';
-import type { UserRow, UsersRepository } from './users.repository.js';
+import type { TotpConfigWrite, UserRow, UsersRepository } from './users.repository.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 /** Argon2 cost grows with input; a bound keeps one request from buying minutes of CPU. */
@@ -107,6 +107,20 @@ export class UsersService {
 
   count(): Promise<number> {
     return this.users.count();
+  }
+
+  // Two-factor persistence, used by TotpService (totp.service.ts holds the rules).
+
+  setPendingTotpSecret(userId: number, sealed: string): Promise<void> {
+    return this.users.setPendingTotpSecret(userId, sealed);
+  }
+
+  consumeTotpStep(userId: number, step: number, sealedSecret: string): Promise<boolean> {
+    return this.users.consumeTotpStep(userId, step, sealedSecret);
+  }
+
+  writeTotpConfig(userId: number, write: TotpConfigWrite): Promise<boolean> {
+    return this.users.writeTotpConfig(userId, write);
   }
 }
 

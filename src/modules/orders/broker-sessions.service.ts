@@ -23,6 +23,7 @@ export class BrokerSessionsService {
   private readonly cache = new Map<number, ActiveBrokerSession | null>();
   /** The newest session of any user: what the sandbox's broker quotes run under. */
   private primary: ActiveBrokerSession | undefined;
+  private refreshing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly repo: OrdersRepository,
@@ -33,7 +34,7 @@ export class BrokerSessionsService {
     this.box = new SecretBox(appKey, 'broker-token');
     bus.subscribe(BROKER_SESSION_TOPIC, (key) => {
       this.cache.delete(Number(key));
-      void this.refreshPrimary();
+      this.refreshing = this.refreshing.then(() => this.refreshPrimary()).catch(() => undefined);
     });
   }
 
@@ -80,12 +81,12 @@ export class BrokerSessionsService {
       expires_at: expiresAt ?? null,
       created_at: this.clock.now(),
     });
-    this.changed(userId);
+    await this.changed(userId);
   }
 
   async clear(userId: number): Promise<void> {
     await this.repo.deleteBrokerSession(userId);
-    this.changed(userId);
+    await this.changed(userId);
   }
 
   /** Broker name and expiry for display (never the token). */
@@ -94,8 +95,10 @@ export class BrokerSessionsService {
     return s ? { broker: s.broker, expires_at: s.expiresAt } : null;
   }
 
-  private changed(userId: number): void {
+  /** Drops the cached session here and everywhere; resolves once this instance has reloaded. */
+  private async changed(userId: number): Promise<void> {
     this.cache.delete(userId);
     this.bus.publish(BROKER_SESSION_TOPIC, String(userId));
+    await this.refreshing;
   }
 }

@@ -117,3 +117,30 @@ export class OrderEventBus {
     }
   }
 }
+
+/**
+ * A consumer that must not hold a dispatch worker while it waits on the network (chat alerts):
+ * each event starts it without waiting, at most `limit` at a time; beyond that the event is
+ * skipped for this consumer with a warning (the order itself is unaffected).
+ */
+export function detached(
+  fn: OrderEventConsumer,
+  limit: number,
+  logger: Logger,
+  name: string,
+): OrderEventConsumer {
+  let inFlight = 0;
+  return (event) => {
+    if (inFlight >= limit) {
+      logger.warn({ consumer: name, inFlight }, 'order event consumer busy: event skipped');
+      return;
+    }
+    inFlight++;
+    void Promise.resolve()
+      .then(() => fn(event))
+      .catch((err: unknown) => logger.error({ err, consumer: name }, 'order event consumer failed'))
+      .finally(() => {
+        inFlight--;
+      });
+  };
+}

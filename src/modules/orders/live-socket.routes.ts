@@ -1,0 +1,119 @@
+/**
+ * `GET /ws`, the live socket (orders issue, part 5). Authentication happens before the upgrade,
+ * as an ordinary HTTP answer the client can read: no session → 401 `session_required`, a foreign
+ * `Origin` → 403 `origin_forbidden`, over the per-user bound → 429 `too_many_sockets`, over the
+ * total bound → 503 `socket_capacity`; a plain (non-upgrade) GET → 426. Only an admitted request
+ * is upgraded. Later, the socket closes with 4401 when its session ends and with 1013 when it
+ * cannot keep up (see live-socket.ts).
+ *
+ * Must be registered inside the session scope (the `@fastify/cookie` plugin parses the cookie).
+ * `@fastify/websocket` is registered here in a child scope of its own, so its hooks touch no
+ * other route; register this once per app (the plugin listens to the server's upgrades).
+ */
+import type { IncomingMessage } from 'node:http';
+import websocket from '@fastify/websocket';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../platform/errors.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { App } from '../../platform/http/types.js';
+import { ErrorBody } from '../auth/auth.schema.js';
+import { readSessionCookie } from '../auth/session.guard.js';
+import type { SessionsService } from '../auth/sessions.service.js';
+import type { LiveSocket, LiveSocketHub } from './live-socket.js';
+
+export interface LiveSocketRouteDeps {
+  hub: LiveSocketHub;
+  sessions: SessionsService;
+  /** Rate limit of upgrade attempts (each one costs a session lookup). */
+  rateLimit?: RateLimitHook;
+  /**
+   * Origins allowed besides the request's own host (e.g. `new URL(config.hostServer).origin`
+   * behind a proxy that rewrites `Host`). Requests without `Origin` (non-browser clients) pass.
+   */
+  allowedOrigins?: readonly string[];
+}
+
+/** Largest frame a client may send: the socket is push-only, client frames are ignored. */
+const MAX_CLIENT_FRAME = 4096;
+
+/**
+ * Cross-site WebSocket hijacking: browsers send cookies on WebSocket handshakes and CORS does not
+ * apply, so a page of another origin must not ride the user's session (SameSite=Lax already
+ * stops cross-site pages; this also stops same-site siblings).
+ */
+function originAllowed(req: FastifyRequest, allowed: readonly string[]): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  if (allowed.includes(origin)) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/** Registers `@fastify/websocket` (in a child scope) and `GET /ws`. */
+export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Promise<void> {
+  const { hub, sessions } = deps;
+  const allowed = deps.allowedOrigins ?? [];
+  await app.register(async (child) => {
+    const scope = child as unknown as App;
+    // Sockets close with 1001 before the plugin's own pre-close closes the rest.
+    scope.addHook('preClose', async () => hub.close());
+    await scope.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME } });
+
+    /** The session of each admitted upgrade request, for the socket handler. */
+    const admitted = new WeakMap<IncomingMessage, { userId: number; token: string }>();
+
+    scope.route({
+      method: 'GET',
+      url: '/ws',
+      ...(deps.rateLimit ? { onRequest: deps.rateLimit } : {}),
+      schema: {
+        response: { 401: ErrorBody, 403: ErrorBody, 426: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+      },
+      preHandler: async (req, reply) => {
+        if (!req.ws) return; // a plain GET: the handler answers 426 without a lookup
+        // A refusal ends the connection (the plugin destroys the socket): say so to the client.
+        reply.header('connection', 'close');
+        if (!originAllowed(req, allowed)) {
+          throw new AppError(
+            403,
+            'origin_forbidden',
+            'WebSocket connections from this origin are not allowed',
+          );
+        }
+        const token = readSessionCookie(req);
+        const row = await sessions.resolve(token);
+        if (row === undefined || token === undefined) {
+          throw new AppError(401, 'session_required', 'Session expired or not logged in');
+        }
+        const room = hub.capacity(row.user_id);
+        if (room === 'user_limit') {
+          throw new AppError(429, 'too_many_sockets', 'Too many live sockets open for this user');
+        }
+        if (room !== 'ok')
+          throw new AppError(503, 'socket_capacity', 'Live socket capacity reached, retry later');
+        admitted.set(req.raw, { userId: row.user_id, token });
+      },
+      handler: async (_req, reply) =>
+        reply
+          .code(426)
+          .header('upgrade', 'websocket')
+          .send({
+            status: 'error' as const,
+            message: 'GET /ws is a WebSocket endpoint: send an upgrade request',
+            code: 'upgrade_required',
+          }),
+      wsHandler: (socket, req) => {
+        const who = admitted.get(req.raw);
+        admitted.delete(req.raw);
+        const ws = socket as unknown as LiveSocket;
+        if (!who) return ws.close(1008, 'not admitted');
+        // Re-checked every few minutes: a logged-out or revoked session loses its socket.
+        const check = async () => (await sessions.resolve(who.token))?.user_id === who.userId;
+        hub.admit(who.userId, ws, check);
+      },
+    });
+  });
+}

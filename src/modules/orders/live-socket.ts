@@ -1,0 +1,381 @@
+/**
+ * The live socket hub (orders issue, part 5): order events pushed to the browser sockets of the
+ * user they belong to, and only to that user.
+ *
+ * - **Fan-out across instances** (ARCHITECTURE.md "Scale-out"): the {@link OrderEventBus} is per
+ *   process, so the hub's consumer delivers to this instance's sockets and publishes a compact,
+ *   already-whitelisted copy on the {@link InvalidationBus} (topic {@link ORDER_EVENT_TOPIC}),
+ *   which with Redis reaches every other instance. The copy is tagged with the hub's instance id
+ *   and the origin hub ignores its own copy, so each socket receives an event exactly once.
+ * - **Secrets never leave**: the message is built field by field from a whitelist
+ *   ({@link toOrderEventMessage}); the event's `request` may carry anything, none of it is copied
+ *   wholesale, and the copy sent over Redis is the same whitelisted message.
+ * - **Bounds**: sockets per user and in total are capped; a consumer that stops reading
+ *   (buffered bytes over the limit) is closed with 1013 instead of buffering without bound.
+ * - **Heartbeat**: a ping every 30 s; a socket that did not answer the previous ping is
+ *   terminated. The same tick re-checks each socket's session every 5 min (injected clock), so a
+ *   logged-out or revoked session loses its socket (close 4401).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../../platform/clock.js';
+import type { InvalidationBus } from '../../platform/invalidation.js';
+import type { OrderEvent, OrderEventName } from './order-events.js';
+
+/** Bus topic carrying order events between instances. */
+export const ORDER_EVENT_TOPIC = 'order-event';
+
+/** WebSocket close codes the hub uses. */
+export const CLOSE_CODES = {
+  /** Server shutting down. */
+  goingAway: 1001,
+  /** Over a bound (per user, total) or too slow to keep up: come back later. */
+  tryAgainLater: 1013,
+  /** The session behind the socket ended (logout, revocation, expiry). */
+  sessionEnded: 4401,
+} as const;
+
+/** What the hub needs of a server-side socket (a `ws` WebSocket satisfies it; tests pass fakes). */
+export interface LiveSocket {
+  /** 1 = OPEN. */
+  readonly readyState: number;
+  /** Bytes queued but not yet written to the network. */
+  readonly bufferedAmount: number;
+  send(data: string): void;
+  ping(): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(event: 'pong' | 'close', listener: () => void): unknown;
+}
+
+/** The `data` of an order-event message: a whitelist of the event's fields. */
+export interface OrderEventData {
+  orderid: string | null;
+  symbol: string | null;
+  exchange: string | null;
+  action: string | null;
+  quantity: number | null;
+  /** HTTP status answered to the API client. */
+  status_code: number;
+  /** The answer's message, when it had one (failures). */
+  message?: string;
+  broker: string | null;
+  /** ISO-8601 UTC. */
+  at: string;
+}
+
+/** One message on the socket. */
+export interface OrderEventMessage {
+  type: 'order_event';
+  event: OrderEventName;
+  /** `analyze` in analyzer mode; `live` otherwise (a semi-automatic order is a live order). */
+  mode: 'live' | 'analyze';
+  data: OrderEventData;
+}
+
+const OPEN = 1;
+const MAX_TEXT = 128;
+const MAX_MESSAGE = 500;
+
+const text = (v: unknown, max = MAX_TEXT): string | null => (typeof v === 'string' ? v.slice(0, max) : null);
+
+/** A whole quantity as sent (API clients may send it as a string), else null. */
+const quantityOf = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isSafeInteger(v)
+    ? v
+    : typeof v === 'string' && /^[0-9]{1,12}$/.test(v)
+      ? Number(v)
+      : null;
+
+/**
+ * The socket message of an event, built from named fields only ("Secrets never leave"): API
+ * keys, passwords or unknown extras in `request`/`response` are never copied.
+ */
+export function toOrderEventMessage(e: OrderEvent): OrderEventMessage {
+  const message = text(e.response.message, MAX_MESSAGE);
+  return {
+    type: 'order_event',
+    event: e.name,
+    mode: e.mode === 'analyze' ? 'analyze' : 'live',
+    data: {
+      orderid: e.orderId,
+      symbol: text(e.request.symbol),
+      exchange: text(e.request.exchange),
+      action: text(e.request.action),
+      quantity: quantityOf(e.request.quantity),
+      status_code: e.statusCode,
+      ...(message !== null ? { message } : {}),
+      broker: e.broker,
+      at: new Date(e.at).toISOString(),
+    },
+  };
+}
+
+export interface LiveSocketHubOptions {
+  /** Cross-instance fan-out (Redis pub/sub when configured, in-process otherwise). */
+  bus: InvalidationBus;
+  logger: Logger;
+  /** Times session re-checks (default: system clock). */
+  clock?: Clock;
+  /** Tags this hub's bus copies (default: random UUID). */
+  instanceId?: string;
+  /** Open sockets per user (default 10). */
+  maxPerUser?: number;
+  /** Open sockets on this instance (default 1000). */
+  maxTotal?: number;
+  /** Buffered bytes above which a socket is closed as a slow consumer (default 1 MiB). */
+  maxBufferedBytes?: number;
+  /** Ping period (default 30 s). */
+  heartbeatMs?: number;
+  /** How often a socket's session is re-checked (default 5 min). */
+  revalidateMs?: number;
+}
+
+/** `ok`, or why a socket cannot be admitted. */
+export type Admission = 'ok' | 'user_limit' | 'total_limit' | 'closing';
+
+/** Counters for monitoring. */
+export interface LiveSocketStats {
+  sockets: number;
+  users: number;
+  /** Messages written to sockets. */
+  sent: number;
+  /** Sockets closed because they did not keep up. */
+  slowClosed: number;
+  /** Sockets terminated for not answering a ping. */
+  deadDropped: number;
+  /** Sockets closed because their session ended. */
+  sessionClosed: number;
+}
+
+interface Connection {
+  userId: number;
+  socket: LiveSocket;
+  alive: boolean;
+  checkedAt: number;
+  checking: boolean;
+  check: (() => Promise<boolean>) | undefined;
+}
+
+interface BusCopy {
+  /** Origin instance. */
+  o: string;
+  /** User id. */
+  u: number;
+  m: OrderEventMessage;
+}
+
+/** Connections per user, fan-out, bounds, heartbeat and the bus bridge. See the file comment. */
+export class LiveSocketHub {
+  readonly instanceId: string;
+  private readonly byUser = new Map<number, Set<Connection>>();
+  private total = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly clock: Clock;
+  private readonly limits: Required<
+    Pick<
+      LiveSocketHubOptions,
+      'maxPerUser' | 'maxTotal' | 'maxBufferedBytes' | 'heartbeatMs' | 'revalidateMs'
+    >
+  >;
+  private readonly counters = { sent: 0, slowClosed: 0, deadDropped: 0, sessionClosed: 0 };
+
+  constructor(private readonly opts: LiveSocketHubOptions) {
+    this.instanceId = opts.instanceId ?? randomUUID();
+    this.clock = opts.clock ?? systemClock;
+    this.limits = {
+      maxPerUser: opts.maxPerUser ?? 10,
+      maxTotal: opts.maxTotal ?? 1000,
+      maxBufferedBytes: opts.maxBufferedBytes ?? 1024 * 1024,
+      heartbeatMs: opts.heartbeatMs ?? 30_000,
+      revalidateMs: opts.revalidateMs ?? 5 * 60_000,
+    };
+    opts.bus.subscribe(ORDER_EVENT_TOPIC, (key) => this.fromBus(key));
+  }
+
+  /** The OrderEventBus consumer: delivers here and publishes the copy for other instances. */
+  consumer(): (e: OrderEvent) => void {
+    return (e) => {
+      if (this.closed || e.userId === null) return;
+      const m = toOrderEventMessage(e);
+      this.deliver(e.userId, JSON.stringify(m));
+      const copy: BusCopy = { o: this.instanceId, u: e.userId, m };
+      try {
+        this.opts.bus.publish(ORDER_EVENT_TOPIC, JSON.stringify(copy));
+      } catch (err) {
+        this.opts.logger.warn({ err }, 'live socket: could not publish an order event to other instances');
+      }
+    };
+  }
+
+  /** Whether a new socket of `userId` would be admitted now (checked before the upgrade). */
+  capacity(userId: number): Admission {
+    if (this.closed) return 'closing';
+    if ((this.byUser.get(userId)?.size ?? 0) >= this.limits.maxPerUser) return 'user_limit';
+    if (this.total >= this.limits.maxTotal) return 'total_limit';
+    return 'ok';
+  }
+
+  /**
+   * Adds an upgraded socket of `userId`. Over a bound (reached while it upgraded) it is closed
+   * with 1013. `check` re-validates its session: false closes it with 4401.
+   */
+  admit(userId: number, socket: LiveSocket, check?: () => Promise<boolean>): Admission {
+    const room = this.capacity(userId);
+    if (room !== 'ok') {
+      const code = room === 'closing' ? CLOSE_CODES.goingAway : CLOSE_CODES.tryAgainLater;
+      socket.close(code, room === 'closing' ? 'server shutting down' : `too many sockets (${room})`);
+      return room;
+    }
+    const conn: Connection = {
+      userId,
+      socket,
+      alive: true,
+      checkedAt: this.clock.now(),
+      checking: false,
+      check,
+    };
+    let set = this.byUser.get(userId);
+    if (!set) this.byUser.set(userId, (set = new Set()));
+    set.add(conn);
+    this.total++;
+    socket.on('pong', () => (conn.alive = true));
+    socket.on('close', () => this.remove(conn));
+    this.timer ??= setInterval(() => this.heartbeat(), this.limits.heartbeatMs).unref();
+    return 'ok';
+  }
+
+  /**
+   * One heartbeat tick (the timer calls it every `heartbeatMs`; tests call it directly): sockets
+   * that did not answer the last ping are terminated, the others pinged; sessions due for a
+   * re-check are checked.
+   */
+  heartbeat(): void {
+    const now = this.clock.now();
+    for (const conn of this.connections()) {
+      if (!conn.alive) {
+        this.counters.deadDropped++;
+        this.remove(conn);
+        conn.socket.terminate();
+        continue;
+      }
+      conn.alive = false;
+      try {
+        conn.socket.ping();
+      } catch {
+        this.remove(conn);
+        conn.socket.terminate();
+        continue;
+      }
+      if (conn.check && !conn.checking && now - conn.checkedAt >= this.limits.revalidateMs) {
+        this.revalidate(conn, now);
+      }
+    }
+  }
+
+  /** Closes every socket (1001) and stops the heartbeat; the hub admits nothing afterwards. */
+  close(): void {
+    this.closed = true;
+    for (const conn of this.connections()) {
+      this.remove(conn);
+      this.closeSocket(conn.socket, CLOSE_CODES.goingAway, 'server shutting down');
+    }
+    this.stopTimer();
+  }
+
+  /** Open sockets of one user on this instance. */
+  socketsOf(userId: number): number {
+    return this.byUser.get(userId)?.size ?? 0;
+  }
+
+  stats(): LiveSocketStats {
+    return { sockets: this.total, users: this.byUser.size, ...this.counters };
+  }
+
+  private revalidate(conn: Connection, now: number): void {
+    conn.checking = true;
+    conn.check!().then(
+      (ok) => {
+        conn.checking = false;
+        conn.checkedAt = now;
+        if (ok || !this.isOpen(conn)) return;
+        this.counters.sessionClosed++;
+        this.remove(conn);
+        this.closeSocket(conn.socket, CLOSE_CODES.sessionEnded, 'session ended');
+      },
+      (err: unknown) => {
+        // A failing store keeps the socket (the check runs again next tick), as rate limits do.
+        conn.checking = false;
+        this.opts.logger.warn({ err }, 'live socket: session re-check failed');
+      },
+    );
+  }
+
+  private fromBus(key: string): void {
+    if (this.closed || this.total === 0) return;
+    let copy: BusCopy;
+    try {
+      copy = JSON.parse(key) as BusCopy;
+    } catch {
+      this.opts.logger.warn('live socket: ignored a malformed order event message');
+      return;
+    }
+    if (typeof copy !== 'object' || copy === null || copy.o === this.instanceId) return;
+    if (typeof copy.u !== 'number' || copy.m?.type !== 'order_event') return;
+    if (this.byUser.has(copy.u)) this.deliver(copy.u, JSON.stringify(copy.m));
+  }
+
+  /** Writes one serialised message to every open socket of the user; slow ones are closed. */
+  private deliver(userId: number, payload: string): void {
+    const set = this.byUser.get(userId);
+    if (!set) return;
+    for (const conn of [...set]) {
+      const s = conn.socket;
+      if (s.readyState !== OPEN) continue;
+      if (s.bufferedAmount + payload.length > this.limits.maxBufferedBytes) {
+        this.counters.slowClosed++;
+        this.opts.logger.warn({ userId }, 'live socket: closed a slow consumer');
+        this.remove(conn);
+        this.closeSocket(s, CLOSE_CODES.tryAgainLater, 'slow consumer');
+        continue;
+      }
+      s.send(payload);
+      this.counters.sent++;
+    }
+  }
+
+  private isOpen(conn: Connection): boolean {
+    return this.byUser.get(conn.userId)?.has(conn) ?? false;
+  }
+
+  private remove(conn: Connection): void {
+    const set = this.byUser.get(conn.userId);
+    if (!set?.delete(conn)) return;
+    this.total--;
+    if (set.size === 0) this.byUser.delete(conn.userId);
+    if (this.total === 0) this.stopTimer();
+  }
+
+  private closeSocket(s: LiveSocket, code: number, reason: string): void {
+    try {
+      s.close(code, reason);
+    } catch {
+      s.terminate();
+    }
+  }
+
+  private connections(): Connection[] {
+    return [...this.byUser.values()].flatMap((set) => [...set]);
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/** Builds the hub; subscribe `hub.consumer()` on the OrderEventBus. */
+export function createLiveSocketHub(opts: LiveSocketHubOptions): LiveSocketHub {
+  return new LiveSocketHub(opts);
+}
