@@ -8,6 +8,8 @@ import { runContracts } from './benches/contracts.js';
 import { runFlood } from './benches/flood.js';
 import { runSandboxPass } from './benches/sandbox-pass.js';
 import { ping } from './benches/ping.js';
+import { placeorderAnalyze } from './benches/placeorder-analyze.js';
+import { LIVE_DEFAULT_CONNECTIONS, runPlaceorderLive } from './benches/placeorder-live.js';
 import { searchBnfFut, searchDb, searchNiftyCe, searchSbin } from './benches/search.js';
 import { ROUNDS, runBench } from './lib/runner.js';
 import type { Bench } from './lib/types.js';
@@ -20,6 +22,7 @@ const BENCHES = new Map<string, Bench>([
   ['search-nifty-ce', searchNiftyCe],
   ['search-bnf-fut', searchBnfFut],
   ['search-db', searchDb],
+  ['placeorder-analyze', placeorderAnalyze],
 ]);
 
 const DEFAULTS = { duration: 10, connections: 50 };
@@ -40,11 +43,15 @@ const CUSTOM = new Map([
     'sandbox-pass',
     'sandbox engine: one matching pass over 5,000 resting orders / 500 instruments (in process)',
   ],
+  [
+    'placeorder-live',
+    'live placeorder through the Zerodha adapter to a loopback Kite stub vs the stub directly (added ms)',
+  ],
 ]);
 
 function listBenches(): string {
   return [...[...BENCHES].map(([name, b]) => [name, b.description] as const), ...CUSTOM]
-    .map(([name, description]) => `  ${name.padEnd(16)} ${description}`)
+    .map(([name, description]) => `  ${name.padEnd(18)} ${description}`)
     .join('\n');
 }
 
@@ -98,6 +105,15 @@ if (name === 'sandbox-pass') {
   // An in-process timing of the engine's matching pass, not a load run: --duration and
   // --connections do not apply.
   process.exitCode = await runSandboxPass({ jsonFile: values.json });
+  process.exit();
+}
+if (name === 'placeorder-live') {
+  // Two targets (the loopback stub and algodesk in front of it), not server versus baseline.
+  process.exitCode = await runPlaceorderLive({
+    durationS: intOption('duration', values.duration),
+    connections: intOption('connections', values.connections, LIVE_DEFAULT_CONNECTIONS),
+    jsonFile: values.json,
+  });
   process.exit();
 }
 const bench = BENCHES.get(name);

@@ -54,6 +54,8 @@ export function runLoad(opts: LoadOptions, stats: SideStats): Promise<void> {
         method: request.method,
         headers: request.headers ?? {},
         body: request.body,
+        // Each connection cycles through these (autocannon fills in url, method and headers).
+        ...(request.bodies ? { requests: request.bodies.map((body) => ({ body })) } : {}),
         connections: opts.connections,
         duration: opts.durationS,
         pipelining: 1,

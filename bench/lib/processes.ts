@@ -61,10 +61,10 @@ export class Workspace {
     };
   }
 
-  /** Runs the CLI against {@link dataDir}. */
-  cli(args: string[]): Promise<string> {
+  /** Runs the CLI against {@link dataDir}; `input`, when given, is written to its stdin. */
+  cli(args: string[], input?: string): Promise<string> {
     return new Promise((resolvePromise, reject) => {
-      execFile(
+      const child = execFile(
         process.execPath,
         [CLI, ...args],
         { cwd: this.dir, env: this.env(), timeout: CLI_TIMEOUT_MS },
@@ -74,6 +74,7 @@ export class Workspace {
           else resolvePromise(stdout.replace(/\r?\n$/, ''));
         },
       );
+      if (input !== undefined) child.stdin?.end(input);
     });
   }
 

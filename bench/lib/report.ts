@@ -87,6 +87,8 @@ export interface JsonReport {
   rounds: number;
   connections: number;
   targets: TargetResult[];
+  /** Bench-specific fields added to the JSON as they are. */
+  extra?: Record<string, unknown>;
 }
 
 export function writeJson(file: string, r: JsonReport): void {
@@ -112,6 +114,7 @@ export function writeJson(file: string, r: JsonReport): void {
     node: process.version,
     timestamp: new Date().toISOString(),
     targets: r.targets,
+    ...r.extra,
   };
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(data, null, 2) + '\n');

@@ -8,7 +8,7 @@ import {
   summaryLine,
   writeJson,
 } from './report.js';
-import type { BaselineResponse, Bench, BenchPlan, BenchRequest } from './types.js';
+import type { AfterRunReport, BaselineResponse, Bench, BenchPlan, BenchRequest } from './types.js';
 
 export interface RunOptions {
   /** Measured seconds per side, split evenly over {@link ROUNDS}. */
@@ -52,6 +52,16 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // A bench with a deadline is stopped past it (a hung child or load run must not hang the caller).
+  const deadline =
+    bench.deadlineS === undefined
+      ? undefined
+      : setTimeout(() => {
+          console.error(`bench ${name}: FAILED: not finished after ${bench.deadlineS} s`);
+          ws.abortSync();
+          process.exit(1);
+        }, bench.deadlineS * 1000);
+  deadline?.unref();
   let server: Child | undefined;
   try {
     progress(`setup in ${ws.dir}`);
@@ -68,7 +78,7 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
       expected = plan.baseline ?? (await capture(server, plan.request));
       baseline = await ws.startBaseline(plan.request, expected);
     }
-    await probe(server, baseline, plan.request, expected);
+    await probe(server, baseline, plan.request, expected, plan.normalize);
 
     const { method, path } = plan.request;
     const roundS = opts.durationS / ROUNDS;
@@ -99,10 +109,21 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
     ]);
     if (problems.length > 0) throw new BenchFailure(`invalid run:\n  ${problems.join('\n  ')}`);
 
+    let after: AfterRunReport = {};
+    if (plan.afterRun) {
+      // Stopped first: its log is then flushed and its queues drained (graceful shutdown).
+      progress('server: stopping it for the after-run checks');
+      await ws.stop(server);
+      after = await plan.afterRun(handleOf(ws, server));
+    }
     const figures = computeFigures(measured.server, measured.baseline);
     const conditions = { connections: opts.connections };
-    const targets = bench.targets.map((t) => ({ label: t.label, ...t.evaluate(figures, conditions) }));
+    const targets = [
+      ...bench.targets.map((t) => ({ label: t.label, ...t.evaluate(figures, conditions) })),
+      ...(after.targets ?? []),
+    ];
     printTable(figures, measured.server, measured.baseline);
+    for (const line of after.lines ?? []) console.log(line);
     printVerdicts(targets);
     if (opts.jsonFile !== undefined) {
       writeJson(opts.jsonFile, {
@@ -116,6 +137,7 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
         rounds: ROUNDS,
         connections: opts.connections,
         targets,
+        ...(after.json ? { extra: after.json } : {}),
       });
       progress(`figures written to ${opts.jsonFile}`);
     }
@@ -126,6 +148,7 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
       console.error(`last lines of the server log:\n${ws.logTail(server, 10)}`);
     return failed(name, err);
   } finally {
+    clearTimeout(deadline);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await ws.dispose();
@@ -141,19 +164,23 @@ function failed(name: string, err: unknown): number {
 async function whenReady(ws: Workspace, child: Child, plan: BenchPlan): Promise<void> {
   if (!plan.ready) return;
   progress(`${child.label}: waiting until it is ready`);
-  await plan.ready({
+  await plan.ready(handleOf(ws, child));
+}
+
+function handleOf(ws: Workspace, child: Child) {
+  return {
     label: child.label,
     url: `http://127.0.0.1:${child.port}`,
     log: () => ws.log(child),
     exited: () => child.process.exitCode !== null || child.process.signalCode !== null,
-  });
+  };
 }
 
 async function send(child: Child, request: BenchRequest) {
   const res = await fetch(`http://127.0.0.1:${child.port}${request.path}`, {
     method: request.method,
     headers: request.headers,
-    body: request.body,
+    body: request.body ?? request.bodies?.[0],
   });
   return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text() };
 }
@@ -177,6 +204,7 @@ async function probe(
   baseline: Child,
   request: BenchRequest,
   expected: BaselineResponse,
+  normalize: (body: string) => string = (body) => body,
 ): Promise<void> {
   const s = await send(server, request);
   if (s.status < 200 || s.status > 299)
@@ -184,7 +212,7 @@ async function probe(
   const b = await send(baseline, request);
   if (b.status !== expected.status || b.body !== expected.body)
     throw new BenchFailure(`the baseline answered the probe request with ${b.status}: ${b.body}`);
-  if (s.body !== b.body || s.contentType !== expected.contentType)
+  if (normalize(s.body) !== normalize(b.body) || s.contentType !== expected.contentType)
     progress(
       `warning: the server's answer differs from the baseline's:\n` +
         `  server:   ${s.contentType} ${s.body}\n  baseline: ${expected.contentType} ${b.body}`,

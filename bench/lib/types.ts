@@ -10,6 +10,12 @@ export interface BenchRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Bodies every connection sends in turn, instead of {@link body} (e.g. a BUY then a SELL, so
+   * that an order bench neither runs out of funds nor builds a position). The probe sends the
+   * first one.
+   */
+  bodies?: string[];
 }
 
 /** What the bare `node:http` baseline answers to {@link BenchRequest}: the server's own reply. */
@@ -32,6 +38,11 @@ export interface BenchPlan {
    * environment variables (e.g. a feature switched off), so the ratio isolates that feature.
    */
   baselineServerEnv?: Record<string, string>;
+  /**
+   * Applied to the server's and the baseline's answers before the probe compares them, for an
+   * answer that differs per request (a new order id): e.g. replace the id with a fixed one.
+   */
+  normalize?(body: string): string;
   /** Extra environment variables of the server under test (e.g. `INSTRUMENT_INDEX=false`). */
   serverEnv?: Record<string, string>;
   /**
@@ -41,6 +52,20 @@ export interface BenchPlan {
    * index build has finished), rejects to fail the run. Without it, listening means ready.
    */
   ready?(server: ServerHandle): Promise<void>;
+  /**
+   * Called once the measured rounds are over and the server under test has been stopped (its
+   * log is complete, its queues drained, its database quiet), before the report: extra lines
+   * printed under the table, extra verdicts printed (and written) with the targets, extra JSON
+   * fields. For what the load generator cannot see (events dropped, rows written).
+   */
+  afterRun?(server: ServerHandle): Promise<AfterRunReport>;
+}
+
+/** What {@link BenchPlan.afterRun} adds to the report. */
+export interface AfterRunReport {
+  lines?: string[];
+  targets?: ({ label: string } & Verdict)[];
+  json?: Record<string, unknown>;
 }
 
 /** A running algodesk server, as {@link BenchPlan.ready} sees it. */
@@ -103,4 +128,6 @@ export interface Bench {
   targets: Target[];
   /** Connections when `--connections` is not given (default 50), e.g. 1 for a latency bench. */
   connections?: number;
+  /** When set, a run not finished after this many seconds is stopped and fails. */
+  deadlineS?: number;
 }
