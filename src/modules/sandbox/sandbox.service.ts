@@ -20,8 +20,7 @@ import {
   transition,
   withFunds,
 } from './ledger.js';
-import { blockMargin, placementMargin, releaseMargin } from './margin.js';
-import { moneyToRupees } from './money.js';
+import { blockMargin, placementMargin } from './margin.js';
 import {
   checkQuote,
   matchPrices,
@@ -34,26 +33,21 @@ import {
 } from './order-rules.js';
 import type { PriceSource } from './price-source.js';
 import { toOrderRecord, toResting, type OrderRecord } from './records.js';
+import {
+  closePositions,
+  modifyOrder,
+  outOfRange,
+  type ModifyRequest,
+  type PositionFilter,
+} from './sandbox-manage.js';
 import { RESTING, type AccountRow, type OrderRow, type SandboxRepository } from './sandbox.repository.js';
-import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from './types.js';
+import { instrumentKind, type OrderStatus } from './types.js';
 
 /** A placeorder request as the sandbox receives it (after the request schema). */
 export interface PlaceRequest extends OrderRequest {
   symbol: string;
   exchange: string;
   strategy?: string | null;
-}
-
-/** A modifyorder request: the new price type, quantity and prices of a working order. */
-export interface ModifyRequest {
-  symbol: string;
-  exchange: string;
-  side: Side;
-  product: Product;
-  priceType: PriceType;
-  quantity: number;
-  price?: number | string;
-  triggerPrice?: number | string;
 }
 
 /** What placement decided: the order (rejected orders are kept with their reason). */
@@ -88,13 +82,15 @@ export class SandboxService {
   /** Told about every order that was created, changed or ended (the engine keeps its book by it). */
   private readonly listeners: ((order: OrderRow) => void)[] = [];
 
-  constructor(private readonly deps: SandboxServiceDeps) {}
+  /** @internal (sandbox-manage.ts) */
+  constructor(readonly deps: SandboxServiceDeps) {}
 
   onOrderChange(listener: (order: OrderRow) => void): void {
     this.listeners.push(listener);
   }
 
-  private changed(order: OrderRow | undefined): void {
+  /** @internal (sandbox-manage.ts) */
+  changed(order: OrderRow | undefined): void {
     if (order) for (const l of this.listeners) l(order);
   }
 
@@ -113,7 +109,8 @@ export class SandboxService {
     return at !== undefined && now >= at ? 'after-square-off' : 'regular';
   }
 
-  private async instrument(symbol: string, exchange: string): Promise<Instrument> {
+  /** @internal (sandbox-manage.ts) */
+  async instrument(symbol: string, exchange: string): Promise<Instrument> {
     const instrument = await this.deps.instruments.get(symbol, exchange);
     if (!instrument)
       throw badRequest(`Symbol '${symbol}' not found on exchange ${exchange} in the master contract`);
@@ -121,9 +118,8 @@ export class SandboxService {
   }
 
   /** A quote for the instrument and whether it may fill (stale or out-of-range quotes may not). */
-  private async pricesFor(
-    instrument: Instrument,
-  ): Promise<{ prices?: MarketPrices; fallback?: MarketPrices }> {
+  /** @internal (sandbox-manage.ts) */
+  async pricesFor(instrument: Instrument): Promise<{ prices?: MarketPrices; fallback?: MarketPrices }> {
     const quote = await this.deps
       .prices()
       .quote(instrument)
@@ -242,7 +238,8 @@ export class SandboxService {
   }
 
   /** Matches a just-placed or modified order against the quote it was placed with. */
-  private async matchNow(
+  /** @internal (sandbox-manage.ts) */
+  async matchNow(
     repo: SandboxRepository,
     account: AccountRow,
     row: OrderRow,
@@ -340,126 +337,25 @@ export class SandboxService {
     return { cancelled, failed };
   }
 
-  private async ownOrder(repo: SandboxRepository, userId: number, orderId: number): Promise<OrderRow> {
+  /** @internal (sandbox-manage.ts) */
+  async ownOrder(repo: SandboxRepository, userId: number, orderId: number): Promise<OrderRow> {
     const order = await repo.getOrder(orderId);
     if (!order || order.user_id !== userId) throw notFound(`Order ${orderId} not found`);
     return order;
   }
 
-  /**
-   * Modifies a working order (issue 5, "Cancel and modify"): symbol, exchange, action and product
-   * must be the order's; price type, quantity, price and trigger may change. The order is
-   * validated and margined again as if placed now (its old block released first); on any
-   * failure the order stays as it was.
-   */
-  async modifyOrder(userId: number, orderId: number, req: ModifyRequest): Promise<OrderRecord> {
-    const existing = await this.ownOrder(this.deps.repo, userId, orderId);
-    for (const [field, want, have] of [
-      ['symbol', req.symbol, existing.symbol],
-      ['exchange', req.exchange, existing.exchange],
-      ['action', req.side, existing.side],
-      ['product', req.product, existing.product],
-    ] as const)
-      if (want !== have) throw badRequest(`${field} cannot be modified (order ${orderId} is ${have})`);
-    const instrument = await this.instrument(existing.symbol, existing.exchange);
-    const { prices, fallback } = await this.pricesFor(instrument);
-    const now = this.deps.clock.now();
-    const { config } = this.deps;
-    const row = await this.deps.repo
-      .transaction(async (repo) => {
-        let account = await repo.lockAccount(userId, config.startingFunds, now);
-        const order = await this.ownOrder(repo, userId, orderId);
-        if (!RESTING.includes(order.status as OrderStatus))
-          throw badRequest(`Order ${orderId} is ${order.status} and cannot be modified`);
-        const product = order.product as Product;
-        const ctx = await accountContext(repo, userId, order.symbol, order.exchange, product, order.id);
-        const v = validateOrder(
-          {
-            side: order.side as Side,
-            product,
-            priceType: req.priceType,
-            quantity: req.quantity,
-            price: req.price,
-            triggerPrice: req.triggerPrice,
-          },
-          {
-            instrument,
-            positionQuantity: ctx.position.quantity,
-            sellableQuantity: ctx.sellable,
-            session: this.sessionPhase(order.exchange, now),
-          },
-        );
-        if (!v.ok) throw badRequest(v.reason);
-        const refPrice = placementPrice(v.order, prices ?? fallback);
-        if (refPrice === undefined)
-          throw badRequest(`No price is available for ${order.exchange}:${order.symbol}`);
-        const funds = releaseMargin(fundsOf(account), order.blocked_margin);
-        const pm = placementMargin({
-          kind: instrumentKind(instrument.instrumenttype),
-          product,
-          side: order.side as Side,
-          quantity: v.order.quantity,
-          price: refPrice,
-          positionQuantity: reducibleFor(ctx, order.side as Side),
-          leverage: config.leverage,
-        });
-        const blocked = blockMargin(funds, pm.margin);
-        if (!blocked.ok) throw badRequest(blocked.reason);
-        const patch = {
-          price_type: v.order.priceType,
-          quantity: v.order.quantity,
-          price: v.order.price,
-          trigger_price: v.order.triggerPrice,
-          blocked_margin: pm.margin,
-          blocked_quantity: pm.openingQuantity,
-        };
-        const detail = `modified: ${v.order.priceType} ${v.order.quantity} @ ${moneyToRupees(v.order.price)} trigger ${moneyToRupees(v.order.triggerPrice)}`;
-        if (!(await transition(repo, order, RESTING, v.order.status, now, detail, patch)))
-          throw badRequest(`Order ${orderId} is no longer open`);
-        account = withFunds(account, blocked.funds, now);
-        await repo.saveAccount(account);
-        const next: OrderRow = { ...order, ...patch, status: v.order.status, updated_at: now };
-        return prices ? this.matchNow(repo, account, next, prices, now) : next;
-      })
-      .catch(outOfRange);
-    this.changed(row);
-    return toOrderRecord(row);
+  /** Modifies a working order (see sandbox-manage.ts). */
+  modifyOrder(userId: number, orderId: number, req: ModifyRequest): Promise<OrderRecord> {
+    return modifyOrder(this, userId, orderId, req);
   }
 
-  /**
-   * Closes positions at market (closeposition): every open position of the user, or only those
-   * matching `filter`, less what working orders on the other side already close. Returns the
-   * orders placed. A MARKET order placed on a stale quote rests and fills on the next good one.
-   */
-  async closePositions(
+  /** Closes positions at market (see sandbox-manage.ts). */
+  closePositions(
     userId: number,
-    filter: { exchange?: string; product?: Product; symbol?: string } = {},
+    filter: PositionFilter = {},
     strategy: string | null = null,
   ): Promise<PlaceOutcome[]> {
-    const out: PlaceOutcome[] = [];
-    for (const p of await this.deps.repo.positionsOf(userId)) {
-      if (p.quantity === 0) continue;
-      if (filter.exchange && p.exchange !== filter.exchange) continue;
-      if (filter.product && p.product !== filter.product) continue;
-      if (filter.symbol && p.symbol !== filter.symbol) continue;
-      // Working orders that already close part of it (an earlier close waiting for a price) count.
-      const side: Side = p.quantity > 0 ? 'SELL' : 'BUY';
-      const ctx = await accountContext(this.deps.repo, userId, p.symbol, p.exchange, p.product as Product);
-      const quantity = Math.min(Math.abs(p.quantity), Math.abs(reducibleFor(ctx, side)));
-      if (quantity === 0) continue;
-      out.push(
-        await this.placeOrder(userId, {
-          symbol: p.symbol,
-          exchange: p.exchange,
-          side,
-          priceType: 'MARKET',
-          product: p.product as Product,
-          quantity,
-          strategy,
-        }),
-      );
-    }
-    return out;
+    return closePositions(this, userId, filter, strategy);
   }
 
   /**
@@ -495,11 +391,4 @@ export class SandboxService {
   async order(userId: number, orderId: number): Promise<OrderRecord> {
     return toOrderRecord(await this.ownOrder(this.deps.repo, userId, orderId));
   }
-}
-
-/** Amounts past the exact money range (about ₹900 billion) are bad input, not a server error. */
-function outOfRange(err: unknown): never {
-  if (err instanceof RangeError)
-    throw badRequest('order value is too large for exact accounting (over ₹900,000,000,000)');
-  throw err;
 }

@@ -1,0 +1,161 @@
+/**
+ * Managing working orders and positions of a sandbox account (issue 5, "Cancel and modify",
+ * closeposition): split from sandbox.service.ts, whose transaction helpers they use.
+ */
+import { badRequest } from '../../platform/errors.js';
+import { accountContext, fundsOf, reducibleFor, transition, withFunds } from './ledger.js';
+import { blockMargin, placementMargin, releaseMargin } from './margin.js';
+import { moneyToRupees } from './money.js';
+import { placementPrice, validateOrder } from './order-rules.js';
+import { toOrderRecord, type OrderRecord } from './records.js';
+import { RESTING, type OrderRow } from './sandbox.repository.js';
+import type { PlaceOutcome, SandboxService } from './sandbox.service.js';
+import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from './types.js';
+
+/** A modifyorder request: the new price type, quantity and prices of a working order. */
+export interface ModifyRequest {
+  symbol: string;
+  exchange: string;
+  side: Side;
+  product: Product;
+  priceType: PriceType;
+  quantity: number;
+  price?: number | string;
+  triggerPrice?: number | string;
+}
+
+/** Which positions closeposition closes (all when empty). */
+export interface PositionFilter {
+  exchange?: string;
+  product?: Product;
+  symbol?: string;
+}
+
+/**
+ * Modifies a working order (issue 5, "Cancel and modify"): symbol, exchange, action and product
+ * must be the order's; price type, quantity, price and trigger may change. The order is
+ * validated and margined again as if placed now (its old block released first); on any
+ * failure the order stays as it was.
+ */
+export async function modifyOrder(
+  s: SandboxService,
+  userId: number,
+  orderId: number,
+  req: ModifyRequest,
+): Promise<OrderRecord> {
+  const existing = await s.ownOrder(s.deps.repo, userId, orderId);
+  for (const [field, want, have] of [
+    ['symbol', req.symbol, existing.symbol],
+    ['exchange', req.exchange, existing.exchange],
+    ['action', req.side, existing.side],
+    ['product', req.product, existing.product],
+  ] as const)
+    if (want !== have) throw badRequest(`${field} cannot be modified (order ${orderId} is ${have})`);
+  const instrument = await s.instrument(existing.symbol, existing.exchange);
+  const { prices, fallback } = await s.pricesFor(instrument);
+  const now = s.deps.clock.now();
+  const { config } = s.deps;
+  const row = await s.deps.repo
+    .transaction(async (repo) => {
+      let account = await repo.lockAccount(userId, config.startingFunds, now);
+      const order = await s.ownOrder(repo, userId, orderId);
+      if (!RESTING.includes(order.status as OrderStatus))
+        throw badRequest(`Order ${orderId} is ${order.status} and cannot be modified`);
+      const product = order.product as Product;
+      const ctx = await accountContext(repo, userId, order.symbol, order.exchange, product, order.id);
+      const v = validateOrder(
+        {
+          side: order.side as Side,
+          product,
+          priceType: req.priceType,
+          quantity: req.quantity,
+          price: req.price,
+          triggerPrice: req.triggerPrice,
+        },
+        {
+          instrument,
+          positionQuantity: ctx.position.quantity,
+          sellableQuantity: ctx.sellable,
+          session: s.sessionPhase(order.exchange, now),
+        },
+      );
+      if (!v.ok) throw badRequest(v.reason);
+      const refPrice = placementPrice(v.order, prices ?? fallback);
+      if (refPrice === undefined)
+        throw badRequest(`No price is available for ${order.exchange}:${order.symbol}`);
+      const funds = releaseMargin(fundsOf(account), order.blocked_margin);
+      const pm = placementMargin({
+        kind: instrumentKind(instrument.instrumenttype),
+        product,
+        side: order.side as Side,
+        quantity: v.order.quantity,
+        price: refPrice,
+        positionQuantity: reducibleFor(ctx, order.side as Side),
+        leverage: config.leverage,
+      });
+      const blocked = blockMargin(funds, pm.margin);
+      if (!blocked.ok) throw badRequest(blocked.reason);
+      const patch = {
+        price_type: v.order.priceType,
+        quantity: v.order.quantity,
+        price: v.order.price,
+        trigger_price: v.order.triggerPrice,
+        blocked_margin: pm.margin,
+        blocked_quantity: pm.openingQuantity,
+      };
+      const detail = `modified: ${v.order.priceType} ${v.order.quantity} @ ${moneyToRupees(v.order.price)} trigger ${moneyToRupees(v.order.triggerPrice)}`;
+      if (!(await transition(repo, order, RESTING, v.order.status, now, detail, patch)))
+        throw badRequest(`Order ${orderId} is no longer open`);
+      account = withFunds(account, blocked.funds, now);
+      await repo.saveAccount(account);
+      const next: OrderRow = { ...order, ...patch, status: v.order.status, updated_at: now };
+      return prices ? s.matchNow(repo, account, next, prices, now) : next;
+    })
+    .catch(outOfRange);
+  s.changed(row);
+  return toOrderRecord(row);
+}
+
+/**
+ * Closes positions at market (closeposition): every open position of the user, or only those
+ * matching `filter`, less what working orders on the other side already close. Returns the
+ * orders placed. A MARKET order placed on a stale quote rests and fills on the next good one.
+ */
+export async function closePositions(
+  s: SandboxService,
+  userId: number,
+  filter: PositionFilter,
+  strategy: string | null,
+): Promise<PlaceOutcome[]> {
+  const out: PlaceOutcome[] = [];
+  for (const p of await s.deps.repo.positionsOf(userId)) {
+    if (p.quantity === 0) continue;
+    if (filter.exchange && p.exchange !== filter.exchange) continue;
+    if (filter.product && p.product !== filter.product) continue;
+    if (filter.symbol && p.symbol !== filter.symbol) continue;
+    // Working orders that already close part of it (an earlier close waiting for a price) count.
+    const side: Side = p.quantity > 0 ? 'SELL' : 'BUY';
+    const ctx = await accountContext(s.deps.repo, userId, p.symbol, p.exchange, p.product as Product);
+    const quantity = Math.min(Math.abs(p.quantity), Math.abs(reducibleFor(ctx, side)));
+    if (quantity === 0) continue;
+    out.push(
+      await s.placeOrder(userId, {
+        symbol: p.symbol,
+        exchange: p.exchange,
+        side,
+        priceType: 'MARKET',
+        product: p.product as Product,
+        quantity,
+        strategy,
+      }),
+    );
+  }
+  return out;
+}
+
+/** Amounts past the exact money range (about ₹900 billion) are bad input, not a server error. */
+export function outOfRange(err: unknown): never {
+  if (err instanceof RangeError)
+    throw badRequest('order value is too large for exact accounting (over ₹900,000,000,000)');
+  throw err;
+}
