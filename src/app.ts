@@ -11,6 +11,9 @@ import { ApiKeysService } from './modules/auth/api-keys.service.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { LoginActivityRepository } from './modules/auth/login-activity.repository.js';
 import { LoginService } from './modules/auth/login.service.js';
+import { PasswordResetRepository } from './modules/auth/password-reset.repository.js';
+import { passwordResetRoutes } from './modules/auth/password-reset.routes.js';
+import { PasswordResetService } from './modules/auth/password-reset.service.js';
 import { createSessionGuard } from './modules/auth/session.guard.js';
 import { SessionsRepository } from './modules/auth/sessions.repository.js';
 import { SessionsService } from './modules/auth/sessions.service.js';
@@ -43,7 +46,12 @@ import {
 import { sandboxApiRoutes, sandboxSessionRoutes } from './modules/sandbox/sandbox.routes.js';
 import { analyzeModeRoutes } from './modules/settings/analyze-mode.routes.js';
 import { alertRoutes } from './modules/alerts/alerts.routes.js';
-import { buildMailServices, mailRoutes, type MailServices } from './modules/mail/mail.module.js';
+import {
+  buildMailServices,
+  mailRoutes,
+  type MailConnectOptions,
+  type MailServices,
+} from './modules/mail/mail.module.js';
 import { createLiveSocketHub } from './modules/orders/live-socket.js';
 import { liveSocketRoutes } from './modules/orders/live-socket.routes.js';
 import { brokerLoginRoutes } from './modules/orders/broker-login.routes.js';
@@ -75,6 +83,8 @@ export interface AppDeps {
   logger: Logger;
   rateLimiter: RateLimiter;
   bus: InvalidationBus;
+  /** Mail TLS trust and timeouts (tests trust their own CA); default: the system's CAs. */
+  mailConnect?: MailConnectOptions;
 }
 
 /** The services of the app, built once and shared by the route modules (no singletons). */
@@ -107,6 +117,8 @@ export interface Services {
   alerts: { settings: AlertSettingsService; delivery: AlertDelivery };
   /** Outgoing mail: SMTP settings, sending, diagnostics (issue 8). */
   mail: MailServices;
+  /** Password reset by authenticator code or mailed link (issue 8). */
+  passwordReset: PasswordResetService;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -144,6 +156,13 @@ export function buildServices(deps: AppDeps): Services {
     freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
   });
   const { brokers, sandbox, orders, alerts } = buildTradingServices(deps, market, marketAdmin);
+  const mail = buildMailServices({
+    db,
+    appKey: config.appKey,
+    clock,
+    logger: deps.logger,
+    ...(deps.mailConnect ? { connect: deps.mailConnect } : {}),
+  });
   return {
     bans,
     trackers,
@@ -153,7 +172,16 @@ export function buildServices(deps: AppDeps): Services {
     brokers,
     orders,
     alerts,
-    mail: buildMailServices({ db, appKey: config.appKey, clock, logger: deps.logger }),
+    mail,
+    passwordReset: new PasswordResetService({
+      repo: new PasswordResetRepository(db),
+      totp,
+      mail,
+      clock,
+      hostServer: config.hostServer,
+      logger: deps.logger,
+      serviceName: config.serviceName,
+    }),
     traffic: new TrafficLogService(
       new TrafficRepository(
         db,
@@ -289,6 +317,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       totp: services.totp,
       guard,
     });
+    passwordResetRoutes(web, {
+      reset: services.passwordReset,
+      rateLimit: limit('reset', config.resetRateLimit),
+    });
     apiKeyRoutes(web, { apiKeys: services.apiKeys, guard });
     securityRoutes(web, { services, guard, rateLimit: adminLimit, clock: deps.clock });
     trafficRoutes(web, { traffic: services.traffic, guard, rateLimit: adminLimit });
@@ -367,6 +399,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const sweep = setInterval(() => {
     Promise.all([
       services.sessions.purgeExpired(),
+      services.passwordReset.purgeExpired(),
       services.bans.purgeExpired(),
       services.trackers.purge(),
     ]).catch((err: unknown) => logger.warn({ err }, 'periodic cleanup failed'));

@@ -41,6 +41,8 @@ export interface Config {
   orderRateLimit: RateRule[];
   /** `LOGIN_RATE_LIMIT`, default 5 per minute and 25 per hour, per client IP. */
   loginRateLimit: RateRule[];
+  /** `RESET_RATE_LIMIT`, default 15 per hour, per client IP: every password-reset request. */
+  resetRateLimit: RateRule[];
   /** Public base URL (`HOST_SERVER`, default `http://127.0.0.1:<PORT>`), without a trailing slash. */
   hostServer: string;
   /** Session cookies carry `Secure` when the public URL is https. */
@@ -167,6 +169,7 @@ export function loadConfig(
     apiRateLimit: check('API_RATE_LIMIT', undefined, parseRateRules),
     orderRateLimit: check('ORDER_RATE_LIMIT', parseRateRules('10 per second'), parseRateRules),
     loginRateLimit: check('LOGIN_RATE_LIMIT', parseRateRules('5 per minute;25 per hour'), parseRateRules),
+    resetRateLimit: check('RESET_RATE_LIMIT', parseRateRules('15 per hour'), parseRateRules),
     hostServer,
     secureCookies: hostServer.startsWith('https:'),
     logLevel: check('LOG_LEVEL', 'info', parseLogLevel),

@@ -57,6 +57,18 @@ export interface PendingTotpLoginsTable {
   user_agent: string | null;
 }
 
+/** A password-reset token handed out (e-mailed link or after a TOTP code): 15 minutes, single use. */
+export interface PasswordResetsTable {
+  /** SHA-256 of the token. */
+  id: string;
+  user_id: number;
+  method: 'email' | 'totp';
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  ip: string | null;
+}
+
 export interface SessionsTable {
   /** SHA-256 of the cookie value: the database never holds a usable session id. */
   id: string;
@@ -363,6 +375,7 @@ export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
   pending_totp_logins: PendingTotpLoginsTable;
+  password_resets: PasswordResetsTable;
   api_keys: ApiKeysTable;
   login_activity: LoginActivityTable;
   sandbox_accounts: SandboxAccountsTable;

@@ -38,5 +38,6 @@ describe('logs never carry secrets', () => {
     expect(maskUrl('/strategy/webhook/abcDEF123?x=1')).toBe('/strategy/webhook/[redacted]');
     expect(maskUrl('/flow/webhook/tok/SBIN')).toBe('/flow/webhook/[redacted]/SBIN');
     expect(maskUrl('/api/v1/ping?apikey=secret')).toBe('/api/v1/ping');
+    expect(maskUrl('/auth/reset-password-email/abc_DEF-123')).toBe('/auth/reset-password-email/[redacted]');
   });
 });

@@ -79,7 +79,9 @@ export function createLogger(level: LogLevel, stream?: DestinationStream): Logge
  */
 export function maskUrl(url: string): string {
   const path = url.split('?')[0] ?? url;
-  return path.replace(/^\/(strategy|flow|scanner)\/webhook\/[^/]+/, '/$1/webhook/[redacted]');
+  return path
+    .replace(/^\/(strategy|flow|scanner)\/webhook\/[^/]+/, '/$1/webhook/[redacted]')
+    .replace(/^\/auth\/reset-password-email\/[^/]+/, '/auth/reset-password-email/[redacted]');
 }
 
 /**

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { describe, inject } from 'vitest';
 import { buildApp, type Services } from '../../src/app.js';
+import type { MailConnectOptions } from '../../src/modules/mail/mail.module.js';
 import { ensureInstallSecrets, loadConfig, sqliteFile, type ResolvedConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
@@ -110,6 +111,8 @@ export interface TestAppOptions {
   db?: TestDatabase;
   bus?: InvalidationBus;
   rateLimiter?: RateLimiter;
+  /** Mail TLS trust for the app's mail services (tests that talk to smtp-test-server). */
+  mailConnect?: MailConnectOptions;
 }
 
 /** Builds the real app on a database of its own, with a fake clock and captured trace logs. */
@@ -130,6 +133,7 @@ export async function createTestApp(dialect: Dialect, opts: TestAppOptions = {})
     logger,
     rateLimiter,
     bus,
+    ...(opts.mailConnect ? { mailConnect: opts.mailConnect } : {}),
   });
   await app.ready();
   return {
