@@ -13,12 +13,15 @@ import type { MarketServices } from './modules/market/market.module.js';
 import { detached } from './modules/orders/order-events.js';
 import { buildOrderServices, type OrderServices } from './modules/orders/orders.module.js';
 import { buildSandboxServices, type SandboxServices } from './modules/sandbox/sandbox.module.js';
+import { buildStrategyServices, type StrategyServices } from './modules/strategies/strategies.module.js';
 
 export interface TradingServices {
   brokers: BrokerRegistry;
   sandbox: SandboxServices;
   orders: OrderServices;
   alerts: { settings: AlertSettingsService; delivery: AlertDelivery };
+  /** Batch and signal strategies, their webhook and event trail (issue 7). */
+  strategies: StrategyServices;
 }
 
 export function buildTradingServices(
@@ -81,5 +84,21 @@ export function buildTradingServices(
       'chat-alerts',
     ),
   );
-  return { brokers, sandbox, orders, alerts: { settings: alertSettings, delivery: alertDelivery } };
+  const strategies = buildStrategyServices({
+    db,
+    market,
+    sandbox,
+    orders,
+    bus: deps.bus,
+    clock,
+    logger: deps.logger,
+    publicBase: () => deps.publicBaseUrl?.() ?? config.hostServer,
+  });
+  return {
+    brokers,
+    sandbox,
+    orders,
+    alerts: { settings: alertSettings, delivery: alertDelivery },
+    strategies,
+  };
 }

@@ -1,20 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import cookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from './config.js';
-import { createApiKeyGuard, type InvalidKeyListener } from './modules/api/api-key.guard.js';
-import { pingRoutes } from './modules/api/ping.routes.js';
+import { type InvalidKeyListener } from './modules/api/api-key.guard.js';
 import { ApiKeysRepository } from './modules/auth/api-keys.repository.js';
-import { apiKeyRoutes } from './modules/auth/api-keys.routes.js';
 import { ApiKeysService } from './modules/auth/api-keys.service.js';
-import { authRoutes } from './modules/auth/auth.routes.js';
 import { LoginActivityRepository } from './modules/auth/login-activity.repository.js';
 import { LoginService } from './modules/auth/login.service.js';
 import { PasswordResetRepository } from './modules/auth/password-reset.repository.js';
-import { passwordResetRoutes } from './modules/auth/password-reset.routes.js';
 import { PasswordResetService } from './modules/auth/password-reset.service.js';
-import { createSessionGuard } from './modules/auth/session.guard.js';
 import { SessionsRepository } from './modules/auth/sessions.repository.js';
 import { SessionsService } from './modules/auth/sessions.service.js';
 import { TotpService } from './modules/auth/totp.service.js';
@@ -24,39 +18,20 @@ import { SettingsRepository } from './modules/settings/settings.repository.js';
 import { BAN_MESSAGE, BanService } from './modules/security/ban.service.js';
 import { BansRepository } from './modules/security/bans.repository.js';
 import { SecuritySettingsService } from './modules/security/security-settings.service.js';
-import { securityRoutes } from './modules/security/security.routes.js';
 import { TrackersRepository } from './modules/security/trackers.repository.js';
 import { TrackersService } from './modules/security/trackers.service.js';
 import { SINGLE_ROW_INSERT, TrafficRepository } from './modules/monitoring/traffic.repository.js';
-import { trafficRoutes } from './modules/monitoring/traffic.routes.js';
 import { TrafficLogService } from './modules/monitoring/traffic.service.js';
 import { SqliteTrafficWriter } from './modules/monitoring/sqlite-traffic-writer.js';
-import {
-  buildMarketAdminServices,
-  marketAdminRoutes,
-  type MarketAdminServices,
-} from './modules/market/market-admin.module.js';
+import { buildMarketAdminServices, type MarketAdminServices } from './modules/market/market-admin.module.js';
 import {
   buildMarketServices,
-  marketApiRoutes,
-  marketSessionRoutes,
   startMarketServices,
   type MarketServices,
 } from './modules/market/market.module.js';
-import { sandboxApiRoutes, sandboxSessionRoutes } from './modules/sandbox/sandbox.routes.js';
-import { analyzeModeRoutes } from './modules/settings/analyze-mode.routes.js';
-import { alertRoutes } from './modules/alerts/alerts.routes.js';
-import {
-  buildMailServices,
-  mailRoutes,
-  type MailConnectOptions,
-  type MailServices,
-} from './modules/mail/mail.module.js';
+import { type StrategyServices } from './modules/strategies/strategies.module.js';
+import { buildMailServices, type MailConnectOptions, type MailServices } from './modules/mail/mail.module.js';
 import { createLiveSocketHub } from './modules/orders/live-socket.js';
-import { liveSocketRoutes } from './modules/orders/live-socket.routes.js';
-import { brokerLoginRoutes } from './modules/orders/broker-login.routes.js';
-import { orderRoutes } from './modules/orders/orders.routes.js';
-import { orderSessionRoutes } from './modules/orders/orders-session.routes.js';
 import type { AlertDelivery } from './modules/alerts/alerts.consumer.js';
 import type { AlertSettingsService } from './modules/alerts/alert-settings.service.js';
 import type { BrokerRegistry } from './modules/brokers/broker-registry.js';
@@ -69,10 +44,10 @@ import type { Database } from './platform/db/database.js';
 import { registerBodyParsing } from './platform/http/body.plugin.js';
 import { registerErrorHandling } from './platform/http/errors.plugin.js';
 import { registerValidation } from './platform/http/validation.plugin.js';
-import { createRateLimitHooks, rateLimitsFrom } from './platform/http/rate-limit.js';
 import type { App } from './platform/http/types.js';
 import type { InvalidationBus } from './platform/invalidation.js';
 import { maskUrl } from './platform/logger.js';
+import { registerRoutes } from './app-routes.js';
 import type { RateLimiter } from './platform/rate-limiter.js';
 
 /** Everything the app is built from; tests pass fakes (clock, limiter, bus) here. */
@@ -85,6 +60,8 @@ export interface AppDeps {
   bus: InvalidationBus;
   /** Mail TLS trust and timeouts (tests trust their own CA); default: the system's CAs. */
   mailConnect?: MailConnectOptions;
+  /** The public base URL when it differs from HOST_SERVER (the tunnel's); for webhook URLs. */
+  publicBaseUrl?: () => string | undefined;
 }
 
 /** The services of the app, built once and shared by the route modules (no singletons). */
@@ -119,6 +96,8 @@ export interface Services {
   mail: MailServices;
   /** Password reset by authenticator code or mailed link (issue 8). */
   passwordReset: PasswordResetService;
+  /** Batch and signal strategies, the strategy webhook and event trail (issue 7). */
+  strategies: StrategyServices;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -155,7 +134,7 @@ export function buildServices(deps: AppDeps): Services {
     logger: deps.logger,
     freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
   });
-  const { brokers, sandbox, orders, alerts } = buildTradingServices(deps, market, marketAdmin);
+  const { brokers, sandbox, orders, alerts, strategies } = buildTradingServices(deps, market, marketAdmin);
   const mail = buildMailServices({
     db,
     appKey: config.appKey,
@@ -172,6 +151,7 @@ export function buildServices(deps: AppDeps): Services {
     brokers,
     orders,
     alerts,
+    strategies,
     mail,
     passwordReset: new PasswordResetService({
       repo: new PasswordResetRepository(db),
@@ -297,102 +277,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     });
   });
 
-  const guard = createSessionGuard(services.sessions, services.users);
-  const limit = createRateLimitHooks(deps.rateLimiter, logger);
-  const limits = rateLimitsFrom(config);
-  const adminLimit = limit('admin', limits.admin);
-  const apiLimit = limit('api', limits.api);
-  const apiKeyGuard = createApiKeyGuard(services.apiKeys, config.serviceName, services.invalidKeyListeners);
-
-  // Browser (session) routes live in a scope of their own with the cookie plugin, so its
-  // per-response hook never runs on the API; cookies are parsed only by the session guard.
-  await app.register(async (scope) => {
-    const web = scope as unknown as App;
-    await web.register(cookie, { hook: false });
-    authRoutes(web, {
-      config,
-      login: services.login,
-      sessions: services.sessions,
-      users: services.users,
-      totp: services.totp,
-      guard,
-    });
-    passwordResetRoutes(web, {
-      reset: services.passwordReset,
-      rateLimit: limit('reset', config.resetRateLimit),
-    });
-    apiKeyRoutes(web, { apiKeys: services.apiKeys, guard });
-    securityRoutes(web, { services, guard, rateLimit: adminLimit, clock: deps.clock });
-    trafficRoutes(web, { traffic: services.traffic, guard, rateLimit: adminLimit });
-    marketSessionRoutes(web, { market: services.market, config, guard, rateLimit: adminLimit, logger });
-    mailRoutes(web, {
-      mail: services.mail,
-      guard,
-      rateLimit: adminLimit,
-      probeRateLimit: limit('smtp-probe', limits.heavy),
-    });
-    analyzeModeRoutes(web, { mode: services.sandbox.mode, guard, rateLimit: adminLimit });
-    sandboxSessionRoutes(web, { service: services.sandbox.service, guard, rateLimit: adminLimit });
-    alertRoutes(web, {
-      settings: services.alerts.settings,
-      delivery: services.alerts.delivery,
-      guard,
-      rateLimit: adminLimit,
-      testRateLimit: limit('alert-test', limits.heavy),
-    });
-    brokerLoginRoutes(web, {
-      brokerName: config.broker.name,
-      adapter: (name) => services.brokers.load(name),
-      sessions: services.orders.brokerSessions,
-      appKey: config.appKey,
-      clock: deps.clock,
-      guard,
-      rateLimit: adminLimit,
-    });
-    await liveSocketRoutes(web, {
-      hub: liveSocket,
-      sessions: services.sessions,
-      rateLimit: adminLimit,
-      allowedOrigins: [new URL(config.hostServer).origin],
-    });
-    orderSessionRoutes(web, {
-      actionCenter: services.orders.actionCenter,
-      latency: services.orders.latency,
-      repo: services.orders.repo,
-      guard,
-      rateLimit: adminLimit,
-    });
-    await web.register(async (s) =>
-      marketAdminRoutes(s as unknown as App, {
-        services: services.marketAdmin,
-        guard,
-        rateLimit: adminLimit,
-        uploadRateLimit: limit('freeze-upload', limits.heavy),
-      }),
-    );
-  });
-  // The `/api/v1` surface: API key in the body, no cookies.
-  await app.register(async (scope) => {
-    const api = scope as unknown as App;
-    pingRoutes(api, { apiKeyGuard, rateLimit: apiLimit, activeBroker: () => null });
-    marketApiRoutes(api, { market: services.market, apiKeyGuard, rateLimit: apiLimit });
-    orderRoutes(api, {
-      pipeline: services.orders.pipeline,
-      actionCenter: services.orders.actionCenter,
-      mode: services.sandbox.mode,
-      apiKeyGuard,
-      orderRateLimit: limit('order', limits.order),
-      apiRateLimit: apiLimit,
-    });
-    sandboxApiRoutes(api, {
-      service: services.sandbox.service,
-      books: services.sandbox.books,
-      analyze: () => services.sandbox.mode.analyze,
-      apiKeyGuard,
-      rateLimit: apiLimit,
-      live: services.orders.live,
-    });
-  });
+  await registerRoutes(app, deps, services, liveSocket);
 
   // Expired sessions, bans past their retention and closed tracker windows are deleted here;
   // the request path only ever reads them.
@@ -410,9 +295,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   await services.marketAdmin.start();
   startMarketServices(services.market);
   await services.orders.start();
+  services.strategies.start();
   await services.sandbox.mode.reload();
   app.addHook('onClose', async () => {
     await services.sandbox.mode.shutdown();
+    services.strategies.stop();
     await services.orders.stop();
     await services.brokers.closeAll();
     await services.mail.whenIdle();

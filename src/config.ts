@@ -43,6 +43,8 @@ export interface Config {
   loginRateLimit: RateRule[];
   /** `RESET_RATE_LIMIT`, default 15 per hour, per client IP: every password-reset request. */
   resetRateLimit: RateRule[];
+  /** `WEBHOOK_RATE_LIMIT`, default 10 per second: strategy webhook deliveries per client IP and per token. */
+  webhookRateLimit: RateRule[];
   /** Public base URL (`HOST_SERVER`, default `http://127.0.0.1:<PORT>`), without a trailing slash. */
   hostServer: string;
   /** Session cookies carry `Secure` when the public URL is https. */
@@ -170,6 +172,7 @@ export function loadConfig(
     orderRateLimit: check('ORDER_RATE_LIMIT', parseRateRules('10 per second'), parseRateRules),
     loginRateLimit: check('LOGIN_RATE_LIMIT', parseRateRules('5 per minute;25 per hour'), parseRateRules),
     resetRateLimit: check('RESET_RATE_LIMIT', parseRateRules('15 per hour'), parseRateRules),
+    webhookRateLimit: check('WEBHOOK_RATE_LIMIT', parseRateRules('10 per second'), parseRateRules),
     hostServer,
     secureCookies: hostServer.startsWith('https:'),
     logLevel: check('LOG_LEVEL', 'info', parseLogLevel),

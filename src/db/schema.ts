@@ -360,6 +360,100 @@ export interface AlertSettingsTable {
   updated_at: number;
 }
 
+/** A batch or signal strategy (issue 7). */
+export interface StrategiesTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  kind: string;
+  product: string;
+  direction: string;
+  token_digest: string;
+  ip_allowlist: string;
+  locked: DbBool;
+  live_enabled: DbBool;
+  active_run_id: number | null;
+  last_stop_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StrategyLegsTable {
+  id: Id;
+  strategy_id: number;
+  position: number;
+  leg_type: string;
+  symbol: string | null;
+  exchange: string;
+  underlying: string | null;
+  expiry_rank: number | null;
+  option_type: string | null;
+  strike_offset: number | null;
+  quantity: number;
+  quantity_unit: string;
+  side: string | null;
+}
+
+export interface StrategyRunsTable {
+  id: Id;
+  strategy_id: number;
+  mode: string;
+  status: string;
+  started_at: number;
+  stop_requested_at: number | null;
+  stopped_at: number | null;
+}
+
+export interface StrategyOrdersTable {
+  id: Id;
+  run_id: number;
+  strategy_id: number;
+  leg_id: number;
+  symbol: string;
+  exchange: string;
+  action: string;
+  quantity: number;
+  purpose: string;
+  status: string;
+  order_id: string | null;
+  message: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StrategyEventsTable {
+  id: Id;
+  strategy_id: number;
+  run_id: number | null;
+  ts: number;
+  kind: string;
+  severity: string;
+  leg_id: number | null;
+  message: string;
+  payload: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Id;
+  strategy_id: number | null;
+  ts: number;
+  ip: string;
+  result: string;
+  http_status: number;
+  action: string | null;
+  mode: string | null;
+  run_id: number | null;
+  message: string;
+  payload: string | null;
+  duration_ms: number;
+}
+
+export interface WebhookDedupeTable {
+  strategy_id: number;
+  fingerprint: string;
+  at: number;
+}
+
 export interface DB {
   contract_imports: ContractImportsTable;
   instruments: InstrumentsTable;
@@ -376,6 +470,13 @@ export interface DB {
   sessions: SessionsTable;
   pending_totp_logins: PendingTotpLoginsTable;
   password_resets: PasswordResetsTable;
+  strategies: StrategiesTable;
+  strategy_legs: StrategyLegsTable;
+  strategy_runs: StrategyRunsTable;
+  strategy_orders: StrategyOrdersTable;
+  strategy_events: StrategyEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_dedupe: WebhookDedupeTable;
   api_keys: ApiKeysTable;
   login_activity: LoginActivityTable;
   sandbox_accounts: SandboxAccountsTable;

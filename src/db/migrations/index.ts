@@ -9,6 +9,7 @@ import * as m0007 from './0007_create_orders.js';
 import * as m0008 from './0008_create_alert_settings.js';
 import * as m0009 from './0009_add_totp_replay.js';
 import * as m0010 from './0010_create_password_resets.js';
+import * as m0012 from './0012_create_strategies.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0008_create_alert_settings': m0008,
   '0009_add_totp_replay': m0009,
   '0010_create_password_resets': m0010,
+  '0012_create_strategies': m0012,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -70,10 +70,16 @@ export class OrderPipeline {
   async run(
     userId: number,
     order: OrderInput,
-    opts: { apiType: string; chunk?: number; started?: number },
+    opts: {
+      apiType: string;
+      chunk?: number;
+      started?: number;
+      /** A strategy run's own mode; otherwise the global analyzer/live switch decides. */
+      mode?: 'analyze' | 'live';
+    },
   ): Promise<PipelineAnswer> {
     const started = opts.started ?? performance.now();
-    const analyze = this.deps.analyze();
+    const analyze = opts.mode ? opts.mode === 'analyze' : this.deps.analyze();
     const mode = analyze ? ('analyze' as const) : ('live' as const);
     const request = { ...order } as Record<string, unknown>;
     const fail = (

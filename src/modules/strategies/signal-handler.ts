@@ -1,0 +1,154 @@
+/**
+ * Signal strategies (issue 7 part 6; spec rules 6-9). The leg is named by `leg_id`, else by
+ * `symbol` + `exchange` (a one-leg strategy needs neither); its instrument is checked against the
+ * master contract at signal time (rule 7: not a contract on an exchange that has rows →
+ * `rejected_invalid_action`; an exchange with no rows passes); a cash `short_entry` needs product
+ * MIS (rule 8); direction limits refuse the other side's entries. `long_entry`/`short_entry` open
+ * or flip (the outgoing exit first: if it is rejected, the critical
+ * `flip_outgoing_exit_rejected` and no new entry); `*_exit` flattens; a signal that would not
+ * change the held position is `ok` with a note (rule 9). The first accepted signal opens a run, in
+ * the mode the service is in (analyzer → sandbox).
+ */
+import type { LegRow, StrategyRow } from './strategies.repository.js';
+import type { DerivativeContract } from './leg-resolver.js';
+import { netPositions, type RunnerOutcome, type StrategyRunner } from './strategy-runner.js';
+import { CASH_EXCHANGES, type RunMode, type SignalAction } from './strategy.types.js';
+
+export interface SignalRef {
+  leg_id: number | null;
+  symbol: string | null;
+  exchange: string | null;
+}
+
+export interface SignalContract {
+  get: DerivativeContract['get'];
+  hasExchange(exchange: string): Promise<boolean>;
+}
+
+const invalid = (message: string): RunnerOutcome => ({ result: 'rejected_invalid_action', message });
+
+/** The leg a signal names, or a refusal. */
+export function findLeg(legs: readonly LegRow[], ref: SignalRef): LegRow | RunnerOutcome {
+  if (ref.leg_id !== null) {
+    return legs.find((l) => l.id === ref.leg_id) ?? invalid(`No leg ${ref.leg_id} in this strategy`);
+  }
+  if (ref.symbol !== null || ref.exchange !== null) {
+    if (ref.symbol === null || ref.exchange === null)
+      return invalid('A leg is named by leg_id, or by symbol and exchange together');
+    const symbol = ref.symbol.trim().toUpperCase();
+    const exchange = ref.exchange.trim().toUpperCase();
+    return (
+      legs.find((l) => l.symbol === symbol && l.exchange === exchange) ??
+      invalid(`No leg for ${symbol.slice(0, 40)} on ${exchange.slice(0, 16)} in this strategy`)
+    );
+  }
+  if (legs.length === 1) return legs[0]!;
+  return invalid('This strategy has several legs: name one with leg_id, or symbol and exchange');
+}
+
+export async function handleSignal(
+  runner: StrategyRunner,
+  contract: SignalContract,
+  s: StrategyRow,
+  legs: readonly LegRow[],
+  action: SignalAction,
+  ref: SignalRef,
+  globalMode: RunMode,
+): Promise<RunnerOutcome> {
+  const leg = findLeg(legs, ref);
+  if ('result' in leg) return leg;
+  const symbol = leg.symbol!;
+  const exchange = leg.exchange;
+  // Rule 7, at signal time: the contract may have changed since the leg was saved.
+  let lotsize = 1;
+  if (await contract.hasExchange(exchange)) {
+    const inst = await contract.get(symbol, exchange);
+    if (!inst) return invalid(`${symbol} is not a contract on ${exchange} in the master contract`);
+    lotsize = inst.lotsize;
+  }
+  const entrySide = action === 'long_entry' ? 1 : action === 'short_entry' ? -1 : 0;
+  if (action === 'short_entry' && CASH_EXCHANGES.has(exchange) && s.product !== 'MIS') {
+    return invalid(`A short entry on ${exchange} needs product MIS (the strategy's product is ${s.product})`);
+  }
+  if (entrySide === 1 && s.direction === 'short_only')
+    return invalid('This strategy is short-only: long_entry refused');
+  if (entrySide === -1 && s.direction === 'long_only')
+    return invalid('This strategy is long-only: short_entry refused');
+
+  const size = leg.quantity * (leg.quantity_unit === 'lots' ? lotsize : 1);
+  let runId = s.active_run_id;
+  const held = runId === null ? 0 : (netPositions(await runner.repo.ordersOfRun(runId)).get(leg.id) ?? 0);
+  const target =
+    entrySide !== 0 ? entrySide * size : action === 'long_exit' ? (held > 0 ? 0 : held) : held < 0 ? 0 : held;
+  if (target === held || (entrySide !== 0 && Math.sign(held) === entrySide)) {
+    const note = `No change: ${symbol} ${exchange} already ${held === 0 ? 'flat' : held > 0 ? `long ${held}` : `short ${-held}`}`;
+    if (runId !== null) await runner.event(s, runId, 'signal_noop', note, leg.id, { action });
+    return { result: 'ok', message: note, ...(runId !== null ? { runId } : {}) };
+  }
+  if (runId === null) {
+    const claimed = await runner.claim(s, globalMode);
+    if ('refused' in claimed) {
+      if (claimed.runId === undefined)
+        return { result: 'rejected_engine_error', message: 'No run could be opened for the signal' };
+      runId = claimed.runId;
+    } else {
+      runId = claimed.runId;
+      await runner.event(
+        s,
+        runId,
+        'run_started',
+        `Run opened by the first signal (${globalMode} mode)`,
+        leg.id,
+        { mode: globalMode },
+      );
+    }
+  }
+  const run = await runner.repo.run(runId);
+  const mode = (run?.mode ?? globalMode) as RunMode;
+  // The outgoing side first (exit, or the exit half of a flip).
+  if (held !== 0 && Math.sign(target) !== Math.sign(held)) {
+    const out = await runner.place(
+      s,
+      runId,
+      mode,
+      leg,
+      symbol,
+      exchange,
+      held > 0 ? 'SELL' : 'BUY',
+      Math.abs(held),
+      'exit',
+    );
+    if (!out.ok) {
+      if (entrySide !== 0) {
+        await runner.event(
+          s,
+          runId,
+          'flip_outgoing_exit_rejected',
+          `Flip refused: the exit of ${symbol} was rejected (${out.message}); no new entry`,
+          leg.id,
+        );
+      }
+      return { result: 'ok', message: `Exit rejected: ${out.message}`, runId };
+    }
+  }
+  if (target !== 0) {
+    const inn = await runner.place(
+      s,
+      runId,
+      mode,
+      leg,
+      symbol,
+      exchange,
+      target > 0 ? 'BUY' : 'SELL',
+      Math.abs(target),
+      'entry',
+    );
+    if (!inn.ok) return { result: 'ok', message: `Entry rejected: ${inn.message}`, runId };
+    return {
+      result: 'ok',
+      message: `${action}: ${target > 0 ? 'BUY' : 'SELL'} ${Math.abs(target)} ${symbol} placed`,
+      runId,
+    };
+  }
+  return { result: 'ok', message: `${action}: ${symbol} flattened`, runId };
+}

@@ -1,0 +1,143 @@
+/**
+ * Strategies (issue 7): built once in app.ts from the market, sandbox and orders services.
+ * Routes: strategies.routes.ts. A periodic reconcile confirms stop-pending runs once their exits
+ * have filled.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DB } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
+import type { InvalidationBus } from '../../platform/invalidation.js';
+import type { MarketServices } from '../market/market.module.js';
+import type { OrderServices } from '../orders/orders.module.js';
+import type { SandboxServices } from '../sandbox/sandbox.module.js';
+import type { DerivativeContract } from './leg-resolver.js';
+import { StrategiesRepository } from './strategies.repository.js';
+import { StrategiesService } from './strategies.service.js';
+import { StrategyRunner, type FillState } from './strategy-runner.js';
+import { DEDUPE_WINDOW_MS, type RunMode } from './strategy.types.js';
+import { WebhookService } from './webhook.service.js';
+
+export { strategyEventsApiRoute, strategyRoutes, strategyWebhookRoutes } from './strategies.routes.js';
+
+export interface StrategyServices {
+  strategies: StrategiesService;
+  runner: StrategyRunner;
+  webhook: WebhookService;
+  /** Starts the reconcile timer (stop-pending runs, old de-duplication rows). */
+  start(): void;
+  stop(): void;
+}
+
+export interface StrategyDeps {
+  db: Kysely<DB>;
+  market: MarketServices;
+  sandbox: SandboxServices;
+  orders: OrderServices;
+  bus: InvalidationBus;
+  clock: Clock;
+  logger: Logger;
+  /** Public base URL of webhook URLs (tunnel URL when up, else HOST_SERVER). */
+  publicBase: () => string;
+}
+
+/** Index exchanges holding the underlying of a derivative exchange's contracts. */
+const UNDERLYING_EXCHANGES: Record<string, string[]> = {
+  NFO: ['NSE_INDEX', 'NSE'],
+  BFO: ['BSE_INDEX', 'BSE'],
+  CDS: ['CDS'],
+  BCD: ['BCD'],
+  MCX: ['MCX'],
+};
+
+export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
+  const contracts = deps.market.contracts;
+  const contract: DerivativeContract & { hasExchange(e: string): Promise<boolean> } = {
+    get: (symbol, exchange) => contracts.get(symbol, exchange),
+    hasExchange: (exchange) => contracts.hasExchange(exchange),
+    expiries: (f) => contracts.expiries(f),
+    async chain(f) {
+      const r = await contracts.searchFno(
+        [],
+        {
+          exchanges: [f.exchange],
+          instrumentTypes: [f.instrumentType],
+          expiryDate: f.expiryDate,
+          underlying: f.underlying,
+          strikeMin: null,
+          strikeMax: null,
+        },
+        5_000,
+      );
+      return r.rows;
+    },
+    async underlyingLtp(underlying, exchange) {
+      for (const ex of UNDERLYING_EXCHANGES[exchange] ?? []) {
+        const inst = await contracts.get(underlying, ex);
+        if (!inst) continue;
+        const q = await deps.sandbox.prices().quote(inst);
+        if (q && q.ltp > 0) return q.ltp;
+      }
+      return undefined;
+    },
+  };
+  const strategies = new StrategiesService(
+    new StrategiesRepository(deps.db),
+    contract,
+    deps.clock,
+    deps.bus,
+    deps.publicBase,
+  );
+  const fillState = async (userId: number, mode: RunMode, orderId: string): Promise<FillState> => {
+    if (mode === 'sandbox') {
+      const o = await deps.sandbox.service.order(userId, Number(orderId));
+      return o.status === 'complete'
+        ? 'filled'
+        : o.status === 'open' || o.status === 'trigger pending'
+          ? 'working'
+          : 'dead';
+    }
+    const a = await deps.orders.live.status(userId, orderId);
+    const status = String((a.body.data as { order_status?: string } | undefined)?.order_status ?? '');
+    return status === 'complete'
+      ? 'filled'
+      : status === 'rejected' || status === 'cancelled'
+        ? 'dead'
+        : 'working';
+  };
+  const runner = new StrategyRunner({
+    strategies,
+    pipeline: deps.orders.pipeline,
+    contract,
+    analyze: () => deps.sandbox.mode.analyze,
+    fillState,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
+  const webhook = new WebhookService({
+    strategies,
+    runner,
+    contract,
+    analyze: () => deps.sandbox.mode.analyze,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    strategies,
+    runner,
+    webhook,
+    start() {
+      timer = setInterval(() => {
+        Promise.all([
+          runner.reconcile(),
+          strategies.repo.purgeDedupe(deps.clock.now() - DEDUPE_WINDOW_MS),
+        ]).catch((err: unknown) => deps.logger.warn({ err }, 'strategy reconcile failed'));
+      }, 10_000);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * Strategy routes (issue 7):
+ * - management under `/strategy/api` (session; CSRF on writes): CRUD, token rotation, the lock,
+ *   the live switch, runs, events, deliveries; another user's strategy is a plain 404;
+ * - `POST /api/v1/strategy/events` (API key): the event trail, newest first;
+ * - `POST /strategy/webhook/<token>` (no session, no key): in a scope of its own whose only body
+ *   parser keeps the raw text, so every malformed body reaches the audited pipeline. A declared
+ *   `Content-Length` over 16,384 → 413 (no `result`) and a rate-limit refusal → 429
+ *   `rate_limited`, both before the body is read, neither audited.
+ */
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { Type } from 'typebox';
+import type { ApiKeyGuard } from '../api/api-key.guard.js';
+import type { SessionGuard } from '../auth/session.guard.js';
+import { ErrorBody } from '../auth/auth.schema.js';
+import { fieldMessages } from '../../platform/http/errors.plugin.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { App } from '../../platform/http/types.js';
+import type { RateLimiter } from '../../platform/rate-limiter.js';
+import type { RateRule } from '../../platform/rate-rule.js';
+import type { Logger } from 'pino';
+import type { StrategiesService, StrategyInput, StrategyUpdate } from './strategies.service.js';
+import {
+  CreateStrategyBody,
+  IdParams,
+  ListQuery,
+  LiveBody,
+  LockBody,
+  StrategyEventsBody,
+  UpdateStrategyBody,
+} from './strategy.schema.js';
+import { tokenDigest } from './strategy-token.js';
+import { RESULT_STATUS, WEBHOOK_MAX_BYTES } from './strategy.types.js';
+import type { WebhookService } from './webhook.service.js';
+
+export function strategyRoutes(
+  app: App,
+  deps: { strategies: StrategiesService; guard: SessionGuard; rateLimit: RateLimitHook },
+): void {
+  const { strategies: svc } = deps;
+  const Ok = Type.Record(Type.String(), Type.Unknown());
+  const errors = {
+    200: Ok,
+    201: Ok,
+    400: ErrorBody,
+    401: ErrorBody,
+    403: ErrorBody,
+    404: ErrorBody,
+    409: ErrorBody,
+    429: ErrorBody,
+  };
+  const opts = { onRequest: deps.rateLimit, preHandler: deps.guard() };
+  const base = '/strategy/api/strategies';
+  const user = (req: FastifyRequest) => req.session!.userId;
+  const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
+
+  app.post(base, { ...opts, schema: { body: CreateStrategyBody, response: errors } }, async (req, reply) => {
+    noStore(reply);
+    const created = await svc.create(user(req), req.body as StrategyInput);
+    return reply.code(201).send({ status: 'success', data: created });
+  });
+  app.get(base, { ...opts, schema: { response: errors } }, async (req) => ({
+    status: 'success',
+    data: await svc.list(user(req)),
+  }));
+  app.get(`${base}/:id`, { ...opts, schema: { params: IdParams, response: errors } }, async (req) => ({
+    status: 'success',
+    data: await svc.view(user(req), req.params.id),
+  }));
+  app.put(
+    `${base}/:id`,
+    { ...opts, schema: { params: IdParams, body: UpdateStrategyBody, response: errors } },
+    async (req) => ({
+      status: 'success',
+      data: await svc.update(user(req), req.params.id, req.body as StrategyUpdate),
+    }),
+  );
+  app.delete(`${base}/:id`, { ...opts, schema: { params: IdParams, response: errors } }, async (req) => {
+    await svc.remove(user(req), req.params.id);
+    return { status: 'success', message: 'Strategy deleted' };
+  });
+  app.post(
+    `${base}/:id/rotate-token`,
+    { ...opts, schema: { params: IdParams, response: errors } },
+    async (req, reply) => {
+      noStore(reply);
+      return { status: 'success', data: await svc.rotateToken(user(req), req.params.id) };
+    },
+  );
+  app.post(
+    `${base}/:id/lock`,
+    { ...opts, schema: { params: IdParams, body: LockBody, response: errors } },
+    async (req) => ({
+      status: 'success',
+      data: await svc.setLocked(user(req), req.params.id, req.body.locked),
+    }),
+  );
+  app.post(
+    `${base}/:id/live`,
+    { ...opts, schema: { params: IdParams, body: LiveBody, response: errors } },
+    async (req) => ({
+      status: 'success',
+      data: await svc.setLive(user(req), req.params.id, req.body.enabled),
+    }),
+  );
+  app.get(
+    `${base}/:id/runs`,
+    { ...opts, schema: { params: IdParams, querystring: ListQuery, response: errors } },
+    async (req) => ({
+      status: 'success',
+      data: await svc.runs(user(req), req.params.id, req.query.limit ?? 100),
+    }),
+  );
+  app.get(
+    `${base}/:id/events`,
+    { ...opts, schema: { params: IdParams, querystring: ListQuery, response: errors } },
+    async (req) => ({
+      status: 'success',
+      data: await svc.events(user(req), req.params.id, {
+        ...(req.query.run_id !== undefined ? { runId: req.query.run_id } : {}),
+        ...(req.query.kind !== undefined ? { kind: req.query.kind } : {}),
+        ...(req.query.severity !== undefined ? { severity: req.query.severity } : {}),
+        limit: req.query.limit ?? 500,
+      }),
+    }),
+  );
+  app.get(
+    `${base}/:id/deliveries`,
+    { ...opts, schema: { params: IdParams, querystring: ListQuery, response: errors } },
+    async (req) => ({
+      status: 'success',
+      data: await svc.deliveries(user(req), req.params.id, req.query.limit ?? 100),
+    }),
+  );
+}
+
+/** `POST /api/v1/strategy/events`: schema failures first (400), then the API key, then ownership. */
+export function strategyEventsApiRoute(
+  app: App,
+  deps: { strategies: StrategiesService; apiKeyGuard: ApiKeyGuard; rateLimit: RateLimitHook },
+): void {
+  const schemaThenKey = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const v = (req as { validationError?: { validation?: unknown[] } }).validationError;
+    if (v) {
+      const message = fieldMessages((v.validation ?? []) as Parameters<typeof fieldMessages>[0]);
+      reply.code(400).send({ status: 'error', message, code: 'validation_failed' });
+      return;
+    }
+    deps.apiKeyGuard(req, reply, done);
+  };
+  app.post(
+    '/api/v1/strategy/events',
+    {
+      onRequest: deps.rateLimit,
+      attachValidation: true,
+      preHandler: schemaThenKey,
+      schema: { body: StrategyEventsBody },
+    },
+    async (req) => {
+      const b = req.body;
+      const data = await deps.strategies.events(req.apiPrincipal!.userId, b.strategy_id, {
+        ...(b.run_id !== undefined ? { runId: b.run_id } : {}),
+        ...(b.kind !== undefined ? { kind: b.kind } : {}),
+        ...(b.severity !== undefined ? { severity: b.severity } : {}),
+        limit: b.limit ?? 500,
+      });
+      return { status: 'success', data };
+    },
+  );
+}
+
+export interface WebhookRouteDeps {
+  webhook: WebhookService;
+  limiter: RateLimiter;
+  /** Per client IP and per token digest. */
+  rules: readonly RateRule[];
+  logger: Logger;
+}
+
+/** Registers the webhook in its own scope (raw body parser). */
+export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): Promise<void> {
+  await app.register(async (scope) => {
+    const s = scope as unknown as App;
+    s.removeAllContentTypeParsers();
+    // Bodies are read as text whatever their type; the pipeline parses and audits them. Beyond
+    // 64 KiB (only possible without a declared length) Fastify refuses with 413 while reading.
+    s.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 65_536 }, (_req, body, done) =>
+      done(null, body),
+    );
+
+    const limits = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > WEBHOOK_MAX_BYTES) {
+        reply.code(413).send({ status: 'error', message: `Body over ${WEBHOOK_MAX_BYTES} bytes` });
+        return;
+      }
+      const token = (req.params as { token?: string }).token ?? '';
+      const keys = [`webhook-ip:${req.clientIp}`, `webhook-token:${tokenDigest(token) ?? 'malformed'}`];
+      Promise.all(keys.map((k) => deps.limiter.hit(k, deps.rules))).then(
+        (decisions) => {
+          const refused = decisions.find((d) => !d.allowed);
+          if (!refused) return done();
+          reply
+            .code(RESULT_STATUS.rate_limited)
+            .header('retry-after', String(Math.max(1, Math.ceil(refused.retryAfterMs / 1000))))
+            .send({ status: 'error', result: 'rate_limited', message: 'Too many deliveries; slow down' });
+        },
+        (err: unknown) => {
+          deps.logger.warn({ err }, 'rate limiter unavailable; webhook delivery allowed');
+          done();
+        },
+      );
+    };
+
+    s.post('/strategy/webhook/:token', { onRequest: limits }, async (req, reply) => {
+      const token = (req.params as { token: string }).token;
+      const raw = typeof req.body === 'string' ? req.body : undefined;
+      const answer = await deps.webhook.deliver(token, raw, req.clientIp);
+      return reply.code(answer.http).send(answer.body);
+    });
+  });
+}

@@ -1,0 +1,67 @@
+import { Type } from 'typebox';
+import { DIRECTIONS, EVENT_KINDS, SEVERITIES, STRATEGY_KINDS, STRATEGY_PRODUCTS } from './strategy.types.js';
+
+const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
+
+export const LegBody = Type.Object(
+  {
+    symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    exchange: Type.String({ minLength: 2, maxLength: 16 }),
+    quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+    quantity_unit: Type.Optional(literals(['units', 'lots'] as const)),
+    side: Type.Optional(literals(['BUY', 'SELL'] as const)),
+    underlying: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+    expiry_rank: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 0, maximum: 5 }), literals(['current', 'next', 'far'] as const)]),
+    ),
+    option_type: Type.Optional(literals(['CE', 'PE', 'FUT'] as const)),
+    strike_offset: Type.Optional(Type.Integer({ minimum: -50, maximum: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+const Allowlist = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 });
+
+export const CreateStrategyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    kind: literals(STRATEGY_KINDS),
+    product: Type.Optional(literals(STRATEGY_PRODUCTS)),
+    direction: Type.Optional(literals(DIRECTIONS)),
+    legs: Type.Array(LegBody, { minItems: 1, maxItems: 20 }),
+    ip_allowlist: Type.Optional(Allowlist),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateStrategyBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    product: Type.Optional(literals(STRATEGY_PRODUCTS)),
+    direction: Type.Optional(literals(DIRECTIONS)),
+    legs: Type.Optional(Type.Array(LegBody, { minItems: 1, maxItems: 20 })),
+    ip_allowlist: Type.Optional(Allowlist),
+  },
+  { additionalProperties: false },
+);
+
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
+export const LockBody = Type.Object({ locked: Type.Boolean() }, { additionalProperties: false });
+export const LiveBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+
+export const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  run_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  kind: Type.Optional(literals(EVENT_KINDS)),
+  severity: Type.Optional(literals(SEVERITIES)),
+});
+
+/** `POST /api/v1/strategy/events`: unknown kind or severity, or limit outside 1-1000 → 400 (never clamped). */
+export const StrategyEventsBody = Type.Object({
+  apikey: Type.String({ minLength: 1, maxLength: 256 }),
+  strategy_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }),
+  run_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 })),
+  kind: Type.Optional(literals(EVENT_KINDS)),
+  severity: Type.Optional(literals(SEVERITIES)),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+});

@@ -1,0 +1,255 @@
+/**
+ * The strategy webhook's validation pipeline (issue 7 part 4; spec "Strategy webhook request
+ * rules" 1-10 and "Strategy webhook result codes"), in order: token → lock → IP allowlist →
+ * payload (a JSON object of at most 16,384 bytes) → action/mode vocabulary per kind → live
+ * enablement → batch de-duplication (60 s) → cooling-off (30 s) → the runner. Every terminal
+ * result is audited in `webhook_deliveries` with a redacted payload; the declared-size and
+ * rate-limit refusals happen in the route before this runs and are not.
+ */
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.js';
+import { fromDbBool } from '../../platform/db/database.js';
+import { ipAllowed } from './cidr.js';
+import { handleSignal, type SignalContract, type SignalRef } from './signal-handler.js';
+import type { StrategiesService } from './strategies.service.js';
+import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
+import { tokenDigest } from './strategy-token.js';
+import {
+  BATCH_ACTIONS,
+  DEDUPE_WINDOW_MS,
+  RESULT_STATUS,
+  RUN_MODES,
+  SIGNAL_ACTIONS,
+  WEBHOOK_MAX_BYTES,
+  type RunMode,
+  type SignalAction,
+  type WebhookResult,
+} from './strategy.types.js';
+
+export interface WebhookAnswer {
+  http: number;
+  body: {
+    status: 'success' | 'error';
+    result: WebhookResult;
+    message: string;
+    strategy_id?: number;
+    run_id?: number;
+    stop_pending?: boolean;
+    exits?: unknown[];
+  };
+}
+
+export interface WebhookDeps {
+  strategies: StrategiesService;
+  runner: StrategyRunner;
+  contract: SignalContract;
+  analyze: () => boolean;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Body fields that look like credentials: redacted before the payload is audited (rule 3). */
+const CREDENTIAL_KEY = /pass|secret|token|api.?key|auth|signature|otp|pin|session|cookie|credential|private/i;
+const AUDIT_PAYLOAD_MAX = 4_096;
+
+export class WebhookService {
+  constructor(private readonly deps: WebhookDeps) {}
+
+  async deliver(token: string, raw: string | undefined, ip: string): Promise<WebhookAnswer> {
+    const started = performance.now();
+    const audit: { strategyId: number | null; action: string | null; mode: string | null; payload: unknown } =
+      {
+        strategyId: null,
+        action: null,
+        mode: null,
+        payload: null,
+      };
+    let outcome: RunnerOutcome;
+    try {
+      outcome = await this.pipeline(token, raw, ip, audit);
+    } catch (err) {
+      this.deps.logger.error({ err, strategyId: audit.strategyId }, 'strategy webhook: engine error');
+      outcome = {
+        result: 'rejected_engine_error',
+        message: 'The strategy engine could not accept the delivery',
+      };
+    }
+    const http = RESULT_STATUS[outcome.result];
+    const body: WebhookAnswer['body'] = {
+      status: outcome.result === 'ok' ? 'success' : 'error',
+      result: outcome.result,
+      message: outcome.message,
+      ...(audit.strategyId !== null ? { strategy_id: audit.strategyId } : {}),
+      ...(outcome.runId !== undefined ? { run_id: outcome.runId } : {}),
+      ...(outcome.stopPending !== undefined ? { stop_pending: outcome.stopPending } : {}),
+      ...(outcome.exits !== undefined ? { exits: outcome.exits } : {}),
+    };
+    await this.deps.strategies.repo
+      .insertDelivery({
+        strategy_id: audit.strategyId,
+        ts: this.deps.clock.now(),
+        ip: ip.slice(0, 64),
+        result: outcome.result,
+        http_status: http,
+        action: audit.action?.slice(0, 32) ?? null,
+        mode: audit.mode?.slice(0, 16) ?? null,
+        run_id: outcome.runId ?? null,
+        message: outcome.message.slice(0, 1000),
+        payload: audit.payload === null ? null : capped(redact(audit.payload)),
+        duration_ms: performance.now() - started,
+      })
+      .catch((err: unknown) =>
+        this.deps.logger.error({ err, strategyId: audit.strategyId }, 'webhook delivery not audited'),
+      );
+    return { http, body };
+  }
+
+  private async pipeline(
+    token: string,
+    raw: string | undefined,
+    ip: string,
+    audit: { strategyId: number | null; action: string | null; mode: string | null; payload: unknown },
+  ): Promise<RunnerOutcome> {
+    const refuse = (result: WebhookResult, message: string): RunnerOutcome => ({ result, message });
+    const digest = tokenDigest(token);
+    const target = digest === undefined ? undefined : await this.deps.strategies.target(digest);
+    if (!target) return refuse('rejected_token', 'Unknown webhook URL');
+    const s = target.strategy;
+    audit.strategyId = s.id;
+    if (fromDbBool(s.locked))
+      return refuse('rejected_locked', 'The webhook of this strategy is locked (kill switch)');
+    if (!ipAllowed(ip, target.allowlist))
+      return refuse('rejected_ip', 'Sender address is not in the allowlist');
+
+    if (raw === undefined || Buffer.byteLength(raw) > WEBHOOK_MAX_BYTES) {
+      return refuse('rejected_payload', `Body must be a JSON object of at most ${WEBHOOK_MAX_BYTES} bytes`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      return refuse('rejected_payload', 'Body is not valid JSON');
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return refuse('rejected_payload', 'Body must be a JSON object');
+    }
+    audit.payload = body;
+    const fields = body as Record<string, unknown>;
+    const action = typeof fields.action === 'string' ? fields.action.trim().toLowerCase() : null;
+    const mode = typeof fields.mode === 'string' ? fields.mode.trim().toLowerCase() : null;
+    audit.action = action;
+    audit.mode = mode;
+    if (action === null || action === '')
+      return refuse('rejected_invalid_action', '"action" is required (a string)');
+
+    if (s.kind === 'batch') {
+      if (!(BATCH_ACTIONS as readonly string[]).includes(action)) {
+        return refuse(
+          'rejected_invalid_action',
+          `A batch strategy accepts action start or stop, not "${action.slice(0, 32)}"`,
+        );
+      }
+      if (action === 'start') {
+        if (mode === null)
+          return refuse('rejected_invalid_action', '"mode" (sandbox or live) is required to start a batch');
+        if (!(RUN_MODES as readonly string[]).includes(mode)) {
+          return refuse(
+            'rejected_invalid_action',
+            `mode must be sandbox or live, not "${mode.slice(0, 16)}"`,
+          );
+        }
+        if (mode === 'live' && !fromDbBool(s.live_enabled)) {
+          return refuse('rejected_live_disabled', 'Live batch start is not enabled for this strategy');
+        }
+      }
+      const fingerprint = createHash('sha256').update(canonical(body)).digest('hex');
+      if (
+        !(await this.deps.strategies.repo.claimDelivery(
+          s.id,
+          fingerprint,
+          this.deps.clock.now(),
+          DEDUPE_WINDOW_MS,
+        ))
+      ) {
+        return refuse('rejected_dedupe', 'Identical delivery already handled within the last 60 seconds');
+      }
+      // The claim and the runner read the strategy fresh: the cached row may predate a run.
+      const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
+      return action === 'start'
+        ? this.deps.runner.start(fresh, target.legs, mode as RunMode)
+        : this.deps.runner.stop(fresh);
+    }
+
+    if (!(SIGNAL_ACTIONS as readonly string[]).includes(action)) {
+      return refuse(
+        'rejected_invalid_action',
+        `A signal strategy accepts ${SIGNAL_ACTIONS.join(', ')}, not "${action.slice(0, 32)}"`,
+      );
+    }
+    const ref = signalRef(fields);
+    if (typeof ref === 'string') return refuse('rejected_invalid_action', ref);
+    const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
+    return handleSignal(
+      this.deps.runner,
+      this.deps.contract,
+      fresh,
+      target.legs,
+      action as SignalAction,
+      ref,
+      this.deps.analyze() ? 'sandbox' : 'live',
+    );
+  }
+}
+
+function signalRef(f: Record<string, unknown>): SignalRef | string {
+  const legId = f.leg_id ?? null;
+  if (legId !== null && !(Number.isSafeInteger(legId) && (legId as number) > 0))
+    return 'leg_id must be a positive integer';
+  const str = (v: unknown, name: string) => {
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'string' || v.length > 64) return `${name} must be a string of at most 64 characters`;
+    return v;
+  };
+  const symbol = str(f.symbol, 'symbol');
+  const exchange = str(f.exchange, 'exchange');
+  if (symbol?.includes(' must ')) return symbol;
+  if (exchange?.includes(' must ')) return exchange;
+  return { leg_id: legId as number | null, symbol, exchange };
+}
+
+/** JSON with sorted keys: the fingerprint of "identical" deliveries ignores key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(typeof v === 'string' ? v.trim().toLowerCase() : v) ?? 'null';
+}
+
+/** Credential-looking fields replaced, at any depth. */
+export function redact(v: unknown, depth = 0): unknown {
+  if (depth > 8) return '[truncated]';
+  if (Array.isArray(v)) return v.map((x) => redact(x, depth + 1));
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.entries(v as Record<string, unknown>).map(([k, x]) => [
+        k,
+        CREDENTIAL_KEY.test(k) ? '[redacted]' : redact(x, depth + 1),
+      ]),
+    );
+  }
+  return v;
+}
+
+function capped(v: unknown): string {
+  const s = JSON.stringify(v);
+  return s.length <= AUDIT_PAYLOAD_MAX
+    ? s
+    : JSON.stringify({ truncated: true, head: s.slice(0, AUDIT_PAYLOAD_MAX - 64) });
+}
