@@ -182,6 +182,23 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     expect((await h.rows('strategy_runs'))[0]).toMatchObject({ status: 'stopped' });
   });
 
+  it('exits that rest (stale quotes) keep the stop pending until the periodic reconcile sees them filled', async () => {
+    h = await startStrategies(dialect);
+    const { token } = await h.create(BATCH_PAIR);
+    await h.hook(token, { action: 'start', mode: 'sandbox' });
+    h.t.clock.advance(10 * 60_000); // the quotes are now stale: MARKET exits rest
+    const res = json(await h.hook(token, { action: 'stop' }));
+    expect(res).toMatchObject({ result: 'ok', stop_pending: true });
+    expect(res.exits).toHaveLength(2);
+    await h.t.services.strategies.runner.reconcile();
+    expect((await h.rows('strategy_runs'))[0]).toMatchObject({ status: 'stop_pending' });
+    await h.tick({ 'NSE:SBIN': h.quote(805), 'NSE:INFY': h.quote(1495) });
+    await h.t.services.strategies.runner.reconcile();
+    expect((await h.rows('strategy_runs'))[0]).toMatchObject({ status: 'stopped' });
+    expect(await kinds(h)).toContain('run_stopped:info');
+    expect(await positions(h)).toMatchObject({ SBIN: 0, INFY: 0 });
+  });
+
   it('the run’s own mode: sandbox even when the global mode is live; live never goes to the sandbox', async () => {
     h = await startStrategies(dialect);
     const { id, token } = await h.create(BATCH_PAIR);

@@ -5,7 +5,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { startSandbox, type SandboxHarness } from './sandbox.js';
-import { asBrowser, login, type Browser } from './test-app.js';
+import { asBrowser, login, type Browser, type TestAppOptions } from './test-app.js';
 
 export const HOST_SERVER = 'https://desk.example.com';
 export const TRADING_DAY = '2026-08-17';
@@ -35,8 +35,10 @@ export interface StrategyHarness extends SandboxHarness {
 export async function startStrategies(
   dialect: Dialect,
   env: Record<string, string> = {},
+  opts: Omit<TestAppOptions, 'env'> = {},
 ): Promise<StrategyHarness> {
   const h = await startSandbox(dialect, {
+    ...opts,
     env: { HOST_SERVER, WEBHOOK_RATE_LIMIT: '100000 per second', ...env },
   });
   await h.at(TRADING_DAY, '10:00');
