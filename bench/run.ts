@@ -9,6 +9,7 @@ import { runFlood } from './benches/flood.js';
 import { runSandboxPass } from './benches/sandbox-pass.js';
 import { ping } from './benches/ping.js';
 import { placeorderAnalyze } from './benches/placeorder-analyze.js';
+import { webhookSignal } from './benches/webhook-signal.js';
 import { LIVE_DEFAULT_CONNECTIONS, runPlaceorderLive } from './benches/placeorder-live.js';
 import { searchBnfFut, searchDb, searchNiftyCe, searchSbin } from './benches/search.js';
 import { ROUNDS, runBench } from './lib/runner.js';
@@ -23,6 +24,7 @@ const BENCHES = new Map<string, Bench>([
   ['search-bnf-fut', searchBnfFut],
   ['search-db', searchDb],
   ['placeorder-analyze', placeorderAnalyze],
+  ['webhook-signal', webhookSignal],
 ]);
 
 const DEFAULTS = { duration: 10, connections: 50 };

@@ -96,7 +96,7 @@ export const placeorderAnalyze: Bench = {
 };
 
 /** Logs in as the administrator and switches the trading mode to Analyze (no CLI exists for it). */
-async function switchToAnalyzeMode(url: string): Promise<void> {
+export async function switchToAnalyzeMode(url: string): Promise<void> {
   const login = await fetch(`${url}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -58,6 +58,7 @@ export class Workspace {
       API_RATE_LIMIT: '100000 per second',
       ORDER_RATE_LIMIT: '100000 per second',
       LOGIN_RATE_LIMIT: '100000 per second',
+      WEBHOOK_RATE_LIMIT: '100000 per second',
     };
   }
 

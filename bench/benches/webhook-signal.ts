@@ -1,0 +1,141 @@
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import SQLite from 'better-sqlite3';
+import { ratioAtLeast } from '../lib/targets.js';
+import type { Bench, ServerHandle } from '../lib/types.js';
+import { createApiKey, importContract, waitForIndex } from './market-data.js';
+import { BENCH_USER, kiteNseSnapshot } from './order-bench.js';
+import { switchToAnalyzeMode } from './placeorder-analyze.js';
+
+const note = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+const SBIN_QUOTE = { ltp: 800, bid: 799.95, ask: 800.05, high: 810, low: 790 };
+const MESSAGE = /"message":"[^"]*"/;
+
+/**
+ * Strategies issue, "Performance": `POST /strategy/webhook/<token>` to a signal strategy in
+ * analyzer mode (the sandbox fills), each connection alternating `long_entry` and `long_exit`
+ * on one SBIN leg, so every delivery places an order (an entry or the exit) and is audited.
+ * After the run the database is checked: one `webhook_deliveries` row per webhook request seen
+ * by the traffic log.
+ */
+export const webhookSignal: Bench = {
+  description:
+    'POST /strategy/webhook/<token>: long_entry/long_exit signals, sandbox fills, every delivery audited',
+  deadlineS: 90,
+  async setup({ cli, dataDir }) {
+    const snapshot = kiteNseSnapshot();
+    await createApiKey(cli);
+    const imported = await importContract(cli, 'zerodha', snapshot);
+    note(`imported ${imported.rows} Kite NSE instruments in ${imported.duration_ms} ms`);
+    const now = Date.now();
+    const script = join(dataDir, 'sandbox-script.json');
+    writeFileSync(
+      script,
+      JSON.stringify([{ at: now, quotes: { 'NSE:SBIN': { ...SBIN_QUOTE, timestamp: now } } }]),
+    );
+    const request = {
+      method: 'POST' as const,
+      // Replaced by `ready` with the token the strategy gets.
+      path: '/strategy/webhook/pending',
+      headers: { 'content-type': 'application/json' },
+      bodies: [JSON.stringify({ action: 'long_entry' }), JSON.stringify({ action: 'long_exit' })],
+    };
+    return {
+      request,
+      baseline: {
+        status: 200,
+        contentType: 'application/json; charset=utf-8',
+        body: JSON.stringify({ status: 'success', result: 'ok', message: '…', strategy_id: 1, run_id: 1 }),
+      },
+      normalize: (body) => body.replace(MESSAGE, '"message":"…"'),
+      serverEnv: {
+        SANDBOX_PRICE_SOURCE: 'scripted',
+        SANDBOX_SCRIPT_FILE: script,
+        SANDBOX_MAX_QUOTE_AGE_SECONDS: '86400',
+        SANDBOX_SQUARE_OFF: 'NSE=23:59',
+        SANDBOX_RESET_DAY: 'never',
+      },
+      async ready(server) {
+        await waitForIndex(server);
+        await switchToAnalyzeMode(server.url);
+        request.path = new URL(await createSignalStrategy(server.url)).pathname;
+        for (const body of request.bodies) {
+          const res = await fetch(`${server.url}${request.path}`, {
+            method: 'POST',
+            headers: request.headers,
+            body,
+          });
+          const text = await res.text();
+          if (res.status !== 200 || !text.includes('"result":"ok"'))
+            throw new Error(`test signal answered ${res.status}: ${text}`);
+        }
+        note(`${server.label}: signal strategy created, test entry and exit filled`);
+      },
+      afterRun: async (server) => afterRun(server, dataDir),
+    };
+  },
+  targets: [ratioAtLeast(0.15)],
+};
+
+/** Logs in as the bench administrator and creates the signal strategy; returns its webhook URL. */
+async function createSignalStrategy(url: string): Promise<string> {
+  const login = await fetch(`${url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(BENCH_USER),
+  });
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .find((c) => c.startsWith('algodesk_session='));
+  if (!cookie) throw new Error(`login answered ${login.status}`);
+  const csrf = (
+    (await (await fetch(`${url}/auth/csrf-token`, { headers: { cookie } })).json()) as { csrf_token: string }
+  ).csrf_token;
+  const res = await fetch(`${url}/strategy/api/strategies`, {
+    method: 'POST',
+    headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'bench',
+      kind: 'signal',
+      product: 'MIS',
+      legs: [{ symbol: 'SBIN', exchange: 'NSE', quantity: 1 }],
+    }),
+  });
+  const body = (await res.json()) as { data?: { webhook_url?: string } };
+  if (res.status !== 201 || !body.data?.webhook_url)
+    throw new Error(`create strategy answered ${res.status}`);
+  return body.data.webhook_url;
+}
+
+async function afterRun(_server: ServerHandle, dataDir: string) {
+  const db = new SQLite(join(dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
+  try {
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    const deliveries = count('SELECT count(*) AS n FROM webhook_deliveries');
+    const ok = count("SELECT count(*) AS n FROM webhook_deliveries WHERE result = 'ok'");
+    const requests = count(
+      "SELECT count(*) AS n FROM traffic_log WHERE path = '/strategy/webhook/[redacted]'",
+    );
+    const orders = count('SELECT count(*) AS n FROM strategy_orders');
+    const p99 = db
+      .prepare('SELECT duration_ms AS d FROM webhook_deliveries ORDER BY duration_ms LIMIT 1 OFFSET ?')
+      .get(Math.max(0, Math.ceil(deliveries * 0.99) - 1)) as { d: number } | undefined;
+    return {
+      lines: [
+        `webhook requests (traffic log): ${requests}; audited deliveries: ${deliveries} (ok ${ok}); strategy orders: ${orders}; ` +
+          `pipeline time per delivery p99 ${p99 ? p99.d.toFixed(2) : '?'} ms`,
+      ],
+      targets: [
+        {
+          label: 'every delivery audited',
+          met: deliveries === requests && deliveries > 0,
+          actual: `${deliveries} audit rows for ${requests} webhook requests`,
+        },
+      ],
+      json: { deliveries, ok, requests, orders, pipeline_p99_ms: p99?.d ?? null },
+    };
+  } finally {
+    db.close();
+  }
+}
