@@ -97,7 +97,12 @@ export async function registerRoutes(
       rateLimit: adminLimit,
       allowedOrigins: [new URL(config.hostServer).origin],
     });
-    strategyRoutes(web, { strategies: services.strategies.strategies, guard, rateLimit: adminLimit });
+    strategyRoutes(web, {
+      strategies: services.strategies.strategies,
+      runner: services.strategies.runner,
+      guard,
+      rateLimit: adminLimit,
+    });
     orderSessionRoutes(web, {
       actionCenter: services.orders.actionCenter,
       latency: services.orders.latency,

@@ -256,6 +256,27 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     expect(String(fallback!.message)).toMatch(/rank 1/);
   });
 
+  it('the strategy page’s start and stop share the webhook’s claim: clicks and deliveries open one run', async () => {
+    h = await startStrategies(dialect);
+    const { id, token } = await h.create(BATCH_PAIR);
+    const signal = await h.create(SIGNAL_SBIN);
+    expect((await h.manage('POST', `/${signal.id}/start`, { mode: 'sandbox' })).statusCode).toBe(400);
+    expect((await h.manage('POST', `/${id}/start`, { mode: 'live' })).statusCode).toBe(403);
+    expect((await h.manage('POST', `/${id}/start`, { mode: 'paper' })).statusCode).toBe(400);
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => h.manage('POST', `/${id}/start`, { mode: 'sandbox' })),
+      ...Array.from({ length: 10 }, (_, n) => h.hook(token, { action: 'start', mode: 'sandbox', n })),
+    ]);
+    expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+    expect(await h.rows('strategy_runs')).toHaveLength(1);
+    expect(await h.rows('strategy_orders')).toHaveLength(2);
+    const stop = await h.manage('POST', `/${id}/stop`);
+    expect(json(stop)).toMatchObject({ result: 'ok', stop_pending: false, strategy_id: id });
+    const cooling = await h.manage('POST', `/${id}/start`, { mode: 'sandbox' });
+    expect(cooling.statusCode).toBe(409);
+    expect(json(cooling)).toMatchObject({ result: 'rejected_cooling_off' });
+  });
+
   it('1,000 concurrent identical starts give exactly one run and one set of entry orders', async () => {
     h = await startStrategies(dialect);
     const { token } = await h.create(BATCH_PAIR);

@@ -27,15 +27,24 @@ import {
   LiveBody,
   LockBody,
   StrategyEventsBody,
+  StartBody,
   UpdateStrategyBody,
 } from './strategy.schema.js';
 import { tokenDigest } from './strategy-token.js';
 import { RESULT_STATUS, WEBHOOK_MAX_BYTES } from './strategy.types.js';
+import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
 import type { WebhookService } from './webhook.service.js';
+import { AppError, badRequest } from '../../platform/errors.js';
+import { fromDbBool } from '../../platform/db/database.js';
 
 export function strategyRoutes(
   app: App,
-  deps: { strategies: StrategiesService; guard: SessionGuard; rateLimit: RateLimitHook },
+  deps: {
+    strategies: StrategiesService;
+    runner: StrategyRunner;
+    guard: SessionGuard;
+    rateLimit: RateLimitHook;
+  },
 ): void {
   const { strategies: svc } = deps;
   const Ok = Type.Record(Type.String(), Type.Unknown());
@@ -48,8 +57,11 @@ export function strategyRoutes(
     404: ErrorBody,
     409: ErrorBody,
     429: ErrorBody,
+    500: Ok,
   };
   const opts = { onRequest: deps.rateLimit, preHandler: deps.guard() };
+  // Start and stop answer the webhook's fields (result, run_id, …) on every status.
+  const outcome = Object.fromEntries([200, 400, 401, 403, 404, 409, 429, 500].map((c) => [c, Ok]));
   const base = '/strategy/api/strategies';
   const user = (req: FastifyRequest) => req.session!.userId;
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
@@ -102,6 +114,33 @@ export function strategyRoutes(
       status: 'success',
       data: await svc.setLive(user(req), req.params.id, req.body.enabled),
     }),
+  );
+  // The strategy page's start and stop buttons: the same claim as the webhook, so a click, a
+  // scheduler and a webhook can never open two runs.
+  app.post(
+    `${base}/:id/start`,
+    { ...opts, schema: { params: IdParams, body: StartBody, response: outcome } },
+    async (req, reply) => {
+      const s = await svc.owned(user(req), req.params.id);
+      if (s.kind !== 'batch')
+        throw badRequest(
+          'Only batch strategies are started; signal strategies open a run on their first signal',
+        );
+      if (req.body.mode === 'live' && !fromDbBool(s.live_enabled)) {
+        throw new AppError(403, 'live_disabled', 'Live batch start is not enabled for this strategy');
+      }
+      const out = await deps.runner.start(s, await svc.repo.legs(s.id), req.body.mode);
+      return reply.code(RESULT_STATUS[out.result]).send(runnerBody(out, s.id));
+    },
+  );
+  app.post(
+    `${base}/:id/stop`,
+    { ...opts, schema: { params: IdParams, response: outcome } },
+    async (req, reply) => {
+      const s = await svc.owned(user(req), req.params.id);
+      const out = await deps.runner.stop(s);
+      return reply.code(RESULT_STATUS[out.result]).send(runnerBody(out, s.id));
+    },
   );
   app.get(
     `${base}/:id/runs`,
@@ -219,4 +258,17 @@ export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): P
       return reply.code(answer.http).send(answer.body);
     });
   });
+}
+
+/** A runner outcome as the session routes answer it (the webhook's response fields). */
+function runnerBody(out: RunnerOutcome, strategyId: number) {
+  return {
+    status: out.result === 'ok' ? 'success' : 'error',
+    result: out.result,
+    message: out.message,
+    strategy_id: strategyId,
+    ...(out.runId !== undefined ? { run_id: out.runId } : {}),
+    ...(out.stopPending !== undefined ? { stop_pending: out.stopPending } : {}),
+    ...(out.exits !== undefined ? { exits: out.exits } : {}),
+  };
 }

@@ -1,5 +1,12 @@
 import { Type } from 'typebox';
-import { DIRECTIONS, EVENT_KINDS, SEVERITIES, STRATEGY_KINDS, STRATEGY_PRODUCTS } from './strategy.types.js';
+import {
+  DIRECTIONS,
+  EVENT_KINDS,
+  RUN_MODES,
+  SEVERITIES,
+  STRATEGY_KINDS,
+  STRATEGY_PRODUCTS,
+} from './strategy.types.js';
 
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
 
@@ -47,6 +54,7 @@ export const UpdateStrategyBody = Type.Object(
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
 export const LockBody = Type.Object({ locked: Type.Boolean() }, { additionalProperties: false });
+export const StartBody = Type.Object({ mode: literals(RUN_MODES) }, { additionalProperties: false });
 export const LiveBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
 export const ListQuery = Type.Object({
