@@ -10,6 +10,7 @@ import * as m0008 from './0008_create_alert_settings.js';
 import * as m0009 from './0009_add_totp_replay.js';
 import * as m0010 from './0010_create_password_resets.js';
 import * as m0012 from './0012_create_strategies.js';
+import * as m0013 from './0013_add_sandbox_resting_index.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0009_add_totp_replay': m0009,
   '0010_create_password_resets': m0010,
   '0012_create_strategies': m0012,
+  '0013_add_sandbox_resting_index': m0013,
 };
 
 export const migrationProvider: MigrationProvider = {

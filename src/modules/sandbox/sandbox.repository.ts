@@ -45,6 +45,13 @@ export class SandboxRepository {
    * runs one write transaction at a time anyway.
    */
   async lockAccount(userId: number, startingFunds: number, now: number): Promise<AccountRow> {
+    const select = () => {
+      const q = this.db.selectFrom('sandbox_accounts').selectAll().where('user_id', '=', userId);
+      return (this.pg ? q.forUpdate() : q).executeTakeFirst();
+    };
+    // The account exists after the user's first order: read (and lock) it in one statement.
+    const existing = await select();
+    if (existing) return existing;
     await this.db
       .insertInto('sandbox_accounts')
       .values({
@@ -58,9 +65,9 @@ export class SandboxRepository {
       })
       .onConflict((oc) => oc.column('user_id').doNothing())
       .execute();
-    let q = this.db.selectFrom('sandbox_accounts').selectAll().where('user_id', '=', userId);
-    if (this.pg) q = q.forUpdate();
-    return q.executeTakeFirstOrThrow();
+    const created = await select();
+    if (!created) throw new Error(`sandbox account of user ${userId} could not be created`);
+    return created;
   }
 
   getAccount(userId: number): Promise<AccountRow | undefined> {
@@ -172,7 +179,12 @@ export class SandboxRepository {
   }
 
   /** The user's working orders, optionally on one instrument and product. */
-  restingOrdersOf(
+  /**
+   * The user's working orders, oldest first. Sorted here, not in SQL: with `ORDER BY id` SQLite
+   * prefers the `(user_id, id)` index and walks every order the user ever placed; without it, it
+   * seeks the few resting ones through `(user_id, status, id)` (migration 0013).
+   */
+  async restingOrdersOf(
     userId: number,
     key?: { symbol: string; exchange: string; product?: string },
   ): Promise<OrderRow[]> {
@@ -185,7 +197,7 @@ export class SandboxRepository {
       q = q.where('symbol', '=', key.symbol).where('exchange', '=', key.exchange);
       if (key.product) q = q.where('product', '=', key.product);
     }
-    return q.orderBy('id').execute();
+    return (await q.execute()).sort((a, b) => a.id - b.id);
   }
 
   // ---- trades ----

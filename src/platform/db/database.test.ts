@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { withStatementCache } from './database.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function open() {
+  const dir = mkdtempSync(join(tmpdir(), 'algodesk-db-'));
+  dirs.push(dir);
+  const file = join(dir, 't.db');
+  const raw = new SQLite(file);
+  raw.pragma('journal_mode = WAL');
+  raw.exec('create table t (id integer primary key, v integer not null)');
+  return { file, raw };
+}
+
+describe('SQLite behind Kysely: statement cache', () => {
+  it('prepares a statement once per SQL text and reuses it', async () => {
+    const { raw } = open();
+    let prepared = 0;
+    const prepare = raw.prepare.bind(raw);
+    raw.prepare = ((text: string) => {
+      prepared++;
+      return prepare(text);
+    }) as typeof raw.prepare;
+    const db = new Kysely<{ t: { id: number; v: number } }>({
+      dialect: new SqliteDialect({ database: withStatementCache(raw) }),
+    });
+    for (let i = 0; i < 50; i++) await db.insertInto('t').values({ v: i }).execute();
+    for (let i = 0; i < 50; i++) await db.selectFrom('t').selectAll().where('v', '=', i).execute();
+    expect(prepared).toBe(2);
+    expect(
+      (
+        await db
+          .selectFrom('t')
+          .select(sql<number>`count(*)`.as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    ).toBe(50);
+    await db.destroy();
+  });
+
+  it('keeps at most `max` statements, least recently used out first', async () => {
+    const { raw } = open();
+    const cached = withStatementCache(raw, 3);
+    const a = cached.prepare('select 1');
+    cached.prepare('select 2');
+    cached.prepare('select 3');
+    expect(cached.prepare('select 1')).toBe(a);
+    cached.prepare('select 4'); // evicts "select 2", the least recently used
+    expect(cached.prepare('select 1')).toBe(a);
+    const two = cached.prepare('select 2');
+    expect(cached.prepare('select 2')).toBe(two);
+    cached.close();
+  });
+});
+
+describe('SQLite behind Kysely: transactions take the write lock at begin', () => {
+  it('another connection cannot write inside a transaction that has only read so far', async () => {
+    const { file, raw } = open();
+    const db = new Kysely<{ t: { id: number; v: number } }>({
+      dialect: new SqliteDialect({ database: withStatementCache(raw) }),
+    });
+    const other = new SQLite(file);
+    other.pragma('busy_timeout = 0');
+    await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('t').selectAll().execute();
+      // With a deferred `begin` this write would succeed, and the transaction's own write below
+      // would then fail at once with SQLITE_BUSY (its read snapshot is stale).
+      expect(() => other.prepare('insert into t (v) values (1)').run()).toThrow(/locked|busy/i);
+      await trx.insertInto('t').values({ v: 2 }).execute();
+    });
+    expect(other.prepare('select v from t').all()).toEqual([{ v: 2 }]);
+    other.close();
+    await db.destroy();
+  });
+});
