@@ -277,6 +277,28 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     expect(json(cooling)).toMatchObject({ result: 'rejected_cooling_off' });
   });
 
+  it('an entry that cannot be recorded is not sent; an acknowledgement that cannot be recorded is critical', async () => {
+    h = await startStrategies(dialect);
+    const { token } = await h.create(SIGNAL_SBIN);
+    const repo = h.t.services.strategies.strategies.repo;
+    const record = repo.recordOrder.bind(repo);
+    repo.recordOrder = () => Promise.reject(new Error('disk full'));
+    const refused = json(await h.hook(token, { action: 'long_entry' }));
+    expect(refused).toMatchObject({ result: 'ok' });
+    expect(String(refused.message)).toMatch(/could not be recorded/);
+    expect(await positions(h)).toEqual({});
+    repo.recordOrder = record;
+
+    const settle = repo.settleOrder.bind(repo);
+    repo.settleOrder = () => Promise.reject(new Error('disk full'));
+    await h.hook(token, { action: 'long_entry', n: 2 });
+    repo.settleOrder = settle;
+    expect(await positions(h)).toMatchObject({ SBIN: 1 });
+    const critical = (await h.rows('strategy_events')).find((e) => e.kind === 'order_ack_unrecorded');
+    expect(critical).toMatchObject({ severity: 'critical' });
+    expect(JSON.parse(String(critical!.payload))).toMatchObject({ orderid: expect.any(String) });
+  });
+
   it('1,000 concurrent identical starts give exactly one run and one set of entry orders', async () => {
     h = await startStrategies(dialect);
     const { token } = await h.create(BATCH_PAIR);

@@ -28,6 +28,12 @@ export interface LegInput {
 export interface InstrumentCheck {
   get(symbol: string, exchange: string): Promise<{ lotsize: number } | undefined>;
   hasExchange(exchange: string): Promise<boolean>;
+  /** Future expiries of an underlying's contracts (a derivative leg needs at least one). */
+  expiries?(f: {
+    exchanges: string[];
+    underlying: string | null;
+    instrumentTypes: string[];
+  }): Promise<string[]>;
 }
 
 const EXPIRY_WORDS: Record<string, number> = { current: 0, next: 1, far: 2 };
@@ -78,6 +84,19 @@ export async function checkLegs(
         throw bad('strike_offset', 'Futures have no strike.');
       const underlying = leg.underlying.trim().toUpperCase();
       if (!/^[A-Z0-9&_-]{1,40}$/.test(underlying)) throw bad('underlying', 'Not an underlying symbol.');
+      if (contract.expiries && (await contract.hasExchange(exchange))) {
+        const listed = await contract.expiries({
+          exchanges: [exchange],
+          underlying,
+          instrumentTypes: [optionType],
+        });
+        if (listed.length === 0) {
+          throw bad(
+            'underlying',
+            `No ${underlying} ${optionType} contract on ${exchange} in the master contract.`,
+          );
+        }
+      }
       out.push({
         position: i,
         leg_type: 'derivative',

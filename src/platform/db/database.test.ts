@@ -2,9 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withStatementCache } from './database.js';
+
+interface T {
+  t: { id: Generated<number>; v: number };
+}
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -30,7 +34,7 @@ describe('SQLite behind Kysely: statement cache', () => {
       prepared++;
       return prepare(text);
     }) as typeof raw.prepare;
-    const db = new Kysely<{ t: { id: number; v: number } }>({
+    const db = new Kysely<T>({
       dialect: new SqliteDialect({ database: withStatementCache(raw) }),
     });
     for (let i = 0; i < 50; i++) await db.insertInto('t').values({ v: i }).execute();
@@ -65,7 +69,7 @@ describe('SQLite behind Kysely: statement cache', () => {
 describe('SQLite behind Kysely: transactions take the write lock at begin', () => {
   it('another connection cannot write inside a transaction that has only read so far', async () => {
     const { file, raw } = open();
-    const db = new Kysely<{ t: { id: number; v: number } }>({
+    const db = new Kysely<T>({
       dialect: new SqliteDialect({ database: withStatementCache(raw) }),
     });
     const other = new SQLite(file);
