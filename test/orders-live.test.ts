@@ -178,7 +178,8 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
       const token = stub.issueRequestToken();
       const bad = await t.app.inject({
         method: 'GET',
-        url: `/zerodha/callback?request_token=${token}&state=${state!.slice(0, -1)}0`,
+        // A forged state: the last hex digit changed (to one it is not).
+        url: `/zerodha/callback?request_token=${token}&state=${state!.slice(0, -1)}${state!.endsWith('0') ? '1' : '0'}`,
         headers,
       });
       expect(bad.statusCode).toBe(400);

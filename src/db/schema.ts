@@ -421,6 +421,15 @@ export interface StrategyOrdersTable {
   updated_at: number;
 }
 
+export interface StrategyPositionsTable {
+  run_id: number;
+  leg_id: number;
+  symbol: string;
+  exchange: string;
+  net: number;
+  updated_at: number;
+}
+
 export interface StrategyEventsTable {
   id: Id;
   strategy_id: number;
@@ -474,6 +483,7 @@ export interface DB {
   strategy_legs: StrategyLegsTable;
   strategy_runs: StrategyRunsTable;
   strategy_orders: StrategyOrdersTable;
+  strategy_positions: StrategyPositionsTable;
   strategy_events: StrategyEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_dedupe: WebhookDedupeTable;

@@ -92,6 +92,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['run_id', 'leg_id'])
     .execute();
 
+  // Each leg's net quantity in a run: kept with every placed order (one row read per signal).
+  await db.schema
+    .createTable('strategy_positions')
+    .addColumn('run_id', 'bigint', (c) => c.notNull().references('strategy_runs.id').onDelete('cascade'))
+    .addColumn('leg_id', 'bigint', (c) => c.notNull())
+    .addColumn('symbol', 'varchar(64)', (c) => c.notNull())
+    .addColumn('exchange', 'varchar(16)', (c) => c.notNull())
+    .addColumn('net', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('strategy_positions_pk', ['run_id', 'leg_id'])
+    .execute();
+
   await withId(db, db.schema.createTable('strategy_events'))
     .addColumn('strategy_id', 'bigint', (c) => c.notNull().references('strategies.id').onDelete('cascade'))
     .addColumn('run_id', 'bigint')

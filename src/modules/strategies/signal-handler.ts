@@ -11,7 +11,7 @@
  */
 import type { LegRow, StrategyRow } from './strategies.repository.js';
 import type { DerivativeContract } from './leg-resolver.js';
-import { netPositions, type RunnerOutcome, type StrategyRunner } from './strategy-runner.js';
+import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
 import { CASH_EXCHANGES, type RunMode, type SignalAction } from './strategy.types.js';
 
 export interface SignalRef {
@@ -77,7 +77,7 @@ export async function handleSignal(
 
   const size = leg.quantity * (leg.quantity_unit === 'lots' ? lotsize : 1);
   let runId = s.active_run_id;
-  const held = runId === null ? 0 : (netPositions(await runner.repo.ordersOfRun(runId)).get(leg.id) ?? 0);
+  const held = runId === null ? 0 : await runner.repo.position(runId, leg.id);
   const target =
     entrySide !== 0 ? entrySide * size : action === 'long_exit' ? (held > 0 ? 0 : held) : held < 0 ? 0 : held;
   if (target === held || (entrySide !== 0 && Math.sign(held) === entrySide)) {

@@ -1,10 +1,11 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type {
   DB,
   StrategiesTable,
   StrategyEventsTable,
   StrategyLegsTable,
   StrategyOrdersTable,
+  StrategyPositionsTable,
   StrategyRunsTable,
   WebhookDeliveriesTable,
 } from '../../db/schema.js';
@@ -247,18 +248,65 @@ export class StrategiesRepository {
     return id;
   }
 
+  /**
+   * Settles a recorded order with its answer; a placed one moves its leg's net quantity in the
+   * same transaction.
+   */
   async settleOrder(
-    id: number,
-    status: string,
+    o: Pick<StrategyOrderRow, 'id' | 'run_id' | 'leg_id' | 'symbol' | 'exchange' | 'action' | 'quantity'>,
+    status: 'placed' | 'rejected',
     orderId: string | null,
     message: string | null,
     now: number,
   ): Promise<void> {
-    await this.db
-      .updateTable('strategy_orders')
-      .set({ status, order_id: orderId, message: message?.slice(0, 512) ?? null, updated_at: now })
-      .where('id', '=', id)
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('strategy_orders')
+        .set({ status, order_id: orderId, message: message?.slice(0, 512) ?? null, updated_at: now })
+        .where('id', '=', o.id)
+        .execute();
+      if (status !== 'placed') return;
+      const delta = o.action === 'BUY' ? o.quantity : -o.quantity;
+      await trx
+        .insertInto('strategy_positions')
+        .values({
+          run_id: o.run_id,
+          leg_id: o.leg_id,
+          symbol: o.symbol,
+          exchange: o.exchange,
+          net: delta,
+          updated_at: now,
+        })
+        .onConflict((oc) =>
+          oc.columns(['run_id', 'leg_id']).doUpdateSet({
+            net: sql<number>`strategy_positions.net + excluded.net`,
+            symbol: o.symbol,
+            exchange: o.exchange,
+            updated_at: now,
+          }),
+        )
+        .execute();
+    });
+  }
+
+  /** Each leg's net quantity in the run (legs never traded have no row). */
+  positions(runId: number): Promise<Selectable<StrategyPositionsTable>[]> {
+    return this.db
+      .selectFrom('strategy_positions')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('leg_id')
       .execute();
+  }
+
+  async position(runId: number, legId: number): Promise<number> {
+    const r = await this.db
+      .selectFrom('strategy_positions')
+      .select('net')
+      .where('run_id', '=', runId)
+      .where('leg_id', '=', legId)
+      .executeTakeFirst();
+    return r?.net ?? 0;
   }
 
   ordersOfRun(runId: number): Promise<StrategyOrderRow[]> {

@@ -7,12 +7,13 @@
  * the Action Center), then settled with the answer. An acknowledgement that cannot be recorded
  * writes the critical `order_ack_unrecorded` event.
  *
- * A leg's position is what its placed orders in the run add up to (BUY +, SELL −).
+ * A leg's position is what its placed orders in the run add up to (BUY +, SELL −), kept in
+ * `strategy_positions` as each order is settled.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { OrderInput, PipelineAnswer } from '../orders/order-pipeline.js';
-import type { LegRow, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
+import type { LegRow, RunRow, StrategyRow } from './strategies.repository.js';
 import type { StrategiesService } from './strategies.service.js';
 import { resolveDerivativeLeg, type DerivativeContract } from './leg-resolver.js';
 import { COOLING_OFF_MS, type RunMode, type WebhookResult } from './strategy.types.js';
@@ -143,15 +144,16 @@ export class StrategyRunner {
     if (!run) return { result: 'ok', message: 'No active run; nothing to stop' };
     const first = await this.repo.requestStop(run.id, this.deps.clock.now());
     if (first) await this.event(s, run.id, 'run_stop_requested', 'Stop requested: exiting every open leg');
-    const orders = await this.repo.ordersOfRun(run.id);
+    const inFlight = new Set(
+      (await this.repo.ordersOfRun(run.id))
+        .filter((o) => o.purpose === 'exit' && o.status === 'recorded')
+        .map((o) => o.leg_id),
+    );
     const exits: ExitOutcome[] = [];
-    for (const [legId, held] of netPositions(orders)) {
-      const last = orders.findLast((o) => o.leg_id === legId)!;
-      if (
-        held === 0 ||
-        orders.some((o) => o.leg_id === legId && o.purpose === 'exit' && o.status === 'recorded')
-      )
-        continue;
+    for (const pos of await this.repo.positions(run.id)) {
+      const { leg_id: legId, net: held } = pos;
+      const last = { symbol: pos.symbol, exchange: pos.exchange };
+      if (held === 0 || inFlight.has(legId)) continue;
       const action = held > 0 ? 'SELL' : 'BUY';
       const leg = { id: legId } as LegRow;
       const p = await this.place(
@@ -208,9 +210,8 @@ export class StrategyRunner {
 
   /** Stopped once every order the run placed has filled and the legs net to zero. */
   async confirmFlat(s: StrategyRow, run: RunRow): Promise<boolean> {
-    const orders = await this.repo.ordersOfRun(run.id);
-    if ([...netPositions(orders).values()].some((q) => q !== 0)) return false;
-    for (const o of orders) {
+    if ((await this.repo.positions(run.id)).some((p) => p.net !== 0)) return false;
+    for (const o of await this.repo.ordersOfRun(run.id)) {
       if (o.status !== 'placed' || o.order_id === null) continue;
       const state = await this.deps
         .fillState(s.user_id, run.mode as RunMode, o.order_id)
@@ -248,16 +249,12 @@ export class StrategyRunner {
     purpose: 'entry' | 'exit',
   ): Promise<Placed> {
     const now = this.deps.clock.now();
+    const owned = { run_id: runId, leg_id: leg.id, symbol, exchange, action, quantity };
     let rowId: number;
     try {
       rowId = await this.repo.recordOrder({
-        run_id: runId,
+        ...owned,
         strategy_id: s.id,
-        leg_id: leg.id,
-        symbol,
-        exchange,
-        action,
-        quantity,
         purpose,
         status: 'recorded',
         order_id: null,
@@ -306,7 +303,7 @@ export class StrategyRunner {
       typeof answer.body.message === 'string' ? answer.body.message : ok ? 'placed' : 'rejected';
     try {
       await this.repo.settleOrder(
-        rowId,
+        { ...owned, id: rowId },
         ok ? 'placed' : 'rejected',
         orderId ?? null,
         ok ? null : message,
@@ -350,14 +347,4 @@ export class StrategyRunner {
   ): Promise<void> {
     return this.deps.strategies.event({ strategyId: s.id, runId, kind, message, legId, payload });
   }
-}
-
-/** Net signed quantity per leg over the run's placed orders. */
-export function netPositions(orders: readonly StrategyOrderRow[]): Map<number, number> {
-  const net = new Map<number, number>();
-  for (const o of orders) {
-    if (o.status !== 'placed') continue;
-    net.set(o.leg_id, (net.get(o.leg_id) ?? 0) + (o.action === 'BUY' ? o.quantity : -o.quantity));
-  }
-  return net;
 }
