@@ -109,6 +109,21 @@ describeEachDb('strategy webhook: result codes', (dialect) => {
     expect((await h.rows('webhook_deliveries')).map((d) => d.result)).toEqual(['ok', 'ok']);
   });
 
+  it('takes TradingView’s text/plain bodies and bodies with no content type like JSON ones', async () => {
+    h = await startStrategies(dialect);
+    const { token } = await h.create(SIGNAL_SBIN);
+    for (const type of ['text/plain; charset=utf-8', undefined]) {
+      const res = await h.t.app.inject({
+        method: 'POST',
+        url: `/strategy/webhook/${token}`,
+        payload: JSON.stringify({ action: 'long_exit' }),
+        headers: type ? { 'content-type': type } : {},
+      });
+      expect(res.statusCode, String(type)).toBe(200);
+      expect(body(res)).toMatchObject({ result: 'ok' });
+    }
+  });
+
   it('rejected_invalid_action (400): vocabularies per kind, batch start without mode, bad mode', async () => {
     h = await startStrategies(dialect);
     const signal = await h.create(SIGNAL_SBIN);
