@@ -48,7 +48,19 @@ import type { App } from './platform/http/types.js';
 import type { InvalidationBus } from './platform/invalidation.js';
 import { maskUrl } from './platform/logger.js';
 import { registerRoutes } from './app-routes.js';
+import {
+  buildObservabilityServices,
+  registerObservabilityRoutes,
+  type ObservabilityServices,
+} from './modules/observability/observability.module.js';
 import type { RateLimiter } from './platform/rate-limiter.js';
+import {
+  buildTunnelServices,
+  registerTunnel,
+  watchWebhookRoutes,
+  type TunnelServices,
+} from './modules/tunnel/tunnel.module.js';
+import type { TunnelDriver } from './modules/tunnel/tunnel.types.js';
 
 /** Everything the app is built from; tests pass fakes (clock, limiter, bus) here. */
 export interface AppDeps {
@@ -62,6 +74,10 @@ export interface AppDeps {
   mailConnect?: MailConnectOptions;
   /** The public base URL when it differs from HOST_SERVER (the tunnel's); for webhook URLs. */
   publicBaseUrl?: () => string | undefined;
+  /** The public tunnel's provider (default ngrok); tests pass a fake (issue 10). */
+  tunnelDriver?: TunnelDriver;
+  /** Bound on the tunnel's start (default 10 s); tests shorten it. */
+  tunnelStartTimeoutMs?: number;
 }
 
 /** The services of the app, built once and shared by the route modules (no singletons). */
@@ -98,6 +114,10 @@ export interface Services {
   passwordReset: PasswordResetService;
   /** Batch and signal strategies, the strategy webhook and event trail (issue 7). */
   strategies: StrategyServices;
+  /** Error log, system snapshot, diagnostics, report (observability issue). */
+  observability: ObservabilityServices;
+  /** The public tunnel (TUNNEL_ALLOW): `publicUrl()` while it is up, else null (issue 10). */
+  tunnel: TunnelServices;
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
@@ -134,7 +154,22 @@ export function buildServices(deps: AppDeps): Services {
     logger: deps.logger,
     freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
   });
-  const { brokers, sandbox, orders, alerts, strategies } = buildTradingServices(deps, market, marketAdmin);
+  const tunnel = buildTunnelServices({
+    config,
+    logger: deps.logger,
+    ...(deps.tunnelDriver ? { driver: deps.tunnelDriver } : {}),
+    ...(deps.tunnelStartTimeoutMs !== undefined ? { startTimeoutMs: deps.tunnelStartTimeoutMs } : {}),
+  });
+  // Webhook URLs are shown on the tunnel's public URL while it is up, else on HOST_SERVER.
+  const tradingDeps = {
+    ...deps,
+    publicBaseUrl: deps.publicBaseUrl ?? (() => tunnel.publicUrl() ?? undefined),
+  };
+  const { brokers, sandbox, orders, alerts, strategies } = buildTradingServices(
+    tradingDeps,
+    market,
+    marketAdmin,
+  );
   const mail = buildMailServices({
     db,
     appKey: config.appKey,
@@ -143,6 +178,7 @@ export function buildServices(deps: AppDeps): Services {
     ...(deps.mailConnect ? { connect: deps.mailConnect } : {}),
   });
   return {
+    tunnel,
     bans,
     trackers,
     marketAdmin,
@@ -153,6 +189,15 @@ export function buildServices(deps: AppDeps): Services {
     alerts,
     strategies,
     mail,
+    observability: buildObservabilityServices(deps, {
+      sandbox,
+      brokers,
+      orders,
+      mail,
+      users,
+      alerts,
+      market,
+    }),
     passwordReset: new PasswordResetService({
       repo: new PasswordResetRepository(db),
       totp,
@@ -265,6 +310,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     done();
   });
 
+  // Requests that reach the error handler: their method and path go with their log records into
+  // the error log (observability). Error paths only, so nothing is added to a normal request.
+  app.addHook('onError', (req, _reply, _err, done) => {
+    services.observability.errors.noteRequest(req.id, req.method, maskUrl(req.url));
+    done();
+  });
+
   app.setNotFoundHandler(async (req, reply) => {
     // Unauthenticated 404s feed the 404 tracker (a logged-in browser's broken link does not).
     const token = SESSION_COOKIE_PATTERN.exec(req.headers.cookie ?? '')?.[1];
@@ -277,7 +329,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     });
   });
 
+  watchWebhookRoutes(app, services.tunnel);
   await registerRoutes(app, deps, services, liveSocket);
+  await registerTunnel(app, services.tunnel, { ...deps, sessions: services.sessions, users: services.users });
+  await registerObservabilityRoutes(app, deps, services);
 
   // Expired sessions, bans past their retention and closed tracker windows are deleted here;
   // the request path only ever reads them.
@@ -292,6 +347,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   sweep.unref();
   services.trackers.start();
   services.traffic.start();
+  services.observability.start();
   await services.marketAdmin.start();
   startMarketServices(services.market);
   await services.orders.start();
@@ -308,6 +364,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     await services.traffic.stop();
     services.market.contracts.stop();
     await services.market.contracts.whenIdle();
+    await services.observability.stop();
   });
 
   return { app, services };

@@ -49,6 +49,12 @@ export interface Config {
   hostServer: string;
   /** Session cookies carry `Secure` when the public URL is https. */
   secureCookies: boolean;
+  /**
+   * `TUNNEL_ALLOW` (default false): open the public tunnel at start-up (spec "Limits", tunnel
+   * paragraph). Only a case-insensitive `true` turns it on; any other value (`yes`, `1`, empty)
+   * leaves it off, as the spec says, so this is deliberately not {@link parseBoolean}.
+   */
+  tunnelAllow: boolean;
   /** pino level (`LOG_LEVEL`, default info). */
   logLevel: LogLevel;
   /** Idle expiry of a session (`SESSION_IDLE_MINUTES`, default 480). */
@@ -175,6 +181,7 @@ export function loadConfig(
     webhookRateLimit: check('WEBHOOK_RATE_LIMIT', parseRateRules('10 per second'), parseRateRules),
     hostServer,
     secureCookies: hostServer.startsWith('https:'),
+    tunnelAllow: check('TUNNEL_ALLOW', false, (raw) => raw.toLowerCase() === 'true'),
     logLevel: check('LOG_LEVEL', 'info', parseLogLevel),
     sessionIdleMs: check('SESSION_IDLE_MINUTES', 480, (raw) => parseInteger(raw, 1, 10_080)) * 60_000,
     sessionMaxMs: check('SESSION_MAX_HOURS', 24, (raw) => parseInteger(raw, 1, 720)) * 3_600_000,

@@ -463,7 +463,34 @@ export interface WebhookDedupeTable {
   at: number;
 }
 
+/** Warnings and errors of the server's log and of browsers (observability issue); bounded. */
+export interface ErrorLogTable {
+  id: Id;
+  created_at: number;
+  /** `warn`, `error` or `fatal`. */
+  level: string;
+  /** `server` (the process log) or `client` (a browser report). */
+  origin: string;
+  module: string | null;
+  message: string;
+  /** `Type: message` of the logged exception. */
+  exception: string | null;
+  stack: string | null;
+  request_id: string | null;
+  method: string | null;
+  path: string | null;
+  user_id: number | null;
+  url: string | null;
+  user_agent: string | null;
+  component_stack: string | null;
+  /** Other fields of the record as JSON (already redacted), capped. */
+  context: string | null;
+  /** Hash of level + module + normalised message (groups). */
+  fingerprint: string;
+}
+
 export interface DB {
+  error_log: ErrorLogTable;
   contract_imports: ContractImportsTable;
   instruments: InstrumentsTable;
   qty_freeze: QtyFreezeTable;

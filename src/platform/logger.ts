@@ -58,18 +58,64 @@ export const REDACT_PATHS = [
   ...CONTAINERS.flatMap((c) => SECRET_KEYS.map((k) => `${c}["${k}"]`)),
 ];
 
-/** The pino logger of the process; Fastify uses it for request logs (each line has `reqId`). */
+/**
+ * Receives every record at `warn` and above as the exact line written to the log (already
+ * redacted), for the error log store (observability issue). Until a consumer attaches, the
+ * newest lines wait in a small buffer (start-up warnings logged before the database is open).
+ */
+export class WarnCapture implements DestinationStream {
+  private consumer: ((line: string) => void) | undefined;
+  private early: string[] = [];
+  static readonly EARLY_LIMIT = 200;
+
+  write(line: string): void {
+    if (this.consumer) return this.consumer(line);
+    if (this.early.push(line) > WarnCapture.EARLY_LIMIT) this.early.shift();
+  }
+
+  /** Hands the waiting lines, then every later one, to `consumer` (the last attach wins). */
+  attach(consumer: (line: string) => void): void {
+    this.consumer = consumer;
+    const early = this.early;
+    this.early = [];
+    for (const line of early) consumer(line);
+  }
+
+  detach(consumer: (line: string) => void): void {
+    if (this.consumer === consumer) this.consumer = undefined;
+  }
+}
+
+const captures = new WeakMap<Logger, WarnCapture>();
+
+/** The warn-and-above tee of a logger made by {@link createLogger} (undefined for others). */
+export function warnCaptureOf(logger: Logger): WarnCapture | undefined {
+  return captures.get(logger);
+}
+
+/**
+ * The pino logger of the process; Fastify uses it for request logs (each line has `reqId`).
+ * Records at `warn` and above are also written, as the same redacted line, to a
+ * {@link WarnCapture} (a multistream tee), also when `level` is stricter than `warn`.
+ */
 export function createLogger(level: LogLevel, stream?: DestinationStream): Logger {
-  return pino(
+  const capture = new WarnCapture();
+  const out = stream ?? pino.destination(1);
+  const strict = level === 'silent' || pino.levels.values[level]! > pino.levels.values.warn!;
+  const streams: pino.StreamEntry[] = [{ level: 'warn', stream: capture }];
+  if (level !== 'silent') streams.unshift({ level, stream: out });
+  const logger = pino(
     {
-      level,
+      level: strict ? 'warn' : level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: { svc: 'algodesk' },
       timestamp: pino.stdTimeFunctions.isoTime,
       serializers: { err: pino.stdSerializers.err },
     },
-    stream,
+    pino.multistream(streams),
   );
+  captures.set(logger, capture);
+  return logger;
 }
 
 /**

@@ -9,8 +9,9 @@ import * as m0007 from './0007_create_orders.js';
 import * as m0008 from './0008_create_alert_settings.js';
 import * as m0009 from './0009_add_totp_replay.js';
 import * as m0010 from './0010_create_password_resets.js';
-import * as m0012 from './0012_create_strategies.js';
-import * as m0013 from './0013_add_sandbox_resting_index.js';
+import * as m0011 from './0011_create_strategies.js';
+import * as m0012 from './0012_add_sandbox_resting_index.js';
+import * as m0013 from './0013_create_error_log.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -27,8 +28,9 @@ export const migrations: Record<string, Migration> = {
   '0008_create_alert_settings': m0008,
   '0009_add_totp_replay': m0009,
   '0010_create_password_resets': m0010,
-  '0012_create_strategies': m0012,
-  '0013_add_sandbox_resting_index': m0013,
+  '0011_create_strategies': m0011,
+  '0012_add_sandbox_resting_index': m0012,
+  '0013_create_error_log': m0013,
 };
 
 export const migrationProvider: MigrationProvider = {

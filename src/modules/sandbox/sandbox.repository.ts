@@ -182,7 +182,7 @@ export class SandboxRepository {
   /**
    * The user's working orders, oldest first. Sorted here, not in SQL: with `ORDER BY id` SQLite
    * prefers the `(user_id, id)` index and walks every order the user ever placed; without it, it
-   * seeks the few resting ones through `(user_id, status, id)` (migration 0013).
+   * seeks the few resting ones through `(user_id, status, id)` (migration 0012).
    */
   async restingOrdersOf(
     userId: number,

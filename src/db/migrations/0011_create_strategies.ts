@@ -50,7 +50,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     /** `BUY` or `SELL` (batch legs); null for signal legs. */
     .addColumn('side', 'varchar(4)')
     .execute();
-  await db.schema.createIndex('strategy_legs_strategy_idx').on('strategy_legs').column('strategy_id').execute();
+  await db.schema
+    .createIndex('strategy_legs_strategy_idx')
+    .on('strategy_legs')
+    .column('strategy_id')
+    .execute();
 
   await withId(db, db.schema.createTable('strategy_runs'))
     .addColumn('strategy_id', 'bigint', (c) => c.notNull().references('strategies.id').onDelete('cascade'))

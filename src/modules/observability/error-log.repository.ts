@@ -1,0 +1,150 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DB, ErrorLogTable } from '../../db/schema.js';
+import type { ErrorEntry, ErrorLevel, ErrorOrigin } from './error-record.js';
+
+export type ErrorLogRow = Selectable<ErrorLogTable>;
+
+export interface ErrorQuery {
+  limit: number;
+  /** Levels to include (the requested level and the more severe ones). */
+  levels?: readonly ErrorLevel[];
+  origin?: ErrorOrigin;
+  /** Case-insensitive substring of message, module, exception or path. */
+  q?: string;
+}
+
+export interface ErrorGroupRow {
+  fingerprint: string;
+  count: number;
+  first_seen: number;
+  last_seen: number;
+  sample_id: number;
+}
+
+/** Rows per INSERT statement (well under SQLite's 32,766 and PostgreSQL's 65,535 parameters). */
+const INSERT_CHUNK = 200;
+
+/** LIKE pattern of a literal substring: `\` escapes the wildcards (ESCAPE '\' below). */
+const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The only place that touches the `error_log` table. */
+export class ErrorLogRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async insert(entries: readonly ErrorEntry[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
+      await this.db
+        .insertInto('error_log')
+        .values(entries.slice(i, i + INSERT_CHUNK))
+        .execute();
+    }
+  }
+
+  /** Newest first (time, then insertion order). */
+  list(query: ErrorQuery): Promise<ErrorLogRow[]> {
+    let qb = this.db.selectFrom('error_log').selectAll();
+    if (query.levels) qb = qb.where('level', 'in', [...query.levels]);
+    if (query.origin) qb = qb.where('origin', '=', query.origin);
+    if (query.q) {
+      const p = likePattern(query.q);
+      qb = qb.where((eb) =>
+        eb.or(
+          (['message', 'module', 'exception', 'path'] as const).map(
+            (col) => sql<boolean>`lower(${sql.ref(col)}) like ${p} escape '\\'`,
+          ),
+        ),
+      );
+    }
+    return qb.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
+  }
+
+  /** Counts by level and origin, and the counts since each of `since` (epoch ms). */
+  async stats(since: { hour: number; day: number }): Promise<{
+    byLevel: { level: string; origin: string; n: number }[];
+    lastHour: number;
+    lastDay: number;
+  }> {
+    const byLevel = await this.db
+      .selectFrom('error_log')
+      .select(['level', 'origin', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['level', 'origin'])
+      .execute();
+    const recent = await this.db
+      .selectFrom('error_log')
+      .select([
+        sql<number>`sum(case when created_at >= ${since.hour} then 1 else 0 end)`.as('hour'),
+        (eb) => eb.fn.countAll<number>().as('day'),
+      ])
+      .where('created_at', '>=', since.day)
+      .executeTakeFirst();
+    return {
+      byLevel: byLevel.map((r) => ({ ...r, n: Number(r.n) })),
+      lastHour: Number(recent?.hour ?? 0),
+      lastDay: Number(recent?.day ?? 0),
+    };
+  }
+
+  /** Groups by fingerprint, most recently seen first, with the newest row of each as a sample. */
+  async groups(limit: number, levels?: readonly ErrorLevel[]): Promise<ErrorGroupRow[]> {
+    let qb = this.db
+      .selectFrom('error_log')
+      .select((eb) => [
+        'fingerprint',
+        eb.fn.countAll<number>().as('count'),
+        eb.fn.min('created_at').as('first_seen'),
+        eb.fn.max('created_at').as('last_seen'),
+        eb.fn.max('id').as('sample_id'),
+      ])
+      .groupBy('fingerprint');
+    if (levels) qb = qb.where('level', 'in', [...levels]);
+    const rows = await qb
+      .orderBy((eb) => eb.fn.max('created_at'), 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      fingerprint: r.fingerprint,
+      count: Number(r.count),
+      first_seen: Number(r.first_seen),
+      last_seen: Number(r.last_seen),
+      sample_id: Number(r.sample_id),
+    }));
+  }
+
+  byIds(ids: readonly number[]): Promise<ErrorLogRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.db
+      .selectFrom('error_log')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .execute();
+  }
+
+  /**
+   * Retention: rows older than `before`, and all but the newest `maxRows` rows, are deleted.
+   * Returns how many rows went.
+   */
+  async prune(before: number, maxRows: number): Promise<number> {
+    const aged = await this.db.deleteFrom('error_log').where('created_at', '<', before).executeTakeFirst();
+    const edge = await this.db
+      .selectFrom('error_log')
+      .select('id')
+      .orderBy('id', 'desc')
+      .offset(maxRows)
+      .limit(1)
+      .executeTakeFirst();
+    let capped = 0n;
+    if (edge) {
+      const r = await this.db.deleteFrom('error_log').where('id', '<=', edge.id).executeTakeFirst();
+      capped = r.numDeletedRows;
+    }
+    return Number(aged.numDeletedRows + capped);
+  }
+
+  async count(): Promise<number> {
+    const r = await this.db
+      .selectFrom('error_log')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Wires the public tunnel into the app (issue 10): the manager, its start when the server
+ * listens and its stop when the app closes, the start-up warnings, and `GET /api/config/host`.
+ *
+ * The tunnel starts from Fastify's `onListen` hook, after the port is bound, without holding up
+ * start-up (the manager bounds it and never throws). So only a process that actually serves opens
+ * a tunnel: a CLI command or a file-watching parent never listens. It stops in `onClose`, which
+ * `serve`'s SIGINT/SIGTERM shutdown reaches through `app.close()`.
+ */
+import cookie from '@fastify/cookie';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../../config.js';
+import { createSessionGuard } from '../auth/session.guard.js';
+import type { SessionsService } from '../auth/sessions.service.js';
+import type { UsersService } from '../auth/users.service.js';
+import { createRateLimitHooks, rateLimitsFrom } from '../../platform/http/rate-limit.js';
+import type { App } from '../../platform/http/types.js';
+import type { RateLimiter } from '../../platform/rate-limiter.js';
+import { NgrokDriver } from './ngrok.driver.js';
+import { tunnelRoutes } from './tunnel.routes.js';
+import { Tunnel } from './tunnel.service.js';
+import { scrubCredential } from './tunnel-target.js';
+import type { TunnelDriver, TunnelManager } from './tunnel.types.js';
+import { tunnelWarnings, type WebhookRoute } from './tunnel-warnings.js';
+
+export interface TunnelServices {
+  manager: Tunnel;
+  /** The tunnel's public URL while it is up, else null: webhook URLs show `publicUrl() ?? HOST_SERVER`. */
+  publicUrl(): string | null;
+  /** Webhook routes the app registered (filled by {@link watchWebhookRoutes}). */
+  webhookRoutes: WebhookRoute[];
+  /** The newest start, for tests and start-up ordering (resolves, never rejects). */
+  started: Promise<string | null>;
+}
+
+export interface TunnelBuildDeps {
+  config: ResolvedConfig;
+  logger: Logger;
+  /** The provider; default ngrok. Tests pass a FakeTunnelDriver. */
+  driver?: TunnelDriver;
+  startTimeoutMs?: number;
+}
+
+export function buildTunnelServices(deps: TunnelBuildDeps): TunnelServices {
+  const webhookRoutes: WebhookRoute[] = [];
+  const manager = new Tunnel({
+    allow: deps.config.tunnelAllow,
+    hostServer: deps.config.hostServer,
+    driver:
+      deps.driver ??
+      new NgrokDriver({
+        onLost: (message) =>
+          deps.logger.warn(
+            { module: 'tunnel', reason: scrubCredential(message) },
+            'public tunnel connection lost; ngrok is reconnecting',
+          ),
+      }),
+    logger: deps.logger,
+    ...(deps.startTimeoutMs !== undefined ? { startTimeoutMs: deps.startTimeoutMs } : {}),
+    warnings: () =>
+      tunnelWarnings({
+        logLevel: deps.config.logLevel,
+        trustProxyHeaders: deps.config.trustProxyHeaders,
+        webhookRoutes,
+      }),
+  });
+  return {
+    manager,
+    publicUrl: () => manager.publicUrl(),
+    webhookRoutes,
+    started: Promise.resolve(null),
+  };
+}
+
+/** Records every webhook route registered after this call (call it before the routes). */
+export function watchWebhookRoutes(app: App, tunnel: TunnelServices): void {
+  app.addHook('onRoute', (route) => {
+    if (!/\/webhook(\/|$)/.test(route.url)) return;
+    for (const method of [route.method].flat())
+      if (method !== 'HEAD') tunnel.webhookRoutes.push({ method, url: route.url });
+  });
+}
+
+export interface TunnelWiringDeps {
+  config: ResolvedConfig;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+  sessions: SessionsService;
+  users: UsersService;
+}
+
+/** Registers the route (its own cookie scope) and the start/stop hooks. */
+export async function registerTunnel(
+  app: App,
+  tunnel: TunnelServices,
+  deps: TunnelWiringDeps,
+): Promise<void> {
+  const limit = createRateLimitHooks(deps.rateLimiter, deps.logger);
+  await app.register(async (scope) => {
+    const web = scope as unknown as App;
+    await web.register(cookie, { hook: false });
+    tunnelRoutes(web, {
+      tunnel: tunnel.manager,
+      hostServer: deps.config.hostServer,
+      guard: createSessionGuard(deps.sessions, deps.users),
+      rateLimit: limit('admin', rateLimitsFrom(deps.config).admin),
+    });
+  });
+  app.addHook('onListen', (done) => {
+    const address = app.server.address() as AddressInfo | null;
+    if (address) tunnel.started = tunnel.manager.start(address);
+    done();
+  });
+  app.addHook('onClose', async () => {
+    // Stop first: it also cuts short a start still in progress.
+    await tunnel.manager.stop();
+    await tunnel.started;
+  });
+}
+
+export type { TunnelManager };
