@@ -58,7 +58,8 @@ export const webhookSignal: Bench = {
       async ready(server) {
         await waitForIndex(server);
         await switchToAnalyzeMode(server.url);
-        request.path = new URL(await createSignalStrategy(server.url)).pathname;
+        await startBurst(server.url);
+        request.path = new URL(await createStrategy(server.url, SIGNAL)).pathname;
         for (const body of request.bodies) {
           const res = await fetch(`${server.url}${request.path}`, {
             method: 'POST',
@@ -77,8 +78,25 @@ export const webhookSignal: Bench = {
   targets: [ratioAtLeast(0.15)],
 };
 
-/** Logs in as the bench administrator and creates the signal strategy; returns its webhook URL. */
-async function createSignalStrategy(url: string): Promise<string> {
+const SIGNAL = {
+  name: 'bench',
+  kind: 'signal',
+  product: 'MIS',
+  legs: [{ symbol: 'SBIN', exchange: 'NSE', quantity: 1 }],
+};
+const BATCH = {
+  name: 'bench burst',
+  kind: 'batch',
+  product: 'MIS',
+  legs: [
+    { symbol: 'SBIN', exchange: 'NSE', quantity: 1, side: 'BUY' },
+    { symbol: 'SBIN', exchange: 'NSE', quantity: 1, side: 'SELL' },
+  ],
+};
+const BURST = 1_000;
+
+/** Logs in as the bench administrator and creates a strategy; returns its webhook URL. */
+async function createStrategy(url: string, strategy: object): Promise<string> {
   const login = await fetch(`${url}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -95,17 +113,31 @@ async function createSignalStrategy(url: string): Promise<string> {
   const res = await fetch(`${url}/strategy/api/strategies`, {
     method: 'POST',
     headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: 'bench',
-      kind: 'signal',
-      product: 'MIS',
-      legs: [{ symbol: 'SBIN', exchange: 'NSE', quantity: 1 }],
-    }),
+    body: JSON.stringify(strategy),
   });
   const body = (await res.json()) as { data?: { webhook_url?: string } };
   if (res.status !== 201 || !body.data?.webhook_url)
     throw new Error(`create strategy answered ${res.status}`);
   return body.data.webhook_url;
+}
+
+/**
+ * Strategies issue, "Performance": 1,000 concurrent identical batch `start` deliveries must open
+ * exactly one run with one set of entry orders (checked after the run, from the database).
+ */
+async function startBurst(url: string): Promise<void> {
+  const path = new URL(await createStrategy(url, BATCH)).pathname;
+  const body = JSON.stringify({ action: 'start', mode: 'sandbox' });
+  const answers = await Promise.all(
+    Array.from({ length: BURST }, () =>
+      fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+        async (r) => ((await r.json()) as { result?: string }).result ?? String(r.status),
+      ),
+    ),
+  );
+  const counts: Record<string, number> = {};
+  for (const a of answers) counts[a] = (counts[a] ?? 0) + 1;
+  note(`${BURST} concurrent identical batch starts answered ${JSON.stringify(counts)}`);
 }
 
 async function afterRun(_server: ServerHandle, dataDir: string) {
@@ -118,6 +150,12 @@ async function afterRun(_server: ServerHandle, dataDir: string) {
       "SELECT count(*) AS n FROM traffic_log WHERE path = '/strategy/webhook/[redacted]'",
     );
     const orders = count('SELECT count(*) AS n FROM strategy_orders');
+    const burstRuns = count(
+      "SELECT count(*) AS n FROM strategy_runs r JOIN strategies s ON s.id = r.strategy_id WHERE s.name = 'bench burst'",
+    );
+    const burstOrders = count(
+      "SELECT count(*) AS n FROM strategy_orders o JOIN strategies s ON s.id = o.strategy_id WHERE s.name = 'bench burst'",
+    );
     const p99 = db
       .prepare('SELECT duration_ms AS d FROM webhook_deliveries ORDER BY duration_ms LIMIT 1 OFFSET ?')
       .get(Math.max(0, Math.ceil(deliveries * 0.99) - 1)) as { d: number } | undefined;
@@ -128,12 +166,25 @@ async function afterRun(_server: ServerHandle, dataDir: string) {
       ],
       targets: [
         {
+          label: `${BURST} concurrent identical starts → one run, one set of entries`,
+          met: burstRuns === 1 && burstOrders === BATCH.legs.length,
+          actual: `${burstRuns} run(s), ${burstOrders} entry order(s)`,
+        },
+        {
           label: 'every delivery audited',
           met: deliveries === requests && deliveries > 0,
           actual: `${deliveries} audit rows for ${requests} webhook requests`,
         },
       ],
-      json: { deliveries, ok, requests, orders, pipeline_p99_ms: p99?.d ?? null },
+      json: {
+        deliveries,
+        ok,
+        requests,
+        orders,
+        pipeline_p99_ms: p99?.d ?? null,
+        burst_runs: burstRuns,
+        burst_orders: burstOrders,
+      },
     };
   } finally {
     db.close();

@@ -6,11 +6,10 @@
  * semi-automatic mode; the pipeline does the rest.
  */
 import { performance } from 'node:perf_hooks';
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { ApiKeyGuard } from '../api/api-key.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { fieldMessages } from '../../platform/http/errors.plugin.js';
+import { schemaThenKey } from '../api/schema-then-key.js';
 import { forbidden } from '../../platform/errors.js';
 import { quantityOf } from '../sandbox/book.schema.js';
 import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
@@ -57,20 +56,11 @@ const errors = { '4xx': OrderErrorBody, '5xx': OrderErrorBody };
 
 export function orderRoutes(app: App, deps: OrderRouteDeps): void {
   const modeTag = () => (deps.mode.analyze ? { mode: 'analyze' as const } : {});
-  /** Schema failures first (step 1: 400, key not consulted), then the API key. */
-  const schemaThenKey = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const v = (req as { validationError?: { validation?: unknown[] } }).validationError;
-    if (v) {
-      const message = fieldMessages((v.validation ?? []) as Parameters<typeof fieldMessages>[0]);
-      reply.code(400).send({ status: 'error', message, code: 'validation_failed', ...modeTag() });
-      return;
-    }
-    deps.apiKeyGuard(req, reply, done);
-  };
   const route = (body: unknown, ok: unknown) => ({
     onRequest: deps.orderRateLimit,
     attachValidation: true,
-    preHandler: schemaThenKey,
+    // Schema failures first (step 1: 400, key not consulted), then the API key.
+    preHandler: schemaThenKey(deps.apiKeyGuard, modeTag),
     schema: { body, response: { 200: ok, ...errors } },
   });
 

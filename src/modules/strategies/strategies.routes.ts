@@ -13,7 +13,7 @@ import { Type } from 'typebox';
 import type { ApiKeyGuard } from '../api/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../auth/auth.schema.js';
-import { fieldMessages } from '../../platform/http/errors.plugin.js';
+import { schemaThenKey } from '../api/schema-then-key.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { RateLimiter } from '../../platform/rate-limiter.js';
@@ -178,21 +178,12 @@ export function strategyEventsApiRoute(
   app: App,
   deps: { strategies: StrategiesService; apiKeyGuard: ApiKeyGuard; rateLimit: RateLimitHook },
 ): void {
-  const schemaThenKey = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const v = (req as { validationError?: { validation?: unknown[] } }).validationError;
-    if (v) {
-      const message = fieldMessages((v.validation ?? []) as Parameters<typeof fieldMessages>[0]);
-      reply.code(400).send({ status: 'error', message, code: 'validation_failed' });
-      return;
-    }
-    deps.apiKeyGuard(req, reply, done);
-  };
   app.post(
     '/api/v1/strategy/events',
     {
       onRequest: deps.rateLimit,
       attachValidation: true,
-      preHandler: schemaThenKey,
+      preHandler: schemaThenKey(deps.apiKeyGuard),
       schema: { body: StrategyEventsBody },
     },
     async (req) => {

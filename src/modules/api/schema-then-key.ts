@@ -1,0 +1,20 @@
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { fieldMessages } from '../../platform/http/errors.plugin.js';
+import type { ApiKeyGuard } from './api-key.guard.js';
+
+/**
+ * `preHandler` of an `/api/v1` route registered with `attachValidation`: a schema failure is
+ * answered first (400, `message` keyed by field, as OpenAlgo clients expect; the key is not
+ * consulted), then the API key is checked. `extra` adds fields to the 400 body (e.g. the mode).
+ */
+export function schemaThenKey(apiKeyGuard: ApiKeyGuard, extra: () => Record<string, unknown> = () => ({})) {
+  return (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const v = (req as { validationError?: { validation?: unknown[] } }).validationError;
+    if (v) {
+      const message = fieldMessages((v.validation ?? []) as Parameters<typeof fieldMessages>[0]);
+      reply.code(400).send({ status: 'error', message, code: 'validation_failed', ...extra() });
+      return;
+    }
+    apiKeyGuard(req, reply, done);
+  };
+}
