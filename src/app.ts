@@ -355,7 +355,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   await services.sandbox.mode.reload();
   app.addHook('onClose', async () => {
     await services.sandbox.mode.shutdown();
-    services.strategies.stop();
+    await services.strategies.stop();
     await services.orders.stop();
     await services.brokers.closeAll();
     await services.mail.whenIdle();

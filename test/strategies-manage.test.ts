@@ -114,6 +114,7 @@ describeEachDb('strategy management', (dialect) => {
     expect((await h.manage('DELETE', `/${id}`)).statusCode).toBe(409);
     h.t.clock.advance(1_000);
     await h.hook(token, { action: 'stop' });
+    await h.t.services.strategies.runner.whenIdle();
     expect((await h.manage('DELETE', `/${id}`)).statusCode).toBe(200);
     expect((await h.hook(token, { action: 'start', mode: 'sandbox', n: 2 })).statusCode).toBe(404);
   });

@@ -145,7 +145,7 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     expect(view.data).toMatchObject({ status: 'running', active_run_id: started.run_id });
 
     const stopped = json(await h.hook(token, { action: 'stop' }));
-    expect(stopped).toMatchObject({ result: 'ok', run_id: started.run_id, stop_pending: false });
+    expect(stopped).toMatchObject({ result: 'ok', run_id: started.run_id, stop_pending: true });
     expect(stopped.exits).toHaveLength(2);
     expect(stopped.exits).toEqual(
       expect.arrayContaining([
@@ -154,6 +154,8 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
       ]),
     );
     expect(await positions(h)).toMatchObject({ SBIN: 0, INFY: 0 });
+    // The answer was the acceptance; the run's own fills then prove it flat.
+    await h.t.services.strategies.runner.whenIdle();
     const ev = await kinds(h);
     expect(ev.indexOf('run_stop_requested:info')).toBeLessThan(ev.indexOf('run_stopped:info'));
     const runs = json(await h.manage('GET', `/${id}/runs`)).data as { status: string }[];
@@ -178,7 +180,8 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     h.t.clock.advance(61_000);
     await h.tick({ 'NSE:SBIN': h.quote(801), 'NSE:INFY': h.quote(1501) });
     const retry = json(await h.hook(token, { action: 'stop' }));
-    expect(retry).toMatchObject({ result: 'ok', stop_pending: false });
+    expect(retry).toMatchObject({ result: 'ok', stop_pending: true });
+    await h.t.services.strategies.runner.whenIdle();
     expect((await h.rows('strategy_runs'))[0]).toMatchObject({ status: 'stopped' });
   });
 
@@ -207,6 +210,7 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     expect(await positions(h)).toMatchObject({ SBIN: 3 });
     h.t.clock.advance(1_000);
     await h.hook(token, { action: 'stop' });
+    await h.t.services.strategies.runner.whenIdle();
     h.t.clock.advance(31_000);
     await h.manage('POST', `/${id}/live`, { enabled: true });
     await h.t.app.inject({ method: 'POST', url: '/settings/analyze-mode/1', headers: asBrowser(h.admin) });
@@ -271,7 +275,8 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     expect(await h.rows('strategy_runs')).toHaveLength(1);
     expect(await h.rows('strategy_orders')).toHaveLength(2);
     const stop = await h.manage('POST', `/${id}/stop`);
-    expect(json(stop)).toMatchObject({ result: 'ok', stop_pending: false, strategy_id: id });
+    expect(json(stop)).toMatchObject({ result: 'ok', stop_pending: true, strategy_id: id });
+    await h.t.services.strategies.runner.whenIdle();
     const cooling = await h.manage('POST', `/${id}/start`, { mode: 'sandbox' });
     expect(cooling.statusCode).toBe(409);
     expect(json(cooling)).toMatchObject({ result: 'rejected_cooling_off' });

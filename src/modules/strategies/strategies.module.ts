@@ -26,7 +26,7 @@ export interface StrategyServices {
   webhook: WebhookService;
   /** Starts the reconcile timer (stop-pending runs, old de-duplication rows). */
   start(): void;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 export interface StrategyDeps {
@@ -136,8 +136,9 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
       }, 10_000);
       timer.unref();
     },
-    stop() {
+    async stop() {
       if (timer) clearInterval(timer);
+      await runner.whenIdle();
     },
   };
 }

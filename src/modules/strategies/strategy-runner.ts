@@ -64,6 +64,8 @@ interface Placed {
 }
 
 export class StrategyRunner {
+  private readonly confirming = new Set<Promise<void>>();
+
   constructor(private readonly deps: RunnerDeps) {}
 
   get repo() {
@@ -198,14 +200,35 @@ export class StrategyRunner {
         exits,
       };
     }
-    const flat = await this.confirmFlat(s, run);
+    // The answer is the acceptance (spec: stop requested, `stop_pending` true); the run becomes
+    // stopped only when its own fills prove it flat — checked right after this answer, and again
+    // by the periodic reconcile while exits are still working.
+    this.confirmSoon(s, run);
     return {
       result: 'ok',
-      message: flat ? 'Run stopped: every leg is flat' : 'Stop requested: waiting for the exits to fill',
+      message: `Stop requested: ${exits.length} exit(s) placed; the run stops once its fills prove it flat`,
       runId: run.id,
-      stopPending: !flat,
+      stopPending: true,
       exits,
     };
+  }
+
+  /** Runs {@link confirmFlat} off the request path (tracked, so shutdown and tests can wait). */
+  private confirmSoon(s: StrategyRow, run: RunRow): void {
+    const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.confirmFlat(s, run))
+      .then(
+        () => undefined,
+        (err: unknown) =>
+          this.deps.logger.warn({ err, runId: run.id }, 'stop confirmation failed; reconcile retries'),
+      )
+      .finally(() => this.confirming.delete(p));
+    this.confirming.add(p);
+  }
+
+  /** Resolves once every pending stop confirmation has run. */
+  async whenIdle(): Promise<void> {
+    while (this.confirming.size > 0) await Promise.allSettled([...this.confirming]);
   }
 
   /** Stopped once every order the run placed has filled and the legs net to zero. */
