@@ -1,0 +1,282 @@
+/**
+ * Row types of the trading tables: the sandbox (issue 5), order placement and alerts (issue 6),
+ * strategies (issue 7) and the error log (issue 9). Split from schema.ts, which re-exports them
+ * and lists every table in `DB`.
+ */
+import type { DbBool, Id } from './schema.js';
+
+/** Sandbox tables (issue 5). Money columns are ten-thousandths of a rupee (sandbox/money.ts). */
+export interface SandboxAccountsTable {
+  user_id: number;
+  starting_funds: number;
+  available: number;
+  used_margin: number;
+  realised_pnl: number;
+  reset_at: number;
+  updated_at: number;
+}
+
+export interface SandboxOrdersTable {
+  id: Id;
+  user_id: number;
+  symbol: string;
+  exchange: string;
+  side: string;
+  price_type: string;
+  product: string;
+  kind: string;
+  quantity: number;
+  price: number;
+  trigger_price: number;
+  status: string;
+  filled_quantity: number;
+  average_price: number;
+  blocked_margin: number;
+  blocked_quantity: number;
+  reason: string | null;
+  strategy: string | null;
+  day: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SandboxOrderEventsTable {
+  id: Id;
+  order_id: number;
+  user_id: number;
+  from_status: string | null;
+  to_status: string;
+  detail: string | null;
+  at: number;
+}
+
+export interface SandboxTradesTable {
+  id: Id;
+  order_id: number;
+  user_id: number;
+  symbol: string;
+  exchange: string;
+  side: string;
+  product: string;
+  quantity: number;
+  price: number;
+  strategy: string | null;
+  created_at: number;
+}
+
+export interface SandboxPositionsTable {
+  id: Id;
+  user_id: number;
+  symbol: string;
+  exchange: string;
+  product: string;
+  quantity: number;
+  cost: number;
+  margin: number;
+  realised_pnl: number;
+  day: string;
+  updated_at: number;
+}
+
+export interface SandboxHoldingsTable {
+  id: Id;
+  user_id: number;
+  symbol: string;
+  exchange: string;
+  quantity: number;
+  cost: number;
+  updated_at: number;
+}
+
+/** Order log (live) and analyzer log (analyzer mode); one row per order event. */
+export interface OrderLogsTable {
+  id: Id;
+  user_id: number | null;
+  event: string;
+  api_type: string;
+  broker: string | null;
+  order_id: string | null;
+  status_code: number;
+  request: string;
+  response: string;
+  created_at: number;
+}
+
+export interface OrderLatencyTable {
+  id: Id;
+  label: string;
+  user_id: number | null;
+  broker: string;
+  symbol: string;
+  order_id: string | null;
+  status: string;
+  total_ms: number;
+  broker_ms: number;
+  validation_ms: number;
+  overhead_ms: number;
+  created_at: number;
+}
+
+export interface PendingOrdersTable {
+  id: Id;
+  user_id: number;
+  api_type: string;
+  request: string;
+  status: string;
+  reason: string | null;
+  order_id: string | null;
+  response: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+export interface BrokerSessionsTable {
+  user_id: number;
+  broker: string;
+  access_token_encrypted: string;
+  broker_user_id: string | null;
+  expires_at: number | null;
+  created_at: number;
+}
+
+/** Chat alerts per user (orders issue): secrets sealed (SecretBox). */
+export interface AlertSettingsTable {
+  user_id: number;
+  telegram_enabled: DbBool;
+  telegram_bot_token_encrypted: string | null;
+  telegram_chat_id: string | null;
+  slack_enabled: DbBool;
+  slack_webhook_url_encrypted: string | null;
+  /** `all` | `failures` | `placed`. */
+  notify_on: string;
+  updated_at: number;
+}
+
+/** A batch or signal strategy (issue 7). */
+export interface StrategiesTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  kind: string;
+  product: string;
+  direction: string;
+  token_digest: string;
+  ip_allowlist: string;
+  locked: DbBool;
+  live_enabled: DbBool;
+  active_run_id: number | null;
+  last_stop_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StrategyLegsTable {
+  id: Id;
+  strategy_id: number;
+  position: number;
+  leg_type: string;
+  symbol: string | null;
+  exchange: string;
+  underlying: string | null;
+  expiry_rank: number | null;
+  option_type: string | null;
+  strike_offset: number | null;
+  quantity: number;
+  quantity_unit: string;
+  side: string | null;
+}
+
+export interface StrategyRunsTable {
+  id: Id;
+  strategy_id: number;
+  mode: string;
+  status: string;
+  started_at: number;
+  stop_requested_at: number | null;
+  stopped_at: number | null;
+}
+
+export interface StrategyOrdersTable {
+  id: Id;
+  run_id: number;
+  strategy_id: number;
+  leg_id: number;
+  symbol: string;
+  exchange: string;
+  action: string;
+  quantity: number;
+  purpose: string;
+  status: string;
+  order_id: string | null;
+  message: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StrategyPositionsTable {
+  run_id: number;
+  leg_id: number;
+  symbol: string;
+  exchange: string;
+  net: number;
+  updated_at: number;
+}
+
+export interface StrategyEventsTable {
+  id: Id;
+  strategy_id: number;
+  run_id: number | null;
+  ts: number;
+  kind: string;
+  severity: string;
+  leg_id: number | null;
+  message: string;
+  payload: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Id;
+  strategy_id: number | null;
+  ts: number;
+  ip: string;
+  result: string;
+  http_status: number;
+  action: string | null;
+  mode: string | null;
+  run_id: number | null;
+  message: string;
+  payload: string | null;
+  duration_ms: number;
+}
+
+export interface WebhookDedupeTable {
+  strategy_id: number;
+  fingerprint: string;
+  at: number;
+}
+
+/** Warnings and errors of the server's log and of browsers (observability issue); bounded. */
+export interface ErrorLogTable {
+  id: Id;
+  created_at: number;
+  /** `warn`, `error` or `fatal`. */
+  level: string;
+  /** `server` (the process log) or `client` (a browser report). */
+  origin: string;
+  module: string | null;
+  message: string;
+  /** `Type: message` of the logged exception. */
+  exception: string | null;
+  stack: string | null;
+  request_id: string | null;
+  method: string | null;
+  path: string | null;
+  user_id: number | null;
+  url: string | null;
+  user_agent: string | null;
+  component_stack: string | null;
+  /** Other fields of the record as JSON (already redacted), capped. */
+  context: string | null;
+  /** Hash of level + module + normalised message (groups). */
+  fingerprint: string;
+}
