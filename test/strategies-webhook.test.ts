@@ -107,6 +107,12 @@ describeEachDb('strategy webhook: result codes', (dialect) => {
     expect(body(limited)).toMatchObject({ status: 'error', result: 'rate_limited' });
     expect(limited.headers['retry-after']).toBeDefined();
     expect((await h.rows('webhook_deliveries')).map((d) => d.result)).toEqual(['ok', 'ok']);
+    // Keyed by token as well: a sender on another address is refused for this token…
+    expect((await h.hook(token, { action: 'long_exit' }, { ip: '203.0.113.9' })).statusCode).toBe(429);
+    // …and by address: that sender is still free to use another strategy's token.
+    const other = await h.create({ ...SIGNAL_SBIN, name: 'other' });
+    expect((await h.hook(other.token, { action: 'long_exit' }, { ip: '203.0.113.9' })).statusCode).toBe(200);
+    expect((await h.hook(other.token, { action: 'long_exit' })).statusCode).toBe(429);
   });
 
   it('takes TradingView’s text/plain bodies and bodies with no content type like JSON ones', async () => {
