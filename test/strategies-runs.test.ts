@@ -73,6 +73,21 @@ describeEachDb('signal strategies: entries, no-ops, flips and exits (rules 6, 9)
     expect(await kinds(h)).toContain('signal_noop:info');
   });
 
+  it('copies of one alert arriving together open the position once (signals of a strategy run one at a time)', async () => {
+    h = await startStrategies(dialect);
+    const { token } = await h.create({
+      ...SIGNAL_SBIN,
+      legs: [{ symbol: 'SBIN', exchange: 'NSE', quantity: 2 }],
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => h.hook(token, { action: 'long_entry' })),
+    );
+    expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+    expect(await positions(h)).toMatchObject({ SBIN: 2 });
+    expect(await h.rows('strategy_orders')).toHaveLength(1);
+    expect(await h.rows('strategy_runs')).toHaveLength(1);
+  });
+
   it('a rejected outgoing exit of a flip writes the critical flip_outgoing_exit_rejected and places no new entry', async () => {
     h = await startStrategies(dialect);
     const { token } = await h.create(SIGNAL_SBIN);

@@ -55,6 +55,9 @@ const CREDENTIAL_KEY = /pass|secret|token|api.?key|auth|signature|otp|pin|sessio
 const AUDIT_PAYLOAD_MAX = 4_096;
 
 export class WebhookService {
+  /** Per strategy, the settling of the latest signal: signals of one strategy run one at a time. */
+  private readonly queues = new Map<number, Promise<void>>();
+
   constructor(private readonly deps: WebhookDeps) {}
 
   async deliver(token: string, raw: string | undefined, ip: string): Promise<WebhookAnswer> {
@@ -190,16 +193,35 @@ export class WebhookService {
     }
     const ref = signalRef(fields);
     if (typeof ref === 'string') return refuse('rejected_invalid_action', ref);
-    const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
-    return handleSignal(
-      this.deps.runner,
-      this.deps.contract,
-      fresh,
-      target.legs,
-      action as SignalAction,
-      ref,
-      this.deps.analyze() ? 'sandbox' : 'live',
+    // One signal of a strategy at a time: two copies of an alert arriving together must see each
+    // other's position (rule 9), not both open one.
+    return this.serial(s.id, async () => {
+      const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
+      return handleSignal(
+        this.deps.runner,
+        this.deps.contract,
+        fresh,
+        target.legs,
+        action as SignalAction,
+        ref,
+        this.deps.analyze() ? 'sandbox' : 'live',
+      );
+    });
+  }
+
+  /** Runs `fn` after every earlier call for the same strategy has settled (in this process). */
+  private serial<T>(strategyId: number, fn: () => Promise<T>): Promise<T> {
+    const before = this.queues.get(strategyId) ?? Promise.resolve();
+    const run = before.then(fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
     );
+    this.queues.set(strategyId, tail);
+    void tail.then(() => {
+      if (this.queues.get(strategyId) === tail) this.queues.delete(strategyId);
+    });
+    return run;
   }
 }
 
