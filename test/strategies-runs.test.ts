@@ -22,21 +22,25 @@ const positions = async (h: StrategyHarness) =>
   );
 
 /** Replaces the runner's pipeline: `refuse(order)` decides which orders the "broker" rejects. */
-function refusingPipeline(h: StrategyHarness, refuse: (o: { action: string; symbol: string }) => boolean) {
+function refusingPipeline(
+  h: StrategyHarness,
+  refuse: (o: { action: string; symbol: string }) => boolean,
+  delayMs = 0,
+) {
   const real = h.t.services.orders.pipeline;
   const runner = h.t.services.strategies.runner as unknown as { deps: { pipeline: unknown } };
   runner.deps.pipeline = {
-    run: (
+    async run(
       userId: number,
       order: { action: string; symbol: string },
       opts: object,
-    ): Promise<PipelineAnswer> =>
-      refuse(order)
-        ? Promise.resolve({
-            status: 400,
-            body: { status: 'error', message: `refused ${order.action} ${order.symbol}` },
-          })
-        : real.run(userId, order as never, opts as never),
+    ): Promise<PipelineAnswer> {
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      if (refuse(order)) {
+        return { status: 400, body: { status: 'error', message: `refused ${order.action} ${order.symbol}` } };
+      }
+      return real.run(userId, order as never, opts as never);
+    },
   };
 }
 
@@ -79,6 +83,8 @@ describeEachDb('signal strategies: entries, no-ops, flips and exits (rules 6, 9)
       ...SIGNAL_SBIN,
       legs: [{ symbol: 'SBIN', exchange: 'NSE', quantity: 2 }],
     });
+    // Orders take a while to reach the sandbox: the copies would otherwise all read the leg as flat.
+    refusingPipeline(h, () => false, 30);
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => h.hook(token, { action: 'long_entry' })),
     );

@@ -92,4 +92,31 @@ describeEachDb('strategies across instances', (dialect) => {
     expect(await a.rows('strategy_runs')).toHaveLength(1);
     expect(await a.rows('strategy_orders')).toHaveLength(2);
   });
+
+  it('copies of one signal spread over two instances open the position once (the signal lease)', async () => {
+    const [a, b] = await twoInstances(dialect);
+    const { token } = await a.create(SIGNAL_SBIN);
+    // Each instance's order takes a while to reach the sandbox: without the lease, the other
+    // instance would read the leg as flat meanwhile and open it a second time.
+    for (const t of [a.t, b]) {
+      const runner = t.services.strategies.runner as unknown as {
+        deps: { pipeline: { run: (...args: unknown[]) => Promise<unknown> } };
+      };
+      const real = t.services.orders.pipeline;
+      runner.deps.pipeline = {
+        run: async (...args: unknown[]) => {
+          await new Promise((r) => setTimeout(r, 50));
+          return real.run(...(args as Parameters<typeof real.run>));
+        },
+      };
+    }
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => deliver(i % 2 ? b : a.t, token, { action: 'long_entry' })),
+    );
+    expect(answers.map((r) => (r.json() as { result: string }).result)).toEqual(Array(20).fill('ok'));
+    expect(await a.rows('strategy_orders')).toHaveLength(1);
+    expect(await a.rows('strategy_runs')).toHaveLength(1);
+    const leases = await a.t.db.database.db.selectFrom('strategies').select('signal_lease_until').execute();
+    expect(leases).toEqual([{ signal_lease_until: null }]);
+  });
 });

@@ -166,6 +166,7 @@ export interface StrategiesTable {
   live_enabled: DbBool;
   active_run_id: number | null;
   last_stop_at: number | null;
+  signal_lease_until: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -27,6 +27,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('live_enabled', 'integer', (c) => c.notNull())
     .addColumn('active_run_id', 'bigint')
     .addColumn('last_stop_at', 'bigint')
+    /** Until when one instance holds the strategy's signal lease (signals one at a time). */
+    .addColumn('signal_lease_until', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('strategies_user_name_uq', ['user_id', 'name'])

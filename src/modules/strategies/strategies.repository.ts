@@ -189,6 +189,29 @@ export class StrategiesRepository {
     });
   }
 
+  /**
+   * Takes the strategy's signal lease until `until` when it is free or expired: true for the one
+   * caller (on any instance) whose conditional UPDATE took it.
+   */
+  async takeSignalLease(strategyId: number, now: number, until: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('strategies')
+      .set({ signal_lease_until: until })
+      .where('id', '=', strategyId)
+      .where((eb) => eb.or([eb('signal_lease_until', 'is', null), eb('signal_lease_until', '<=', now)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async releaseSignalLease(strategyId: number, until: number): Promise<void> {
+    await this.db
+      .updateTable('strategies')
+      .set({ signal_lease_until: null })
+      .where('id', '=', strategyId)
+      .where('signal_lease_until', '=', until)
+      .execute();
+  }
+
   run(id: number): Promise<RunRow | undefined> {
     return this.db.selectFrom('strategy_runs').selectAll().where('id', '=', id).executeTakeFirst();
   }

@@ -93,6 +93,7 @@ export class StrategiesService {
           live_enabled: toDbBool(false),
           active_run_id: null,
           last_stop_at: null,
+          signal_lease_until: null,
           created_at: now,
           updated_at: now,
         },
