@@ -274,7 +274,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   // a cache hit, one indexed lookup otherwise.
   const denyBanned = (reply: FastifyReply) =>
     reply.code(403).type('text/plain; charset=utf-8').send(BAN_MESSAGE);
+  const errorLog = services.observability.errors;
   app.addHook('onRequest', (req, reply, done) => {
+    // Method and URL kept while the request is in flight, for its warn+ log records (O(1)).
+    errorLog.requestStarted(req.id, req.method, req.url);
     req.clientIp = resolveClientIp(req.raw.socket.remoteAddress, req.headers, config.trustProxyHeaders);
     reply.header('x-request-id', req.id);
     if (config.disableBanCheck) return done();
@@ -307,13 +310,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       host: req.headers.host,
       userId: req.session?.userId,
     });
-    done();
-  });
-
-  // Requests that reach the error handler: their method and path go with their log records into
-  // the error log (observability). Error paths only, so nothing is added to a normal request.
-  app.addHook('onError', (req, _reply, _err, done) => {
-    services.observability.errors.noteRequest(req.id, req.method, maskUrl(req.url));
+    errorLog.requestEnded(req.id);
     done();
   });
 

@@ -63,6 +63,23 @@ describeEachDb('error log: server records at warn and above are kept and queryab
     expect(JSON.stringify(entry)).not.toContain('SECRET-QUERY');
   });
 
+  it("a warning logged by a handler that answers 200 carries the request's method, masked path and id", async () => {
+    ({ t, admin } = await appWithAdmin(dialect));
+    const res = await adminPost(t, admin, '/security/ban?note=SECRET-QUERY', {
+      ip: '203.0.113.77',
+      permanent: true,
+    });
+    expect(res.statusCode).toBe(200);
+    const [entry] = await errorEntries(t, admin, `?q=${encodeURIComponent('IP banned manually')}`);
+    expect(entry).toMatchObject({
+      level: 'warn',
+      request: { id: res.headers['x-request-id'], method: 'POST', path: '/security/ban' },
+    });
+    expect(JSON.stringify(entry)).not.toContain('SECRET-QUERY');
+    // Answered requests are forgotten: nothing accumulates per request.
+    expect(t.services.observability.errors.inFlightCount).toBe(0);
+  });
+
   it('limit is clamped to 1..500, unknown level and malformed limit are 400s', async () => {
     ({ t, admin } = await appWithAdmin(dialect));
     for (let i = 0; i < 3; i++) t.app.log.warn(`warning ${i}`);
