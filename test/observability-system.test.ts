@@ -298,21 +298,44 @@ describeEachDb('system report', (dialect) => {
     expect(txt.body).not.toMatch(/^\s*"/); // a file, not a JSON string
   });
 
-  it('is capped in size, refuses an unknown format, and is limited to 10 per minute', async () => {
+  it('is cut at 256 KiB with a visible note in both formats when the last errors exceed it', async () => {
     ({ t, admin } = await appWithAdmin(dialect));
-    for (let i = 0; i < 40; i++)
-      t.app.log.error(
-        { err: Object.assign(new Error('x'), { stack: `E${i}\n${'    at frame\n'.repeat(2000)}` }) },
-        `${'long message '.repeat(150)} ${i}`,
-      );
+    // Each record at its stored caps: message and exception 2,000 characters (2-byte ones), a
+    // stack of 12 lines (the report's) of ~1,300 characters: ~26 KB rendered per error, 25 errors.
+    const long = (tag: string, n: number) => `${tag} ${'ü'.repeat(n)}`;
+    for (let i = 0; i < 30; i++) {
+      const err = new Error(long(`exception ${i}`, 3_000));
+      err.stack = [
+        `Error: ${i}`,
+        ...Array.from({ length: 11 }, (_, j) => `    at ${long(`f${j}`, 1_300)}`),
+      ].join('\n');
+      t.app.log.error({ err }, long(`message ${i}`, 3_000));
+    }
+    for (const format of ['md', 'txt'] as const) {
+      const res = await adminGet(t, admin, `/admin/api/system/report?format=${format}`);
+      expect(res.statusCode).toBe(200);
+      const bytes = Buffer.byteLength(res.body);
+      expect(bytes).toBeLessThanOrEqual(REPORT_MAX_BYTES);
+      expect(bytes).toBeGreaterThan(REPORT_MAX_BYTES - 64); // filled to the cap, then cut
+      expect(res.body.endsWith('\n\n[report truncated at 256 KiB]\n')).toBe(true);
+      expect(res.body).not.toContain('\uFFFD');
+      expect(res.body).toContain('message 29 ü'); // the newest errors come first
+      expect(res.body).not.toContain('message 5 ü'); // the cut fell before the 25th last error
+      if (format === 'md')
+        // a stack block open at the cut is closed, so the note reads as text
+        expect(res.body.split('\n').filter((l) => l === '  ```').length % 2).toBe(0);
+    }
+  });
+
+  it('refuses an unknown format and is limited to 10 per minute', async () => {
+    ({ t, admin } = await appWithAdmin(dialect));
     const bad = await adminGet(t, admin, '/admin/api/system/report?format=pdf');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors.format[0]).toMatch(/md, txt/);
-    const res = await adminGet(t, admin, '/admin/api/system/report?format=txt');
-    expect(res.statusCode).toBe(200);
-    expect(Buffer.byteLength(res.body)).toBeLessThanOrEqual(REPORT_MAX_BYTES);
-    for (let i = 0; i < 8; i++)
+    for (let i = 0; i < 9; i++)
       expect((await adminGet(t, admin, '/admin/api/system/report')).statusCode).toBe(200);
-    expect((await adminGet(t, admin, '/admin/api/system/report')).statusCode).toBe(429);
+    const limited = await adminGet(t, admin, '/admin/api/system/report');
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
   });
 });

@@ -150,6 +150,15 @@ describe('report and snapshot helpers', () => {
     expect(s).toContain('[report truncated');
     expect(s).not.toContain('\uFFFD');
   });
+  it('closes a Markdown stack block the cut left open, so the note is not inside it', () => {
+    const md = ['- error', '', '  ```', ...Array.from({ length: 200 }, () => '  at frame'), '  ```'].join(
+      '\n',
+    );
+    const s = capBytes(md, 2048, 'md');
+    expect(Buffer.byteLength(s)).toBeLessThanOrEqual(2048);
+    expect(s.endsWith('  ```\n\n[report truncated at 2 KiB]\n')).toBe(true);
+    expect(capBytes(md, 2048, 'txt')).not.toMatch(/```\n\n\[report/);
+  });
   it('flattens sections', () => {
     expect(flatten({ a: { b: 1, c: [{ d: null }] } })).toEqual([
       ['a.b', '1'],

@@ -150,17 +150,27 @@ function renderText(r: ReportInput): string {
   return out.join('\n');
 }
 
-/** Cuts `text` to at most `max` UTF-8 bytes (on a character boundary), with a note. */
-export function capBytes(text: string, max: number): string {
+/** The opening and closing line of a stack block in the Markdown report. */
+const FENCE = '  ```';
+
+/**
+ * Cuts `text` to at most `max` UTF-8 bytes (on a character boundary), ending with a visible
+ * note. Per-field caps (message and exception 2,000 characters, stack 16,000, path 2,048) still
+ * let 25 errors exceed the report's cap several times over, so this cut is what bounds the file.
+ * In Markdown a stack block left open by the cut is closed first, so the note renders as text.
+ */
+export function capBytes(text: string, max: number, format: ReportFormat = 'txt'): string {
   if (Buffer.byteLength(text) <= max) return text;
   const note = `\n\n[report truncated at ${Math.round(max / 1024)} KiB]\n`;
+  const reserve = Buffer.byteLength(note) + (format === 'md' ? FENCE.length + 1 : 0);
   let cut = Buffer.from(text)
-    .subarray(0, max - Buffer.byteLength(note))
+    .subarray(0, max - reserve)
     .toString('utf8');
   if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
+  if (format === 'md' && cut.split('\n').filter((l) => l === FENCE).length % 2 === 1) cut += `\n${FENCE}`;
   return cut + note;
 }
 
 export function renderReport(r: ReportInput, format: ReportFormat, maxBytes = REPORT_MAX_BYTES): string {
-  return capBytes(format === 'md' ? renderMarkdown(r) : renderText(r), maxBytes);
+  return capBytes(format === 'md' ? renderMarkdown(r) : renderText(r), maxBytes, format);
 }
