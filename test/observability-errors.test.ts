@@ -319,3 +319,44 @@ describeEachDb('error routes need an administrator session', (dialect) => {
     expect(noCsrf.json().code).toBe('csrf_failed');
   });
 });
+
+describeEachDb(
+  'observability reads count against the administration rate limit (API_RATE_LIMIT)',
+  (dialect) => {
+    let t: TestApp;
+    let admin: Browser;
+    afterEach(() => t.close());
+    const READS = [
+      '/admin/api/errors',
+      '/admin/api/errors/stats',
+      '/admin/api/errors/groups',
+      '/admin/api/system',
+    ];
+
+    it('each read route is refused past the limit with 429 and Retry-After, in the one admin window', async () => {
+      ({ t, admin } = await appWithAdmin(dialect, { env: { API_RATE_LIMIT: '4 per second' } }));
+      for (const url of READS) {
+        t.clock.advance(1_000); // a fresh window
+        for (let i = 0; i < 4; i++) expect((await adminGet(t, admin, url)).statusCode, url).toBe(200);
+        const refused = await adminGet(t, admin, url);
+        expect(refused.statusCode, url).toBe(429);
+        expect(refused.json(), url).toMatchObject({ status: 'error', code: 'rate_limited' });
+        expect(refused.headers['retry-after'], url).toBe('1');
+      }
+      // The window is the administration surface's: security reads spend it for these routes too.
+      t.clock.advance(1_000);
+      for (let i = 0; i < 4; i++) expect((await adminGet(t, admin, '/security/stats')).statusCode).toBe(200);
+      for (const url of READS) expect((await adminGet(t, admin, url)).statusCode, url).toBe(429);
+      t.clock.advance(1_000);
+      for (const url of READS) expect((await adminGet(t, admin, url)).statusCode, url).toBe(200);
+    });
+
+    it('the default is 50 per second', async () => {
+      ({ t, admin } = await appWithAdmin(dialect));
+      t.clock.advance(1_000);
+      for (let i = 0; i < 50; i++)
+        expect((await adminGet(t, admin, READS[i % READS.length]!)).statusCode).toBe(200);
+      expect((await adminGet(t, admin, '/admin/api/errors/stats')).statusCode).toBe(429);
+    });
+  },
+);
