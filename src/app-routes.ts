@@ -122,7 +122,11 @@ export async function registerRoutes(
   // The `/api/v1` surface: API key in the body, no cookies.
   await app.register(async (scope) => {
     const api = scope as unknown as App;
-    pingRoutes(api, { apiKeyGuard, rateLimit: apiLimit, activeBroker: () => null });
+    pingRoutes(api, {
+      apiKeyGuard,
+      rateLimit: apiLimit,
+      activeBroker: async (userId) => (await services.orders.brokerSessions.get(userId))?.broker ?? null,
+    });
     marketApiRoutes(api, { market: services.market, apiKeyGuard, rateLimit: apiLimit });
     orderRoutes(api, {
       pipeline: services.orders.pipeline,

@@ -58,6 +58,7 @@ export function buildTradingServices(
     logger: deps.logger,
     bus: deps.bus,
     instrument: (symbol, exchange) => market.contracts.get(symbol, exchange),
+    contractBroker: () => market.imports.liveBroker(),
     freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
     sandbox: sandbox.service,
     mode: sandbox.mode,

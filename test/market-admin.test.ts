@@ -257,7 +257,10 @@ describeEachDb('market admin', (dialect) => {
         [{ ...base, freeze_qty: null }, /freeze_qty/],
         [{ ...base, freeze_qty: 2 ** 31 }, /freeze_qty/],
         [{ exchange: 'NFO', symbol: 'NIFTY' }, /freeze_qty: Missing data/],
-        [{ ...base, exchange: 'NSE' }, /"NSE" is not an F&O exchange; use one of NFO, BFO, CDS, BCD, MCX/],
+        [
+          { ...base, exchange: 'NSE' },
+          /"NSE" is not an F&O exchange; use one of NFO, BFO, CDS, BCD, MCX, NCDEX/,
+        ],
         [{ ...base, exchange: 'XYZ' }, /"XYZ" is not an F&O exchange/],
         [{ ...base, exchange: '' }, /exchange/],
         [{ ...base, exchange: 42 }, /exchange/],

@@ -83,7 +83,10 @@ export class Workspace {
   async startServer(label = 'server', extraEnv: Record<string, string> = {}): Promise<Child> {
     const port = await this.freePort();
     const env = { ...this.env(), ...extraEnv, HOST: '127.0.0.1', PORT: String(port) };
-    return this.start(label, port, [CLI, 'serve'], env, `algodesk is running at`);
+    // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"): node flags for the
+    // server only, to profile what a bench measures.
+    const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    return this.start(label, port, [...nodeArgs, CLI, 'serve'], env, `algodesk is running at`);
   }
 
   /** Starts the bare `node:http` baseline answering `request` with `response`. */

@@ -21,7 +21,8 @@ export function pingRoutes(
   deps: {
     apiKeyGuard: ApiKeyGuard;
     rateLimit: RateLimitHook;
-    activeBroker: () => string | null;
+    /** The broker of the user's live broker session, null while none is connected. */
+    activeBroker: (userId: number) => Promise<string | null>;
   },
 ): void {
   app.post(
@@ -34,9 +35,9 @@ export function pingRoutes(
         response: { 200: PingResponse, 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       },
     },
-    async () => ({
+    async (req) => ({
       status: 'success' as const,
-      data: { message: 'pong' as const, broker: deps.activeBroker() },
+      data: { message: 'pong' as const, broker: await deps.activeBroker(req.apiPrincipal!.userId) },
     }),
   );
 }

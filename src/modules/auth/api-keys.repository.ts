@@ -5,6 +5,7 @@ export interface ApiKeyOwner {
   user_id: number;
   username: string;
   order_mode: string;
+  is_admin: number | boolean;
   created_at: number;
 }
 
@@ -17,7 +18,13 @@ export class ApiKeysRepository {
     return this.db
       .selectFrom('api_keys')
       .innerJoin('users', 'users.id', 'api_keys.user_id')
-      .select(['api_keys.user_id', 'users.username', 'users.order_mode', 'api_keys.created_at'])
+      .select([
+        'api_keys.user_id',
+        'users.username',
+        'users.order_mode',
+        'users.is_admin',
+        'api_keys.created_at',
+      ])
       .where('api_keys.key_digest', '=', digest)
       .executeTakeFirst();
   }

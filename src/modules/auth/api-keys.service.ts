@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import { hmacSha256Hex, newApiKey } from '../../platform/crypto.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import { badRequest } from '../../platform/errors.js';
+import { fromDbBool } from '../../platform/db/database.js';
 import type { ApiKeysRepository } from './api-keys.repository.js';
 import type { UsersRepository } from './users.repository.js';
 
@@ -14,6 +15,8 @@ export interface ApiPrincipal {
   userId: number;
   username: string;
   orderMode: OrderMode;
+  /** The key's owner is the administrator (e.g. may switch the service-wide analyzer/live mode). */
+  isAdmin: boolean;
 }
 
 const TOPIC = 'apikey';
@@ -77,7 +80,12 @@ export class ApiKeysService {
     const digest = this.digest(apikey);
     const owner = await this.keys.findOwnerByDigest(digest);
     const principal: ApiPrincipal | null = owner
-      ? { userId: owner.user_id, username: owner.username, orderMode: toOrderMode(owner.order_mode) }
+      ? {
+          userId: owner.user_id,
+          username: owner.username,
+          orderMode: toOrderMode(owner.order_mode),
+          isAdmin: fromDbBool(owner.is_admin),
+        }
       : null;
     this.cache.set(apikey, { digest, principal }, { ttl: principal ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS });
     this.byDigest.set(digest, apikey);

@@ -242,6 +242,11 @@ export class ContractImportService {
     return this.repo.liveGeneration();
   }
 
+  /** Whose instrument file is the live master contract (`zerodha`, `upstox`, …), null when none. */
+  liveBroker(): Promise<string | null> {
+    return this.repo.liveBroker();
+  }
+
   /** Marks interrupted runs failed and drops rows of dead generations (startup). */
   purge(): Promise<void> {
     return this.runs.purge(this.clock.now(), STALE_IMPORT_MS);

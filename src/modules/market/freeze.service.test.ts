@@ -84,9 +84,9 @@ describe("parseFreezeCsv: NSE's qtyfreeze layout", () => {
 });
 
 describe('freeze exchanges: the F&O segments only', () => {
-  it('trims and upper-cases NFO, BFO, CDS, BCD, MCX; refuses the rest naming the code', () => {
+  it('trims and upper-cases NFO, BFO, CDS, BCD, MCX, NCDEX; refuses the rest naming the code', () => {
     expect(normaliseFreezeExchange(' nfo ')).toBe('NFO');
-    for (const e of ['BFO', 'CDS', 'BCD', 'MCX']) expect(normaliseFreezeExchange(e)).toBe(e);
+    for (const e of ['BFO', 'CDS', 'BCD', 'MCX', 'NCDEX']) expect(normaliseFreezeExchange(e)).toBe(e);
     for (const e of ['NSE', 'BSE', 'NCO', 'CRYPTO', '']) {
       expect(() => normaliseFreezeExchange(e)).toThrow(AppError);
     }

@@ -9,9 +9,9 @@ import { Snapshot, syncAcrossInstances } from './timings.service.js';
 /**
  * Exchanges with freeze quantities: the F&O segments where the exchange caps one order's size and
  * the order pipeline splits larger orders (NSE and BSE equity and index derivatives, NSE and BSE
- * currency derivatives, MCX commodities).
+ * currency derivatives, MCX and NCDEX commodities) — every F&O exchange an order may name.
  */
-export const FREEZE_EXCHANGES = ['NFO', 'BFO', 'CDS', 'BCD', 'MCX'] as const;
+export const FREEZE_EXCHANGES = ['NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX'] as const;
 /** Largest freeze quantity stored (the column is a 32-bit integer). */
 export const MAX_FREEZE_QTY = 2_147_483_647;
 /** Skipped rows listed in an upload's answer; `skipped` still counts them all. */

@@ -164,6 +164,18 @@ export class InstrumentsRepository {
     return row?.id === null || row?.id === undefined ? null : Number(row.id);
   }
 
+  /** The broker whose instrument file the live generation came from, or null when none is live. */
+  async liveBroker(): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('contract_imports')
+      .select('broker')
+      .where('status', '=', 'success')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.broker ?? null;
+  }
+
   /** Streams a generation's rows in id pages (keyset), for building the index. */
   // Small pages: each page's driver rows die young instead of being promoted to the old space
   // (20,000-row pages left ~30 MB more resident after the 204k-row load).

@@ -17,7 +17,7 @@ import { MarketCalendar, TimingsService, type ExchangeSession } from './timings.
 /** Freeze quantities, holidays and timings: what the order and sandbox code consult. */
 export interface MarketAdminServices {
   /**
-   * Freeze quantity for an F&O underlying on an exchange (NFO, BFO, CDS, BCD, MCX), or null when
+   * Freeze quantity for an F&O underlying on an exchange (NFO, BFO, CDS, BCD, MCX, NCDEX), or null when
    * none is configured. Synchronous: served from memory, reloaded on every change on any instance.
    */
   freezeQty(exchange: string, underlying: string): number | null;

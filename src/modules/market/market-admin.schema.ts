@@ -17,7 +17,7 @@ export const IdParams = Type.Object({
 export const FreezeBody = Type.Object(
   {
     /** F&O exchange: NFO, BFO, CDS, BCD or MCX (trimmed, case-insensitive). */
-    exchange: Code('F&O exchange: NFO, BFO, CDS, BCD, MCX'),
+    exchange: Code('F&O exchange: NFO, BFO, CDS, BCD, MCX, NCDEX'),
     /** Underlying symbol as in NSE's list (trimmed, upper-cased). */
     symbol: Type.String({ minLength: 1, maxLength: 64 }),
     /** Largest quantity of one order; larger orders are split. */
@@ -28,7 +28,7 @@ export const FreezeBody = Type.Object(
 
 export const FreezeUpdateBody = Type.Object(
   {
-    exchange: Type.Optional(Code('F&O exchange: NFO, BFO, CDS, BCD, MCX')),
+    exchange: Type.Optional(Code('F&O exchange: NFO, BFO, CDS, BCD, MCX, NCDEX')),
     symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     freeze_qty: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FREEZE_QTY })),
   },

@@ -5,6 +5,7 @@
  * keeps the reason; each decision is a compare-and-set on the row's status, so one order is
  * never placed twice (two clicks, two instances).
  */
+import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import { badRequest, notFound } from '../../platform/errors.js';
 import type { OrderInput, OrderPipeline, PipelineAnswer } from './order-pipeline.js';
@@ -46,6 +47,7 @@ export class ActionCenterService {
     private readonly repo: OrdersRepository,
     private readonly pipeline: OrderPipeline,
     private readonly clock: Clock,
+    private readonly logger: Logger,
   ) {}
 
   /** Queues an order (step 2); the API key is not part of `order`. */
@@ -102,7 +104,16 @@ export class ActionCenterService {
       try {
         out.push({ id: p.id, ...(await this.approve(userId, p.id)) });
       } catch (err) {
-        out.push({ id: p.id, status: 400, body: { status: 'error', message: (err as Error).message } });
+        // A refusal keeps its own status (an order decided meanwhile is 400); anything else is a
+        // 500 whose details stay in the log, not in the answer.
+        const status = (err as { statusCode?: number }).statusCode;
+        if (status === undefined || status >= 500)
+          this.logger.error({ err, pendingOrderId: p.id }, 'approving a queued order failed');
+        out.push(
+          status !== undefined && status < 500
+            ? { id: p.id, status, body: { status: 'error', message: (err as Error).message } }
+            : { id: p.id, status: 500, body: { status: 'error', message: 'Internal server error' } },
+        );
       }
     }
     return out;

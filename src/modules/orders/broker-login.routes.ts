@@ -4,7 +4,7 @@
  * `/zerodha/callback?request_token=…` or `/upstox/callback?code=…`, as OpenAlgo registers them —
  * where the code is exchanged for an access token, stored sealed as the user's broker session.
  * `state` binds the round trip to the user: `userId.expiry.HMAC(APP_KEY)`, checked on any
- * instance without shared state, valid 10 minutes. `GET /broker/session` shows the session
+ * instance without shared state, valid 10 minutes, required (a callback without it is refused). `GET /broker/session` shows the session
  * (never the token); `DELETE /broker/session` forgets it.
  */
 import { Type } from 'typebox';
@@ -60,19 +60,19 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
   const callback = async (userId: number, code: string | undefined, state: string | undefined) => {
     const { name, adapter: a } = adapter();
     if (!code) throw badRequest('The broker did not send a login code');
-    // Kite echoes `redirect_params`; a missing state is accepted only for the logged-in user itself.
-    if (state !== undefined) {
-      const [uid, exp, mac] = state.split('.');
-      const expiry = Number(exp);
-      if (
-        Number(uid) !== userId ||
-        !mac ||
-        !Number.isFinite(expiry) ||
-        expiry < deps.clock.now() ||
-        !safeEqual(mac, sign(userId, expiry))
-      )
-        throw badRequest('The login state is invalid or expired; start the broker login again');
-    }
+    // Both brokers echo the state we sent (Kite through `redirect_params`, Upstox as `state`).
+    // Without it a crafted callback link could bind someone else's broker account to this user
+    // (login CSRF), so a missing state is refused like a forged one.
+    const [uid, exp, mac] = (state ?? '').split('.');
+    const expiry = Number(exp);
+    if (
+      Number(uid) !== userId ||
+      !mac ||
+      !Number.isFinite(expiry) ||
+      expiry < deps.clock.now() ||
+      !safeEqual(mac, sign(userId, expiry))
+    )
+      throw badRequest('The login state is missing, invalid or expired; start the broker login again');
     try {
       const r = await a.exchangeCode(code);
       await deps.sessions.set(userId, name, r.session, r.expiresAt);

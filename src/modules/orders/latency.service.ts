@@ -21,12 +21,19 @@ export interface LatencySample {
   validationMs: number;
 }
 
+/** A sample as buffered: stamped with the clock when it was recorded, not when it is written. */
+interface Stamped extends LatencySample {
+  at: number;
+}
+
 /** Most rows a stats window reads (the newest ones). */
 export const STATS_ROW_LIMIT = 100_000;
 const BUFFER_LIMIT = 10_000;
 
 export class LatencyService {
-  private buffer: LatencySample[] = [];
+  private buffer: Stamped[] = [];
+  private droppedSamples = 0;
+  private droppedSinceWarning = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
@@ -47,9 +54,21 @@ export class LatencyService {
     await this.flush();
   }
 
-  /** Appends a sample (no I/O). Beyond 10,000 unwritten samples new ones are dropped. */
+  /**
+   * Appends a sample (no I/O). Beyond 10,000 unwritten samples new ones are dropped, counted
+   * ({@link dropped}) and warned about at the next write.
+   */
   record(s: LatencySample): void {
-    if (this.buffer.length < BUFFER_LIMIT) this.buffer.push(s);
+    if (this.buffer.length < BUFFER_LIMIT) this.buffer.push({ ...s, at: this.clock.now() });
+    else {
+      this.droppedSamples++;
+      this.droppedSinceWarning++;
+    }
+  }
+
+  /** Samples dropped since start because the buffer was full. */
+  get dropped(): number {
+    return this.droppedSamples;
   }
 
   /** Writes what is buffered (the timer's work; tests call it). */
@@ -57,7 +76,11 @@ export class LatencyService {
     this.writing = this.writing.then(async () => {
       const batch = this.buffer;
       this.buffer = [];
-      const now = this.clock.now();
+      if (this.droppedSinceWarning > 0) {
+        this.logger.warn({ dropped: this.droppedSinceWarning }, 'latency samples dropped: buffer full');
+        this.droppedSinceWarning = 0;
+      }
+      if (batch.length === 0) return;
       await this.repo
         .insertLatency(
           batch.map((s) => ({
@@ -71,10 +94,13 @@ export class LatencyService {
             broker_ms: s.brokerMs,
             validation_ms: s.validationMs,
             overhead_ms: Math.max(0, s.totalMs - s.brokerMs - s.validationMs),
-            created_at: now,
+            created_at: s.at,
           })),
         )
-        .catch((err: unknown) => this.logger.warn({ err, rows: batch.length }, 'latency write failed'));
+        .catch((err: unknown) => {
+          this.droppedSamples += batch.length;
+          this.logger.warn({ err, rows: batch.length }, 'latency write failed');
+        });
     });
     return this.writing;
   }

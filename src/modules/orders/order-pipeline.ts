@@ -34,6 +34,17 @@ export interface OrderInput {
   disclosed_quantity: string;
 }
 
+/** How one order runs: its API type (logs, events) and what the caller decides for it. */
+export interface RunOptions {
+  apiType: string;
+  /** splitorder's `splitsize`: the most each child order may carry. */
+  chunk?: number;
+  /** When the request arrived (`performance.now()`), for the latency record. */
+  started?: number;
+  /** A strategy run's own mode; otherwise the global analyzer/live switch decides. */
+  mode?: 'analyze' | 'live';
+}
+
 /** What the route answers: the HTTP status and the JSON body. */
 export interface PipelineAnswer {
   status: number;
@@ -44,6 +55,11 @@ export interface PipelineAnswer {
 
 export interface PipelineDeps {
   instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  /**
+   * Whose instrument file the live master contract is (`zerodha`, `upstox`, …), null when no
+   * contract is loaded. A live order needs the session broker's own symbols and tokens.
+   */
+  contractBroker(): Promise<string | null>;
   freezeQty(exchange: string, underlying: string): number | null;
   sandbox: SandboxService;
   analyze: () => boolean;
@@ -60,6 +76,14 @@ export interface PipelineDeps {
 /** F&O exchanges: lot-size multiples and freeze-quantity splitting apply (orders issue, parts 1-2). */
 export const FNO_ORDER_EXCHANGES: ReadonlySet<string> = new Set(['NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX']);
 
+/**
+ * Most child orders one request may turn into (splitorder, or freeze-quantity splitting), as
+ * OpenAlgo caps it: a larger split is refused before anything is sent, so one request can neither
+ * flood the broker nor exhaust the server's memory.
+ */
+export const MAX_SPLIT_ORDERS = 100;
+export const TOO_MANY_SPLITS = `Total number of orders would exceed maximum limit of ${MAX_SPLIT_ORDERS}`;
+
 export class OrderPipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -67,17 +91,27 @@ export class OrderPipeline {
    * Runs the order from step 3. `chunk` (splitorder) caps each child order; otherwise the
    * instrument's freeze quantity does on F&O exchanges.
    */
-  async run(
-    userId: number,
-    order: OrderInput,
-    opts: {
-      apiType: string;
-      chunk?: number;
-      started?: number;
-      /** A strategy run's own mode; otherwise the global analyzer/live switch decides. */
-      mode?: 'analyze' | 'live';
-    },
-  ): Promise<PipelineAnswer> {
+  async run(userId: number, order: OrderInput, opts: RunOptions): Promise<PipelineAnswer> {
+    try {
+      return await this.place(userId, order, opts);
+    } catch (err) {
+      // An exception anywhere in the pipeline (a database failure, a broker session that cannot
+      // be decrypted, the sandbox failing) is an order.failed event and a generic 500: the
+      // caller never sees internals, the log has the error with the request's context.
+      this.deps.logger.error({ err, apiType: opts.apiType }, 'order pipeline failed');
+      const analyze = opts.mode ? opts.mode === 'analyze' : this.deps.analyze();
+      const mode = analyze ? ('analyze' as const) : ('live' as const);
+      const body = {
+        status: 'error',
+        message: 'Internal error while placing the order',
+        ...(analyze ? { mode } : {}),
+      };
+      this.publish('order.failed', mode, userId, opts.apiType, null, null, 500, { ...order }, body);
+      return { status: 500, body };
+    }
+  }
+
+  private async place(userId: number, order: OrderInput, opts: RunOptions): Promise<PipelineAnswer> {
     const started = opts.started ?? performance.now();
     const analyze = opts.mode ? opts.mode === 'analyze' : this.deps.analyze();
     const mode = analyze ? ('analyze' as const) : ('live' as const);
@@ -96,15 +130,15 @@ export class OrderPipeline {
     // Step 3: order data validated again.
     const invalid = checkPrices(order);
     const instrument = invalid ? undefined : await this.deps.instrument(order.symbol, order.exchange);
-    const problem =
-      invalid ??
-      (instrument
-        ? lotProblem(order, instrument)
-        : `Symbol '${order.symbol}' not found on ${order.exchange} in the master contract`);
-    if (problem) return fail(400, problem, analyze ? 'analyzer.error' : 'order.failed');
+    const problem = invalid ?? (instrument ? lotProblem(order, instrument) : await this.unknownSymbol(order));
+    const validation = analyze ? 'analyzer.error' : 'order.failed';
+    if (problem) return fail(400, problem, validation);
     const inst = instrument!;
     const validationMs = performance.now() - started;
-    const sizes = splitSizes(order.quantity, opts.chunk ?? this.freezeChunk(order, inst), inst.lotsize);
+    const chunk = opts.chunk ?? this.freezeChunk(order, inst);
+    if (splitCount(order.quantity, chunk, inst.lotsize) > MAX_SPLIT_ORDERS)
+      return fail(400, TOO_MANY_SPLITS, validation);
+    const sizes = splitSizes(order.quantity, chunk, inst.lotsize);
 
     // Step 4-5: analyzer mode → the sandbox.
     if (analyze) return this.toSandbox(userId, order, sizes, request, opts.apiType, started, validationMs);
@@ -114,6 +148,16 @@ export class OrderPipeline {
     if (!session) return fail(403, 'No broker session: log in to your broker before placing live orders');
     const adapter = this.deps.adapter(session.broker);
     if (!adapter) return fail(404, 'Broker-specific module not found', 'order.failed', session.broker);
+    const contractOf = await this.deps.contractBroker();
+    if (contractOf !== null && contractOf !== session.broker) {
+      return fail(
+        409,
+        `The master contract loaded is ${contractOf}'s but your broker session is ${session.broker}'s: ` +
+          `load ${session.broker}'s instrument file before placing live orders`,
+        'order.failed',
+        session.broker,
+      );
+    }
     const ids: string[] = [];
     for (const quantity of sizes) {
       const t0 = performance.now();
@@ -275,6 +319,13 @@ export class OrderPipeline {
     };
   }
 
+  /** Why a symbol the contract does not hold is refused: unknown, or no contract at all. */
+  private async unknownSymbol(order: OrderInput): Promise<string> {
+    return (await this.deps.contractBroker()) === null
+      ? "No master contract is loaded: import your broker's instrument file before placing orders"
+      : `Symbol '${order.symbol}' not found on ${order.exchange} in the master contract`;
+  }
+
   /** The child-order size for freeze-quantity splitting, or undefined when no split applies. */
   private freezeChunk(order: OrderInput, inst: Instrument): number | undefined {
     if (!FNO_ORDER_EXCHANGES.has(order.exchange) || !inst.underlying) return undefined;
@@ -325,6 +376,13 @@ export function lotProblem(o: OrderInput, inst: Instrument): string | undefined 
   if (FNO_ORDER_EXCHANGES.has(o.exchange) && inst.lotsize > 1 && o.quantity % inst.lotsize !== 0)
     return `quantity must be a multiple of the lot size ${inst.lotsize}`;
   return undefined;
+}
+
+/** How many child orders {@link splitSizes} makes, computed without building them. */
+export function splitCount(quantity: number, chunk: number | undefined, lotsize: number): number {
+  if (!chunk || quantity <= chunk) return 1;
+  const lot = Math.max(1, lotsize);
+  return Math.ceil(quantity / Math.max(lot, Math.floor(chunk / lot) * lot));
 }
 
 /**

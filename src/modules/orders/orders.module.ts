@@ -9,6 +9,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { BrokerAdapter } from '../brokers/broker-adapter.js';
 import type { QuoteClient } from '../brokers/quotes/quote-client.js';
+import { CONTRACT_TOPIC } from '../market/contracts.service.js';
 import type { Instrument } from '../market/instrument.js';
 import type { SandboxService } from '../sandbox/sandbox.service.js';
 import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
@@ -43,12 +44,33 @@ export interface OrderDeps {
   logger: Logger;
   bus: InvalidationBus;
   instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  /** Whose instrument file the live master contract is; null when none is loaded. */
+  contractBroker(): Promise<string | null>;
   freezeQty(exchange: string, underlying: string): number | null;
   sandbox: SandboxService;
   mode: AnalyzeModeService;
   adapter: (broker: string) => BrokerAdapter | undefined;
   /** `BROKER_NAME`: whose quotes price the sandbox. */
   brokerName: string | undefined;
+}
+
+/** How long the live contract's broker is remembered when no change is announced (CLI imports). */
+const CONTRACT_BROKER_TTL_MS = 30_000;
+
+/**
+ * The live contract's broker, cached: dropped when a generation goes live (the contract bus
+ * topic, here and on other instances), else re-read after {@link CONTRACT_BROKER_TTL_MS}.
+ */
+function liveContractBroker(deps: OrderDeps): () => Promise<string | null> {
+  let cached: { broker: string | null; at: number } | undefined;
+  deps.bus.subscribe(CONTRACT_TOPIC, () => (cached = undefined));
+  return async () => {
+    const now = deps.clock.now();
+    if (cached && now - cached.at < CONTRACT_BROKER_TTL_MS) return cached.broker;
+    const broker = await deps.contractBroker();
+    cached = { broker, at: now };
+    return broker;
+  };
 }
 
 export function buildOrderServices(deps: OrderDeps): OrderServices {
@@ -60,6 +82,7 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
   const brokerSessions = new BrokerSessionsService(repo, deps.appKey, deps.clock, deps.bus);
   const pipeline = new OrderPipeline({
     instrument: deps.instrument,
+    contractBroker: liveContractBroker(deps),
     freezeQty: deps.freezeQty,
     sandbox: deps.sandbox,
     analyze: () => deps.mode.analyze,
@@ -77,7 +100,7 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     latency,
     brokerSessions,
     pipeline,
-    actionCenter: new ActionCenterService(repo, pipeline, deps.clock),
+    actionCenter: new ActionCenterService(repo, pipeline, deps.clock, log),
     live: new LiveOrdersService({
       brokerSession: (userId) => brokerSessions.get(userId),
       adapter: deps.adapter,

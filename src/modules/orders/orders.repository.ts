@@ -16,6 +16,9 @@ export type LatencyRow = Selectable<OrderLatencyTable>;
 export type PendingOrderRow = Selectable<PendingOrdersTable>;
 export type BrokerSessionRow = Selectable<BrokerSessionsTable>;
 
+/** 11 columns a row: 1,000 rows are 11,000 parameters, within SQLite's and PostgreSQL's bounds. */
+export const LATENCY_ROWS_PER_INSERT = 1_000;
+
 export class OrdersRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
@@ -27,8 +30,20 @@ export class OrdersRepository {
     return this.db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute();
   }
 
+  /**
+   * Writes latency rows in one transaction, in statements of at most
+   * {@link LATENCY_ROWS_PER_INSERT} rows: one statement of a whole second's samples would pass
+   * SQLite's 32,766 bound parameters at about 3,000 orders per second.
+   */
   async insertLatency(rows: Insertable<OrderLatencyTable>[]): Promise<void> {
-    if (rows.length > 0) await this.db.insertInto('order_latency').values(rows).execute();
+    if (rows.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += LATENCY_ROWS_PER_INSERT)
+        await trx
+          .insertInto('order_latency')
+          .values(rows.slice(i, i + LATENCY_ROWS_PER_INSERT))
+          .execute();
+    });
   }
 
   /** Latency rows at or after `since`, newest first, at most `limit`. */

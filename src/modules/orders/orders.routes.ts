@@ -6,6 +6,7 @@
  * semi-automatic mode; the pipeline does the rest.
  */
 import { performance } from 'node:perf_hooks';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyGuard } from '../api/api-key.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
@@ -14,7 +15,13 @@ import { forbidden } from '../../platform/errors.js';
 import { quantityOf } from '../sandbox/book.schema.js';
 import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
 import type { ActionCenterService } from './action-center.service.js';
-import type { OrderInput, OrderPipeline } from './order-pipeline.js';
+import {
+  MAX_SPLIT_ORDERS,
+  splitCount,
+  TOO_MANY_SPLITS,
+  type OrderInput,
+  type OrderPipeline,
+} from './order-pipeline.js';
 import {
   AnalyzerBody,
   AnalyzerResponse,
@@ -56,11 +63,28 @@ const errors = { '4xx': OrderErrorBody, '5xx': OrderErrorBody };
 
 export function orderRoutes(app: App, deps: OrderRouteDeps): void {
   const modeTag = () => (deps.mode.analyze ? { mode: 'analyze' as const } : {});
+  /**
+   * In analyzer mode every error answer of the order routes carries `"mode":"analyze"`, also the
+   * ones the shared hooks and error handler write (403 key, 429 limit, 500), as OpenAlgo's do.
+   */
+  const tagErrors = (
+    _req: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (err: null, payload: unknown) => void,
+  ) =>
+    done(
+      null,
+      reply.statusCode >= 400 && deps.mode.analyze && payload !== null && typeof payload === 'object'
+        ? { ...(payload as Record<string, unknown>), mode: 'analyze' }
+        : payload,
+    );
   const route = (body: unknown, ok: unknown) => ({
     onRequest: deps.orderRateLimit,
     attachValidation: true,
     // Schema failures first (step 1: 400, key not consulted), then the API key.
     preHandler: schemaThenKey(deps.apiKeyGuard, modeTag),
+    preSerialization: tagErrors,
     schema: { body, response: { 200: ok, ...errors } },
   });
 
@@ -87,6 +111,9 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
     const body = req.body as SplitOrderBody;
     const order = toOrderInput(body);
     const splitsize = quantityOf(body.splitsize);
+    // Refused before it is queued or placed; the pipeline checks again with the lot size.
+    if (splitCount(order.quantity, splitsize, 1) > MAX_SPLIT_ORDERS)
+      return reply.code(400).send({ status: 'error' as const, message: TOO_MANY_SPLITS, ...modeTag() });
     if (principal.orderMode === 'semi_auto') {
       const id = await deps.actionCenter.queue(principal.userId, 'splitorder', { ...order, splitsize });
       return {
@@ -145,8 +172,13 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
       schema: { body: AnalyzerToggleBody, response: { 200: AnalyzerResponse, ...errors } },
     },
     async (req) => {
-      if (req.apiPrincipal!.orderMode === 'semi_auto')
+      const principal = req.apiPrincipal!;
+      if (principal.orderMode === 'semi_auto')
         throw forbidden('A key in semi-automatic mode cannot switch the trading mode');
+      // The mode is the whole service's (every user's orders), as POST /settings/analyze-mode is
+      // the administrator's: another user's key may read it, not switch it.
+      if (!principal.isAdmin)
+        throw forbidden('Only the administrator can switch the service between live and analyzer mode');
       await deps.mode.set(req.body.mode);
       const v = analyzerView();
       return {
