@@ -219,25 +219,39 @@ describeEachDb('error log: browser error reports', (dialect) => {
     expect(JSON.stringify(e)).not.toContain('KEY-IN-QUERY');
   });
 
-  it('caps huge fields and refuses bodies over the limit', async () => {
+  it('cuts over-long fields to their caps instead of refusing them, within the 256 KiB body', async () => {
     ({ t, admin } = await appWithAdmin(dialect));
     const res = await post({
-      message: 'm'.repeat(20_000),
-      stack: 's'.repeat(100_000),
-      user_agent: 'u'.repeat(2_000),
+      message: 'm'.repeat(100_000),
+      stack: 's'.repeat(60_000),
+      url: `https://desk.example/${'p'.repeat(40_000)}`,
+      component_stack: 'c'.repeat(40_000),
+      user_agent: 'u'.repeat(10_000),
     });
     expect(res.statusCode).toBe(200);
     const [e] = await errorEntries(t, admin, '?origin=client');
-    expect((e!.message as string).length).toBe(2_000);
-    expect((e!.stack as string).length).toBe(16_000);
-    expect((e!.user_agent as string).length).toBe(512);
-    expect(e!.message as string).toMatch(/\[truncated]$/);
-    const tooLong = await post({ message: 'm'.repeat(20_001) });
-    expect(tooLong.statusCode).toBe(400);
-    expect(tooLong.json().errors.message[0]).toMatch(/20000/);
-    const huge = await post({ message: 'x', stack: 'y'.repeat(300_000) });
-    expect(huge.statusCode).toBe(413);
-    expect(huge.json()).toMatchObject({ status: 'error', message: 'Request body is too large' });
+    const lengths = Object.fromEntries(
+      ['message', 'stack', 'url', 'component_stack', 'user_agent'].map((k) => [k, (e![k] as string).length]),
+    );
+    expect(lengths).toEqual({
+      message: 2_000,
+      stack: 16_000,
+      url: 2_048,
+      component_stack: 8_000,
+      user_agent: 512,
+    });
+    for (const k of ['message', 'stack', 'url', 'component_stack', 'user_agent'])
+      expect(e![k] as string, k).toMatch(/\[truncated]$/);
+  });
+
+  it('refuses a body over 256 KiB with 413, however it is split between fields', async () => {
+    ({ t, admin } = await appWithAdmin(dialect));
+    for (const payload of [{ message: 'x'.repeat(270_000) }, { message: 'x', stack: 'y'.repeat(300_000) }]) {
+      const huge = await post(payload);
+      expect(huge.statusCode).toBe(413);
+      expect(huge.json()).toMatchObject({ status: 'error', message: 'Request body is too large' });
+    }
+    expect(await errorEntries(t, admin, '?origin=client')).toHaveLength(0);
   });
 
   it('missing, empty or control-only message, wrong types and unknown levels are 400s naming the field', async () => {
