@@ -240,6 +240,19 @@ describeEachDb('GET /api/config/host', (dialect) => {
     });
   });
 
+  it('shows HOST_SERVER without its user, password, query or fragment (as the system snapshot does)', async () => {
+    const t = await createTunnelApp({
+      dialect,
+      env: { HOST_SERVER: 'https://user:secret@example.com/base?x=1#frag' },
+      driver: new FakeTunnelDriver(),
+    });
+    open.push(t);
+    const host = await hostConfig(t);
+    expect(host).toEqual({ host_server: 'https://example.com/base', public_url: null, is_localhost: false });
+    for (const leaked of ['user', 'secret', 'x=1', 'frag'])
+      expect(JSON.stringify(host)).not.toContain(leaked);
+  });
+
   it('shows the tunnel URL while it is up', async () => {
     const t = await createTunnelApp({
       dialect,

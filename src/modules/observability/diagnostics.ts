@@ -12,7 +12,7 @@ import tls from 'node:tls';
 import { Redis } from 'ioredis';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import { safeUrl } from './system-snapshot.js';
+import { safeUrl } from '../../platform/safe-url.js';
 
 /** Longest wait for one probe; the call as a whole returns a little after it. */
 export const PROBE_TIMEOUT_MS = 2_500;

@@ -12,7 +12,7 @@ import {
 } from './error-record.js';
 import { capBytes, flatten, reportFileName } from './report.js';
 import { gitCommit, parseOsRelease } from './host-info.js';
-import { safeUrl } from './system-snapshot.js';
+import { safeUrl } from '../../platform/safe-url.js';
 
 describe('fingerprint normalisation', () => {
   it('replaces numbers, hex ids, UUIDs, request ids and timestamps', () => {

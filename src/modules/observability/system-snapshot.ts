@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { isStrongSecret, type ResolvedConfig } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
+import { safeUrl } from '../../platform/safe-url.js';
 import {
   buildInfo,
   hardwareInfo,
@@ -44,21 +45,6 @@ export interface SnapshotSources {
     queue_limit: number;
   };
   instrumentIndex(): { enabled: boolean; ready: boolean; instruments: number };
-}
-
-/**
- * A URL as it may be shown: scheme, host and port (and, for HTTP, the path), never the user,
- * password, query or fragment.
- */
-export function safeUrl(raw: string | undefined, keepPath = true): string | null {
-  if (!raw) return null;
-  try {
-    const u = new URL(raw);
-    const path = keepPath && u.pathname !== '/' ? u.pathname : '';
-    return `${u.protocol}//${u.host}${path}`;
-  } catch {
-    return null;
-  }
 }
 
 const iso = (t: number | null | undefined) =>

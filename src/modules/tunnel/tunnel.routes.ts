@@ -1,11 +1,13 @@
 /**
  * `GET /api/config/host` (any session): the base URL webhook senders must use, for the UI and
- * the strategy pages (issue 10 part 4). Read-only; nothing secret in it.
+ * the strategy pages (issue 10 part 4). Read-only; nothing secret in it: `HOST_SERVER` is shown
+ * as the system snapshot shows it, without user, password, query or fragment.
  */
 import { ErrorBody } from '../auth/auth.schema.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
+import { safeUrl } from '../../platform/safe-url.js';
 import { isLocalHost } from './tunnel-target.js';
 import type { TunnelManager } from './tunnel.types.js';
 import { HostConfigResponse } from './tunnel.schema.js';
@@ -19,6 +21,8 @@ export interface TunnelRouteDeps {
 
 export function tunnelRoutes(app: App, deps: TunnelRouteDeps): void {
   const isLocalhost = isLocalHost(deps.hostServer);
+  // Any session user reads this: a HOST_SERVER with `user:password@` must not hand them out.
+  const hostServer = safeUrl(deps.hostServer) ?? '';
   app.get(
     '/api/config/host',
     {
@@ -27,7 +31,7 @@ export function tunnelRoutes(app: App, deps: TunnelRouteDeps): void {
       schema: { response: { 200: HostConfigResponse, 401: ErrorBody, 429: ErrorBody } },
     },
     async () => ({
-      host_server: deps.hostServer,
+      host_server: hostServer,
       public_url: deps.tunnel.publicUrl(),
       is_localhost: isLocalhost,
     }),
