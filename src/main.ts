@@ -1,21 +1,45 @@
 import { buildApp } from './app.js';
 import { ensureInstallSecrets, type Config } from './config.js';
+import { publicUrlBanner } from './modules/tunnel/tunnel-target.js';
+import type { TunnelDriver } from './modules/tunnel/tunnel.types.js';
 import { createLogger, createStdoutDestination } from './platform/logger.js';
 import { openRuntime } from './runtime.js';
+
+/** What a caller may replace in the served process (the process tests pass a fake tunnel). */
+export interface ServeOptions {
+  /** The public tunnel's provider; default ngrok. */
+  tunnelDriver?: TunnelDriver;
+}
+
+/** How long a graceful shutdown may take before the process exits anyway. */
+const SHUTDOWN_BOUND_MS = 15_000;
 
 /**
  * Process entry for `algodesk serve`: config → database → app → listen, then a graceful
  * shutdown on SIGINT/SIGTERM (stop accepting, finish in-flight requests, flush pending writes,
- * close the database).
+ * disconnect the tunnel, close the database). Every other way out (an uncaught exception, the
+ * shutdown bound, a second signal) disconnects the tunnel too, waiting for it only a bounded time.
  */
-export async function serve(baseConfig: Config): Promise<void> {
+export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promise<void> {
   const out = createStdoutDestination();
   const logger = createLogger(baseConfig.logLevel, out.stream);
-  // A crash is logged and flushed before the process ends, so its cause is never lost.
-  process.once('uncaughtException', (err) => {
+  /** Disconnects the tunnel within its bound; a no-op until the app (and its tunnel) exists. */
+  let stopTunnel: () => Promise<unknown> = () => Promise.resolve();
+  let exiting = false;
+  /** Ends the process with `code` once the tunnel is disconnected (or its bound has passed). */
+  const exitAfterTunnel = (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    void stopTunnel().finally(() => {
+      out.stop();
+      process.exit(code);
+    });
+  };
+  // A crash is logged and flushed before the process ends, so its cause is never lost. (`on`,
+  // not `once`: a second failure while the tunnel disconnects must not end the process early.)
+  process.on('uncaughtException', (err) => {
     logger.fatal({ err }, 'uncaught exception; exiting');
-    out.stop();
-    process.exit(1);
+    exitAfterTunnel(1);
   });
   const { config, warnings } = ensureInstallSecrets(baseConfig);
   for (const w of warnings) logger.warn(w);
@@ -23,12 +47,66 @@ export async function serve(baseConfig: Config): Promise<void> {
     logger.warn('UNSAFE_DISABLE_BAN_CHECK is set: banned addresses are NOT blocked (benchmarks only)');
 
   const runtime = await openRuntime(config, logger);
-  const { app, services } = await buildApp({ config, logger, ...runtime });
+  const { app, services } = await buildApp({
+    config,
+    logger,
+    ...runtime,
+    ...(opts.tunnelDriver ? { tunnelDriver: opts.tunnelDriver } : {}),
+  });
+  const tunnel = services.tunnel.manager;
+  stopTunnel = () => tunnel.stopWithin();
+  // The public URL goes on the banner's stream too (at LOG_LEVEL=warn its info line is not
+  // shown), right after "running at" even when the tunnel comes up before that line is written.
+  let banner: 'pending' | 'shown' = 'pending';
+  let earlyPublicUrl: string | undefined;
+  tunnel.onUp((publicUrl) => {
+    if (banner === 'shown') process.stderr.write(publicUrlBanner(publicUrl));
+    else earlyPublicUrl = publicUrl;
+  });
   await app.listen({ host: config.host, port: config.port });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.error(`shutdown took longer than ${SHUTDOWN_BOUND_MS / 1000} s; exiting`);
+      exitAfterTunnel(1);
+    }, SHUTDOWN_BOUND_MS);
+    force.unref();
+    // Connections that were busy when closing began become idle later; Node closes idle
+    // keep-alive connections only once, so keep closing them until the server is down.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
+    try {
+      await app.close(); // its onClose hooks disconnect the tunnel
+      clearInterval(reaper);
+      await runtime.close();
+      logger.info('stopped');
+    } catch (err) {
+      logger.error({ err }, 'error during shutdown');
+      process.exitCode = 1;
+      await stopTunnel(); // app.close() may have failed before the tunnel's hook
+    } finally {
+      out.stop();
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) {
+      stopping = true;
+      void shutdown(signal);
+      return;
+    }
+    // A second Ctrl-C: the operator does not want to wait for in-flight requests.
+    logger.warn({ signal }, 'second signal during shutdown; exiting now');
+    exitAfterTunnel(1);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   logger.info({ url, database: runtime.database.dialect }, `algodesk listening on ${url}`);
   process.stderr.write(`algodesk is running at ${url}\n`);
+  banner = 'shown';
+  if (earlyPublicUrl) process.stderr.write(publicUrlBanner(earlyPublicUrl));
   if ((await services.users.count()) === 0) {
     process.stderr.write(
       'No user exists yet. Create the administrator with:\n' +
@@ -37,32 +115,4 @@ export async function serve(baseConfig: Config): Promise<void> {
         '  npm run cli -- apikey create --username admin\n',
     );
   }
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => {
-      logger.error('shutdown took longer than 15 s; exiting');
-      process.exit(1);
-    }, 15_000);
-    force.unref();
-    // Connections that were busy when closing began become idle later; Node closes idle
-    // keep-alive connections only once, so keep closing them until the server is down.
-    const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
-    try {
-      await app.close();
-      clearInterval(reaper);
-      await runtime.close();
-      logger.info('stopped');
-    } catch (err) {
-      logger.error({ err }, 'error during shutdown');
-      process.exitCode = 1;
-    } finally {
-      out.stop();
-    }
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }

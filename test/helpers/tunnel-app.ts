@@ -3,7 +3,9 @@
  * driver and the start bound, listening on an ephemeral loopback port when asked, so the tunnel
  * starts exactly as under `serve` (Fastify's onListen).
  */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type Services } from '../../src/app.js';
@@ -87,3 +89,78 @@ export const warnings = (logs: string[]) =>
   records(logs)
     .filter((r) => r.level >= 40)
     .map((r) => r.msg);
+
+/** A free loopback port (bound once, then released). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
+export interface ServeProcess {
+  proc: ChildProcessWithoutNullStreams;
+  port: number;
+  /** Everything written so far, per stream. */
+  out: { stdout: string; stderr: string };
+  /** Resolves when `pattern` has appeared on either stream; rejects (with the output) on exit or after 40 s. */
+  waitFor(pattern: RegExp): Promise<void>;
+  /** The exit code (null when killed by a signal), once the output is complete. */
+  exited: Promise<number | null>;
+  /** Kills what is left and removes the data directory. */
+  cleanup(): void;
+}
+
+/**
+ * `algodesk serve` as a child process with the fake tunnel provider
+ * (helpers/serve-fake-tunnel.ts), on a fresh SQLite data directory and a free port.
+ */
+export async function spawnServeWithFakeTunnel(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<ServeProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'algodesk-tunnel-proc-'));
+  const port = await freePort();
+  const entry = join(import.meta.dirname, 'serve-fake-tunnel.ts');
+  const proc = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+    env: { ...process.env, DATA_DIR: dir, PORT: String(port), DATABASE_URL: '', REDIS_URL: '', ...env },
+  });
+  const out = { stdout: '', stderr: '' };
+  const listeners = new Set<() => void>();
+  const seen = () => listeners.forEach((l) => l());
+  proc.stdout.on('data', (d: Buffer) => ((out.stdout += d.toString()), seen()));
+  proc.stderr.on('data', (d: Buffer) => ((out.stderr += d.toString()), seen()));
+  // 'close': after the exit and the end of both streams, so the output is complete by then.
+  const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
+  return {
+    proc,
+    port,
+    out,
+    exited,
+    waitFor: (pattern) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (!pattern.test(out.stdout + out.stderr)) return;
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`timed out waiting for ${pattern}:\n${out.stdout}\n${out.stderr}`));
+        }, 40_000);
+        listeners.add(check);
+        check();
+        void exited.then(() => {
+          if (!listeners.delete(check)) return;
+          clearTimeout(timer);
+          reject(new Error(`exited before ${pattern}:\n${out.stdout}\n${out.stderr}`));
+        });
+      }),
+    cleanup() {
+      proc.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

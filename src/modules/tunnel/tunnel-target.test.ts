@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customDomain, forwardUrl, isLocalHost, scrubCredential } from './tunnel-target.js';
+import { customDomain, forwardUrl, isLocalHost, publicUrlBanner, scrubCredential } from './tunnel-target.js';
 import { tunnelWarnings } from './tunnel-warnings.js';
 
 describe('HOST_SERVER: local hosts get a random URL, public names are requested as the custom domain', () => {
@@ -84,5 +84,20 @@ describe('start-up warnings when the tunnel is on', () => {
     expect(tunnelWarnings({ logLevel: 'info', trustProxyHeaders: false, webhookRoutes: [strategy] })).toEqual(
       [expect.stringContaining('forwards from loopback')],
     );
+  });
+});
+
+describe('the start-up banner line shows the public URL and nothing else of what the provider said', () => {
+  const TOKEN = '2fakeAuthTokenForTests00000_9FakeSecretPartForTests';
+  it('scheme, host and path only', () => {
+    expect(publicUrlBanner('https://a1b2.ngrok-free.app')).toBe(
+      'algodesk public URL (tunnel): https://a1b2.ngrok-free.app\n',
+    );
+    const line = publicUrlBanner(`https://u:${TOKEN}@a1b2.ngrok-free.app/x?authtoken=${TOKEN}#${TOKEN}`);
+    expect(line).toBe('algodesk public URL (tunnel): https://a1b2.ngrok-free.app/x\n');
+  });
+  it('a token shape in the address itself is cut out', () => {
+    expect(publicUrlBanner(`https://a1b2.ngrok-free.app/${TOKEN}`)).not.toContain(TOKEN);
+    expect(publicUrlBanner('not a url')).toBe('algodesk public URL (tunnel): (unusable URL)\n');
   });
 });

@@ -3,6 +3,7 @@
  * address to forward to, and cutting a credential out of a provider message.
  */
 import ipaddr from 'ipaddr.js';
+import { safeUrl } from '../../platform/safe-url.js';
 import type { ListenAddress } from './tunnel.types.js';
 
 /** Names that only resolve on this machine or this network: never a reservable public domain. */
@@ -62,4 +63,13 @@ export function scrubCredential(message: string): string {
     .replace(/(authtoken\s*[:=]\s*["']?)[^\s'",;]+/gi, '$1[redacted]')
     .replace(/\b[A-Za-z0-9]{16,}_[A-Za-z0-9]{8,}\b/g, '[redacted]')
     .slice(0, 500);
+}
+
+/**
+ * The start-up banner's line for the public URL, printed once the tunnel is up on the stream of
+ * "algodesk is running at", so an operator sees it whatever `LOG_LEVEL` hides. Scheme, host and
+ * path only, token shapes scrubbed: nothing of a provider's answer but the address reaches it.
+ */
+export function publicUrlBanner(url: string): string {
+  return `algodesk public URL (tunnel): ${scrubCredential(safeUrl(url) ?? '(unusable URL)')}\n`;
 }

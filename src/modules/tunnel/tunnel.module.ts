@@ -5,7 +5,8 @@
  * The tunnel starts from Fastify's `onListen` hook, after the port is bound, without holding up
  * start-up (the manager bounds it and never throws). So only a process that actually serves opens
  * a tunnel: a CLI command or a file-watching parent never listens. It stops in `onClose`, which
- * `serve`'s SIGINT/SIGTERM shutdown reaches through `app.close()`.
+ * `serve`'s SIGINT/SIGTERM shutdown reaches through `app.close()`; serve's other exits (an
+ * uncaught exception, the shutdown bound, a second signal) call `stopWithin()` themselves.
  */
 import cookie from '@fastify/cookie';
 import type { AddressInfo } from 'node:net';
@@ -113,8 +114,9 @@ export async function registerTunnel(
     done();
   });
   app.addHook('onClose', async () => {
-    // Stop first: it also cuts short a start still in progress.
-    await tunnel.manager.stop();
+    // Stop first: it also cuts short a start still in progress. Bounded: a provider that does
+    // not answer never holds up the shutdown.
+    await tunnel.manager.stopWithin();
     await tunnel.started;
   });
 }

@@ -4,11 +4,18 @@
  * the service keeps serving with no public URL. The provider is a {@link TunnelDriver}.
  */
 import type { Logger } from 'pino';
+import { safeUrl } from '../../platform/safe-url.js';
 import { customDomain, forwardUrl, scrubCredential } from './tunnel-target.js';
 import type { ListenAddress, TunnelDriver, TunnelManager } from './tunnel.types.js';
 
 /** How long start-up waits for the tunnel before it gives up and serves without it. */
 export const TUNNEL_START_TIMEOUT_MS = 10_000;
+
+/**
+ * How long shutdown and the process's other exits wait for the tunnel to disconnect before they
+ * go on without it (the ngrok driver ends its worker within 2 s of a close on its own).
+ */
+export const TUNNEL_STOP_TIMEOUT_MS = 3_000;
 
 export interface TunnelOptions {
   /** `TUNNEL_ALLOW` as parsed by config.ts (only a case-insensitive `true` is true). */
@@ -35,6 +42,7 @@ export class Tunnel implements TunnelManager {
   private generation = 0;
   private held = false;
   private readonly log: Logger;
+  private readonly upListeners: ((url: string) => void)[] = [];
 
   constructor(private readonly opts: TunnelOptions) {
     this.log = opts.logger.child({ module: 'tunnel' });
@@ -42,6 +50,11 @@ export class Tunnel implements TunnelManager {
 
   publicUrl(): string | null {
     return this.url;
+  }
+
+  /** Calls `listener` with the public URL each time a start brings the tunnel up (the banner). */
+  onUp(listener: (url: string) => void): void {
+    this.upListeners.push(listener);
   }
 
   async start(listen: ListenAddress): Promise<string | null> {
@@ -62,11 +75,21 @@ export class Tunnel implements TunnelManager {
     this.held = true;
     const ms = this.opts.startTimeoutMs ?? TUNNEL_START_TIMEOUT_MS;
     try {
-      const url = await withTimeout(this.opts.driver.open(req), ms);
+      const answer = await withTimeout(this.opts.driver.open(req), ms);
       if (gen !== this.generation) return null; // stopped while opening: stop() closed it
-      this.url = url.replace(/\/+$/, '');
-      this.log.info({ public_url: this.url }, `public tunnel up: ${this.url}`);
-      return this.url;
+      // Only scheme, host and path of the provider's answer are kept, logged, shown and printed.
+      const url = safeUrl(answer.replace(/\/+$/, ''));
+      if (!url) throw new Error('the tunnel provider answered without a usable public URL');
+      this.url = url;
+      this.log.info({ public_url: url }, `public tunnel up: ${url}`);
+      for (const listener of this.upListeners) {
+        try {
+          listener(url);
+        } catch {
+          // A listener that fails (a closed stderr, say) does not take the tunnel down.
+        }
+      }
+      return url;
     } catch (err) {
       if (gen !== this.generation) return null;
       this.held = false;
@@ -83,6 +106,20 @@ export class Tunnel implements TunnelManager {
   async stop(): Promise<void> {
     this.generation++;
     await this.disconnect();
+  }
+
+  /**
+   * {@link stop}, waited for at most `ms` ({@link TUNNEL_STOP_TIMEOUT_MS}): what every exit of
+   * the process calls, so none of them hangs on the provider. False when it stopped waiting.
+   */
+  async stopWithin(ms = TUNNEL_STOP_TIMEOUT_MS): Promise<boolean> {
+    try {
+      await withTimeout(this.stop(), ms);
+      return true;
+    } catch {
+      this.log.warn(`public tunnel did not disconnect within ${ms / 1000} s; going on without it`);
+      return false;
+    }
   }
 
   private async disconnect(): Promise<void> {

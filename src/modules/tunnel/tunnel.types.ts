@@ -40,6 +40,10 @@ export interface TunnelManager {
   start(listen: ListenAddress): Promise<string | null>;
   /** Disconnects the tunnel (shutdown: process exit, SIGINT, SIGTERM). Idempotent, never rejects. */
   stop(): Promise<void>;
+  /** {@link stop} waited for at most `ms`; resolves false when it gave up waiting. Never rejects. */
+  stopWithin(ms?: number): Promise<boolean>;
+  /** Calls `listener` with the public URL each time a start brings the tunnel up. */
+  onUp(listener: (url: string) => void): void;
   /** The public URL while the tunnel is up, else null (held in memory only). */
   publicUrl(): string | null;
 }
