@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NgrokDriver } from '../src/modules/tunnel/ngrok.driver.js';
 import { createTunnelApp, records, type TunnelTestApp } from './helpers/tunnel-app.js';
 
@@ -88,10 +88,22 @@ describe('the ngrok SDK without network', () => {
       await t.app.close();
       expect(Date.now() - closing).toBeLessThan(5_000);
     }, 30_000);
-  });
 
-  it('closing a driver that never opened does nothing', async () => {
-    await expect(new NgrokDriver().close()).resolves.toBeUndefined();
+    it('a close before any open starts nothing and leaves the driver usable; closing an open ends its worker', async () => {
+      const { port } = blackhole.address() as AddressInfo;
+      const driver = new NgrokDriver({ serverAddr: `127.0.0.1:${port}` });
+      const dialled = connections;
+      await expect(driver.close()).resolves.toBeUndefined();
+      await expect(driver.close()).resolves.toBeUndefined(); // idempotent
+      expect(connections).toBe(dialled); // no SDK was started by a close
+      // Not refused as "already open": the early closes left no state behind.
+      const opening = driver.open({ forwardTo: 'http://127.0.0.1:9', domain: undefined });
+      await vi.waitFor(() => expect(connections).toBeGreaterThan(dialled), { timeout: 10_000 });
+      await driver.close();
+      // The open settles only when its worker has exited: nothing is left running.
+      await expect(opening).rejects.toThrow('the tunnel worker stopped');
+      await expect(driver.close()).resolves.toBeUndefined();
+    }, 30_000);
   });
 });
 
