@@ -8,9 +8,10 @@
  *   `DELETE /v2/order/cancel`, `GET /v2/order/details`, `POST /v2/login/authorization/token`
  *   (client_secret and redirect_uri checked).
  *
- * Bodies are parsed (`forms()`/`bodies()`); `failNext`/`delayNext` script answers; `omitOrderId`
- * drops the id from successes; `connections` counts TCP connections. Order endpoints need the
- * exact credential, token endpoints none (`credentialOf` tells what a request carried).
+ * Bodies are parsed (`forms()`/`bodies()`); `failNext`/`delayNext` script answers;
+ * `refusePlacement` refuses the n-th placement from now; `omitOrderId` drops the id from
+ * successes; `connections` counts TCP connections. Order endpoints need the exact credential,
+ * token endpoints none (`credentialOf` tells what a request carried).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -45,6 +46,9 @@ abstract class OrderStub extends BrokerStub {
   readonly orders = new Map<string, Body[]>();
   private readonly seen: Credential[];
   private seq = 0;
+  /** Placements received (authenticated), and the scripted refusals by placement number. */
+  private placements = 0;
+  private readonly refusals = new Map<number, StubAnswer>();
 
   protected constructor(
     expected: () => string,
@@ -76,6 +80,19 @@ abstract class OrderStub extends BrokerStub {
   /** Serves `method path` to requests with the exact credential; the others get the refusal. */
   protected authed(method: string, path: string, handler: StubHandler): void {
     this.route(method, path, (req) => (this.credentialOf(req) === 'exact' ? handler(req) : this.refusal()));
+  }
+
+  /**
+   * The `nth` placement from now (1 = the next one) is answered with `status` and `body` instead
+   * of being placed; the others are served as usual (a split refused part-way).
+   */
+  refusePlacement(nth: number, status: number, body: unknown): void {
+    this.refusals.set(this.placements + nth, { status, body });
+  }
+
+  /** Counts a placement; the refusal scripted for it, if any. */
+  protected scriptedRefusal(): StubAnswer | undefined {
+    return this.refusals.get(++this.placements);
   }
 
   /** A new order id (`first + n`), in the broker's 15-digit style. */
@@ -165,6 +182,8 @@ export class KiteOrderStub extends OrderStub {
   }
 
   private place(req: RecordedRequest): StubAnswer {
+    const refused = this.scriptedRefusal();
+    if (refused) return refused;
     const f = form(req);
     const bad =
       this.versioned(req) ??
@@ -310,6 +329,8 @@ export class UpstoxOrderStub extends OrderStub {
   }
 
   private place(b: Body): StubAnswer {
+    const refused = this.scriptedRefusal();
+    if (refused) return refused;
     const num = (k: string) => typeof b[k] === 'number' && Number.isFinite(b[k]);
     if (!Number.isInteger(b.quantity) || (b.quantity as number) <= 0)
       return upBad('UDAPI1000', 'stub: quantity');
