@@ -100,6 +100,7 @@ export async function registerRoutes(
     strategyRoutes(web, {
       strategies: services.strategies.strategies,
       runner: services.strategies.runner,
+      stopper: services.strategies.stopper,
       guard,
       rateLimit: adminLimit,
     });

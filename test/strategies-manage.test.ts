@@ -59,6 +59,8 @@ describeEachDb('strategy management', (dialect) => {
       ['POST', '/rotate-token'],
       ['POST', '/lock', { locked: true }],
       ['POST', '/live', { enabled: true }],
+      ['POST', '/start', { mode: 'sandbox' }],
+      ['POST', '/stop'],
       ['GET', '/runs'],
       ['GET', '/events'],
       ['GET', '/deliveries'],
@@ -103,20 +105,83 @@ describeEachDb('strategy management', (dialect) => {
     expect(view).toMatchObject({ direction: 'long_only', ip_allowlist: ['10.0.0.1/32'], live_enabled: true });
   });
 
-  it('refuses leg changes and deletion while a run is active; deletes once stopped', async () => {
+  it('refuses leg, product and direction changes and deletion while a run is active; deletes once stopped', async () => {
     h = await startStrategies(dialect);
     const { id, token } = await h.create(BATCH_PAIR);
     await h.hook(token, { action: 'start', mode: 'sandbox' });
-    expect(
-      (await h.manage('PUT', `/${id}`, { legs: SIGNAL_SBIN.legs.map((l) => ({ ...l, side: 'BUY' })) }))
-        .statusCode,
-    ).toBe(409);
+    // The run's exits must close what its entries opened: another product is another position.
+    for (const change of [
+      { legs: SIGNAL_SBIN.legs.map((l) => ({ ...l, side: 'BUY' })) },
+      { product: 'NRML' },
+      { direction: 'long_only' },
+    ]) {
+      const res = await h.manage('PUT', `/${id}`, change);
+      expect(res.statusCode, JSON.stringify(change)).toBe(409);
+      expect(json(res)).toMatchObject({ code: 'strategy_running' });
+    }
+    // Unchanged values and other fields are fine while running.
+    expect((await h.manage('PUT', `/${id}`, { product: 'MIS', name: 'renamed' })).statusCode).toBe(200);
     expect((await h.manage('DELETE', `/${id}`)).statusCode).toBe(409);
     h.t.clock.advance(1_000);
     await h.hook(token, { action: 'stop' });
-    await h.t.services.strategies.runner.whenIdle();
+    await h.t.services.strategies.stopper.whenIdle();
     expect((await h.manage('DELETE', `/${id}`)).statusCode).toBe(200);
     expect((await h.hook(token, { action: 'start', mode: 'sandbox', n: 2 })).statusCode).toBe(404);
+  });
+
+  it('deletion writes strategy_deleted and keeps the trail, runs, orders and audit; the name is free again', async () => {
+    h = await startStrategies(dialect);
+    const { id, token } = await h.create(BATCH_PAIR);
+    await h.hook(token, { action: 'start', mode: 'sandbox' });
+    h.t.clock.advance(1_000);
+    await h.hook(token, { action: 'stop' });
+    await h.t.services.strategies.stopper.whenIdle();
+    const before = {
+      events: (await h.rows('strategy_events')).length,
+      runs: (await h.rows('strategy_runs')).length,
+      orders: (await h.rows('strategy_orders')).length,
+      deliveries: (await h.rows('webhook_deliveries')).length,
+    };
+    expect((await h.manage('DELETE', `/${id}`)).statusCode).toBe(200);
+    const events = await h.rows('strategy_events');
+    expect(events).toHaveLength(before.events + 1);
+    expect(events.at(-1)).toMatchObject({ kind: 'strategy_deleted', severity: 'warn', run_id: null });
+    expect(await h.rows('strategy_runs')).toHaveLength(before.runs);
+    expect(await h.rows('strategy_orders')).toHaveLength(before.orders);
+    // The dead URL's delivery is audited as well (without a strategy).
+    expect((await h.hook(token, { action: 'stop', n: 3 })).statusCode).toBe(404);
+    expect(await h.rows('webhook_deliveries')).toHaveLength(before.deliveries + 1);
+    // Gone for its owner on every route; its name can be used again.
+    expect((await h.manage('GET', `/${id}`)).statusCode).toBe(404);
+    expect((await h.manage('GET', `/${id}/events`)).statusCode).toBe(404);
+    expect((await h.manage('DELETE', `/${id}`)).statusCode).toBe(404);
+    expect(json(await h.manage('GET', '')).data).toEqual([]);
+    expect((await h.manage('POST', '', BATCH_PAIR)).statusCode).toBe(201);
+  });
+
+  it('every write needs the CSRF token', async () => {
+    h = await startStrategies(dialect);
+    const { id } = await h.create(BATCH_PAIR);
+    const writes: ['POST' | 'PUT' | 'DELETE', string, object?][] = [
+      ['POST', '', { ...SIGNAL_SBIN, name: 'other' }],
+      ['PUT', `/${id}`, { name: 'x' }],
+      ['DELETE', `/${id}`],
+      ['POST', `/${id}/rotate-token`],
+      ['POST', `/${id}/lock`, { locked: true }],
+      ['POST', `/${id}/live`, { enabled: true }],
+      ['POST', `/${id}/start`, { mode: 'sandbox' }],
+      ['POST', `/${id}/stop`],
+    ];
+    const noCsrf = { ...h.admin, csrf: 'not-the-token' };
+    for (const [method, path, payload] of writes) {
+      const res = await h.manage(method, path, payload, noCsrf);
+      expect(res.statusCode, `${method} ${path}`).toBe(403);
+    }
+    // Nothing changed: one strategy, idle, its only event the creation.
+    expect(json(await h.manage('GET', '')).data).toEqual([
+      expect.objectContaining({ id, name: 'pair batch', status: 'idle', webhook_locked: false }),
+    ]);
+    expect((await h.rows('strategy_events')).map((e) => e.kind)).toEqual(['strategy_created']);
   });
 
   it('answers malformed, mistyped, oversized and hostile input with a 4xx and writes nothing', async () => {
@@ -262,5 +327,19 @@ describeEachDb('POST /api/v1/strategy/events', (dialect) => {
     const foreign = await h.api('strategy/events', { strategy_id: id }, bobKey);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.body).toBe((await h.api('strategy/events', { strategy_id: 424242 }, bobKey)).body);
+  });
+
+  it('answers 500 events when no limit is given (the default), newest first', async () => {
+    h = await startStrategies(dialect);
+    const { id } = await h.create(SIGNAL_SBIN);
+    const events = h.t.services.strategies.strategies;
+    for (let i = 0; i < 600; i++) {
+      h.t.clock.advance(1);
+      await events.event({ strategyId: id, runId: null, kind: 'strategy_updated', message: `change ${i}` });
+    }
+    const data = json(await h.api('strategy/events', { strategy_id: id })).data as { message: string }[];
+    expect(data).toHaveLength(500);
+    expect(data[0]!.message).toBe('change 599');
+    expect(data[499]!.message).toBe('change 100');
   });
 });

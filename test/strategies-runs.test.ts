@@ -5,6 +5,8 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { PipelineAnswer } from '../src/modules/orders/order-pipeline.js';
+import { importContract } from './helpers/contracts.js';
+import { miniKiteContract } from './helpers/sandbox.js';
 import { asBrowser, describeEachDb } from './helpers/test-app.js';
 import { BATCH_PAIR, SIGNAL_SBIN, startStrategies, type StrategyHarness } from './helpers/strategies.js';
 
@@ -64,8 +66,9 @@ describeEachDb('signal strategies: entries, no-ops, flips and exits (rules 6, 9)
     expect(flip).toMatchObject({ result: 'ok', run_id: first.run_id });
     expect(await positions(h)).toMatchObject({ SBIN: -5 });
     const orders = await h.rows('strategy_orders');
+    // The flip read the entry's fate first: filled (the sandbox fills a MARKET order at once).
     expect(orders.map((o) => `${o.purpose}:${o.action}:${o.quantity}:${o.status}`)).toEqual([
-      'entry:BUY:5:placed',
+      'entry:BUY:5:filled',
       'exit:SELL:5:placed',
       'entry:SELL:5:placed',
     ]);
@@ -105,7 +108,7 @@ describeEachDb('signal strategies: entries, no-ops, flips and exits (rules 6, 9)
     expect(await kinds(h)).toContain('flip_outgoing_exit_rejected:critical');
     const orders = await h.rows('strategy_orders');
     expect(orders.map((o) => `${o.purpose}:${o.action}:${o.status}`)).toEqual([
-      'entry:BUY:placed',
+      'entry:BUY:filled',
       'exit:SELL:rejected',
     ]);
     expect(await positions(h)).toMatchObject({ SBIN: 1 });
@@ -151,6 +154,24 @@ describeEachDb('signal strategies: entries, no-ops, flips and exits (rules 6, 9)
     });
     expect(json(await h.hook(mcx.token, { action: 'long_exit' }))).toMatchObject({ result: 'ok' });
   });
+
+  it('rule 7 at signal time: a leg whose contract left the master contract since it was saved is rejected_invalid_action', async () => {
+    h = await startStrategies(dialect);
+    const { token } = await h.create({
+      ...SIGNAL_SBIN,
+      name: 'infy',
+      legs: [{ symbol: 'INFY', exchange: 'NSE', quantity: 1 }],
+    });
+    // A new master contract without INFY goes live (the leg was valid when it was saved).
+    const lines = miniKiteContract().toString('utf8').split('\n');
+    await importContract(h.t, 'zerodha', Buffer.from(lines.filter((l) => !l.includes(',INFY,')).join('\n')));
+    const res = await h.hook(token, { action: 'long_entry' });
+    expect(res.statusCode).toBe(400);
+    expect(json(res)).toMatchObject({ result: 'rejected_invalid_action' });
+    expect(String(json(res).message)).toMatch(/INFY is not a contract on NSE/);
+    expect(await h.rows('strategy_orders')).toEqual([]);
+    expect((await h.rows('webhook_deliveries')).map((d) => d.result)).toEqual(['rejected_invalid_action']);
+  });
 });
 
 describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) => {
@@ -176,7 +197,7 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     );
     expect(await positions(h)).toMatchObject({ SBIN: 0, INFY: 0 });
     // The answer was the acceptance; the run's own fills then prove it flat.
-    await h.t.services.strategies.runner.whenIdle();
+    await h.t.services.strategies.stopper.whenIdle();
     const ev = await kinds(h);
     expect(ev.indexOf('run_stop_requested:info')).toBeLessThan(ev.indexOf('run_stopped:info'));
     const runs = json(await h.manage('GET', `/${id}/runs`)).data as { status: string }[];
@@ -202,7 +223,7 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     await h.tick({ 'NSE:SBIN': h.quote(801), 'NSE:INFY': h.quote(1501) });
     const retry = json(await h.hook(token, { action: 'stop' }));
     expect(retry).toMatchObject({ result: 'ok', stop_pending: true });
-    await h.t.services.strategies.runner.whenIdle();
+    await h.t.services.strategies.stopper.whenIdle();
     expect((await h.rows('strategy_runs'))[0]).toMatchObject({ status: 'stopped' });
   });
 
@@ -214,10 +235,10 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     const res = json(await h.hook(token, { action: 'stop' }));
     expect(res).toMatchObject({ result: 'ok', stop_pending: true });
     expect(res.exits).toHaveLength(2);
-    await h.t.services.strategies.runner.reconcile();
+    await h.t.services.strategies.stopper.reconcile();
     expect((await h.rows('strategy_runs'))[0]).toMatchObject({ status: 'stop_pending' });
     await h.tick({ 'NSE:SBIN': h.quote(805), 'NSE:INFY': h.quote(1495) });
-    await h.t.services.strategies.runner.reconcile();
+    await h.t.services.strategies.stopper.reconcile();
     expect((await h.rows('strategy_runs'))[0]).toMatchObject({ status: 'stopped' });
     expect(await kinds(h)).toContain('run_stopped:info');
     expect(await positions(h)).toMatchObject({ SBIN: 0, INFY: 0 });
@@ -231,17 +252,19 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     expect(await positions(h)).toMatchObject({ SBIN: 3 });
     h.t.clock.advance(1_000);
     await h.hook(token, { action: 'stop' });
-    await h.t.services.strategies.runner.whenIdle();
+    await h.t.services.strategies.stopper.whenIdle();
     h.t.clock.advance(31_000);
     await h.manage('POST', `/${id}/live`, { enabled: true });
     await h.t.app.inject({ method: 'POST', url: '/settings/analyze-mode/1', headers: asBrowser(h.admin) });
     expect(json(await h.hook(token, { action: 'start', mode: 'live' }))).toMatchObject({ result: 'ok' });
-    const live = (await h.rows('strategy_orders')).slice(-2);
-    // No broker session in this test: the live path refuses, and nothing reached the sandbox.
-    expect(live.map((o) => `${o.status}:${o.message}`)).toEqual([
-      expect.stringMatching(/^rejected:No broker session/),
-      expect.stringMatching(/^rejected:No broker session/),
+    const run = (await h.rows('strategy_runs')).at(-1)!;
+    const live = (await h.rows('strategy_orders')).filter((o) => o.run_id === run.id);
+    // No broker session in this test: the live path refuses the BUY leg, nothing reached the
+    // sandbox, and the SELL leg was withheld (never a short without its hedge).
+    expect(live.map((o) => `${o.action}:${o.status}:${o.message}`)).toEqual([
+      expect.stringMatching(/^BUY:rejected:No broker session/),
     ]);
+    expect(await kinds(h)).toContain('entries_withheld:critical');
     expect(await positions(h)).toMatchObject({ SBIN: 0, INFY: 0 });
   });
 
@@ -297,7 +320,7 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
     expect(await h.rows('strategy_orders')).toHaveLength(2);
     const stop = await h.manage('POST', `/${id}/stop`);
     expect(json(stop)).toMatchObject({ result: 'ok', stop_pending: true, strategy_id: id });
-    await h.t.services.strategies.runner.whenIdle();
+    await h.t.services.strategies.stopper.whenIdle();
     const cooling = await h.manage('POST', `/${id}/start`, { mode: 'sandbox' });
     expect(cooling.statusCode).toBe(409);
     expect(json(cooling)).toMatchObject({ result: 'rejected_cooling_off' });

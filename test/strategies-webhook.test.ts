@@ -181,7 +181,7 @@ describeEachDb('strategy webhook: result codes', (dialect) => {
     h.t.clock.advance(1_000);
     const stop = await h.hook(token, { action: 'stop' });
     expect(body(stop)).toMatchObject({ result: 'ok', stop_pending: true });
-    await h.t.services.strategies.runner.whenIdle();
+    await h.t.services.strategies.stopper.whenIdle();
     // 29 s after the stop (a different body, so not a duplicate): cooling off.
     h.t.clock.advance(29_000);
     const cooling = await h.hook(token, { ...start, note: 'again' });

@@ -3,6 +3,7 @@
  * strategies (issue 7) and the error log (issue 9). Split from schema.ts, which re-exports them
  * and lists every table in `DB`.
  */
+import type { ColumnType } from 'kysely';
 import type { DbBool, Id } from './schema.js';
 
 /** Sandbox tables (issue 5). Money columns are ten-thousandths of a rupee (sandbox/money.ts). */
@@ -169,6 +170,8 @@ export interface StrategiesTable {
   signal_lease_until: number | null;
   created_at: number;
   updated_at: number;
+  /** Set when the strategy was deleted: the row stays for its trail (token dead, name freed). */
+  deleted_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface StrategyLegsTable {
@@ -207,9 +210,12 @@ export interface StrategyOrdersTable {
   action: string;
   quantity: number;
   purpose: string;
+  /** `recorded` (answer not recorded yet), `placed` (working), `filled`, `dead`, `rejected`. */
   status: string;
   order_id: string | null;
   message: string | null;
+  /** What the order filled (known once it is `filled` or `dead`). */
+  filled_quantity: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
 }
@@ -219,7 +225,10 @@ export interface StrategyPositionsTable {
   leg_id: number;
   symbol: string;
   exchange: string;
+  /** The leg's filled net quantity in the run (BUY +, SELL −). */
   net: number;
+  /** Signed quantity of the leg's acknowledged orders not yet seen filled or dead. */
+  working: ColumnType<number, number | undefined, number>;
   updated_at: number;
 }
 

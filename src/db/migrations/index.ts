@@ -12,6 +12,7 @@ import * as m0010 from './0010_create_password_resets.js';
 import * as m0011 from './0011_create_strategies.js';
 import * as m0012 from './0012_add_sandbox_resting_index.js';
 import * as m0013 from './0013_create_error_log.js';
+import * as m0014 from './0014_add_strategy_fills.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0011_create_strategies': m0011,
   '0012_add_sandbox_resting_index': m0012,
   '0013_create_error_log': m0013,
+  '0014_add_strategy_fills': m0014,
 };
 
 export const migrationProvider: MigrationProvider = {

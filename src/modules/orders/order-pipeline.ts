@@ -49,7 +49,10 @@ export interface RunOptions {
 export interface PipelineAnswer {
   status: number;
   body: Record<string, unknown>;
-  /** The child orders' quantities (splitting), on success. */
+  /**
+   * The quantities of the child orders placed (splitting): all of them on success, those placed
+   * before the refusal when a split failed part-way (`body.orderids` holds their ids).
+   */
   quantities?: number[];
 }
 
@@ -202,7 +205,7 @@ export class OrderPipeline {
           request,
           body,
         );
-        return { status, body };
+        return { status, body, quantities: sizes.slice(0, ids.length) };
       }
       ids.push(r.orderId);
       this.publish(
@@ -288,7 +291,7 @@ export class OrderPipeline {
           { ...request, quantity },
           body,
         );
-        return { status: 400, body };
+        return { status: 400, body, quantities: sizes.slice(0, ids.length) };
       }
       ids.push(r.order.orderId);
       this.publish(

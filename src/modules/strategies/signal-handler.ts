@@ -12,7 +12,7 @@
 import type { LegRow, StrategyRow } from './strategies.repository.js';
 import type { DerivativeContract } from './leg-resolver.js';
 import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
-import { CASH_EXCHANGES, type RunMode, type SignalAction } from './strategy.types.js';
+import { CASH_EXCHANGES, COOLING_OFF_MS, type RunMode, type SignalAction } from './strategy.types.js';
 
 export interface SignalRef {
   leg_id: number | null;
@@ -26,6 +26,11 @@ export interface SignalContract {
 }
 
 const invalid = (message: string): RunnerOutcome => ({ result: 'rejected_invalid_action', message });
+const stopping = (runId: number): RunnerOutcome => ({
+  result: 'rejected_cooling_off',
+  message: 'The strategy is being stopped (its exits are working); signal refused',
+  runId,
+});
 
 /** The leg a signal names, or a refusal. */
 export function findLeg(legs: readonly LegRow[], ref: SignalRef): LegRow | RunnerOutcome {
@@ -77,7 +82,12 @@ export async function handleSignal(
 
   const size = leg.quantity * (leg.quantity_unit === 'lots' ? lotsize : 1);
   let runId = s.active_run_id;
-  const held = runId === null ? 0 : await runner.repo.position(runId, leg.id);
+  const active = runId === null ? undefined : await runner.repo.run(runId);
+  // A run being stopped is exiting: a signal must not open what the stop is closing.
+  if (active?.status === 'stop_pending') return stopping(active.id);
+  // What the leg holds: its fills, plus its orders still working (asked about first, so an entry
+  // the exchange rejected after acknowledging it is not exited as if it had filled).
+  const held = active ? await runner.exposure(s, active, leg.id) : 0;
   const target =
     entrySide !== 0 ? entrySide * size : action === 'long_exit' ? (held > 0 ? 0 : held) : held < 0 ? 0 : held;
   if (target === held || (entrySide !== 0 && Math.sign(held) === entrySide)) {
@@ -88,8 +98,15 @@ export async function handleSignal(
   if (runId === null) {
     const claimed = await runner.claim(s, globalMode);
     if ('refused' in claimed) {
+      if (claimed.refused === 'cooling_off')
+        return {
+          result: 'rejected_cooling_off',
+          message: `The strategy stopped less than ${COOLING_OFF_MS / 1000} s ago; signal refused`,
+        };
       if (claimed.runId === undefined)
         return { result: 'rejected_engine_error', message: 'No run could be opened for the signal' };
+      const other = await runner.repo.run(claimed.runId);
+      if (other?.status === 'stop_pending') return stopping(other.id);
       runId = claimed.runId;
     } else {
       runId = claimed.runId;
@@ -103,7 +120,7 @@ export async function handleSignal(
       );
     }
   }
-  const run = await runner.repo.run(runId);
+  const run = active?.id === runId ? active : await runner.repo.run(runId);
   const mode = (run?.mode ?? globalMode) as RunMode;
   // The outgoing side first (exit, or the exit half of a flip).
   if (held !== 0 && Math.sign(target) !== Math.sign(held)) {

@@ -14,7 +14,8 @@ import type { SandboxServices } from '../sandbox/sandbox.module.js';
 import type { DerivativeContract } from './leg-resolver.js';
 import { StrategiesRepository } from './strategies.repository.js';
 import { StrategiesService } from './strategies.service.js';
-import { StrategyRunner, type FillState } from './strategy-runner.js';
+import { RunStopper } from './run-stop.js';
+import { StrategyRunner, type OrderFate } from './strategy-runner.js';
 import { DEDUPE_WINDOW_MS, type RunMode } from './strategy.types.js';
 import { WebhookService } from './webhook.service.js';
 
@@ -23,6 +24,8 @@ export { strategyEventsApiRoute, strategyRoutes, strategyWebhookRoutes } from '.
 export interface StrategyServices {
   strategies: StrategiesService;
   runner: StrategyRunner;
+  /** Stops batch runs and drives stop-pending runs to flat (run-stop.ts). */
+  stopper: RunStopper;
   webhook: WebhookService;
   /** Starts the reconcile timer (stop-pending runs, old de-duplication rows). */
   start(): void;
@@ -88,35 +91,24 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
     deps.bus,
     deps.publicBase,
   );
-  const fillState = async (userId: number, mode: RunMode, orderId: string): Promise<FillState> => {
-    if (mode === 'sandbox') {
-      const o = await deps.sandbox.service.order(userId, Number(orderId));
-      return o.status === 'complete'
-        ? 'filled'
-        : o.status === 'open' || o.status === 'trigger pending'
-          ? 'working'
-          : 'dead';
-    }
-    const a = await deps.orders.live.status(userId, orderId);
-    const status = String((a.body.data as { order_status?: string } | undefined)?.order_status ?? '');
-    return status === 'complete'
-      ? 'filled'
-      : status === 'rejected' || status === 'cancelled'
-        ? 'dead'
-        : 'working';
-  };
   const runner = new StrategyRunner({
     strategies,
     pipeline: deps.orders.pipeline,
     contract,
     analyze: () => deps.sandbox.mode.analyze,
-    fillState,
+    orderFate: (userId, mode, orderId) => orderFate(deps, userId, mode, orderId),
+    async cancel(userId, mode, orderId) {
+      if (mode === 'sandbox') await deps.sandbox.service.cancelOrder(userId, Number(orderId));
+      else await deps.orders.live.cancel(userId, orderId);
+    },
     clock: deps.clock,
     logger: deps.logger,
   });
+  const stopper = new RunStopper(runner, deps.clock, deps.logger);
   const webhook = new WebhookService({
     strategies,
     runner,
+    stopper,
     contract,
     analyze: () => deps.sandbox.mode.analyze,
     clock: deps.clock,
@@ -126,11 +118,12 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
   return {
     strategies,
     runner,
+    stopper,
     webhook,
     start() {
       timer = setInterval(() => {
         Promise.all([
-          runner.reconcile(),
+          stopper.reconcile(),
           strategies.repo.purgeDedupe(deps.clock.now() - DEDUPE_WINDOW_MS),
         ]).catch((err: unknown) => deps.logger.warn({ err }, 'strategy reconcile failed'));
       }, 10_000);
@@ -138,7 +131,43 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
     },
     async stop() {
       if (timer) clearInterval(timer);
-      await runner.whenIdle();
+      await stopper.whenIdle();
     },
   };
+}
+
+/** Live order statuses that end an order without (more) fills. */
+const DEAD_STATUSES: ReadonlySet<string> = new Set([
+  'rejected',
+  'cancelled',
+  'canceled',
+  'expired',
+  'lapsed',
+]);
+
+/**
+ * An order's fate: the sandbox's own record for a sandbox run, the broker's orderstatus for a live
+ * one (Kite and Upstox answer `complete`, `rejected`, `cancelled`; anything else is working). A
+ * status that cannot be read throws, and the order stays working.
+ */
+async function orderFate(
+  deps: StrategyDeps,
+  userId: number,
+  mode: RunMode,
+  orderId: string,
+): Promise<OrderFate> {
+  if (mode === 'sandbox') {
+    const o = await deps.sandbox.service.order(userId, Number(orderId));
+    if (o.status === 'complete') return { state: 'filled', filled: o.filledQuantity };
+    if (o.status === 'open' || o.status === 'trigger pending') return { state: 'working', filled: 0 };
+    return { state: 'dead', filled: o.filledQuantity };
+  }
+  const a = await deps.orders.live.status(userId, orderId);
+  if (a.status !== 200) throw new Error(`order status answered ${a.status}`);
+  const data = (a.body.data ?? {}) as { order_status?: unknown; filled_quantity?: unknown };
+  const status = String(data.order_status ?? '').toLowerCase();
+  const filled = Number(data.filled_quantity) || 0;
+  if (status === 'complete') return { state: 'filled', filled };
+  if (DEAD_STATUSES.has(status)) return { state: 'dead', filled };
+  return { state: 'working', filled };
 }

@@ -32,6 +32,7 @@ import {
 } from './strategy.schema.js';
 import { tokenDigest } from './strategy-token.js';
 import { RESULT_STATUS, WEBHOOK_MAX_BYTES } from './strategy.types.js';
+import type { RunStopper } from './run-stop.js';
 import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
 import type { WebhookService } from './webhook.service.js';
 import { AppError, badRequest } from '../../platform/errors.js';
@@ -42,6 +43,7 @@ export function strategyRoutes(
   deps: {
     strategies: StrategiesService;
     runner: StrategyRunner;
+    stopper: RunStopper;
     guard: SessionGuard;
     rateLimit: RateLimitHook;
   },
@@ -138,7 +140,7 @@ export function strategyRoutes(
     { ...opts, schema: { params: IdParams, response: outcome } },
     async (req, reply) => {
       const s = await svc.owned(user(req), req.params.id);
-      const out = await deps.runner.stop(s);
+      const out = await deps.stopper.stop(s);
       return reply.code(RESULT_STATUS[out.result]).send(runnerBody(out, s.id));
     },
   );
@@ -207,16 +209,38 @@ export interface WebhookRouteDeps {
   logger: Logger;
 }
 
+/** What the webhook's body parser hands on for a body over the size limit. */
+const TOO_LARGE = Symbol('webhook body too large');
+
 /** Registers the webhook in its own scope (raw body parser). */
 export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): Promise<void> {
   await app.register(async (scope) => {
     const s = scope as unknown as App;
     s.removeAllContentTypeParsers();
-    // Bodies are read as text whatever their type; the pipeline parses and audits them. Beyond
-    // 64 KiB (only possible without a declared length) Fastify refuses with 413 while reading.
-    s.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 65_536 }, (_req, body, done) =>
-      done(null, body),
-    );
+    // Bodies are read as text whatever their type; the pipeline parses and audits them. A body
+    // sent without a declared length (chunked) is read up to 16,384 bytes: past that the rest is
+    // discarded unread into memory and the pipeline audits `rejected_payload` (rule 10 refuses
+    // only a *declared* size before reading, in `limits`).
+    s.addContentTypeParser('*', (_req, payload, done) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const settle = (err: Error | null, body?: string | typeof TOO_LARGE) => {
+        if (settled) return;
+        settled = true;
+        done(err, body);
+      };
+      payload.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        size += chunk.length;
+        if (size > WEBHOOK_MAX_BYTES) {
+          chunks.length = 0;
+          settle(null, TOO_LARGE);
+        } else chunks.push(chunk);
+      });
+      payload.on('end', () => settle(null, Buffer.concat(chunks).toString('utf8')));
+      payload.on('error', (err: Error) => settle(err));
+    });
 
     const limits = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const declared = Number(req.headers['content-length'] ?? 0);
@@ -224,7 +248,8 @@ export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): P
         reply.code(413).send({ status: 'error', message: `Body over ${WEBHOOK_MAX_BYTES} bytes` });
         return;
       }
-      const token = (req.params as { token?: string }).token ?? '';
+      const params = req.params as { token?: string; '*'?: string };
+      const token = params.token ?? params['*'] ?? '';
       const keys = [`webhook-ip:${req.clientIp}`, `webhook-token:${tokenDigest(token) ?? 'malformed'}`];
       Promise.all(keys.map((k) => deps.limiter.hit(k, deps.rules))).then(
         (decisions) => {
@@ -242,12 +267,22 @@ export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): P
       );
     };
 
-    s.post('/strategy/webhook/:token', { onRequest: limits }, async (req, reply) => {
-      const token = (req.params as { token: string }).token;
+    const deliver = async (req: FastifyRequest, reply: FastifyReply) => {
+      const params = req.params as { token?: string; '*'?: string };
+      const token = params.token ?? params['*'] ?? '';
+      // Over the size (undeclared): answered, and the connection closed on the unread rest.
+      if (req.body === TOO_LARGE) reply.header('connection', 'close');
       const raw = typeof req.body === 'string' ? req.body : undefined;
       const answer = await deps.webhook.deliver(token, raw, req.clientIp);
       return reply.code(answer.http).send(answer.body);
-    });
+    };
+    s.post('/strategy/webhook/:token', { onRequest: limits }, deliver);
+    // Any other path under the webhook (a token longer than a route parameter may be, an extra
+    // segment, a trailing slash, none at all) is a malformed token: the same audited 404
+    // `rejected_token`, never the not-found handler that feeds the 404 ban tracker.
+    const refusal = { onRequest: limits, config: { webhookRefusal: true } };
+    s.post('/strategy/webhook/*', refusal, deliver);
+    s.post('/strategy/webhook', refusal, deliver);
   });
 }
 

@@ -58,6 +58,8 @@ export const strategyNotFound = () => new AppError(404, 'strategy_not_found', 'S
 
 export class StrategiesService {
   private readonly targets: LRUCache<string, WebhookTarget>;
+  /** Counts invalidations (here and from other instances): see {@link target}. */
+  private epoch = 0;
 
   constructor(
     readonly repo: StrategiesRepository,
@@ -68,7 +70,10 @@ export class StrategiesService {
     private readonly publicBase: () => string,
   ) {
     this.targets = new LRUCache({ max: 10_000, ttl: 60_000, perf: { now: () => clock.now() } });
-    bus.subscribe(TOPIC, (digest) => this.targets.delete(digest));
+    bus.subscribe(TOPIC, (digest) => {
+      this.epoch++;
+      this.targets.delete(digest);
+    });
   }
 
   async create(userId: number, input: StrategyInput) {
@@ -137,11 +142,17 @@ export class StrategiesService {
       patch.name = name;
       changed.push('name');
     }
-    if (input.product !== undefined) {
+    // What the run trades with stays fixed while it runs: its exits must close the very
+    // positions its entries opened (another product is another position at the broker).
+    const running = (field: string) =>
+      new AppError(409, 'strategy_running', `${field} cannot change while a run is active: stop it first`);
+    if (input.product !== undefined && input.product !== s.product) {
+      if (s.active_run_id !== null) throw running('product');
       patch.product = input.product;
       changed.push('product');
     }
-    if (input.direction !== undefined) {
+    if (input.direction !== undefined && input.direction !== s.direction) {
+      if (s.active_run_id !== null) throw running('direction');
       patch.direction = input.direction;
       changed.push('direction');
     }
@@ -151,13 +162,7 @@ export class StrategiesService {
     }
     let legs;
     if (input.legs !== undefined) {
-      if (s.active_run_id !== null) {
-        throw new AppError(
-          409,
-          'strategy_running',
-          'Legs cannot change while a run is active: stop it first',
-        );
-      }
+      if (s.active_run_id !== null) throw running('Legs');
       legs = await checkLegs(s.kind as StrategyKind, input.legs, this.contract);
       changed.push('legs');
     }
@@ -173,17 +178,28 @@ export class StrategiesService {
     return this.view(userId, id);
   }
 
+  /**
+   * Deletes a strategy without an active run: its webhook dies at once, its trail, runs, orders
+   * and audit stay (append-only), and a configuration event records the deletion.
+   */
   async remove(userId: number, id: number): Promise<void> {
     const s = await this.owned(userId, id);
-    if (s.active_run_id !== null) {
-      throw new AppError(
-        409,
-        'strategy_running',
-        'A strategy with an active run cannot be deleted: stop it first',
-      );
+    const refused = () =>
+      new AppError(409, 'strategy_running', 'A strategy with an active run cannot be deleted: stop it first');
+    if (s.active_run_id !== null) throw refused();
+    if (!(await this.repo.deleteStrategy(id, s.name, this.clock.now()))) {
+      const now = await this.repo.find(id);
+      if (!now || now.deleted_at !== null) throw strategyNotFound();
+      throw refused();
     }
-    await this.repo.deleteStrategy(id);
     this.invalidate(s.token_digest);
+    await this.event({
+      strategyId: id,
+      runId: null,
+      kind: 'strategy_deleted',
+      message: `Strategy "${s.name}" deleted; its webhook URL is dead`,
+      payload: { name: s.name },
+    });
   }
 
   /** A new token, shown once; the old one is dead at once (on every instance). */
@@ -266,6 +282,10 @@ export class StrategiesService {
   async target(digest: string): Promise<WebhookTarget | undefined> {
     const hit = this.targets.get(digest);
     if (hit) return hit;
+    // A rotation, lock or delete landing while this lookup reads the database must not be
+    // undone by caching what was read before it: the entry is cached only when no
+    // invalidation happened meanwhile (the answer itself is as of the read, like any read).
+    const epoch = this.epoch;
     const strategy = await this.repo.findByDigest(digest);
     if (!strategy) return undefined;
     const legs = await this.repo.legs(strategy.id);
@@ -274,7 +294,7 @@ export class StrategiesService {
       legs,
       allowlist: parseAllowlist(JSON.parse(strategy.ip_allowlist) as string[]),
     };
-    this.targets.set(digest, target);
+    if (this.epoch === epoch) this.targets.set(digest, target);
     return target;
   }
 
@@ -294,13 +314,15 @@ export class StrategiesService {
 
   /** Drops the cached target of a digest here and on every other instance. */
   invalidate(digest: string): void {
+    this.epoch++;
     this.targets.delete(digest);
     this.bus.publish(TOPIC, digest);
   }
 
+  /** The user's strategy; another user's, a deleted or a missing one is the same 404. */
   async owned(userId: number, id: number): Promise<StrategyRow> {
     const s = await this.repo.find(id);
-    if (!s || s.user_id !== userId) throw strategyNotFound();
+    if (!s || s.user_id !== userId || s.deleted_at !== null) throw strategyNotFound();
     return s;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * What an accepted webhook delivery does (issue 7 parts 5-6).
+ * What an accepted webhook delivery does (issue 7 parts 5-6); stopping is run-stop.ts.
  *
  * Every order a run sends is first recorded as owned by (run, leg) — an entry that cannot be
  * recorded is not sent — then sent through the order pipeline in the run's own mode (`sandbox`
@@ -7,13 +7,15 @@
  * the Action Center), then settled with the answer. An acknowledgement that cannot be recorded
  * writes the critical `order_ack_unrecorded` event.
  *
- * A leg's position is what its placed orders in the run add up to (BUY +, SELL −), kept in
- * `strategy_positions` as each order is settled.
+ * A leg holds what its orders *filled*: an acknowledged order is `working` until the broker (or
+ * the sandbox) reports it filled or dead (rejected, cancelled, expired), and only then moves the
+ * leg's filled net quantity (`strategy_positions`). {@link StrategyRunner.refresh} asks about the
+ * working orders before any decision that depends on the position.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { OrderInput, PipelineAnswer } from '../orders/order-pipeline.js';
-import type { LegRow, RunRow, StrategyRow } from './strategies.repository.js';
+import type { LegRow, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
 import type { StrategiesService } from './strategies.service.js';
 import { resolveDerivativeLeg, type DerivativeContract } from './leg-resolver.js';
 import { COOLING_OFF_MS, type RunMode, type WebhookResult } from './strategy.types.js';
@@ -37,8 +39,14 @@ export interface ExitOutcome {
   message?: string;
 }
 
-/** Whether a placed order has filled: `filled`, still `working`, or `dead` (rejected/cancelled). */
-export type FillState = 'filled' | 'working' | 'dead';
+/**
+ * What became of a placed order: still `working`, `filled` whole, or `dead` (rejected, cancelled
+ * or expired after the acknowledgement) having filled `filled` of its quantity.
+ */
+export interface OrderFate {
+  state: 'filled' | 'working' | 'dead';
+  filled: number;
+}
 
 export interface RunnerDeps {
   strategies: StrategiesService;
@@ -52,21 +60,43 @@ export interface RunnerDeps {
   contract: DerivativeContract;
   /** The global switch: signal runs trade in the mode the service is in when they open. */
   analyze: () => boolean;
-  fillState: (userId: number, mode: RunMode, orderId: string) => Promise<FillState>;
+  /** The order's fate as the sandbox (run mode `sandbox`) or the user's broker (`live`) tells it. */
+  orderFate: (userId: number, mode: RunMode, orderId: string) => Promise<OrderFate>;
+  /** Asks the sandbox or the broker to cancel a working order (best effort: the fate tells). */
+  cancel: (userId: number, mode: RunMode, orderId: string) => Promise<void>;
   clock: Clock;
   logger: Logger;
 }
 
-interface Placed {
+export interface Placed {
   ok: boolean;
   orderId?: string;
   message: string;
 }
 
-export class StrategyRunner {
-  private readonly confirming = new Set<Promise<void>>();
+/** What {@link StrategyRunner.refresh} found: orders still working, and those seen dying now. */
+export interface Refreshed {
+  working: StrategyOrderRow[];
+  died: StrategyOrderRow[];
+}
 
-  constructor(private readonly deps: RunnerDeps) {}
+/**
+ * The child orders an answer acknowledges, with their quantities: one for a plain order, several
+ * when the pipeline split it at the freeze quantity (also those placed before a split failed
+ * part-way), none for a refusal.
+ */
+export function acknowledged(a: PipelineAnswer, quantity: number): { orderId: string; quantity: number }[] {
+  const ids = Array.isArray(a.body.orderids)
+    ? (a.body.orderids as unknown[]).filter((x): x is string => typeof x === 'string')
+    : a.status === 200 && typeof a.body.orderid === 'string'
+      ? [a.body.orderid]
+      : [];
+  const sizes = a.quantities ?? (ids.length === 1 ? [quantity] : []);
+  return ids.flatMap((orderId, i) => (sizes[i] === undefined ? [] : [{ orderId, quantity: sizes[i] }]));
+}
+
+export class StrategyRunner {
+  constructor(readonly deps: RunnerDeps) {}
 
   get repo() {
     return this.deps.strategies.repo;
@@ -87,28 +117,38 @@ export class StrategyRunner {
     return { refused: 'active', ...(fresh?.active_run_id ? { runId: fresh.active_run_id } : {}) };
   }
 
-  /** Batch `start`: claim, resolve legs, entries BUY before SELL. */
+  /**
+   * Batch `start`: claim, resolve legs, entries BUY before SELL. A BUY leg that cannot be
+   * resolved or is refused withholds every SELL leg (critical `entries_withheld`): the hedges go
+   * first so that a short option never stands without the long one it was paired with.
+   */
   async start(s: StrategyRow, legs: LegRow[], mode: RunMode): Promise<RunnerOutcome> {
     const claimed = await this.claim(s, mode);
     if ('refused' in claimed) {
-      return claimed.refused === 'cooling_off'
-        ? {
-            result: 'rejected_cooling_off',
-            message: `Strategy stopped less than ${COOLING_OFF_MS / 1000} s ago; start refused`,
-          }
-        : {
-            result: 'ok',
-            message: 'A run is already active; nothing started',
-            ...(claimed.runId ? { runId: claimed.runId } : {}),
-          };
+      if (claimed.refused === 'cooling_off')
+        return {
+          result: 'rejected_cooling_off',
+          message: `Strategy stopped less than ${COOLING_OFF_MS / 1000} s ago; start refused`,
+        };
+      const active = claimed.runId === undefined ? undefined : await this.repo.run(claimed.runId);
+      return {
+        result: 'ok',
+        message:
+          active?.status === 'stop_pending'
+            ? 'The previous run is still stopping; nothing started'
+            : 'A run is already active; nothing started',
+        ...(claimed.runId ? { runId: claimed.runId } : {}),
+      };
     }
     const runId = claimed.runId;
     await this.event(s, runId, 'run_started', `Run started in ${mode} mode`, null, { mode });
     const resolved: { leg: LegRow; symbol: string; exchange: string; quantity: number }[] = [];
+    let buyFailed = false;
     for (const leg of legs) {
       const r = await resolveDerivativeLeg(leg, this.deps.contract);
       if (!r.ok) {
         await this.event(s, runId, 'entry_rejected', `Leg ${leg.id}: ${r.message}`, leg.id);
+        if (leg.side === 'BUY') buyFailed = true;
         continue;
       }
       if (r.fallback) {
@@ -118,145 +158,81 @@ export class StrategyRunner {
     }
     const order = (a: { leg: LegRow }) => (a.leg.side === 'BUY' ? 0 : 1);
     let placed = 0;
+    const withheld: number[] = [];
     for (const r of resolved.sort((a, b) => order(a) - order(b) || a.leg.position - b.leg.position)) {
-      const p = await this.place(
-        s,
-        runId,
-        mode,
-        r.leg,
-        r.symbol,
-        r.exchange,
-        r.leg.side as 'BUY' | 'SELL',
-        r.quantity,
-        'entry',
-      );
+      const side = r.leg.side as 'BUY' | 'SELL';
+      if (side === 'SELL' && buyFailed) {
+        withheld.push(r.leg.id);
+        continue;
+      }
+      const p = await this.place(s, runId, mode, r.leg, r.symbol, r.exchange, side, r.quantity, 'entry');
       if (p.ok) placed++;
+      else if (side === 'BUY') buyFailed = true;
     }
-    return { result: 'ok', message: `Run started: ${placed} of ${legs.length} entries placed`, runId };
-  }
-
-  /**
-   * Batch `stop`: durable intent first, then an exit for every leg the run holds. The run is
-   * stopped only once its own fills prove it flat; if an exit cannot be placed it stays managed
-   * and `run_stop_failed` (critical) is written.
-   */
-  async stop(s: StrategyRow): Promise<RunnerOutcome> {
-    const runId = s.active_run_id;
-    const run = runId === null ? undefined : await this.repo.run(runId);
-    if (!run) return { result: 'ok', message: 'No active run; nothing to stop' };
-    const first = await this.repo.requestStop(run.id, this.deps.clock.now());
-    if (first) await this.event(s, run.id, 'run_stop_requested', 'Stop requested: exiting every open leg');
-    const inFlight = new Set(
-      (await this.repo.ordersOfRun(run.id))
-        .filter((o) => o.purpose === 'exit' && o.status === 'recorded')
-        .map((o) => o.leg_id),
-    );
-    const exits: ExitOutcome[] = [];
-    for (const pos of await this.repo.positions(run.id)) {
-      const { leg_id: legId, net: held } = pos;
-      const last = { symbol: pos.symbol, exchange: pos.exchange };
-      if (held === 0 || inFlight.has(legId)) continue;
-      const action = held > 0 ? 'SELL' : 'BUY';
-      const leg = { id: legId } as LegRow;
-      const p = await this.place(
-        s,
-        run.id,
-        run.mode as RunMode,
-        leg,
-        last.symbol,
-        last.exchange,
-        action,
-        Math.abs(held),
-        'exit',
-      );
-      exits.push({
-        leg_id: legId,
-        symbol: last.symbol,
-        exchange: last.exchange,
-        action,
-        quantity: Math.abs(held),
-        status: p.ok ? 'placed' : 'rejected',
-        ...(p.orderId ? { orderid: p.orderId } : {}),
-        ...(p.ok ? {} : { message: p.message }),
-      });
-    }
-    const failed = exits.filter((e) => e.status === 'rejected');
-    if (failed.length) {
+    if (withheld.length) {
       await this.event(
         s,
-        run.id,
-        'run_stop_failed',
-        `Stop cannot complete: ${failed.length} exit(s) refused; the run stays managed`,
+        runId,
+        'entries_withheld',
+        `A BUY leg was refused, so ${withheld.length} SELL leg(s) were not sent; stop the run to exit what was bought`,
         null,
-        {
-          exits: failed,
-        },
+        { legs: withheld },
       );
-      return {
-        result: 'ok',
-        message: 'Stop requested, but some exits were refused: operator action needed',
-        runId: run.id,
-        stopPending: true,
-        exits,
-      };
     }
-    // The answer is the acceptance (spec: stop requested, `stop_pending` true); the run becomes
-    // stopped only when its own fills prove it flat — checked right after this answer, and again
-    // by the periodic reconcile while exits are still working.
-    this.confirmSoon(s, run);
     return {
       result: 'ok',
-      message: `Stop requested: ${exits.length} exit(s) placed; the run stops once its fills prove it flat`,
-      runId: run.id,
-      stopPending: true,
-      exits,
+      message:
+        `Run started: ${placed} of ${legs.length} entries placed` +
+        (withheld.length ? `; ${withheld.length} SELL leg(s) withheld because a BUY leg was refused` : ''),
+      runId,
     };
   }
 
-  /** Runs {@link confirmFlat} off the request path (tracked, so shutdown and tests can wait). */
-  private confirmSoon(s: StrategyRow, run: RunRow): void {
-    const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.confirmFlat(s, run))
-      .then(
-        () => undefined,
-        (err: unknown) =>
-          this.deps.logger.warn({ err, runId: run.id }, 'stop confirmation failed; reconcile retries'),
-      )
-      .finally(() => this.confirming.delete(p));
-    this.confirming.add(p);
-  }
-
-  /** Resolves once every pending stop confirmation has run. */
-  async whenIdle(): Promise<void> {
-    while (this.confirming.size > 0) await Promise.allSettled([...this.confirming]);
-  }
-
-  /** Stopped once every order the run placed has filled and the legs net to zero. */
-  async confirmFlat(s: StrategyRow, run: RunRow): Promise<boolean> {
-    if ((await this.repo.positions(run.id)).some((p) => p.net !== 0)) return false;
-    for (const o of await this.repo.ordersOfRun(run.id)) {
-      if (o.status !== 'placed' || o.order_id === null) continue;
-      const state = await this.deps
-        .fillState(s.user_id, run.mode as RunMode, o.order_id)
-        .catch(() => 'working' as const);
-      if (state !== 'filled') return false;
-    }
-    if (await this.repo.finishRun(s.id, run.id, this.deps.clock.now())) {
-      await this.event(s, run.id, 'run_stopped', 'Run stopped: its own fills prove every leg flat');
-      this.deps.strategies.invalidate(s.token_digest);
-    }
-    return true;
-  }
-
-  /** Re-checks every stop-pending run (the periodic job). */
-  async reconcile(): Promise<void> {
-    for (const run of await this.repo.runsWithStatus('stop_pending')) {
-      const s = await this.repo.find(run.strategy_id);
-      if (s)
-        await this.confirmFlat(s, run).catch((err: unknown) =>
-          this.deps.logger.warn({ err, runId: run.id }, 'stop reconcile failed'),
+  /**
+   * Asks about the run's working orders (of one leg, or all) and records those that filled or
+   * died; each death writes `order_dead`. An order whose fate cannot be read stays working.
+   */
+  async refresh(s: StrategyRow, run: RunRow, legId?: number): Promise<Refreshed> {
+    const working: StrategyOrderRow[] = [];
+    const died: StrategyOrderRow[] = [];
+    for (const o of await this.repo.workingOrders(run.id, legId)) {
+      const fate =
+        o.order_id === null
+          ? undefined
+          : await this.deps.orderFate(s.user_id, run.mode as RunMode, o.order_id).catch((err: unknown) => {
+              this.deps.logger.warn({ err, runId: run.id }, 'strategy order status unavailable');
+              return undefined;
+            });
+      if (!fate || fate.state === 'working') {
+        working.push(o);
+        continue;
+      }
+      const filled = fate.state === 'filled' ? o.quantity : Math.min(o.quantity, Math.max(0, fate.filled));
+      if (!(await this.repo.resolveOrder(o, fate.state, filled, this.deps.clock.now()))) continue;
+      if (fate.state === 'dead') {
+        died.push({ ...o, status: 'dead', filled_quantity: filled });
+        await this.event(
+          s,
+          run.id,
+          'order_dead',
+          `${o.action} ${o.quantity} ${o.symbol} (${o.purpose}) ended unfilled after its acknowledgement` +
+            (filled ? ` (${filled} filled)` : ''),
+          o.leg_id,
+          { orderid: o.order_id, filled },
         );
+      }
     }
+    return { working, died };
+  }
+
+  /**
+   * The quantity a leg holds for a decision: what filled, plus what its working orders will add
+   * when they fill (an order seen dead counts only its fills).
+   */
+  async exposure(s: StrategyRow, run: RunRow, legId: number): Promise<number> {
+    await this.refresh(s, run, legId);
+    const p = await this.repo.position(run.id, legId);
+    return p.net + p.working;
   }
 
   /** Sends one order the run owns (recorded first) and settles it with the answer. */
@@ -320,15 +296,15 @@ export class StrategyRunner {
         this.deps.logger.error({ err, strategyId: s.id, runId }, 'strategy order failed in the pipeline');
         return { status: 500, body: { status: 'error', message: 'The order could not be placed' } };
       });
-    const ok = answer.status === 200;
-    const orderId = typeof answer.body.orderid === 'string' ? answer.body.orderid : undefined;
+    const children = acknowledged(answer, quantity);
+    const orderId = children[0]?.orderId;
+    const ok = answer.status === 200 && children.length > 0;
     const message =
       typeof answer.body.message === 'string' ? answer.body.message : ok ? 'placed' : 'rejected';
     try {
       await this.repo.settleOrder(
-        { ...owned, id: rowId },
-        ok ? 'placed' : 'rejected',
-        orderId ?? null,
+        { ...owned, id: rowId, strategy_id: s.id, purpose },
+        children,
         ok ? null : message,
         this.deps.clock.now(),
       );
@@ -340,24 +316,29 @@ export class StrategyRunner {
         'order_ack_unrecorded',
         `${action} ${quantity} ${symbol} was ${ok ? 'acknowledged' : 'answered'} but could not be recorded`,
         leg.id,
-        {
-          orderid: orderId ?? null,
-        },
+        { orderid: orderId ?? null },
       ).catch(() => undefined);
     }
     const kind =
       purpose === 'entry' ? (ok ? 'entry_placed' : 'entry_rejected') : ok ? 'exit_placed' : 'exit_rejected';
+    const ids = children.map((c) => c.orderId);
     await this.event(
       s,
       runId,
       kind,
-      `${action} ${quantity} ${symbol} ${exchange}: ${ok ? `order ${orderId ?? ''}` : message}`,
+      `${action} ${quantity} ${symbol} ${exchange}: ${ok ? `order ${ids.join(', ')}` : message}`,
       leg.id,
-      {
-        orderid: orderId ?? null,
-      },
+      { orderid: orderId ?? null, ...(ids.length > 1 ? { orderids: ids } : {}) },
     );
     return { ok, ...(orderId ? { orderId } : {}), message };
+  }
+
+  /** Asks for a working order to be cancelled; what happened is read back by {@link refresh}. */
+  async cancel(s: StrategyRow, run: RunRow, o: StrategyOrderRow): Promise<void> {
+    if (o.order_id === null) return;
+    await this.deps.cancel(s.user_id, run.mode as RunMode, o.order_id).catch((err: unknown) => {
+      this.deps.logger.warn({ err, runId: run.id }, 'strategy order cancel failed');
+    });
   }
 
   event(

@@ -59,6 +59,10 @@ export const EVENT_SEVERITY = {
   entry_rejected: 'warn',
   exit_placed: 'info',
   exit_rejected: 'warn',
+  /** An acknowledged order was later rejected, cancelled or expired (with what it filled). */
+  order_dead: 'warn',
+  /** A BUY (hedge) leg of a batch start was refused, so its SELL legs were not sent. */
+  entries_withheld: 'critical',
   signal_noop: 'info',
   // Configuration (run_id null).
   strategy_created: 'info',
@@ -68,6 +72,7 @@ export const EVENT_SEVERITY = {
   webhook_unlocked: 'info',
   live_enabled: 'warn',
   live_disabled: 'info',
+  strategy_deleted: 'warn',
 } as const satisfies Record<string, Severity>;
 export type EventKind = keyof typeof EVENT_SEVERITY;
 export const EVENT_KINDS = Object.keys(EVENT_SEVERITY) as EventKind[];

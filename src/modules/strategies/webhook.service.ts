@@ -14,6 +14,7 @@ import { fromDbBool } from '../../platform/db/database.js';
 import { ipAllowed } from './cidr.js';
 import { handleSignal, type SignalContract, type SignalRef } from './signal-handler.js';
 import type { StrategiesService } from './strategies.service.js';
+import type { RunStopper } from './run-stop.js';
 import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
 import { tokenDigest } from './strategy-token.js';
 import {
@@ -44,6 +45,7 @@ export interface WebhookAnswer {
 export interface WebhookDeps {
   strategies: StrategiesService;
   runner: StrategyRunner;
+  stopper: RunStopper;
   contract: SignalContract;
   analyze: () => boolean;
   clock: Clock;
@@ -51,7 +53,14 @@ export interface WebhookDeps {
 }
 
 /** Body fields that look like credentials: redacted before the payload is audited (rule 3). */
-const CREDENTIAL_KEY = /pass|secret|token|api.?key|auth|signature|otp|pin|session|cookie|credential|private/i;
+const CREDENTIAL_KEY =
+  /pass|pwd|secret|token|key|auth|signature|otp|pin|session|cookie|credential|private|jwt|bearer/i;
+/**
+ * Credential-looking text inside values: webhook tokens (also inside a pasted URL), JWTs, bearer
+ * headers, and long unbroken hex or base64url runs (API keys are 64 hex characters).
+ */
+const CREDENTIAL_TEXT =
+  /whk_[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?|bearer\s+\S+|\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9_-]{40,}/gi;
 const AUDIT_PAYLOAD_MAX = 4_096;
 /** A signal lease's life (a crashed holder frees it after this) and how long a signal waits for one. */
 const LEASE_MS = 30_000;
@@ -141,6 +150,8 @@ export class WebhookService {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       return refuse('rejected_payload', 'Body must be a JSON object');
     }
+    // NUL cannot be stored in a PostgreSQL text column: such a body could not even be audited.
+    if (holdsNul(body)) return refuse('rejected_payload', 'Body must not contain NUL characters');
     audit.payload = body;
     const fields = body as Record<string, unknown>;
     const action = typeof fields.action === 'string' ? fields.action.trim().toLowerCase() : null;
@@ -170,22 +181,32 @@ export class WebhookService {
           return refuse('rejected_live_disabled', 'Live batch start is not enabled for this strategy');
         }
       }
+      const repo = this.deps.strategies.repo;
       const fingerprint = createHash('sha256').update(canonical(body)).digest('hex');
-      if (
-        !(await this.deps.strategies.repo.claimDelivery(
-          s.id,
-          fingerprint,
-          this.deps.clock.now(),
-          DEDUPE_WINDOW_MS,
-        ))
-      ) {
+      const claimedAt = this.deps.clock.now();
+      if (!(await repo.claimDelivery(s.id, fingerprint, claimedAt, DEDUPE_WINDOW_MS))) {
         return refuse('rejected_dedupe', 'Identical delivery already handled within the last 60 seconds');
       }
-      // The claim and the runner read the strategy fresh: the cached row may predate a run.
-      const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
-      return action === 'start'
-        ? this.deps.runner.start(fresh, target.legs, mode as RunMode)
-        : this.deps.runner.stop(fresh);
+      // A delivery refused after its claim (cooling-off, engine error) was not handled: its
+      // fingerprint is given back, so the sender's retry is judged afresh, not as a duplicate.
+      const release = () =>
+        repo.releaseDelivery(s.id, fingerprint, claimedAt).catch((err: unknown) => {
+          this.deps.logger.warn({ err, strategyId: s.id }, 'webhook de-duplication claim not released');
+        });
+      let out: RunnerOutcome;
+      try {
+        // The claim and the runner read the strategy fresh: the cached row may predate a run.
+        const fresh = (await repo.find(s.id)) ?? s;
+        out =
+          action === 'start'
+            ? await this.deps.runner.start(fresh, target.legs, mode as RunMode)
+            : await this.deps.stopper.stop(fresh);
+      } catch (err) {
+        await release();
+        throw err;
+      }
+      if (out.result !== 'ok') await release();
+      return out;
     }
 
     if (!(SIGNAL_ACTIONS as readonly string[]).includes(action)) {
@@ -288,9 +309,14 @@ function canonical(v: unknown): string {
   return JSON.stringify(typeof v === 'string' ? v.trim().toLowerCase() : v) ?? 'null';
 }
 
-/** Credential-looking fields replaced, at any depth. */
+/**
+ * Credential-looking fields replaced, at any depth (rule 3), and credential-looking text inside
+ * any string value: a pasted webhook URL or token, a JWT, a bearer header, a long hex or base64
+ * run such as an API key.
+ */
 export function redact(v: unknown, depth = 0): unknown {
   if (depth > 8) return '[truncated]';
+  if (typeof v === 'string') return v.replace(CREDENTIAL_TEXT, '[redacted]');
   if (Array.isArray(v)) return v.map((x) => redact(x, depth + 1));
   if (v !== null && typeof v === 'object') {
     return Object.fromEntries(
@@ -301,6 +327,16 @@ export function redact(v: unknown, depth = 0): unknown {
     );
   }
   return v;
+}
+
+/** Whether a parsed JSON value holds a NUL character in any key or string. */
+function holdsNul(v: unknown, depth = 0): boolean {
+  if (typeof v === 'string') return v.includes('\u0000');
+  if (depth > 64 || v === null || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some((x) => holdsNul(x, depth + 1));
+  return Object.entries(v as Record<string, unknown>).some(
+    ([k, x]) => k.includes('\u0000') || holdsNul(x, depth + 1),
+  );
 }
 
 function capped(v: unknown): string {

@@ -77,7 +77,7 @@ export function buildTunnelServices(deps: TunnelBuildDeps): TunnelServices {
 /** Records every webhook route registered after this call (call it before the routes). */
 export function watchWebhookRoutes(app: App, tunnel: TunnelServices): void {
   app.addHook('onRoute', (route) => {
-    if (!/\/webhook(\/|$)/.test(route.url)) return;
+    if (!/\/webhook(\/|$)/.test(route.url) || route.config?.webhookRefusal) return;
     for (const method of [route.method].flat())
       if (method !== 'HEAD') tunnel.webhookRoutes.push({ method, url: route.url });
   });

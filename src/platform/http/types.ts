@@ -22,4 +22,11 @@ declare module 'fastify' {
     /** Set by the API-key guard on `/api/v1` routes. */
     apiPrincipal?: ApiPrincipal;
   }
+  interface FastifyContextConfig {
+    /**
+     * A webhook route that refuses every delivery (e.g. a path that cannot hold a well-formed
+     * token): it exposes nothing, so the public tunnel's start-up check does not warn about it.
+     */
+    webhookRefusal?: boolean;
+  }
 }

@@ -1,0 +1,293 @@
+/**
+ * Runs and the orders they own (issue 7 part 5): the run claim and the signal lease (conditional
+ * UPDATEs, so they hold across instances), the stop transitions, and each order's bookkeeping —
+ * recorded before it is sent, settled with the answer, resolved once its fill is known — with the
+ * leg positions it moves in the same transactions. Extended by {@link StrategiesRepository}.
+ */
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, StrategyOrdersTable, StrategyPositionsTable, StrategyRunsTable } from '../../db/schema.js';
+
+export type RunRow = Selectable<StrategyRunsTable>;
+export type StrategyOrderRow = Selectable<StrategyOrdersTable>;
+
+/** The fields of an owned order that its bookkeeping needs. */
+export type OwnedOrder = Pick<
+  StrategyOrderRow,
+  'id' | 'run_id' | 'leg_id' | 'symbol' | 'exchange' | 'action' | 'quantity'
+>;
+
+const signed = (o: Pick<StrategyOrderRow, 'action'>, quantity: number) =>
+  o.action === 'BUY' ? quantity : -quantity;
+
+/** Adds to a leg's filled net and working quantities (the row is created on the leg's first order). */
+async function movePosition(
+  trx: Transaction<DB>,
+  o: OwnedOrder,
+  net: number,
+  working: number,
+  now: number,
+): Promise<void> {
+  await trx
+    .insertInto('strategy_positions')
+    .values({
+      run_id: o.run_id,
+      leg_id: o.leg_id,
+      symbol: o.symbol,
+      exchange: o.exchange,
+      net,
+      working,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['run_id', 'leg_id']).doUpdateSet({
+        net: sql<number>`strategy_positions.net + excluded.net`,
+        working: sql<number>`strategy_positions.working + excluded.working`,
+        symbol: o.symbol,
+        exchange: o.exchange,
+        updated_at: now,
+      }),
+    )
+    .execute();
+}
+
+/** Why a run could not be claimed. */
+export type ClaimRefusal = 'active' | 'cooling_off' | 'gone';
+
+export class StrategyRunsRepository {
+  constructor(protected readonly db: Kysely<DB>) {}
+
+  /**
+   * Opens a run when the strategy has none and its last stop is older than the cooling-off: the
+   * run row and the claim are one transaction, the claim a conditional UPDATE, so concurrent
+   * starts (UI, scheduler, webhooks, several instances) open exactly one run.
+   */
+  claimRun(
+    strategyId: number,
+    mode: string,
+    now: number,
+    coolingOffMs: number,
+  ): Promise<number | ClaimRefusal> {
+    return this.db.transaction().execute(async (trx) => {
+      const { id } = await trx
+        .insertInto('strategy_runs')
+        .values({ strategy_id: strategyId, mode, status: 'running', started_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const r = await trx
+        .updateTable('strategies')
+        .set({ active_run_id: id })
+        .where('id', '=', strategyId)
+        .where('active_run_id', 'is', null)
+        .where((eb) => eb.or([eb('last_stop_at', 'is', null), eb('last_stop_at', '<=', now - coolingOffMs)]))
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) return id;
+      await trx.deleteFrom('strategy_runs').where('id', '=', id).execute();
+      const s = await trx
+        .selectFrom('strategies')
+        .select(['active_run_id'])
+        .where('id', '=', strategyId)
+        .executeTakeFirst();
+      if (s === undefined) return 'gone';
+      return s.active_run_id !== null ? 'active' : 'cooling_off';
+    });
+  }
+
+  /**
+   * Takes the strategy's signal lease until `until` when it is free or expired: true for the one
+   * caller (on any instance) whose conditional UPDATE took it.
+   */
+  async takeSignalLease(strategyId: number, now: number, until: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('strategies')
+      .set({ signal_lease_until: until })
+      .where('id', '=', strategyId)
+      .where((eb) => eb.or([eb('signal_lease_until', 'is', null), eb('signal_lease_until', '<=', now)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async releaseSignalLease(strategyId: number, until: number): Promise<void> {
+    await this.db
+      .updateTable('strategies')
+      .set({ signal_lease_until: null })
+      .where('id', '=', strategyId)
+      .where('signal_lease_until', '=', until)
+      .execute();
+  }
+
+  run(id: number): Promise<RunRow | undefined> {
+    return this.db.selectFrom('strategy_runs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  runs(strategyId: number, limit: number): Promise<RunRow[]> {
+    return this.db
+      .selectFrom('strategy_runs')
+      .selectAll()
+      .where('strategy_id', '=', strategyId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  runsWithStatus(status: string): Promise<RunRow[]> {
+    return this.db.selectFrom('strategy_runs').selectAll().where('status', '=', status).execute();
+  }
+
+  /** Marks the stop intent; false when the run was not running (already stopping or stopped). */
+  async requestStop(runId: number, now: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('strategy_runs')
+      .set({ status: 'stop_pending', stop_requested_at: now })
+      .where('id', '=', runId)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** The run is flat: stopped, the strategy's claim released and its cooling-off started. */
+  async finishRun(strategyId: number, runId: number, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('strategy_runs')
+        .set({ status: 'stopped', stopped_at: now })
+        .where('id', '=', runId)
+        .where('status', '!=', 'stopped')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await trx
+        .updateTable('strategies')
+        .set({ active_run_id: null, last_stop_at: now })
+        .where('id', '=', strategyId)
+        .where('active_run_id', '=', runId)
+        .execute();
+      return true;
+    });
+  }
+
+  /** Records an order the run owns, before it is sent; returns its id. */
+  async recordOrder(o: Omit<Insertable<StrategyOrdersTable>, 'id'>): Promise<number> {
+    const { id } = await this.db
+      .insertInto('strategy_orders')
+      .values(o)
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return id;
+  }
+
+  /**
+   * Settles a recorded order with its answer, in one transaction: no acknowledged child →
+   * `rejected`; else the row becomes the first acknowledged child order (`placed`) and each further
+   * child (an order split at the freeze quantity) gets a row of its own. Acknowledged quantities
+   * are added to the leg's working quantity (they count as held once seen filled).
+   */
+  async settleOrder(
+    o: OwnedOrder & Pick<StrategyOrderRow, 'strategy_id' | 'purpose'>,
+    children: readonly { orderId: string; quantity: number }[],
+    message: string | null,
+    now: number,
+  ): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const [first, ...more] = children;
+      const note = message?.slice(0, 512) ?? null;
+      await trx
+        .updateTable('strategy_orders')
+        .set(
+          first
+            ? {
+                status: 'placed',
+                order_id: first.orderId,
+                quantity: first.quantity,
+                message: note,
+                updated_at: now,
+              }
+            : { status: 'rejected', order_id: null, message: note, updated_at: now },
+        )
+        .where('id', '=', o.id)
+        .execute();
+      if (more.length)
+        await trx
+          .insertInto('strategy_orders')
+          .values(
+            more.map((c) => ({
+              run_id: o.run_id,
+              strategy_id: o.strategy_id,
+              leg_id: o.leg_id,
+              symbol: o.symbol,
+              exchange: o.exchange,
+              action: o.action,
+              quantity: c.quantity,
+              purpose: o.purpose,
+              status: 'placed',
+              order_id: c.orderId,
+              message: null,
+              created_at: now,
+              updated_at: now,
+            })),
+          )
+          .execute();
+      const acknowledged = children.reduce((n, c) => n + c.quantity, 0);
+      if (acknowledged > 0) await movePosition(trx, o, 0, signed(o, acknowledged), now);
+    });
+  }
+
+  /**
+   * Records the fate of an acknowledged order: `filled` (whole) or `dead` (rejected, cancelled
+   * or expired after the acknowledgement, with what it filled). A compare-and-set on `placed`, so
+   * two instances reconciling the same order count its fill once; false when it was resolved
+   * already.
+   */
+  async resolveOrder(o: OwnedOrder, fate: 'filled' | 'dead', filled: number, now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('strategy_orders')
+        .set({ status: fate, filled_quantity: filled, updated_at: now })
+        .where('id', '=', o.id)
+        .where('status', '=', 'placed')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await movePosition(trx, o, signed(o, filled), -signed(o, o.quantity), now);
+      return true;
+    });
+  }
+
+  /** The run's acknowledged orders whose fate is not known yet (of one leg, or all). */
+  workingOrders(runId: number, legId?: number): Promise<StrategyOrderRow[]> {
+    let q = this.db
+      .selectFrom('strategy_orders')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('status', '=', 'placed');
+    if (legId !== undefined) q = q.where('leg_id', '=', legId);
+    return q.orderBy('id').execute();
+  }
+
+  /** Each leg's filled net and working quantity in the run (legs never traded have no row). */
+  positions(runId: number): Promise<Selectable<StrategyPositionsTable>[]> {
+    return this.db
+      .selectFrom('strategy_positions')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('leg_id')
+      .execute();
+  }
+
+  /** A leg's filled net quantity and the signed quantity of its orders still working. */
+  async position(runId: number, legId: number): Promise<{ net: number; working: number }> {
+    const r = await this.db
+      .selectFrom('strategy_positions')
+      .select(['net', 'working'])
+      .where('run_id', '=', runId)
+      .where('leg_id', '=', legId)
+      .executeTakeFirst();
+    return { net: Number(r?.net ?? 0), working: Number(r?.working ?? 0) };
+  }
+
+  ordersOfRun(runId: number): Promise<StrategyOrderRow[]> {
+    return this.db
+      .selectFrom('strategy_orders')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('id')
+      .execute();
+  }
+}
