@@ -45,7 +45,8 @@ export const webhookSignal: Bench = {
       baseline: {
         status: 200,
         contentType: 'application/json; charset=utf-8',
-        body: JSON.stringify({ status: 'success', result: 'ok', message: '…', strategy_id: 1, run_id: 1 }),
+        // The burst strategy (created first) is id 1; the signal strategy measured here is id 2.
+        body: JSON.stringify({ status: 'success', result: 'ok', message: '…', strategy_id: 2, run_id: 2 }),
       },
       normalize: (body) => body.replace(MESSAGE, '"message":"…"'),
       serverEnv: {
