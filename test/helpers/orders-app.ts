@@ -72,6 +72,8 @@ export interface OrdersApp {
   admin: Browser;
   /** The administrator's API key (user 1). */
   apikey: string;
+  /** The sandbox's scripted price feed (empty until a test pushes quotes). */
+  feed: ScriptedFeed;
   /** Every order event dispatched since start, in dispatch order. */
   events: OrderEvent[];
   /**
@@ -132,7 +134,8 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
   const apikey = (await t.services.apiKeys.regenerate(1)).apikey;
   const token = opts.broker === 'zerodha' ? KITE_CREDS.accessToken : UPSTOX_CREDS.accessToken;
   await t.services.orders.brokerSessions.set(1, opts.broker, { accessToken: token });
-  await t.services.sandbox.usePriceSource(new ScriptedFeed());
+  const feed = new ScriptedFeed();
+  await t.services.sandbox.usePriceSource(feed);
   const events: OrderEvent[] = [];
   t.services.orders.events.subscribe('test-capture', (e) => void events.push(e));
 
@@ -142,6 +145,7 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
     t,
     admin,
     apikey,
+    feed,
     events,
     api: (path, body, o = {}) => {
       const key = o.apikey === undefined ? apikey : o.apikey;

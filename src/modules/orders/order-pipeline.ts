@@ -86,6 +86,8 @@ export const FNO_ORDER_EXCHANGES: ReadonlySet<string> = new Set(['NFO', 'BFO', '
  */
 export const MAX_SPLIT_ORDERS = 100;
 export const TOO_MANY_SPLITS = `Total number of orders would exceed maximum limit of ${MAX_SPLIT_ORDERS}`;
+/** The message of an order that failed on an exception (the details stay in the log). */
+const INTERNAL_ERROR = 'Internal error while placing the order';
 
 export class OrderPipeline {
   constructor(private readonly deps: PipelineDeps) {}
@@ -106,7 +108,7 @@ export class OrderPipeline {
       const mode = analyze ? ('analyze' as const) : ('live' as const);
       const body = {
         status: 'error',
-        message: 'Internal error while placing the order',
+        message: INTERNAL_ERROR,
         ...(analyze ? { mode } : {}),
       };
       this.publish('order.failed', mode, userId, opts.apiType, null, null, 500, { ...order }, body);
@@ -268,7 +270,16 @@ export class OrderPipeline {
       });
       if (!r.ok) {
         const err = 'error' in r ? (r.error as { statusCode?: number; message?: string }) : undefined;
-        if ('error' in r && !(err?.statusCode && err.statusCode < 500)) throw r.error;
+        if ('error' in r && !(err?.statusCode && err.statusCode < 500)) {
+          if (ids.length === 0) throw r.error;
+          // An exception after some children were placed: still a 500 with the generic message,
+          // but listing the orders already placed, as every other part-way failure does (the
+          // caller must not think nothing was placed and send the whole split again).
+          this.deps.logger.error({ err: r.error, apiType }, 'order pipeline failed part-way through a split');
+          const body = { status: 'error', message: INTERNAL_ERROR, mode: 'analyze', orderids: ids };
+          this.publish('order.failed', 'analyze', userId, apiType, 'sandbox', null, 500, request, body);
+          return { status: 500, body, quantities: sizes.slice(0, ids.length) };
+        }
         const message = 'message' in r ? r.message : (err?.message ?? 'Order rejected');
         const orderid = 'order' in r ? r.order.orderId : undefined;
         const body = {
