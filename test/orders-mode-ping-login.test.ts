@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKiteOrderStub, type KiteOrderStub } from './helpers/broker-order-stubs.js';
 import { KITE_CREDS, kiteContract, startOrdersApp, type OrdersApp } from './helpers/orders-app.js';
+import { SecretBox } from '../src/platform/crypto.js';
 import { createUser, describeEachDb } from './helpers/test-app.js';
 
 describeEachDb('keys, modes and broker sessions', (dialect) => {
@@ -112,6 +113,29 @@ describeEachDb('keys, modes and broker sessions', (dialect) => {
       expect((await ping(bob.apikey)).data.broker).toBe('zerodha');
       await o.t.services.orders.brokerSessions.clear(bob.id);
       expect((await ping(bob.apikey)).data.broker).toBeNull();
+    });
+  });
+
+  describe('ping proves the key even when the broker session cannot be read', () => {
+    it('a session sealed under another APP_KEY: 200 with broker null, and a warning logged', async () => {
+      const carol = await createUser(o.t, 'carol', 'carol horse battery staple');
+      const apikey = (await o.t.services.apiKeys.regenerate(carol.id)).apikey;
+      const foreign = new SecretBox('a-different-app-key-0123456789abcdef012345', 'broker-token');
+      await o.t.db.database.db
+        .insertInto('broker_sessions')
+        .values({
+          user_id: carol.id,
+          broker: 'zerodha',
+          access_token_encrypted: foreign.seal('kiteCarolToken'),
+          broker_user_id: null,
+          expires_at: null,
+          created_at: o.t.clock.now(),
+        })
+        .execute();
+      const res = await o.api('ping', {}, { apikey });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'success', data: { message: 'pong', broker: null } });
+      expect(o.t.logs.some((l) => l.includes('ping: the broker session could not be read'))).toBe(true);
     });
   });
 
