@@ -4,6 +4,8 @@
  * trade list. Every function takes a repository bound to the caller's transaction, which has
  * already locked the account (`lockAccount`).
  */
+import type { Insertable } from 'kysely';
+import type { SandboxTradesTable } from '../../db/schema.js';
 import { istDateOf } from '../market/timings.service.js';
 import {
   applyFundsDelta,
@@ -108,13 +110,101 @@ export interface FillResult {
   overdrawn: boolean;
 }
 
+/** The rows a fill writes, computed without I/O ({@link planFill}); {@link writeFill} writes them. */
+export interface FillPlan {
+  position: Omit<PositionRow, 'id'>;
+  trade: Omit<Insertable<SandboxTradesTable>, 'order_id'>;
+  account: AccountRow;
+  realised: Money;
+  overdrawn: boolean;
+}
+
+/** The order fields a fill reads (a stored row, or one about to be inserted already filled). */
+export type FillingOrder = Pick<
+  OrderRow,
+  | 'user_id'
+  | 'symbol'
+  | 'exchange'
+  | 'side'
+  | 'product'
+  | 'kind'
+  | 'quantity'
+  | 'blocked_margin'
+  | 'blocked_quantity'
+  | 'strategy'
+>;
+
+/**
+ * What filling `order` whole at `price` does (issue 5): the position nets the execution (average,
+ * realised P&L, reversal), the blocked margin moves to the position and margin released by a
+ * closing quantity returns to available funds with the realised P&L. For CNC the holdings (`held`)
+ * count as the long side, so selling held shares opens no new exposure. Pure: `position` and
+ * `held` are what the caller read inside its transaction.
+ */
+export function planFill(
+  account: AccountRow,
+  order: FillingOrder,
+  position: Position,
+  held: number,
+  price: Money,
+  now: number,
+  leverage: Readonly<LeverageTable>,
+): FillPlan {
+  const side = order.side as Side;
+  const product = order.product as Product;
+  const opened = splitFill(position.quantity + held, side, order.quantity).opening;
+  const margin = marginOnFill({
+    blocked: order.blocked_margin,
+    blockedQuantity: order.blocked_quantity,
+    openedQuantity: opened,
+    fillPrice: price,
+    leverage: leverageFor(order.kind as InstrumentKind, product, side, leverage),
+  });
+  const outcome = applyFill(position, { side, quantity: order.quantity, price }, margin.toPosition);
+  let funds = applyFundsDelta(fundsOf(account), fillMarginDelta(margin));
+  funds = releaseMargin(funds, outcome.releasedMargin, outcome.realised);
+  const p = outcome.position;
+  return {
+    position: {
+      user_id: order.user_id,
+      symbol: p.symbol,
+      exchange: p.exchange,
+      product,
+      quantity: p.quantity,
+      cost: p.cost,
+      margin: p.margin,
+      realised_pnl: p.realisedPnl,
+      day: istDateOf(now),
+      updated_at: now,
+    },
+    trade: {
+      user_id: order.user_id,
+      symbol: order.symbol,
+      exchange: order.exchange,
+      side,
+      product,
+      quantity: order.quantity,
+      price,
+      strategy: order.strategy,
+      created_at: now,
+    },
+    account: withFunds(account, funds, now),
+    realised: outcome.realised,
+    overdrawn: margin.extra > 0 && funds.available < 0,
+  };
+}
+
+/** Writes a {@link FillPlan} of order `orderId`: the position, the trade, the account (once). */
+export async function writeFill(repo: SandboxRepository, orderId: number, plan: FillPlan): Promise<void> {
+  await repo.upsertPosition(plan.position);
+  await repo.insertTrade({ ...plan.trade, order_id: orderId });
+  await repo.saveAccount(plan.account);
+}
+
 /**
  * Fills a working order whole at `price` (issue 5): the order becomes `complete` (through `open`
- * when an SL triggers in the same step), a trade is written, the position nets the execution
- * (average, realised P&L, reversal), the blocked margin moves to the position and margin released
- * by a closing quantity returns to available funds with the realised P&L. For CNC the holdings
- * count as the long side, so selling held shares opens no new exposure. Undefined when the order
- * was no longer working.
+ * when an SL triggers in the same step), then {@link planFill} and {@link writeFill}. Undefined
+ * when the order was no longer working.
  */
 export async function fillOrder(
   repo: SandboxRepository,
@@ -125,7 +215,6 @@ export async function fillOrder(
   now: number,
   leverage: Readonly<LeverageTable>,
 ): Promise<FillResult | undefined> {
-  const side = order.side as Side;
   const product = order.product as Product;
   let current = order;
   if (triggered && order.status === 'trigger pending') {
@@ -146,57 +235,26 @@ export async function fillOrder(
     product === 'CNC'
       ? ((await repo.getHolding(order.user_id, order.symbol, order.exchange))?.quantity ?? 0)
       : 0;
-  const opened = splitFill(position.quantity + held, side, order.quantity).opening;
-  const margin = marginOnFill({
-    blocked: order.blocked_margin,
-    blockedQuantity: order.blocked_quantity,
-    openedQuantity: opened,
-    fillPrice: price,
-    leverage: leverageFor(order.kind as InstrumentKind, product, side, leverage),
-  });
-  const outcome = applyFill(position, { side, quantity: order.quantity, price }, margin.toPosition);
-  let funds = applyFundsDelta(fundsOf(account), fillMarginDelta(margin));
-  funds = releaseMargin(funds, outcome.releasedMargin, outcome.realised);
-  const p = outcome.position;
-  await repo.upsertPosition({
-    user_id: order.user_id,
-    symbol: p.symbol,
-    exchange: p.exchange,
-    product,
-    quantity: p.quantity,
-    cost: p.cost,
-    margin: p.margin,
-    realised_pnl: p.realisedPnl,
-    day: istDateOf(now),
-    updated_at: now,
-  });
-  await repo.insertTrade({
-    order_id: order.id,
-    user_id: order.user_id,
-    symbol: order.symbol,
-    exchange: order.exchange,
-    side,
-    product,
-    quantity: order.quantity,
-    price,
-    strategy: order.strategy,
-    created_at: now,
-  });
-  const next = withFunds(account, funds, now);
-  await repo.saveAccount(next);
+  const plan = planFill(account, order, position, held, price, now, leverage);
+  await writeFill(repo, order.id, plan);
   return {
-    order: {
-      ...current,
-      status: 'complete',
-      filled_quantity: order.quantity,
-      average_price: price,
-      blocked_margin: 0,
-      blocked_quantity: 0,
-      updated_at: now,
-    },
-    account: next,
-    realised: outcome.realised,
-    overdrawn: margin.extra > 0 && funds.available < 0,
+    order: filledRow(current, price, now),
+    account: plan.account,
+    realised: plan.realised,
+    overdrawn: plan.overdrawn,
+  };
+}
+
+/** The order row after a whole fill at `price`. */
+export function filledRow<T extends Omit<OrderRow, 'id'>>(order: T, price: Money, now: number): T {
+  return {
+    ...order,
+    status: 'complete',
+    filled_quantity: order.quantity,
+    average_price: price,
+    blocked_margin: 0,
+    blocked_quantity: 0,
+    updated_at: now,
   };
 }
 

@@ -22,6 +22,16 @@ export type PositionRow = Selectable<SandboxPositionsTable>;
 export type HoldingRow = Selectable<SandboxHoldingsTable>;
 export type NewOrder = Insertable<SandboxOrdersTable>;
 
+/** One order transition as its event row records it. */
+export interface OrderEventInput {
+  orderId: number;
+  userId: number;
+  from: OrderStatus | null;
+  to: OrderStatus;
+  detail: string | null;
+  at: number;
+}
+
 /** Statuses of an order that is still working. */
 export const RESTING: readonly OrderStatus[] = ['open', 'trigger pending'];
 
@@ -129,24 +139,25 @@ export class SandboxRepository {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  async insertEvent(e: {
-    orderId: number;
-    userId: number;
-    from: OrderStatus | null;
-    to: OrderStatus;
-    detail: string | null;
-    at: number;
-  }): Promise<void> {
+  async insertEvent(e: OrderEventInput): Promise<void> {
+    await this.insertEvents([e]);
+  }
+
+  /** Appends event rows in one statement, in the given order (ids ascend with it). */
+  async insertEvents(events: readonly OrderEventInput[]): Promise<void> {
+    if (events.length === 0) return;
     await this.db
       .insertInto('sandbox_order_events')
-      .values({
-        order_id: e.orderId,
-        user_id: e.userId,
-        from_status: e.from,
-        to_status: e.to,
-        detail: e.detail === null ? null : e.detail.slice(0, 512),
-        at: e.at,
-      })
+      .values(
+        events.map((e) => ({
+          order_id: e.orderId,
+          user_id: e.userId,
+          from_status: e.from,
+          to_status: e.to,
+          detail: e.detail === null ? null : e.detail.slice(0, 512),
+          at: e.at,
+        })),
+      )
       .execute();
   }
 

@@ -11,37 +11,20 @@ import { AppError, badRequest, notFound } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
 import { istDateOf } from '../market/timings.service.js';
 import { squareOffAt, type SessionBounds } from './square-off.js';
-import {
-  accountContext,
-  endOrder,
-  fillOrder,
-  fundsOf,
-  reducibleFor,
-  transition,
-  withFunds,
-} from './ledger.js';
-import { blockMargin, placementMargin } from './margin.js';
+import { endOrder, fillOrder, transition } from './ledger.js';
 import {
   checkQuote,
   matchPrices,
-  placementPrice,
-  validateOrder,
   type MarketPrices,
   type OrderRequest,
-  type RejectCode,
   type SessionPhase,
 } from './order-rules.js';
 import type { PriceSource } from './price-source.js';
 import { toOrderRecord, toResting, type OrderRecord } from './records.js';
-import {
-  closePositions,
-  modifyOrder,
-  outOfRange,
-  type ModifyRequest,
-  type PositionFilter,
-} from './sandbox-manage.js';
+import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } from './sandbox-manage.js';
+import { placeOrder } from './sandbox-place.js';
 import { RESTING, type AccountRow, type OrderRow, type SandboxRepository } from './sandbox.repository.js';
-import { instrumentKind, type OrderStatus } from './types.js';
+import type { OrderStatus } from './types.js';
 
 /** A placeorder request as the sandbox receives it (after the request schema). */
 export interface PlaceRequest extends OrderRequest {
@@ -67,16 +50,6 @@ export interface SandboxServiceDeps {
   config: SandboxConfig;
   logger: Logger;
 }
-
-/** Validation codes that reject the request outright (nothing is written). */
-const INPUT_CODES: ReadonlySet<RejectCode> = new Set([
-  'instrument',
-  'product',
-  'quantity',
-  'lot',
-  'price',
-  'trigger',
-]);
 
 export class SandboxService {
   /** Told about every order that was created, changed or ended (the engine keeps its book by it). */
@@ -143,98 +116,8 @@ export class SandboxService {
    * the order as `rejected` with its reason. A MARKET order fills at once; a marketable LIMIT
    * fills at once at the better price; the rest wait for the engine.
    */
-  async placeOrder(userId: number, req: PlaceRequest): Promise<PlaceOutcome> {
-    const instrument = await this.instrument(req.symbol, req.exchange);
-    const { prices, fallback } = await this.pricesFor(instrument);
-    const now = this.deps.clock.now();
-    const { config } = this.deps;
-    const kind = instrumentKind(instrument.instrumenttype);
-    const result = await this.deps.repo
-      .transaction(async (repo) => {
-        const account = await repo.lockAccount(userId, config.startingFunds, now);
-        const ctx = await accountContext(repo, userId, req.symbol, req.exchange, req.product);
-        const v = validateOrder(req, {
-          instrument,
-          positionQuantity: ctx.position.quantity,
-          sellableQuantity: ctx.sellable,
-          session: this.sessionPhase(req.exchange, now),
-        });
-        if (!v.ok && INPUT_CODES.has(v.code)) throw badRequest(v.reason);
-        const base = {
-          user_id: userId,
-          symbol: req.symbol,
-          exchange: req.exchange,
-          side: req.side,
-          price_type: req.priceType,
-          product: req.product,
-          kind,
-          quantity: req.quantity,
-          price: v.ok ? v.order.price : 0,
-          trigger_price: v.ok ? v.order.triggerPrice : 0,
-          filled_quantity: 0,
-          average_price: 0,
-          blocked_margin: 0,
-          blocked_quantity: 0,
-          strategy: req.strategy ?? null,
-          day: istDateOf(now),
-          created_at: now,
-          updated_at: now,
-        };
-        const rejectWith = async (reason: string) => {
-          const row = await repo.insertOrder({ ...base, status: 'rejected', reason });
-          await repo.insertEvent({
-            orderId: row.id,
-            userId,
-            from: null,
-            to: 'rejected',
-            detail: reason,
-            at: now,
-          });
-          return { row, message: reason };
-        };
-        if (!v.ok) return rejectWith(v.reason);
-        const refPrice = placementPrice(v.order, prices ?? fallback);
-        if (refPrice === undefined)
-          return rejectWith(
-            `No price is available for ${req.exchange}:${req.symbol}; a MARKET order needs a quote`,
-          );
-        const pm = placementMargin({
-          kind,
-          product: req.product,
-          side: req.side,
-          quantity: req.quantity,
-          price: refPrice,
-          positionQuantity: reducibleFor(ctx, req.side),
-          leverage: config.leverage,
-        });
-        const blocked = blockMargin(fundsOf(account), pm.margin);
-        if (!blocked.ok) return rejectWith(blocked.reason);
-        let row = await repo.insertOrder({
-          ...base,
-          status: v.order.status,
-          reason: null,
-          blocked_margin: pm.margin,
-          blocked_quantity: pm.openingQuantity,
-        });
-        await repo.insertEvent({
-          orderId: row.id,
-          userId,
-          from: null,
-          to: row.status as OrderStatus,
-          detail: null,
-          at: now,
-        });
-        const acct: AccountRow = withFunds(account, blocked.funds, now);
-        await repo.saveAccount(acct);
-        if (prices) row = await this.matchNow(repo, acct, row, prices, now);
-        return { row };
-      })
-      .catch(outOfRange);
-    this.changed(result.row);
-    const order = toOrderRecord(result.row);
-    return 'message' in result && result.message !== undefined
-      ? { ok: false, order, message: result.message }
-      : { ok: true, order };
+  placeOrder(userId: number, req: PlaceRequest): Promise<PlaceOutcome> {
+    return placeOrder(this, userId, req);
   }
 
   /** Matches a just-placed or modified order against the quote it was placed with. */
