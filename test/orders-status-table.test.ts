@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startKiteOrderStub, type KiteOrderStub } from './helpers/broker-order-stubs.js';
 import { KITE_CREDS, freshIp, kiteContract, startOrdersApp, type OrdersApp } from './helpers/orders-app.js';
+import { SecretBox } from '../src/platform/crypto.js';
 import { createUser, describeEachDb } from './helpers/test-app.js';
 
 const order = (extra: Record<string, unknown> = {}) => ({
@@ -178,6 +179,42 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
           message: 'Broker-specific module not found',
         });
         expect(o.events.at(-1)).toMatchObject({ name: 'order.failed', mode: 'live', statusCode: 404 });
+        expect(stub.requests.length).toBe(before.broker_requests);
+      } finally {
+        await o.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
+      }
+    });
+  });
+
+  describe('a broker session this install cannot decrypt → 403 asking for a new broker login', () => {
+    it('a session sealed under another APP_KEY: 403, order.failed, nothing sent, no secret in the answer', async () => {
+      await o.setMode(false);
+      const foreign = new SecretBox('a-different-app-key-0123456789abcdef012345', 'broker-token');
+      await o.t.services.orders.brokerSessions.clear(1);
+      await o.t.db.database.db
+        .insertInto('broker_sessions')
+        .values({
+          user_id: 1,
+          broker: 'zerodha',
+          access_token_encrypted: foreign.seal(KITE_CREDS.accessToken),
+          broker_user_id: null,
+          expires_at: null,
+          created_at: o.t.clock.now(),
+        })
+        .execute();
+      try {
+        const before = await trail();
+        const res = await o.api('placeorder', order());
+        expect(res.statusCode).toBe(403);
+        expect(res.json()).toEqual({
+          status: 'error',
+          message: expect.stringMatching(/cannot be read.*log in to your broker again/),
+        });
+        expect(res.body).not.toContain(KITE_CREDS.accessToken);
+        expect((await o.logs('order_logs')).at(-1)).toMatchObject({
+          event: 'order.failed',
+          status_code: 403,
+        });
         expect(stub.requests.length).toBe(before.broker_requests);
       } finally {
         await o.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });

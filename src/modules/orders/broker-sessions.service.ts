@@ -18,6 +18,18 @@ export interface ActiveBrokerSession {
   expiresAt: number | null;
 }
 
+/**
+ * A stored broker session whose token this install cannot decrypt (sealed under another
+ * `APP_KEY`: a restore without install-secrets.json, a changed key). The user must log in to the
+ * broker again; the message names no secret.
+ */
+export class UnreadableSessionError extends Error {
+  constructor(readonly broker: string) {
+    super(`the stored ${broker} session cannot be decrypted with this install's APP_KEY`);
+    this.name = 'UnreadableSessionError';
+  }
+}
+
 export class BrokerSessionsService {
   private readonly box: SecretBox;
   private readonly cache = new Map<number, ActiveBrokerSession | null>();
@@ -59,7 +71,7 @@ export class BrokerSessionsService {
         ? {
             broker: row.broker,
             session: {
-              accessToken: this.box.open(row.access_token_encrypted),
+              accessToken: this.open(row.access_token_encrypted, row.broker),
               ...(row.broker_user_id ? { brokerUserId: row.broker_user_id } : {}),
             },
             expiresAt: row.expires_at,
@@ -69,6 +81,15 @@ export class BrokerSessionsService {
     }
     if (!s || (s.expiresAt !== null && s.expiresAt <= this.clock.now())) return undefined;
     return s;
+  }
+
+  /** The stored token in clear; a seal this install cannot open is an {@link UnreadableSessionError}. */
+  private open(sealed: string, broker: string): string {
+    try {
+      return this.box.open(sealed);
+    } catch {
+      throw new UnreadableSessionError(broker);
+    }
   }
 
   /** Stores a session (login callback or CLI); the token is sealed before it is written. */

@@ -17,6 +17,7 @@ import type { BrokerAdapter, BrokerOrder, BrokerResult, BrokerSession } from '..
 import type { Instrument } from '../market/instrument.js';
 import { tryRupeesToMoney } from '../sandbox/money.js';
 import type { SandboxService } from '../sandbox/sandbox.service.js';
+import { UnreadableSessionError } from './broker-sessions.service.js';
 import type { OrderEventBus, OrderEventName } from './order-events.js';
 import type { LatencyService } from './latency.service.js';
 
@@ -149,7 +150,16 @@ export class OrderPipeline {
     if (analyze) return this.toSandbox(userId, order, sizes, request, opts.apiType, started, validationMs);
 
     // Step 4, 6-8: live → the broker.
-    const session = await this.deps.brokerSession(userId);
+    const session = await this.deps.brokerSession(userId).catch((err: unknown) => {
+      if (!(err instanceof UnreadableSessionError)) throw err;
+      this.deps.logger.warn({ broker: err.broker }, err.message);
+      return 'unreadable' as const;
+    });
+    if (session === 'unreadable')
+      return fail(
+        403,
+        'Your stored broker session cannot be read by this install (was APP_KEY changed?): log in to your broker again',
+      );
     if (!session) return fail(403, 'No broker session: log in to your broker before placing live orders');
     const adapter = this.deps.adapter(session.broker);
     if (!adapter) return fail(404, 'Broker-specific module not found', 'order.failed', session.broker);
