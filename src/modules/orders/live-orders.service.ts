@@ -7,6 +7,7 @@
  */
 import type { BrokerAdapter, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
+import { UnreadableSessionError } from './broker-sessions.service.js';
 import type { PipelineAnswer } from './order-pipeline.js';
 
 export interface LiveOrdersDeps {
@@ -81,7 +82,18 @@ export class LiveOrdersService {
   private async broker(
     userId: number,
   ): Promise<{ adapter: BrokerAdapter; session: BrokerSession } | PipelineAnswer> {
-    const s = await this.deps.brokerSession(userId);
+    const s = await this.deps.brokerSession(userId).catch((err: unknown) => {
+      if (err instanceof UnreadableSessionError) return 'unreadable' as const;
+      throw err;
+    });
+    if (s === 'unreadable')
+      return {
+        status: 403,
+        body: {
+          status: 'error',
+          message: 'Your stored broker session cannot be read by this install: log in to your broker again',
+        },
+      };
     if (!s)
       return {
         status: 403,
