@@ -295,3 +295,21 @@ describeEachDb(
     });
   },
 );
+
+describeEachDb('rule 5: mode belongs to batch start; a signal strategy ignores it', (dialect) => {
+  it('a signal carrying mode live or any other mode trades in the service’s mode (analyzer → sandbox)', async () => {
+    h = await startStrategies(dialect);
+    const { token } = await h.create(SIGNAL_SBIN);
+    expect(json(await h.hook(token, { action: 'long_entry', mode: 'live' }))).toMatchObject({ result: 'ok' });
+    expect(json(await h.hook(token, { action: 'long_exit', mode: 'whatever' }))).toMatchObject({
+      result: 'ok',
+    });
+    const runs = await h.rows('strategy_runs');
+    expect(runs.map((r) => r.mode)).toEqual(['sandbox']);
+    const orders = await h.rows('strategy_orders');
+    expect(orders.map((o) => `${o.action}:${o.status === 'rejected' ? 'rejected' : 'sent'}`)).toEqual([
+      'BUY:sent',
+      'SELL:sent',
+    ]);
+  });
+});
