@@ -1,7 +1,8 @@
 /**
- * The only place that touches the sandbox tables (issue 5). A repository is bound to the database
- * or to one transaction (`transaction()` hands the callback a repository bound to it), so the
- * service's rules run the same way inside and outside transactions.
+ * The only place that touches the sandbox tables (issue 5), with the hot statements it compiles
+ * once (sandbox-statements.ts). A repository is bound to the database or to one transaction
+ * (`transaction()` hands the callback a repository bound to it), so the service's rules run the
+ * same way inside and outside transactions.
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type {
@@ -12,8 +13,19 @@ import type {
   SandboxPositionsTable,
   SandboxTradesTable,
 } from '../../db/schema.js';
-import { isPostgres } from '../../platform/db/database.js';
-import type { OrderStatus } from './types.js';
+import {
+  eventInsert,
+  insertOrderRow,
+  insertTradeRow,
+  selectAccountForUpdate,
+  selectPosition,
+  selectRestingOn,
+  updateAccount,
+  upsertPositionRow,
+  type EventParams,
+  type NewOrderRow,
+} from './sandbox-statements.js';
+import { RESTING, type OrderStatus } from './types.js';
 
 export type AccountRow = Selectable<SandboxAccountsTable>;
 export type OrderRow = Selectable<SandboxOrdersTable>;
@@ -32,15 +44,10 @@ export interface OrderEventInput {
   at: number;
 }
 
-/** Statuses of an order that is still working. */
-export const RESTING: readonly OrderStatus[] = ['open', 'trigger pending'];
+export { RESTING } from './types.js';
 
 export class SandboxRepository {
-  private readonly pg: boolean;
-
-  constructor(private readonly db: Kysely<DB>) {
-    this.pg = isPostgres(db);
-  }
+  constructor(private readonly db: Kysely<DB>) {}
 
   /** Runs `fn` in one transaction with a repository bound to it. */
   transaction<T>(fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
@@ -55,10 +62,7 @@ export class SandboxRepository {
    * runs one write transaction at a time anyway.
    */
   async lockAccount(userId: number, startingFunds: number, now: number): Promise<AccountRow> {
-    const select = () => {
-      const q = this.db.selectFrom('sandbox_accounts').selectAll().where('user_id', '=', userId);
-      return (this.pg ? q.forUpdate() : q).executeTakeFirst();
-    };
+    const select = async () => (await selectAccountForUpdate.execute(this.db, { userId })).rows[0];
     // The account exists after the user's first order: read (and lock) it in one statement.
     const existing = await select();
     if (existing) return existing;
@@ -89,18 +93,7 @@ export class SandboxRepository {
   }
 
   async saveAccount(a: AccountRow): Promise<void> {
-    await this.db
-      .updateTable('sandbox_accounts')
-      .set({
-        available: a.available,
-        used_margin: a.used_margin,
-        realised_pnl: a.realised_pnl,
-        starting_funds: a.starting_funds,
-        reset_at: a.reset_at,
-        updated_at: a.updated_at,
-      })
-      .where('user_id', '=', a.user_id)
-      .execute();
+    await updateAccount.execute(this.db, a);
   }
 
   accountUserIds(): Promise<number[]> {
@@ -113,8 +106,11 @@ export class SandboxRepository {
 
   // ---- orders ----
 
-  async insertOrder(o: NewOrder): Promise<OrderRow> {
-    return this.db.insertInto('sandbox_orders').values(o).returningAll().executeTakeFirstOrThrow();
+  async insertOrder(o: Omit<NewOrder, 'id'>): Promise<OrderRow> {
+    const full: NewOrderRow = { ...o, reason: o.reason ?? null, strategy: o.strategy ?? null };
+    const row = (await insertOrderRow.execute(this.db, full)).rows[0];
+    if (!row) throw new Error('sandbox order insert returned no row');
+    return row;
   }
 
   getOrder(id: number): Promise<OrderRow | undefined> {
@@ -146,19 +142,16 @@ export class SandboxRepository {
   /** Appends event rows in one statement, in the given order (ids ascend with it). */
   async insertEvents(events: readonly OrderEventInput[]): Promise<void> {
     if (events.length === 0) return;
-    await this.db
-      .insertInto('sandbox_order_events')
-      .values(
-        events.map((e) => ({
-          order_id: e.orderId,
-          user_id: e.userId,
-          from_status: e.from,
-          to_status: e.to,
-          detail: e.detail === null ? null : e.detail.slice(0, 512),
-          at: e.at,
-        })),
-      )
-      .execute();
+    const params: EventParams = {};
+    events.forEach((e, i) => {
+      params[`order_id${i}`] = e.orderId;
+      params[`user_id${i}`] = e.userId;
+      params[`from${i}`] = e.from;
+      params[`to${i}`] = e.to;
+      params[`detail${i}`] = e.detail === null ? null : e.detail.slice(0, 512);
+      params[`at${i}`] = e.at;
+    });
+    await eventInsert(events.length).execute(this.db, params);
   }
 
   orderEvents(orderId: number) {
@@ -199,6 +192,12 @@ export class SandboxRepository {
     userId: number,
     key?: { symbol: string; exchange: string; product?: string },
   ): Promise<OrderRow[]> {
+    if (key?.product) {
+      const { product, symbol, exchange } = key;
+      const rows = (await selectRestingOn.execute(this.db, { user_id: userId, symbol, exchange, product }))
+        .rows;
+      return rows.sort((a, b) => a.id - b.id);
+    }
     let q = this.db
       .selectFrom('sandbox_orders')
       .selectAll()
@@ -206,15 +205,14 @@ export class SandboxRepository {
       .where('status', 'in', [...RESTING]);
     if (key) {
       q = q.where('symbol', '=', key.symbol).where('exchange', '=', key.exchange);
-      if (key.product) q = q.where('product', '=', key.product);
     }
     return (await q.execute()).sort((a, b) => a.id - b.id);
   }
 
   // ---- trades ----
 
-  async insertTrade(t: Insertable<SandboxTradesTable>): Promise<void> {
-    await this.db.insertInto('sandbox_trades').values(t).execute();
+  async insertTrade(t: Omit<Insertable<SandboxTradesTable>, 'id'>): Promise<void> {
+    await insertTradeRow.execute(this.db, { ...t, strategy: t.strategy ?? null });
   }
 
   tradesOf(userId: number): Promise<TradeRow[]> {
@@ -228,37 +226,17 @@ export class SandboxRepository {
 
   // ---- positions ----
 
-  getPosition(
+  async getPosition(
     userId: number,
     symbol: string,
     exchange: string,
     product: string,
   ): Promise<PositionRow | undefined> {
-    return this.db
-      .selectFrom('sandbox_positions')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('symbol', '=', symbol)
-      .where('exchange', '=', exchange)
-      .where('product', '=', product)
-      .executeTakeFirst();
+    return (await selectPosition.execute(this.db, { user_id: userId, symbol, exchange, product })).rows[0];
   }
 
   async upsertPosition(p: Omit<PositionRow, 'id'>): Promise<void> {
-    await this.db
-      .insertInto('sandbox_positions')
-      .values(p)
-      .onConflict((oc) =>
-        oc.columns(['user_id', 'symbol', 'exchange', 'product']).doUpdateSet({
-          quantity: p.quantity,
-          cost: p.cost,
-          margin: p.margin,
-          realised_pnl: p.realised_pnl,
-          day: p.day,
-          updated_at: p.updated_at,
-        }),
-      )
-      .execute();
+    await upsertPositionRow.execute(this.db, p);
   }
 
   async deletePosition(id: number): Promise<void> {

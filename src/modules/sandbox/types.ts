@@ -97,3 +97,6 @@ export interface Funds {
 
 /** A change to {@link Funds}: each field is added (see `applyFundsDelta` in margin.ts). */
 export type FundsDelta = Funds;
+
+/** Statuses of an order that is still working. */
+export const RESTING: readonly OrderStatus[] = ['open', 'trigger pending'];
