@@ -28,6 +28,14 @@ export interface OrderEvent {
 
 export type OrderEventConsumer = (event: OrderEvent) => Promise<void> | void;
 
+export interface ConsumerOptions {
+  /**
+   * Finishes work the consumer buffered (a batching writer's flush). `whenIdle()` waits for it,
+   * so "idle" still means every event delivered has been fully handled.
+   */
+  flush?: () => Promise<void>;
+}
+
 export interface DispatcherOptions {
   workers?: number;
   queueLimit?: number;
@@ -36,7 +44,7 @@ export interface DispatcherOptions {
 
 /** The shared dispatch pool. */
 export class OrderEventBus {
-  private readonly consumers: { name: string; fn: OrderEventConsumer }[] = [];
+  private readonly consumers: { name: string; fn: OrderEventConsumer; flush?: () => Promise<void> }[] = [];
   private readonly queue: OrderEvent[] = [];
   private active = 0;
   private idleWaiters: (() => void)[] = [];
@@ -53,8 +61,8 @@ export class OrderEventBus {
   }
 
   /** Adds a consumer; a consumer's failure is logged and never reaches the others. */
-  subscribe(name: string, fn: OrderEventConsumer): void {
-    this.consumers.push({ name, fn });
+  subscribe(name: string, fn: OrderEventConsumer, opts: ConsumerOptions = {}): void {
+    this.consumers.push({ name, fn, ...opts });
   }
 
   /** Events waiting for a worker. */
@@ -90,10 +98,14 @@ export class OrderEventBus {
     return true;
   }
 
-  /** Resolves when nothing is running or queued (tests, shutdown). */
-  whenIdle(): Promise<void> {
-    if (this.active === 0 && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  /**
+   * Resolves when nothing is running or queued and the consumers' buffered work is flushed
+   * (tests, shutdown).
+   */
+  async whenIdle(): Promise<void> {
+    if (this.active > 0 || this.queue.length > 0)
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    for (const c of this.consumers) if (c.flush) await c.flush();
   }
 
   private async work(first: OrderEvent): Promise<void> {

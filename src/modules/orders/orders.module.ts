@@ -18,13 +18,15 @@ import { BrokerSessionsService } from './broker-sessions.service.js';
 import { LatencyService } from './latency.service.js';
 import { LiveOrdersService } from './live-orders.service.js';
 import { OrderEventBus } from './order-events.js';
-import { orderLogWriter } from './order-log.writer.js';
+import { OrderLogWriter } from './order-log.writer.js';
 import { OrderPipeline } from './order-pipeline.js';
 import { OrdersRepository } from './orders.repository.js';
 
 export interface OrderServices {
   repo: OrdersRepository;
   events: OrderEventBus;
+  /** Writes the order and analyzer logs in batches (its `dropped` counts lost rows). */
+  logWriter: OrderLogWriter;
   latency: LatencyService;
   brokerSessions: BrokerSessionsService;
   pipeline: OrderPipeline;
@@ -77,7 +79,8 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
   const log = deps.logger.child({ module: 'orders' });
   const repo = new OrdersRepository(deps.db);
   const events = new OrderEventBus({ logger: log });
-  events.subscribe('log-writer', orderLogWriter(repo));
+  const logWriter = new OrderLogWriter(repo, log);
+  events.subscribe('log-writer', logWriter.consume, { flush: () => logWriter.flush() });
   const latency = new LatencyService(repo, deps.clock, log);
   const brokerSessions = new BrokerSessionsService(repo, deps.appKey, deps.clock, deps.bus);
   const pipeline = new OrderPipeline({
@@ -97,6 +100,7 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
   return {
     repo,
     events,
+    logWriter,
     latency,
     brokerSessions,
     pipeline,
@@ -120,6 +124,7 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     },
     async stop() {
       await events.whenIdle();
+      await logWriter.stop();
       await latency.stop();
     },
   };

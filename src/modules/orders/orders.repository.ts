@@ -22,8 +22,12 @@ export const LATENCY_ROWS_PER_INSERT = 1_000;
 export class OrdersRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async insertLog(table: 'order_logs' | 'analyzer_logs', row: Insertable<OrderLogsTable>): Promise<void> {
-    await this.db.insertInto(table).values(row).execute();
+  /**
+   * Appends log rows in one INSERT (the batched log writer's; it keeps each call within the
+   * databases' bound-parameter limits, `rowsPerInsert`).
+   */
+  async insertLogs(table: 'order_logs' | 'analyzer_logs', rows: Insertable<OrderLogsTable>[]): Promise<void> {
+    if (rows.length > 0) await this.db.insertInto(table).values(rows).execute();
   }
 
   logs(table: 'order_logs' | 'analyzer_logs', limit: number): Promise<OrderLogRow[]> {

@@ -105,6 +105,15 @@ export function isPostgres(db: { getExecutor(): { adapter: unknown } }): boolean
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
+/**
+ * Most bound parameters one statement may carry on both databases: SQLite's limit
+ * (SQLITE_MAX_VARIABLE_NUMBER, 32,766 since 3.32); PostgreSQL's is 65,535.
+ */
+export const MAX_STATEMENT_PARAMETERS = 32_766;
+
+/** Rows of `columns` values one multi-row INSERT may carry within {@link MAX_STATEMENT_PARAMETERS}. */
+export const rowsPerInsert = (columns: number): number => Math.floor(MAX_STATEMENT_PARAMETERS / columns);
+
 /** Booleans are 0/1 in SQLite and real booleans in PostgreSQL; writes use 0/1, which both accept. */
 export const toDbBool = (v: boolean): number => (v ? 1 : 0);
 export const fromDbBool = (v: number | boolean | null | undefined): boolean => v === true || v === 1;
