@@ -56,7 +56,7 @@ export async function placeOrder(
   const { prices, fallback } = await s.pricesFor(instrument);
   const now = s.deps.clock.now();
   const result = await s.deps.repo
-    .transaction((repo) => placeIn(s, repo, userId, req, instrument, prices, fallback, now))
+    .groupedTransaction((repo) => placeIn(s, repo, userId, req, instrument, prices, fallback, now))
     .catch(outOfRange);
   s.changed(result.row);
   const order = toOrderRecord(result.row);

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../../config.js';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
+import { transactionRunner } from '../../platform/db/group-commit.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { ExchangeSession } from '../market/timings.service.js';
 import { AnalyzeModeService } from '../settings/analyze-mode.service.js';
@@ -85,7 +86,7 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
   const { config, clock, logger, bus } = deps;
   const sc = config.sandbox;
   const log = logger.child({ module: 'sandbox' });
-  const repo = new SandboxRepository(deps.db);
+  const repo = new SandboxRepository(deps.db, transactionRunner(deps.db));
   const scripted = sc.priceSource === 'scripted' ? scriptedSource(sc.scriptFile) : new ScriptedFeed();
   const broker = new BrokerPriceSource({
     client: deps.quoteClient ?? (() => undefined),

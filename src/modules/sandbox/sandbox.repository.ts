@@ -13,6 +13,7 @@ import type {
   SandboxPositionsTable,
   SandboxTradesTable,
 } from '../../db/schema.js';
+import type { TransactionRunner } from '../../platform/db/group-commit.js';
 import {
   eventInsert,
   insertOrderRow,
@@ -47,11 +48,23 @@ export interface OrderEventInput {
 export { RESTING } from './types.js';
 
 export class SandboxRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly grouped?: TransactionRunner<DB>,
+  ) {}
 
   /** Runs `fn` in one transaction with a repository bound to it. */
   transaction<T>(fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
     return this.db.transaction().execute((trx) => fn(new SandboxRepository(trx)));
+  }
+
+  /**
+   * {@link transaction}, through the group-commit runner when the repository has one (placement:
+   * on SQLite, transactions of the same event-loop turn share one COMMIT, each in its own
+   * savepoint and settled after that COMMIT; platform/db/group-commit.ts).
+   */
+  groupedTransaction<T>(fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
+    return this.grouped ? this.grouped.run((trx) => fn(new SandboxRepository(trx))) : this.transaction(fn);
   }
 
   // ---- accounts ----

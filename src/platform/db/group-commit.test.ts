@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect, type Generated } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { withStatementCache } from './database.js';
+import { GroupCommit } from './group-commit.js';
+
+interface T {
+  parent: { id: number };
+  t: { id: Generated<number>; v: number; parent_id: number | null };
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A WAL database file, its Kysely, a count of COMMITs run, and a second connection to read it. */
+function open() {
+  const dir = mkdtempSync(join(tmpdir(), 'algodesk-group-'));
+  dirs.push(dir);
+  const file = join(dir, 't.db');
+  const raw = new SQLite(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('foreign_keys = ON');
+  raw.exec(`create table parent (id integer primary key);
+    create table t (id integer primary key, v integer not null,
+      parent_id integer references parent (id) deferrable initially deferred)`);
+  const inner = withStatementCache(raw);
+  const seen = { commits: 0 };
+  const counting = {
+    prepare(sql: string) {
+      if (sql === 'commit') seen.commits++;
+      return inner.prepare(sql);
+    },
+    close: () => inner.close(),
+  };
+  const db = new Kysely<T>({ dialect: new SqliteDialect({ database: counting as never }) });
+  const reader = new SQLite(file, { readonly: true });
+  const committed = () =>
+    (reader.prepare('select v from t order by id').all() as { v: number }[]).map((r) => r.v);
+  return { db, seen, committed };
+}
+
+const insert = (db: Kysely<T>, v: number, parent_id: number | null = null) =>
+  db.insertInto('t').values({ v, parent_id }).execute();
+
+describe('group commit: transactions of one event-loop turn share a COMMIT, each atomic on its own', () => {
+  it('concurrent transactions commit once together and each gets its own result', async () => {
+    const { db, seen, committed } = open();
+    const g = new GroupCommit(db);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        g.run(async (trx) => {
+          await insert(trx, i);
+          return i * 10;
+        }),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i * 10));
+    expect(seen.commits).toBe(1);
+    expect(committed()).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it('a transaction settles only once its writes are committed (another connection sees them)', async () => {
+    const { db, committed } = open();
+    const g = new GroupCommit(db);
+    const seenAtSettle: number[][] = [];
+    await Promise.all(
+      [1, 2, 3].map((v) => g.run((trx) => insert(trx, v)).then(() => void seenAtSettle.push(committed()))),
+    );
+    expect(seenAtSettle).toEqual([
+      [1, 2, 3],
+      [1, 2, 3],
+      [1, 2, 3],
+    ]);
+  });
+
+  it('a failing transaction is undone alone: its caller gets its error, the others commit', async () => {
+    const { db, committed } = open();
+    const g = new GroupCommit(db);
+    const outcomes = await Promise.allSettled([
+      g.run((trx) => insert(trx, 1)),
+      g.run(async (trx) => {
+        await insert(trx, 2);
+        await insert(trx, 3);
+        throw new Error('input error');
+      }),
+      g.run((trx) => insert(trx, 4)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error('input error'));
+    expect(committed()).toEqual([1, 4]);
+  });
+
+  it('a failed COMMIT fails every member of the group and keeps none of their writes', async () => {
+    const { db, committed } = open();
+    const g = new GroupCommit(db);
+    const outcomes = await Promise.allSettled([
+      g.run((trx) => insert(trx, 1)),
+      // A deferred foreign key is checked at COMMIT: this member makes the whole COMMIT fail.
+      g.run((trx) => insert(trx, 2, 999)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
+    expect(committed()).toEqual([]);
+    // The runner is usable afterwards.
+    await g.run((trx) => insert(trx, 5));
+    expect(committed()).toEqual([5]);
+  });
+
+  it('one after another (each awaited), every transaction commits on its own', async () => {
+    const { db, seen, committed } = open();
+    const g = new GroupCommit(db);
+    for (let i = 0; i < 5; i++) await g.run((trx) => insert(trx, i));
+    expect(seen.commits).toBe(5);
+    expect(committed()).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('a group takes at most `max` members; the rest go to the next group', async () => {
+    const { db, seen, committed } = open();
+    const g = new GroupCommit(db, 3);
+    await Promise.all(Array.from({ length: 7 }, (_, i) => g.run((trx) => insert(trx, i))));
+    expect(seen.commits).toBe(3);
+    expect(committed()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('queries outside the group wait for its COMMIT and then run', async () => {
+    const { db, committed } = open();
+    const g = new GroupCommit(db);
+    const grouped = g.run((trx) => insert(trx, 1));
+    const outside = insert(db, 2);
+    await Promise.all([grouped, outside]);
+    expect(committed()).toEqual([1, 2]);
+  });
+});
