@@ -6,7 +6,7 @@
  */
 import type { Insertable } from 'kysely';
 import type { SandboxTradesTable } from '../../db/schema.js';
-import { istDateOf } from '../market/timings.service.js';
+import { istDay } from './ist-day.js';
 import {
   applyFundsDelta,
   fillMarginDelta,
@@ -174,7 +174,7 @@ export function planFill(
       cost: p.cost,
       margin: p.margin,
       realised_pnl: p.realisedPnl,
-      day: istDateOf(now),
+      day: istDay(now),
       updated_at: now,
     },
     trade: {

@@ -11,7 +11,6 @@
  * here, and the rows written are the ones the place-then-fill sequence wrote.
  */
 import { badRequest } from '../../platform/errors.js';
-import { istDateOf } from '../market/timings.service.js';
 import type { Instrument } from '../market/instrument.js';
 import {
   accountContext,
@@ -22,6 +21,7 @@ import {
   withFunds,
   writeFill,
 } from './ledger.js';
+import { istDay } from './ist-day.js';
 import { blockMargin, placementMargin } from './margin.js';
 import {
   matchPrices,
@@ -100,7 +100,7 @@ async function placeIn(
     blocked_margin: 0,
     blocked_quantity: 0,
     strategy: req.strategy ?? null,
-    day: istDateOf(now),
+    day: istDay(now),
     created_at: now,
     updated_at: now,
   };

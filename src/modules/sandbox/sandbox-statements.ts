@@ -32,7 +32,8 @@ export const updateAccount = prepareQuery<DB, AccountRow, never>((db, $) =>
     .where('user_id', '=', $('user_id')),
 );
 
-export const insertOrderRow = prepareQuery<DB, NewOrderRow, OrderRow>((db, $) =>
+/** Inserts an order; only the id comes back (the caller has every other column). */
+export const insertOrderRow = prepareQuery<DB, NewOrderRow, { id: number }>((db, $) =>
   db
     .insertInto('sandbox_orders')
     .values({
@@ -57,32 +58,46 @@ export const insertOrderRow = prepareQuery<DB, NewOrderRow, OrderRow>((db, $) =>
       created_at: $('created_at'),
       updated_at: $('updated_at'),
     })
-    .returningAll(),
+    .returning('id'),
 );
 
 export type EventParams = Record<string, number | string | null>;
-/** Multi-row event inserts by row count (1 to 3 per order transition step). */
-const insertEventRows = new Map<number, PreparedQuery<DB, EventParams, never>>();
-export const eventInsert = (n: number): PreparedQuery<DB, EventParams, never> => {
-  let q = insertEventRows.get(n);
-  if (!q)
-    insertEventRows.set(
-      n,
-      (q = prepareQuery<DB, EventParams, never>((db, $) =>
-        db.insertInto('sandbox_order_events').values(
-          Array.from({ length: n }, (_, i) => ({
-            order_id: $(`order_id${i}`) as number,
-            user_id: $(`user_id${i}`) as number,
-            from_status: $(`from${i}`) as string | null,
-            to_status: $(`to${i}`) as string,
-            detail: $(`detail${i}`) as string | null,
-            at: $(`at${i}`) as number,
-          })),
-        ),
-      )),
+
+/** Columns of an event row, in the order {@link eventParamNames} lists their parameters. */
+const EVENT_COLUMNS = ['order_id', 'user_id', 'from_status', 'to_status', 'detail', 'at'] as const;
+
+const eventStatements = new Map<
+  number,
+  { names: readonly string[]; query: PreparedQuery<DB, EventParams, never> }
+>();
+
+/**
+ * The INSERT of `n` event rows (1 to 3 per order transition step) and its parameter names: row
+ * `i`, column `c` is `names[i * 6 + c]` (columns as in EVENT_COLUMNS).
+ */
+export function eventInsert(n: number): {
+  names: readonly string[];
+  query: PreparedQuery<DB, EventParams, never>;
+} {
+  let e = eventStatements.get(n);
+  if (!e) {
+    const names = Array.from({ length: n }, (_, i) => EVENT_COLUMNS.map((c) => `${c}${i}`)).flat();
+    const query = prepareQuery<DB, EventParams, never>((db, $) =>
+      db.insertInto('sandbox_order_events').values(
+        Array.from({ length: n }, (_, i) => ({
+          order_id: $(names[i * 6]!) as number,
+          user_id: $(names[i * 6 + 1]!) as number,
+          from_status: $(names[i * 6 + 2]!) as string | null,
+          to_status: $(names[i * 6 + 3]!) as string,
+          detail: $(names[i * 6 + 4]!) as string | null,
+          at: $(names[i * 6 + 5]!) as number,
+        })),
+      ),
     );
-  return q;
-};
+    eventStatements.set(n, (e = { names, query }));
+  }
+  return e;
+}
 
 export const selectPosition = prepareQuery<
   DB,

@@ -121,9 +121,10 @@ export class SandboxRepository {
 
   async insertOrder(o: Omit<NewOrder, 'id'>): Promise<OrderRow> {
     const full: NewOrderRow = { ...o, reason: o.reason ?? null, strategy: o.strategy ?? null };
-    const row = (await insertOrderRow.execute(this.db, full)).rows[0];
-    if (!row) throw new Error('sandbox order insert returned no row');
-    return row;
+    const inserted = (await insertOrderRow.execute(this.db, full)).rows[0];
+    if (!inserted) throw new Error('sandbox order insert returned no row');
+    // Every other column is what was inserted (no column has a database default).
+    return { id: inserted.id, ...full };
   }
 
   getOrder(id: number): Promise<OrderRow | undefined> {
@@ -155,16 +156,18 @@ export class SandboxRepository {
   /** Appends event rows in one statement, in the given order (ids ascend with it). */
   async insertEvents(events: readonly OrderEventInput[]): Promise<void> {
     if (events.length === 0) return;
+    const { names, query } = eventInsert(events.length);
     const params: EventParams = {};
-    events.forEach((e, i) => {
-      params[`order_id${i}`] = e.orderId;
-      params[`user_id${i}`] = e.userId;
-      params[`from${i}`] = e.from;
-      params[`to${i}`] = e.to;
-      params[`detail${i}`] = e.detail === null ? null : e.detail.slice(0, 512);
-      params[`at${i}`] = e.at;
-    });
-    await eventInsert(events.length).execute(this.db, params);
+    let k = 0;
+    for (const e of events) {
+      params[names[k++]!] = e.orderId;
+      params[names[k++]!] = e.userId;
+      params[names[k++]!] = e.from;
+      params[names[k++]!] = e.to;
+      params[names[k++]!] = e.detail === null ? null : e.detail.slice(0, 512);
+      params[names[k++]!] = e.at;
+    }
+    await query.execute(this.db, params);
   }
 
   orderEvents(orderId: number) {

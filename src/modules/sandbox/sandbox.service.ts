@@ -9,7 +9,7 @@ import type { SandboxConfig } from '../../config-sandbox.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, badRequest, notFound } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
-import { istDateOf } from '../market/timings.service.js';
+import { istDay } from './ist-day.js';
 import { squareOffAt, type SessionBounds } from './square-off.js';
 import { endOrder, fillOrder, transition } from './ledger.js';
 import {
@@ -54,6 +54,8 @@ export interface SandboxServiceDeps {
 export class SandboxService {
   /** Told about every order that was created, changed or ended (the engine keeps its book by it). */
   private readonly listeners: ((order: OrderRow) => void)[] = [];
+  /** Square-off instants by exchange on one IST date (the configured times are fixed). */
+  private squareOffs = { date: '', at: new Map<string, number | undefined>() };
 
   /** @internal (sandbox-manage.ts) */
   constructor(readonly deps: SandboxServiceDeps) {}
@@ -78,7 +80,11 @@ export class SandboxService {
 
   /** Phase of the MIS day for `exchange` at `now`. */
   sessionPhase(exchange: string, now: number): SessionPhase {
-    const at = this.squareOffAt(exchange, istDateOf(now));
+    const date = istDay(now);
+    if (this.squareOffs.date !== date) this.squareOffs = { date, at: new Map() };
+    let at = this.squareOffs.at.get(exchange);
+    if (at === undefined && !this.squareOffs.at.has(exchange))
+      this.squareOffs.at.set(exchange, (at = this.squareOffAt(exchange, date)));
     return at !== undefined && now >= at ? 'after-square-off' : 'regular';
   }
 
