@@ -85,6 +85,16 @@ describe('the order log writer buffers rows and writes them in batches', () => {
     expect(w.written).toBe(2);
   });
 
+  it('after stop(), a late event (a request still in flight) is written without waiting the interval', async () => {
+    vi.useFakeTimers();
+    const { calls, repo } = fakeRepo();
+    const w = new OrderLogWriter(repo, capture().logger, { flushMs: 60_000 });
+    await w.stop();
+    w.consume(event(9, 'live'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toEqual([{ table: 'order_logs', ids: ['9'] }]);
+  });
+
   it('past the buffer bound rows are dropped, counted and logged (one warning per write)', async () => {
     const { lines, logger } = capture();
     const { calls, repo } = fakeRepo();

@@ -8,7 +8,8 @@
  * {@link ORDER_LOG_FLUSH_MS} instead of one each per order, which was a tenth of an analyzer
  * order's CPU. The consumer only buffers, so it never holds a dispatch worker; the bus's
  * `whenIdle()` (tests, shutdown) runs {@link OrderLogWriter.flush}, and `stop()` writes what is
- * left. Rows are never dropped silently: past {@link ORDER_LOG_BUFFER_MAX} waiting rows, or when
+ * left (and writes later rows, of requests still in flight, without delay). Rows are never
+ * dropped silently: past {@link ORDER_LOG_BUFFER_MAX} waiting rows, or when
  * a write fails, they are counted in `dropped` and logged.
  */
 import type { Insertable } from 'kysely';
@@ -72,6 +73,7 @@ export class OrderLogWriter {
   /** A drop was logged since the last write; later drops are summed into `unreported`. */
   private warned = false;
   private unreported = 0;
+  private stopped = false;
   private readonly flushMs: number;
   private readonly bufferMax: number;
   private readonly chunkRows: number;
@@ -98,10 +100,15 @@ export class OrderLogWriter {
     }
     this.pending[e.mode === 'analyze' ? 'analyzer_logs' : 'order_logs'].push(toLogRow(e));
     this.size++;
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.flushMs);
+    // After stop() (shutdown), an event of a request still in flight is written at once: the
+    // database closes soon after, and a row must not wait for a timer that may never fire.
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.flush();
+      },
+      this.stopped ? 0 : this.flushMs,
+    );
   };
 
   /** Rows waiting to be written. */
@@ -123,8 +130,9 @@ export class OrderLogWriter {
     return this.writing;
   }
 
-  /** Stops the timer and writes what is left (shutdown). */
+  /** Writes what is left (shutdown); later events are written without waiting for the interval. */
   stop(): Promise<void> {
+    this.stopped = true;
     return this.flush();
   }
 
