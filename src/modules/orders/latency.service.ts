@@ -36,6 +36,9 @@ export class LatencyService {
   private droppedSinceWarning = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** After stop() (shutdown), samples of requests still in flight are written on the next turn. */
+  private stopped = false;
+  private lateFlush = false;
 
   constructor(
     private readonly repo: OrdersRepository,
@@ -51,6 +54,7 @@ export class LatencyService {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    this.stopped = true;
     await this.flush();
   }
 
@@ -63,6 +67,15 @@ export class LatencyService {
     else {
       this.droppedSamples++;
       this.droppedSinceWarning++;
+    }
+    // The interval is gone once stop() ran: a late sample must not wait for a timer that never
+    // fires before the database closes.
+    if (this.stopped && !this.lateFlush) {
+      this.lateFlush = true;
+      setImmediate(() => {
+        this.lateFlush = false;
+        void this.flush();
+      });
     }
   }
 
