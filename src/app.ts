@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController, type FastifyReply } from 'fastify';
+import Fastify, { LogController } from 'fastify';
+import { registerRequestHooks } from './app-request-hooks.js';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from './config.js';
 import { type InvalidKeyListener } from './modules/api/api-key.guard.js';
@@ -15,7 +16,7 @@ import { TotpService } from './modules/auth/totp.service.js';
 import { UsersRepository } from './modules/auth/users.repository.js';
 import { UsersService } from './modules/auth/users.service.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
-import { BAN_MESSAGE, BanService } from './modules/security/ban.service.js';
+import { BanService } from './modules/security/ban.service.js';
 import { BansRepository } from './modules/security/bans.repository.js';
 import { SecuritySettingsService } from './modules/security/security-settings.service.js';
 import { TrackersRepository } from './modules/security/trackers.repository.js';
@@ -38,7 +39,6 @@ import type { BrokerRegistry } from './modules/brokers/broker-registry.js';
 import type { OrderServices } from './modules/orders/orders.module.js';
 import type { SandboxServices } from './modules/sandbox/sandbox.module.js';
 import { buildTradingServices } from './app-trading.js';
-import { resolveClientIp } from './platform/client-ip.js';
 import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
 import { registerBodyParsing } from './platform/http/body.plugin.js';
@@ -121,6 +121,8 @@ export interface Services {
 }
 
 const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
+/** How long shutdown waits for requests in flight before stopping the services (main.ts allows 15 s). */
+const DRAIN_MS = 10_000;
 
 /** Default body limit for every route; larger uploads declare their own. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -268,51 +270,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerValidation(app);
   registerBodyParsing(app);
 
-  app.decorateRequest('clientIp', '');
-  // Hooks on every request are callback-style: no promise per hook on the hot path.
-  // The ban check runs here, before any route logic (also for unknown paths): synchronous on
-  // a cache hit, one indexed lookup otherwise.
-  const denyBanned = (reply: FastifyReply) =>
-    reply.code(403).type('text/plain; charset=utf-8').send(BAN_MESSAGE);
-  const errorLog = services.observability.errors;
-  app.addHook('onRequest', (req, reply, done) => {
-    // Method and URL kept while the request is in flight, for its warn+ log records (O(1)).
-    errorLog.requestStarted(req.id, req.method, req.url);
-    req.clientIp = resolveClientIp(req.raw.socket.remoteAddress, req.headers, config.trustProxyHeaders);
-    reply.header('x-request-id', req.id);
-    if (config.disableBanCheck) return done();
-    const banned = services.bans.isBanned(req.clientIp);
-    if (banned === false) return done();
-    if (banned === true) return denyBanned(reply);
-    banned.then((b) => (b ? denyBanned(reply) : done()), done);
-  });
-  // One access line per request, with the URL masked (webhook tokens, query strings). At
-  // `debug`: at `info` the line cost ~15% of API throughput, and the per-request record operators
-  // read is the traffic log (batched into the database); failures are logged at `error` anyway.
-  app.addHook('onResponse', (req, reply, done) => {
-    req.log.debug(
-      {
-        method: req.method,
-        url: maskUrl(req.url),
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 100) / 100,
-        ip: req.clientIp,
-      },
-      'request',
-    );
-    services.traffic.record({
-      ip: req.clientIp,
-      method: req.method,
-      url: req.url,
-      routeUrl: req.routeOptions.url,
-      status: reply.statusCode,
-      durationMs: reply.elapsedTime,
-      host: req.headers.host,
-      userId: req.session?.userId,
-    });
-    errorLog.requestEnded(req.id);
-    done();
-  });
+  // Ban check, traffic log, in-flight count and the access line of every request.
+  const inFlight = registerRequestHooks(app, config, services);
 
   app.setNotFoundHandler(async (req, reply) => {
     // Unauthenticated 404s feed the 404 tracker (a logged-in browser's broken link does not).
@@ -351,6 +310,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   services.strategies.start();
   await services.sandbox.mode.reload();
   app.addHook('onClose', async () => {
+    // Fastify runs this before its own hook that waits for the server's connections: the
+    // requests still being answered finish (bounded) before the services under them stop, so
+    // their traffic rows, audits and order logs are written, not lost after the final flush.
+    if (!(await inFlight.drained(DRAIN_MS)))
+      deps.logger.warn(
+        { requests: inFlight.count },
+        'shutdown: requests still in flight after the drain bound',
+      );
     await services.sandbox.mode.shutdown();
     await services.strategies.stop();
     await services.orders.stop();

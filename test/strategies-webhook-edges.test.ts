@@ -313,3 +313,71 @@ describeEachDb('rule 5: mode belongs to batch start; a signal strategy ignores i
     ]);
   });
 });
+
+describeEachDb('a sender that goes away before its answer', (dialect) => {
+  it('is still audited, and the traffic log keeps its request with status 499', async () => {
+    h = await startStrategies(dialect);
+    const { token } = await h.create(SIGNAL_SBIN);
+    const runner = h.t.services.strategies.runner;
+    const place = runner.place.bind(runner);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    runner.place = async (...args: Parameters<typeof place>) => {
+      await gate;
+      return place(...args);
+    };
+    if (!h.t.app.server.listening) await h.t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.t.app.server.address() as AddressInfo;
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: `/strategy/webhook/${token}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify({ action: 'long_entry' }));
+    await vi.waitFor(async () => expect(await h.rows('strategy_runs')).toHaveLength(1));
+    req.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await vi.waitFor(async () => expect(await audited()).toEqual(['ok']));
+    await vi.waitFor(async () => {
+      await h.t.services.traffic.flush();
+      const rows = await h.t.db.database.db.selectFrom('traffic_log').selectAll().execute();
+      expect(rows.filter((r) => r.path === '/strategy/webhook/[redacted]').map((r) => r.status)).toEqual([
+        499,
+      ]);
+    });
+  });
+});
+
+describeEachDb('shutdown lets requests in flight finish first', (dialect) => {
+  it('a delivery still being handled when the app closes is answered, audited and in the traffic log', async () => {
+    h = await startStrategies(dialect);
+    const { token } = await h.create(SIGNAL_SBIN);
+    const runner = h.t.services.strategies.runner;
+    const place = runner.place.bind(runner);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    runner.place = async (...args: Parameters<typeof place>) => {
+      await gate;
+      return place(...args);
+    };
+    const answer = h.hook(token, { action: 'long_entry' });
+    await vi.waitFor(async () => expect(await h.rows('strategy_runs')).toHaveLength(1));
+    let closed = false;
+    const closing = h.t.app.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closed).toBe(false);
+    release();
+    expect((await answer).statusCode).toBe(200);
+    await closing;
+    expect(await audited()).toEqual(['ok']);
+    const traffic = await h.t.db.database.db.selectFrom('traffic_log').selectAll().execute();
+    expect(traffic.filter((r) => r.path === '/strategy/webhook/[redacted]').map((r) => r.status)).toEqual([
+      200,
+    ]);
+    expect((await h.rows('strategy_orders')).map((o) => o.status)).toEqual(['placed']);
+  });
+});

@@ -1,5 +1,15 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -116,6 +126,13 @@ export class Workspace {
   /** Stops every child (SIGTERM, then SIGKILL past a grace period) and removes the directory. */
   async dispose(): Promise<void> {
     await Promise.all(this.children.map((c) => stop(c.process)));
+    // BENCH_KEEP_LOGS=<dir>: the children's logs are copied there before the directory goes.
+    const keep = process.env.BENCH_KEEP_LOGS;
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      for (const c of this.children)
+        if (existsSync(c.logFile)) copyFileSync(c.logFile, join(keep, `${c.label}.log`));
+    }
     rmSync(this.dir, { recursive: true, force: true });
   }
 

@@ -21,6 +21,12 @@ declare module 'fastify' {
     session?: SessionContext;
     /** Set by the API-key guard on `/api/v1` routes. */
     apiPrincipal?: ApiPrincipal;
+    /**
+     * What the request still has to do before a graceful shutdown may stop the services under it
+     * (bits: handler pending, response pending) and whether its traffic row is written. See
+     * app-request-hooks.ts.
+     */
+    inFlight: number;
   }
   interface FastifyContextConfig {
     /**
