@@ -314,18 +314,24 @@ describeEachDb('rule 5: mode belongs to batch start; a signal strategy ignores i
   });
 });
 
+/** Holds every order placement of the strategy runner until the returned function is called. */
+function holdPlacements(): () => void {
+  const runner = h.t.services.strategies.runner;
+  const place = runner.place.bind(runner);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  runner.place = async (...args: Parameters<typeof place>) => {
+    await gate;
+    return place(...args);
+  };
+  return release;
+}
+
 describeEachDb('a sender that goes away before its answer', (dialect) => {
   it('is still audited, and the traffic log keeps its request with status 499', async () => {
     h = await startStrategies(dialect);
     const { token } = await h.create(SIGNAL_SBIN);
-    const runner = h.t.services.strategies.runner;
-    const place = runner.place.bind(runner);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    runner.place = async (...args: Parameters<typeof place>) => {
-      await gate;
-      return place(...args);
-    };
+    const release = holdPlacements();
     if (!h.t.app.server.listening) await h.t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = h.t.app.server.address() as AddressInfo;
     const req = request({
@@ -356,14 +362,7 @@ describeEachDb('shutdown lets requests in flight finish first', (dialect) => {
   it('a delivery still being handled when the app closes is answered, audited and in the traffic log', async () => {
     h = await startStrategies(dialect);
     const { token } = await h.create(SIGNAL_SBIN);
-    const runner = h.t.services.strategies.runner;
-    const place = runner.place.bind(runner);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    runner.place = async (...args: Parameters<typeof place>) => {
-      await gate;
-      return place(...args);
-    };
+    const release = holdPlacements();
     const answer = h.hook(token, { action: 'long_entry' });
     await vi.waitFor(async () => expect(await h.rows('strategy_runs')).toHaveLength(1));
     let closed = false;
