@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { LogController } from 'fastify';
 import { registerRequestHooks } from './app-request-hooks.js';
+import { safeUrl } from './platform/safe-url.js';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from './config.js';
 import { type InvalidKeyListener } from './modules/api/api-key.guard.js';
@@ -205,7 +206,8 @@ export function buildServices(deps: AppDeps): Services {
       totp,
       mail,
       clock,
-      hostServer: config.hostServer,
+      // The mailed link never carries credentials a HOST_SERVER may hold (a proxy login).
+      hostServer: safeUrl(config.hostServer) ?? config.hostServer,
       logger: deps.logger,
       serviceName: config.serviceName,
     }),

@@ -249,6 +249,16 @@ describeEachDb('password reset by mailed link', (dialect) => {
     expect(twice.body).toContain('Invalid or expired reset token');
   });
 
+  it('a HOST_SERVER with credentials in it (a proxy login) mails a link without them', async () => {
+    await start(dialect, { HOST_SERVER: 'https://ops:proxy-s3cret@desk.example.com/algo?x=1#f' });
+    const srv = await withMailServer();
+    expect((await reset({ step: 'select_email', email: EMAIL })).statusCode).toBe(200);
+    const link = await mailedLink(srv);
+    expect(link.startsWith('https://desk.example.com/algo/auth/reset-password-email/')).toBe(true);
+    expect(srv.received.at(-1)!.raw).not.toContain('proxy-s3cret');
+    expect(srv.received.at(-1)!.raw).not.toContain('ops:');
+  });
+
   it('a newer link replaces the older one; a link dies after 15 minutes', async () => {
     await start(dialect);
     const srv = await withMailServer();
