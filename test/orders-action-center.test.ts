@@ -205,4 +205,32 @@ describeEachDb('the Action Center (semi-automatic mode)', (dialect) => {
       expect(list.body).not.toContain(o.apikey);
     });
   });
+
+  describe('an order that cannot be queued is an order.failed 500, never queued half-way', () => {
+    it('placeorder and splitorder: generic message, the event, nothing stored', async () => {
+      const ac = o.t.services.orders.actionCenter;
+      const original = ac.queue.bind(ac);
+      ac.queue = () => Promise.reject(new Error('disk I/O error at /var/secret/path'));
+      try {
+        const from = o.events.length;
+        const placed = await o.api('placeorder', order(3));
+        const split = await o.api('splitorder', { ...order(20), splitsize: 10 });
+        for (const res of [placed, split]) {
+          expect(res.statusCode).toBe(500);
+          expect(res.json()).toEqual({ status: 'error', message: 'Internal error while placing the order' });
+          expect(res.body).not.toContain('/var/secret');
+        }
+        await o.t.services.orders.events.whenIdle();
+        const failed = o.events.slice(from).filter((e) => e.name === 'order.failed');
+        expect(failed.map((e) => [e.apiType, e.statusCode, e.request.symbol])).toEqual([
+          ['placeorder', 500, 'SBIN'],
+          ['splitorder', 500, 'SBIN'],
+        ]);
+        expect(JSON.stringify(failed)).not.toContain(o.apikey);
+        expect(await o.t.db.database.db.selectFrom('pending_orders').selectAll().execute()).toEqual([]);
+      } finally {
+        ac.queue = original;
+      }
+    });
+  });
 });

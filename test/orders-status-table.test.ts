@@ -330,7 +330,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
     });
   });
 
-  describe('an exception outside the pipeline → the error handler’s generic 500, tagged in analyzer mode', () => {
+  describe('queueing for approval fails → order.failed and the pipeline’s generic 500, tagged in analyzer mode', () => {
     it.each(MODES)('%s mode: queueing a semi-automatic order fails', async (_m, analyze) => {
       await o.setMode(analyze);
       await o.t.services.apiKeys.setOrderMode(1, 'semi_auto');
@@ -341,9 +341,15 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
         const res = await o.api('placeorder', order());
         expect(res.statusCode).toBe(500);
         const body = res.json();
-        expect(body).toMatchObject({ status: 'error', message: 'Internal server error' });
+        expect(body).toMatchObject({ status: 'error', message: 'Internal error while placing the order' });
         expectModeTag(body, analyze);
         expect(res.body).not.toContain('SQLITE_FULL');
+        await o.t.services.orders.events.whenIdle();
+        expect(o.events.at(-1)).toMatchObject({
+          name: 'order.failed',
+          mode: analyze ? 'analyze' : 'live',
+          statusCode: 500,
+        });
       } finally {
         spy.mockRestore();
         await o.t.services.apiKeys.setOrderMode(1, 'auto');

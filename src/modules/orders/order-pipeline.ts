@@ -101,20 +101,33 @@ export class OrderPipeline {
     try {
       return await this.place(userId, order, opts);
     } catch (err) {
-      // An exception anywhere in the pipeline (a database failure, a broker session that cannot
-      // be decrypted, the sandbox failing) is an order.failed event and a generic 500: the
-      // caller never sees internals, the log has the error with the request's context.
-      this.deps.logger.error({ err, apiType: opts.apiType }, 'order pipeline failed');
-      const analyze = opts.mode ? opts.mode === 'analyze' : this.deps.analyze();
-      const mode = analyze ? ('analyze' as const) : ('live' as const);
-      const body = {
-        status: 'error',
-        message: INTERNAL_ERROR,
-        ...(analyze ? { mode } : {}),
-      };
-      this.publish('order.failed', mode, userId, opts.apiType, null, null, 500, { ...order }, body);
-      return { status: 500, body };
+      return this.failure(userId, order, opts, err, 'order pipeline failed');
     }
+  }
+
+  /**
+   * An exception while handling an order (anywhere in the pipeline: a database failure, a broker
+   * session that cannot be decrypted, the sandbox failing; or queueing it for approval) is an
+   * order.failed event and a generic 500: the caller never sees internals, the log has the error
+   * with the request's context.
+   */
+  failure(
+    userId: number,
+    order: OrderInput,
+    opts: Pick<RunOptions, 'apiType' | 'mode'>,
+    err: unknown,
+    logMessage: string,
+  ): PipelineAnswer {
+    this.deps.logger.error({ err, apiType: opts.apiType }, logMessage);
+    const analyze = opts.mode ? opts.mode === 'analyze' : this.deps.analyze();
+    const mode = analyze ? ('analyze' as const) : ('live' as const);
+    const body = {
+      status: 'error',
+      message: INTERNAL_ERROR,
+      ...(analyze ? { mode } : {}),
+    };
+    this.publish('order.failed', mode, userId, opts.apiType, null, null, 500, { ...order }, body);
+    return { status: 500, body };
   }
 
   private async place(userId: number, order: OrderInput, opts: RunOptions): Promise<PipelineAnswer> {

@@ -88,12 +88,25 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
     schema: { body, response: { 200: ok, ...errors } },
   });
 
+  /** Queues an order for approval; its pending id, or the order.failed answer when that fails. */
+  const queued = async (userId: number, apiType: string, order: OrderInput, splitsize?: number) => {
+    try {
+      return await deps.actionCenter.queue(userId, apiType, {
+        ...order,
+        ...(splitsize ? { splitsize } : {}),
+      });
+    } catch (err) {
+      return deps.pipeline.failure(userId, order, { apiType }, err, 'order not queued for approval');
+    }
+  };
+
   app.post('/api/v1/placeorder', route(PlaceOrderBody, PlaceOrderResponse), async (req, reply) => {
     const started = performance.now();
     const principal = req.apiPrincipal!;
     const order = toOrderInput(req.body as PlaceOrderBody);
     if (principal.orderMode === 'semi_auto') {
-      const id = await deps.actionCenter.queue(principal.userId, 'placeorder', order);
+      const id = await queued(principal.userId, 'placeorder', order);
+      if (typeof id !== 'number') return reply.code(id.status).send(id.body);
       return {
         status: 'success' as const,
         message: 'Order queued for approval in the Action Center',
@@ -115,7 +128,8 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
     if (splitCount(order.quantity, splitsize, 1) > MAX_SPLIT_ORDERS)
       return reply.code(400).send({ status: 'error' as const, message: TOO_MANY_SPLITS, ...modeTag() });
     if (principal.orderMode === 'semi_auto') {
-      const id = await deps.actionCenter.queue(principal.userId, 'splitorder', { ...order, splitsize });
+      const id = await queued(principal.userId, 'splitorder', order, splitsize);
+      if (typeof id !== 'number') return reply.code(id.status).send(id.body);
       return {
         status: 'success' as const,
         split_size: splitsize,
