@@ -7,12 +7,12 @@ import { registerRequestHooks } from './app-request-hooks.js';
 import type { TrafficEntry } from './modules/monitoring/traffic.service.js';
 import type { App } from './platform/http/types.js';
 
+const BIG = 32 * 1024 * 1024;
+
 /**
  * The request hooks on a bare Fastify app with recording stand-ins for the services they feed:
  * the rules are about which traffic rows are written and when a request stops being in flight.
  */
-const BIG = 32 * 1024 * 1024;
-
 async function harness() {
   const rows: TrafficEntry[] = [];
   const ended: string[] = [];
@@ -29,6 +29,7 @@ async function harness() {
   const gate = new Promise<void>((r) => (release = r));
   let handled = false;
   app.get('/ok', async () => ({ ok: true }));
+  app.post('/echo', async (req) => req.body);
   app.get('/slow', async () => {
     await gate;
     handled = true;
@@ -66,7 +67,30 @@ async function harness() {
         resolve(chunk.toString('latin1').split('\r\n')[0]!);
       });
     });
-  return { app, inFlight, rows, ended, get, getAndLeaveEarly, release, wasHandled: () => handled };
+  /** Declares a JSON body of 1,000 bytes, sends 10 and closes the connection. */
+  const postHalfABody = (path: string) =>
+    new Promise<void>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":"bbbb`,
+        );
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 50);
+      });
+    });
+  return {
+    app,
+    inFlight,
+    rows,
+    ended,
+    get,
+    getAndLeaveEarly,
+    postHalfABody,
+    release,
+    wasHandled: () => handled,
+  };
 }
 
 let h: Awaited<ReturnType<typeof harness>> | undefined;
@@ -114,6 +138,16 @@ describe('every request has one traffic row', () => {
     expect(await drained).toBe(true);
     expect(h.wasHandled()).toBe(true);
     expect(h.rows).toHaveLength(1);
+  });
+});
+
+describe('a client that leaves in the middle of its body', () => {
+  it('is logged as 499 and does not hold shutdown', async () => {
+    h = await harness();
+    await h.postHalfABody('/echo');
+    await vi.waitFor(() => expect(h!.rows.map((r) => [r.url, r.status])).toEqual([['/echo', 499]]));
+    await vi.waitFor(() => expect(h!.inFlight.count).toBe(0));
+    expect(await h.inFlight.drained(1000)).toBe(true);
   });
 });
 
