@@ -81,6 +81,17 @@ describe('an optional .env file is read; the environment wins over it', () => {
   });
 });
 
+describe('NGROK_AUTHTOKEN is part of the configuration (environment or .env), unset when empty', () => {
+  it('reads it trimmed from either source, the environment first', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'algodesk-env-'));
+    writeFileSync(join(dir, '.env'), 'NGROK_AUTHTOKEN=from-dotenv-token\n');
+    expect(loadConfig({}, { cwd: dir }).ngrokAuthtoken).toBe('from-dotenv-token');
+    expect(loadConfig({ NGROK_AUTHTOKEN: ' from-env ' }, { cwd: dir }).ngrokAuthtoken).toBe('from-env');
+    expect(load({ NGROK_AUTHTOKEN: '  ' }).ngrokAuthtoken).toBeUndefined();
+    expect(load({}).ngrokAuthtoken).toBeUndefined();
+  });
+});
+
 describe('APP_KEY and API_KEY_PEPPER are generated once when unset, kept with mode 0600', () => {
   it('generates, stores 0600, warns, and reuses on the next start', () => {
     const dir = mkdtempSync(join(tmpdir(), 'algodesk-sec-'));

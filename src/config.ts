@@ -55,6 +55,11 @@ export interface Config {
    * leaves it off, as the spec says, so this is deliberately not {@link parseBoolean}.
    */
   tunnelAllow: boolean;
+  /**
+   * ngrok's own `NGROK_AUTHTOKEN` (environment or `.env`), handed to the tunnel's SDK only: never
+   * logged, shown or stored.
+   */
+  ngrokAuthtoken: string | undefined;
   /** pino level (`LOG_LEVEL`, default info). */
   logLevel: LogLevel;
   /** Idle expiry of a session (`SESSION_IDLE_MINUTES`, default 480). */
@@ -182,6 +187,7 @@ export function loadConfig(
     hostServer,
     secureCookies: hostServer.startsWith('https:'),
     tunnelAllow: check('TUNNEL_ALLOW', false, (raw) => raw.toLowerCase() === 'true'),
+    ngrokAuthtoken: check('NGROK_AUTHTOKEN', undefined, (raw) => raw),
     logLevel: check('LOG_LEVEL', 'info', parseLogLevel),
     sessionIdleMs: check('SESSION_IDLE_MINUTES', 480, (raw) => parseInteger(raw, 1, 10_080)) * 60_000,
     sessionMaxMs: check('SESSION_MAX_HOURS', 24, (raw) => parseInteger(raw, 1, 720)) * 3_600_000,

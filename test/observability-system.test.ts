@@ -88,6 +88,7 @@ describeEachDb('system snapshot', (dialect) => {
       REDIS_PASSWORD: v('RedisPassSecret'),
       HOST_PASSWORD: v('HostPassSecret'),
       REDIRECT_PATH: v('RedirectSecret'),
+      NGROK_AUTHTOKEN: v('NgrokTokenSecret'),
     };
     ({ t, admin } = await appWithAdmin(dialect, {
       env: {
@@ -100,6 +101,7 @@ describeEachDb('system snapshot', (dialect) => {
         DATABASE_URL: `postgres://algo:${secrets.DB_PASSWORD}@db.invalid:5432/algodesk`,
         REDIS_URL: `redis://:${secrets.REDIS_PASSWORD}@127.0.0.1:1/0`,
         HOST_SERVER: `http://ops:${secrets.HOST_PASSWORD}@127.0.0.1:5000`,
+        NGROK_AUTHTOKEN: secrets.NGROK_AUTHTOKEN,
       },
     }));
     const smtpPassword = v('SmtpPassSecret');

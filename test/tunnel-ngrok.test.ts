@@ -16,16 +16,6 @@ import { createTunnelApp, records, type TunnelTestApp } from './helpers/tunnel-a
 const TOKEN = '2fakeNgrokTokenForAlgodeskTests_7NotARealSecretAtAll0';
 const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli.ts')];
 
-let savedToken: string | undefined;
-beforeAll(() => {
-  savedToken = process.env.NGROK_AUTHTOKEN;
-  process.env.NGROK_AUTHTOKEN = TOKEN; // read by the SDK itself (authtokenFromEnv)
-});
-afterAll(() => {
-  if (savedToken === undefined) delete process.env.NGROK_AUTHTOKEN;
-  else process.env.NGROK_AUTHTOKEN = savedToken;
-});
-
 let apps: TunnelTestApp[] = [];
 afterEach(async () => {
   await Promise.all(apps.map((t) => t.close()));
@@ -35,7 +25,10 @@ afterEach(async () => {
 describe('the ngrok SDK without network', () => {
   it('start fails within the bound, is logged without the token, and the service keeps serving', async () => {
     const bound = 5_000;
-    const t = await createTunnelApp({ env: { TUNNEL_ALLOW: 'true' }, startTimeoutMs: bound });
+    const t = await createTunnelApp({
+      env: { TUNNEL_ALLOW: 'true', NGROK_AUTHTOKEN: TOKEN },
+      startTimeoutMs: bound,
+    });
     apps.push(t);
     const began = Date.now();
     expect(await t.listen()).toBeNull();
@@ -70,7 +63,7 @@ describe('the ngrok SDK without network', () => {
       const { port } = blackhole.address() as AddressInfo;
       const t = await createTunnelApp({
         env: { TUNNEL_ALLOW: 'true' },
-        driver: new NgrokDriver({ serverAddr: `127.0.0.1:${port}` }),
+        driver: new NgrokDriver({ serverAddr: `127.0.0.1:${port}`, authtoken: TOKEN }),
         startTimeoutMs: 1_000,
       });
       apps.push(t);
@@ -91,7 +84,7 @@ describe('the ngrok SDK without network', () => {
 
     it('a close before any open starts nothing and leaves the driver usable; closing an open ends its worker', async () => {
       const { port } = blackhole.address() as AddressInfo;
-      const driver = new NgrokDriver({ serverAddr: `127.0.0.1:${port}` });
+      const driver = new NgrokDriver({ serverAddr: `127.0.0.1:${port}`, authtoken: TOKEN });
       const dialled = connections;
       await expect(driver.close()).resolves.toBeUndefined();
       await expect(driver.close()).resolves.toBeUndefined(); // idempotent

@@ -8,9 +8,10 @@
  * worker is unref'd so the tunnel is never what keeps the process running. Process exit ends the
  * worker with the process, and with it the session to ngrok.
  *
- * The auth token is ngrok's own: the SDK reads `NGROK_AUTHTOKEN` itself (`authtokenFromEnv`);
- * algodesk never reads, logs or stores it. The worker reads that variable only to cut its value
- * out of SDK messages before they leave the worker (and the manager scrubs token shapes again).
+ * The auth token is ngrok's own `NGROK_AUTHTOKEN`, read with the rest of the configuration
+ * (config.ts) and handed to the worker, which gives it to the SDK and cuts its value out of SDK
+ * messages before they leave the worker (the manager scrubs token shapes again). It is never
+ * logged or stored.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -19,7 +20,7 @@ import type { TunnelDriver, TunnelRequest } from './tunnel.types.js';
 /** The worker: plain CommonJS evaluated by `new Worker(..., { eval: true })`, so it runs the same from src/ and dist/. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const secret = process.env.NGROK_AUTHTOKEN;
+const secret = workerData.authtoken;
 const scrub = (m) => {
   let s = String(m && m.message !== undefined ? m.message : m);
   if (secret) s = s.split(secret).join('[redacted]');
@@ -29,7 +30,8 @@ let session;
 let listener;
 async function open() {
   const ngrok = require(workerData.sdk);
-  const builder = new ngrok.SessionBuilder().authtokenFromEnv();
+  const builder = new ngrok.SessionBuilder();
+  if (secret) builder.authtoken(secret);
   if (workerData.serverAddr) builder.serverAddr(workerData.serverAddr);
   builder.handleDisconnection((_addr, error) => {
     parentPort.postMessage({ type: 'lost', message: scrub(error) });
@@ -56,6 +58,8 @@ type WorkerMessage =
   { type: 'up'; url: string | null } | { type: 'error' | 'lost'; message: string } | { type: 'closed' };
 
 export interface NgrokDriverOptions {
+  /** ngrok's auth token (`config.ngrokAuthtoken`); without one the SDK's connect is refused. */
+  authtoken?: string;
   /**
    * Address of ngrok's ingress instead of the SDK's default (tests point it at a loopback server
    * that never answers). Not a setting: the spec allows no tunnel variables but `TUNNEL_ALLOW`.
@@ -81,6 +85,7 @@ export class NgrokDriver implements TunnelDriver {
         forwardTo: req.forwardTo,
         domain: req.domain,
         serverAddr: this.opts.serverAddr,
+        authtoken: this.opts.authtoken,
       },
     });
     worker.unref();

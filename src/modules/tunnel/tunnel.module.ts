@@ -51,6 +51,7 @@ export function buildTunnelServices(deps: TunnelBuildDeps): TunnelServices {
     driver:
       deps.driver ??
       new NgrokDriver({
+        authtoken: deps.config.ngrokAuthtoken,
         onLost: (message) =>
           deps.logger.warn(
             { module: 'tunnel', reason: scrubCredential(message) },
