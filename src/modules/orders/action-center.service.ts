@@ -8,7 +8,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import { badRequest, notFound } from '../../platform/errors.js';
-import type { OrderInput, OrderPipeline, PipelineAnswer } from './order-pipeline.js';
+import type { OrderPipeline, PipelineAnswer } from './order-pipeline.js';
+import type { OrderInput } from './order-rules.js';
 import type { OrdersRepository, PendingOrderRow } from './orders.repository.js';
 
 export type PendingStatus = 'pending' | 'approved' | 'rejected';

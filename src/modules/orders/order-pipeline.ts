@@ -15,25 +15,20 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { BrokerAdapter, BrokerOrder, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
-import { tryRupeesToMoney } from '../sandbox/money.js';
 import type { SandboxService } from '../sandbox/sandbox.service.js';
 import { UnreadableSessionError } from './broker-sessions.service.js';
 import type { OrderEventBus, OrderEventName } from './order-events.js';
 import type { LatencyService } from './latency.service.js';
-
-/** A placeorder request after the schema: fields normalised (upper-case action, defaults applied). */
-export interface OrderInput {
-  strategy: string;
-  symbol: string;
-  exchange: string;
-  action: 'BUY' | 'SELL';
-  quantity: number;
-  pricetype: 'MARKET' | 'LIMIT' | 'SL' | 'SL-M';
-  product: 'CNC' | 'NRML' | 'MIS';
-  price: string;
-  trigger_price: string;
-  disclosed_quantity: string;
-}
+import {
+  checkPrices,
+  FNO_ORDER_EXCHANGES,
+  lotProblem,
+  MAX_SPLIT_ORDERS,
+  splitCount,
+  splitSizes,
+  TOO_MANY_SPLITS,
+  type OrderInput,
+} from './order-rules.js';
 
 /** How one order runs: its API type (logs, events) and what the caller decides for it. */
 export interface RunOptions {
@@ -77,16 +72,6 @@ export interface PipelineDeps {
   logger: Logger;
 }
 
-/** F&O exchanges: lot-size multiples and freeze-quantity splitting apply (orders issue, parts 1-2). */
-export const FNO_ORDER_EXCHANGES: ReadonlySet<string> = new Set(['NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX']);
-
-/**
- * Most child orders one request may turn into (splitorder, or freeze-quantity splitting), as
- * OpenAlgo caps it: a larger split is refused before anything is sent, so one request can neither
- * flood the broker nor exhaust the server's memory.
- */
-export const MAX_SPLIT_ORDERS = 100;
-export const TOO_MANY_SPLITS = `Total number of orders would exceed maximum limit of ${MAX_SPLIT_ORDERS}`;
 /** The message of an order that failed on an exception (the details stay in the log). */
 const INTERNAL_ERROR = 'Internal error while placing the order';
 
@@ -393,47 +378,6 @@ export class OrderPipeline {
       at: this.deps.clock.now(),
     });
   }
-}
-
-/** Prices by price type: LIMIT needs price > 0, SL price and trigger, SL-M trigger. */
-export function checkPrices(o: OrderInput): string | undefined {
-  const positive = (v: string) => {
-    const m = tryRupeesToMoney(v);
-    return m !== undefined && m > 0;
-  };
-  if ((o.pricetype === 'LIMIT' || o.pricetype === 'SL') && !positive(o.price))
-    return `price must be greater than 0 for ${o.pricetype} orders`;
-  if ((o.pricetype === 'SL' || o.pricetype === 'SL-M') && !positive(o.trigger_price))
-    return `trigger_price must be greater than 0 for ${o.pricetype} orders`;
-  return undefined;
-}
-
-/** F&O quantity must be a whole number of lots. */
-export function lotProblem(o: OrderInput, inst: Instrument): string | undefined {
-  if (FNO_ORDER_EXCHANGES.has(o.exchange) && inst.lotsize > 1 && o.quantity % inst.lotsize !== 0)
-    return `quantity must be a multiple of the lot size ${inst.lotsize}`;
-  return undefined;
-}
-
-/** How many child orders {@link splitSizes} makes, computed without building them. */
-export function splitCount(quantity: number, chunk: number | undefined, lotsize: number): number {
-  if (!chunk || quantity <= chunk) return 1;
-  const lot = Math.max(1, lotsize);
-  return Math.ceil(quantity / Math.max(lot, Math.floor(chunk / lot) * lot));
-}
-
-/**
- * Child-order sizes: `quantity` in pieces of at most `chunk`, each a whole number of lots (the
- * chunk rounds down to a lot multiple; a chunk smaller than a lot becomes one lot). No chunk, or
- * a quantity within it: one order.
- */
-export function splitSizes(quantity: number, chunk: number | undefined, lotsize: number): number[] {
-  if (!chunk || quantity <= chunk) return [quantity];
-  const lot = Math.max(1, lotsize);
-  const size = Math.max(lot, Math.floor(chunk / lot) * lot);
-  const out: number[] = [];
-  for (let left = quantity; left > 0; left -= size) out.push(Math.min(size, left));
-  return out;
 }
 
 function toBrokerOrder(o: OrderInput, inst: Instrument, quantity: number): BrokerOrder {

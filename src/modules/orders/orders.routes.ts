@@ -15,13 +15,8 @@ import { forbidden } from '../../platform/errors.js';
 import { quantityOf } from '../sandbox/book.schema.js';
 import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
 import type { ActionCenterService } from './action-center.service.js';
-import {
-  MAX_SPLIT_ORDERS,
-  splitCount,
-  TOO_MANY_SPLITS,
-  type OrderInput,
-  type OrderPipeline,
-} from './order-pipeline.js';
+import type { OrderPipeline } from './order-pipeline.js';
+import { MAX_SPLIT_ORDERS, splitCount, TOO_MANY_SPLITS, type OrderInput } from './order-rules.js';
 import {
   AnalyzerBody,
   AnalyzerResponse,

@@ -14,7 +14,8 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
-import type { OrderInput, PipelineAnswer } from '../orders/order-pipeline.js';
+import type { PipelineAnswer } from '../orders/order-pipeline.js';
+import type { OrderInput } from '../orders/order-rules.js';
 import type { LegRow, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
 import type { StrategiesService } from './strategies.service.js';
 import { resolveDerivativeLeg, type DerivativeContract } from './leg-resolver.js';
