@@ -5,9 +5,9 @@
  * the API key.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startKiteOrderStub, type KiteOrderStub } from './helpers/broker-order-stubs.js';
-import { KITE_CREDS, kiteContract, startOrdersApp, type OrdersApp } from './helpers/orders-app.js';
-import { asBrowser, createUser, describeEachDb, login, type Browser } from './helpers/test-app.js';
+import type { KiteOrderStub } from './helpers/broker-order-stubs.js';
+import { secondUser, startKiteOrders, type OrdersApp } from './helpers/orders-app.js';
+import { asBrowser, describeEachDb, type Browser } from './helpers/test-app.js';
 
 const order = (quantity: number) => ({
   strategy: 'action-center',
@@ -27,16 +27,11 @@ describeEachDb('the Action Center (semi-automatic mode)', (dialect) => {
   let bobKey: string;
 
   beforeAll(async () => {
-    stub = await startKiteOrderStub(KITE_CREDS);
-    o = await startOrdersApp(dialect, {
-      broker: 'zerodha',
-      stubUrl: stub.url,
-      contract: kiteContract(['SBIN']),
-    });
+    ({ stub, o } = await startKiteOrders(dialect));
     await o.setMode(false);
-    const b = await createUser(o.t, 'bob', 'bob horse battery staple');
-    bob = await login(o.t, 'bob', 'bob horse battery staple');
-    bobKey = (await o.t.services.apiKeys.regenerate(b.id)).apikey;
+    const b = await secondUser(o);
+    bob = b.browser;
+    bobKey = b.apikey;
     await o.t.services.apiKeys.setOrderMode(b.id, 'semi_auto');
   });
   afterAll(async () => {

@@ -8,10 +8,10 @@
 import { WebSocket } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OrderEvent } from '../src/modules/orders/order-events.js';
-import { startKiteOrderStub, type KiteOrderStub } from './helpers/broker-order-stubs.js';
+import type { KiteOrderStub } from './helpers/broker-order-stubs.js';
 import { adminGet } from './helpers/observability.js';
-import { KITE_CREDS, kiteContract, startOrdersApp, type OrdersApp } from './helpers/orders-app.js';
-import { createUser, describeEachDb, login, type Browser } from './helpers/test-app.js';
+import { KITE_CREDS, secondUser, startKiteOrders, type OrdersApp } from './helpers/orders-app.js';
+import { describeEachDb, type Browser } from './helpers/test-app.js';
 
 const order = (quantity: number, extra: Record<string, unknown> = {}) => ({
   strategy: 'events-e2e',
@@ -72,18 +72,10 @@ describeEachDb('order events end to end', (dialect) => {
   let port: number;
 
   beforeAll(async () => {
-    stub = await startKiteOrderStub(KITE_CREDS);
-    o = await startOrdersApp(dialect, {
-      broker: 'zerodha',
-      stubUrl: stub.url,
-      contract: kiteContract(['SBIN']),
-    });
+    ({ stub, o } = await startKiteOrders(dialect));
     await o.setMode(false);
-    const b = await createUser(o.t, 'bob', 'bob horse battery staple');
-    bob = {
-      ...(await login(o.t, 'bob', 'bob horse battery staple')),
-      apikey: (await o.t.services.apiKeys.regenerate(b.id)).apikey,
-    };
+    const b = await secondUser(o);
+    bob = { ...b.browser, apikey: b.apikey };
     await o.t.services.orders.brokerSessions.set(b.id, 'zerodha', { accessToken: KITE_CREDS.accessToken });
     await o.t.app.listen({ host: '127.0.0.1', port: 0 });
     port = (o.t.app.server.address() as { port: number }).port;

@@ -6,8 +6,8 @@
  * Upstox in orders-upstox-live.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKiteOrderStub, type KiteOrderStub } from './helpers/broker-order-stubs.js';
-import { KITE_CREDS, kiteContract, startOrdersApp, type OrdersApp } from './helpers/orders-app.js';
+import type { KiteOrderStub } from './helpers/broker-order-stubs.js';
+import { KITE_CREDS, secondUser, startKiteOrders, type OrdersApp } from './helpers/orders-app.js';
 import { SecretBox } from '../src/platform/crypto.js';
 import { createUser, describeEachDb } from './helpers/test-app.js';
 
@@ -17,14 +17,9 @@ describeEachDb('keys, modes and broker sessions', (dialect) => {
   let bob: { id: number; apikey: string };
 
   beforeAll(async () => {
-    stub = await startKiteOrderStub(KITE_CREDS);
-    o = await startOrdersApp(dialect, {
-      broker: 'zerodha',
-      stubUrl: stub.url,
-      contract: kiteContract(['SBIN']),
-    });
-    const b = await createUser(o.t, 'bob', 'bob horse battery staple');
-    bob = { id: b.id, apikey: (await o.t.services.apiKeys.regenerate(b.id)).apikey };
+    ({ stub, o } = await startKiteOrders(dialect));
+    const b = await secondUser(o);
+    bob = { id: b.id, apikey: b.apikey };
   });
   afterAll(async () => {
     await o?.close();

@@ -7,8 +7,8 @@
  * in orders-live.test.ts for Zerodha and orders-upstox-live.test.ts for Upstox.)
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startKiteOrderStub, type KiteOrderStub } from './helpers/broker-order-stubs.js';
-import { KITE_CREDS, freshIp, kiteContract, startOrdersApp, type OrdersApp } from './helpers/orders-app.js';
+import type { KiteOrderStub } from './helpers/broker-order-stubs.js';
+import { KITE_CREDS, freshIp, startKiteOrders, type OrdersApp } from './helpers/orders-app.js';
 import { SecretBox } from '../src/platform/crypto.js';
 import { createUser, describeEachDb } from './helpers/test-app.js';
 
@@ -35,15 +35,11 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
   let o: OrdersApp;
 
   beforeAll(async () => {
-    stub = await startKiteOrderStub(KITE_CREDS);
-    o = await startOrdersApp(dialect, {
-      broker: 'zerodha',
-      stubUrl: stub.url,
-      contract: kiteContract(['SBIN', 'NIFTY2681826000CE']),
+    ({ stub, o } = await startKiteOrders(dialect, ['SBIN', 'NIFTY2681826000CE'], {
       timeoutMs: 1_000,
       // Low, so the 429 row is reachable; every other call comes from an address of its own.
       env: { ORDER_RATE_LIMIT: '3 per second' },
-    });
+    }));
   });
   afterAll(async () => {
     await o?.close();

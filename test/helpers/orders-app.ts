@@ -13,7 +13,16 @@ import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { importContract } from './contracts.js';
 import { sharedData } from './shared-data.js';
-import { appWithAdmin, asBrowser, type Browser, type TestApp, type TestAppOptions } from './test-app.js';
+import { startKiteOrderStub, type KiteOrderStub } from './broker-order-stubs.js';
+import {
+  appWithAdmin,
+  asBrowser,
+  createUser,
+  login,
+  type Browser,
+  type TestApp,
+  type TestAppOptions,
+} from './test-app.js';
 
 /** What the Kite stub accepts (distinctive, so a leak into a row or a log is caught). */
 export const KITE_CREDS = {
@@ -168,4 +177,34 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
     },
     close: () => t.close(),
   };
+}
+
+/**
+ * The common live set-up: a loopback Kite Connect stub and an orders app on the Zerodha adapter
+ * with the given symbols in its master contract.
+ */
+export async function startKiteOrders(
+  dialect: Dialect,
+  symbols: readonly string[] = ['SBIN'],
+  opts: Partial<OrdersAppOptions> = {},
+): Promise<{ stub: KiteOrderStub; o: OrdersApp }> {
+  const stub = await startKiteOrderStub(KITE_CREDS);
+  const o = await startOrdersApp(dialect, {
+    broker: 'zerodha',
+    stubUrl: stub.url,
+    contract: kiteContract(symbols),
+    ...opts,
+  });
+  return { stub, o };
+}
+
+/** Another user beside the administrator: their id, API key and a logged-in browser. */
+export async function secondUser(
+  o: OrdersApp,
+  username = 'bob',
+): Promise<{ id: number; apikey: string; browser: Browser }> {
+  const password = `${username} horse battery staple`;
+  const { id } = await createUser(o.t, username, password);
+  const browser = await login(o.t, username, password);
+  return { id, apikey: (await o.t.services.apiKeys.regenerate(id)).apikey, browser };
 }
