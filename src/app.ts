@@ -44,6 +44,7 @@ import type { Clock } from './platform/clock.js';
 import type { Database } from './platform/db/database.js';
 import { registerBodyParsing } from './platform/http/body.plugin.js';
 import { registerErrorHandling } from './platform/http/errors.plugin.js';
+import type { SchemaCompilers } from './platform/http/schema-compilers.js';
 import { registerValidation } from './platform/http/validation.plugin.js';
 import type { App } from './platform/http/types.js';
 import type { InvalidationBus } from './platform/invalidation.js';
@@ -79,6 +80,8 @@ export interface AppDeps {
   tunnelDriver?: TunnelDriver;
   /** Bound on the tunnel's start (default 10 s); tests shorten it. */
   tunnelStartTimeoutMs?: number;
+  /** Compiled route schemas, shared by every app a process builds (tests); default: the app's own. */
+  schemaCompilers?: SchemaCompilers;
 }
 
 /** The services of the app, built once and shared by the route modules (no singletons). */
@@ -269,7 +272,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   }).withTypeProvider() as unknown as App;
 
   registerErrorHandling(app);
-  registerValidation(app);
+  registerValidation(app, deps.schemaCompilers);
   registerBodyParsing(app);
 
   // Ban check, traffic log, in-flight count and the access line of every request.

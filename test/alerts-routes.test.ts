@@ -18,7 +18,14 @@ import type { App } from '../src/platform/http/types.js';
 import { registerValidation } from '../src/platform/http/validation.plugin.js';
 import { LocalInvalidationBus } from '../src/platform/invalidation.js';
 import { ChatStub, botToken, telegramError } from './helpers/chat-alerts.js';
-import { appWithAdmin, asBrowser, describeEachDb, type Browser, type TestApp } from './helpers/test-app.js';
+import {
+  appWithAdmin,
+  asBrowser,
+  describeEachDb,
+  schemaCompilers,
+  type Browser,
+  type TestApp,
+} from './helpers/test-app.js';
 
 const HOOK = '/services/T0005/B0005/hookSecretValue555555';
 
@@ -38,7 +45,7 @@ describeEachDb('alert settings routes', (dialect) => {
     );
     app = Fastify({ loggerInstance: t.app.log as never }).withTypeProvider() as unknown as App;
     registerErrorHandling(app);
-    registerValidation(app);
+    registerValidation(app, schemaCompilers);
     registerBodyParsing(app);
     await app.register(cookie, { hook: false });
     alertRoutes(app, {

@@ -36,6 +36,7 @@ import {
   createTestDatabase,
   createUser,
   login,
+  schemaCompilers,
   type Browser,
   type TestApp,
   type TestDatabase,
@@ -103,7 +104,7 @@ export async function mailRouteApp(
   });
   const app = Fastify({ loggerInstance: logger }).withTypeProvider() as unknown as App;
   registerErrorHandling(app);
-  registerValidation(app);
+  registerValidation(app, schemaCompilers);
   registerBodyParsing(app);
   app.decorateRequest('clientIp', '');
   app.addHook('onRequest', (req, _reply, done) => {

@@ -14,6 +14,7 @@ import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import type { App } from '../../src/platform/http/types.js';
 import { LocalInvalidationBus, type InvalidationBus } from '../../src/platform/invalidation.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { SchemaCompilers } from '../../src/platform/http/schema-compilers.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/platform/rate-limiter.js';
 
 export const pgUrl = inject('pgUrl');
@@ -115,6 +116,9 @@ export interface TestAppOptions {
   mailConnect?: MailConnectOptions;
 }
 
+/** One set of compiled route schemas for every app this test worker builds (each compiled once). */
+export const schemaCompilers = new SchemaCompilers();
+
 /** Builds the real app on a database of its own, with a fake clock and captured trace logs. */
 export async function createTestApp(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = opts.db?.dataDir ?? mkdtempSync(join(tmpdir(), 'algodesk-test-'));
@@ -133,6 +137,7 @@ export async function createTestApp(dialect: Dialect, opts: TestAppOptions = {})
     logger,
     rateLimiter,
     bus,
+    schemaCompilers,
     ...(opts.mailConnect ? { mailConnect: opts.mailConnect } : {}),
   });
   await app.ready();

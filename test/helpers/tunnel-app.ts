@@ -17,7 +17,7 @@ import { LocalInvalidationBus } from '../../src/platform/invalidation.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { MemoryRateLimiter } from '../../src/platform/rate-limiter.js';
 import type { TunnelDriver } from '../../src/modules/tunnel/tunnel.types.js';
-import { captureStream, createTestDatabase, type TestDatabase } from './test-app.js';
+import { captureStream, createTestDatabase, schemaCompilers, type TestDatabase } from './test-app.js';
 
 export interface TunnelTestApp {
   app: App;
@@ -54,6 +54,7 @@ export async function createTunnelApp(opts: TunnelAppOptions = {}): Promise<Tunn
     logger: createLogger(config.logLevel, stream),
     rateLimiter: new MemoryRateLimiter(clock),
     bus: new LocalInvalidationBus(),
+    schemaCompilers,
     ...(opts.driver ? { tunnelDriver: opts.driver } : {}),
     ...(opts.startTimeoutMs !== undefined ? { tunnelStartTimeoutMs: opts.startTimeoutMs } : {}),
   });

@@ -1,21 +1,12 @@
-import { Ajv, type Options } from 'ajv';
-import addFormats from 'ajv-formats';
+import { SchemaCompilers } from './schema-compilers.js';
 import type { App } from './types.js';
 
-const common: Options = { useDefaults: true, allErrors: true, strict: false };
-
 /**
- * Two validators. JSON bodies are checked as sent: a boolean or an object where a string is
- * expected is a 400 naming the field, not silently turned into "true" (schemas that accept
- * several wire types, such as OpenAlgo's numeric-or-string prices, say so with a union).
- * Query strings and path parameters are text by nature, so they are coerced to the declared type.
+ * Installs the route schemas' validator and serializer compilers (platform/http/schema-compilers.ts:
+ * bodies as sent, query strings and path parameters coerced). A process that builds several apps
+ * passes one {@link SchemaCompilers} to all of them, so each schema is compiled once.
  */
-export function registerValidation(app: App): void {
-  // A schema that declares `additionalProperties: false` refuses unknown fields (a typo in a
-  // settings name is a 400, not silently ignored); the OpenAlgo-compatible bodies allow extras.
-  const body = new Ajv({ ...common, coerceTypes: false, removeAdditional: false });
-  const text = new Ajv({ ...common, coerceTypes: 'array', removeAdditional: true });
-  addFormats.default(body);
-  addFormats.default(text);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema));
+export function registerValidation(app: App, compilers: SchemaCompilers = new SchemaCompilers()): void {
+  app.setValidatorCompiler(compilers.validator);
+  app.setSerializerCompiler(compilers.serializer);
 }
