@@ -1,0 +1,170 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** Runs the real CLI from source (tsx), as `npm run cli` runs it from dist. */
+const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
+let dataDir: string;
+const env = () => ({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' });
+const run = (args: string[], input?: string, extraEnv: Record<string, string> = {}) => {
+  const r = spawnSync(process.execPath, [...CLI, ...args], {
+    env: { ...env(), ...extraEnv },
+    input,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+};
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'algodesk-cli-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('algodesk CLI', () => {
+  it('--help works on every command', () => {
+    for (const args of [
+      ['--help'],
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['user', 'create', '--help'],
+      ['user', 'list', '--help'],
+      ['apikey', 'create', '--help'],
+    ]) {
+      const r = run(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.out).toMatch(/Usage: algodesk/);
+    }
+  }, 60_000);
+
+  it('migrate, user create (first is admin, password from stdin too), user list, apikey create', () => {
+    expect(run(['migrate']).out).toMatch(/database is up to date \(sqlite\)/);
+    const admin = run([
+      'user',
+      'create',
+      '--username',
+      'Admin',
+      '--password',
+      'admin-password-1',
+      '--email',
+      'a@example.com',
+    ]);
+    expect(admin.code).toBe(0);
+    expect(admin.out.trim()).toBe('created user admin (administrator)');
+    const bob = run(['user', 'create', '--username', 'bob', '--password-stdin'], 'bob-password-1\n');
+    expect(bob.out.trim()).toBe('created user bob');
+    const list = run(['user', 'list', '--json']);
+    expect(
+      (JSON.parse(list.out) as Array<{ username: string; is_admin: boolean }>).map((u) => [
+        u.username,
+        u.is_admin,
+      ]),
+    ).toEqual([
+      ['admin', true],
+      ['bob', false],
+    ]);
+    const key = run(['apikey', 'create', '--username', 'admin']);
+    expect(key.code).toBe(0);
+    expect(key.out).toMatch(/^[0-9a-f]{64}\n$/); // only the key on stdout
+  }, 60_000);
+
+  it('fails with a non-zero exit and one line on stderr', () => {
+    const short = run(['user', 'create', '--username', 'carol', '--password', 'short']);
+    expect(short.code).toBe(1);
+    expect(short.err).toBe('algodesk: password must be at least 8 characters\n');
+    const unknown = run(['apikey', 'create', '--username', 'nobody']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toBe('algodesk: no user named "nobody"\n');
+    const badConfig = run(['user', 'list'], undefined, { PORT: 'eighty' });
+    expect(badConfig.code).toBe(1);
+    expect(badConfig.err).toMatch(/^algodesk: invalid configuration: PORT: "eighty" is not an integer\n$/);
+    const missing = run(['user', 'create']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.err).toMatch(/required option '--username <name>'/);
+    expect(run(['frobnicate']).code).not.toBe(0);
+  }, 60_000);
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function waitFor(proc: ChildProcess, pattern: RegExp, stream: 'stdout' | 'stderr'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}: ${seen}`)), 20_000);
+    proc[stream]!.on('data', (d: Buffer) => {
+      seen += d.toString();
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        resolve(seen);
+      }
+    });
+  });
+}
+
+describe('algodesk serve: listens, answers, and shuts down gracefully', () => {
+  it('prints the URL, serves ping to a curl-style body, finishes in-flight requests on SIGTERM', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'algodesk-serve-'));
+    const port = await freePort();
+    const serveEnv = { ...env(), DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'info' };
+    const proc = spawn(process.execPath, [...CLI, 'serve'], { env: serveEnv });
+    const stdout: string[] = [];
+    proc.stdout.on('data', (d: Buffer) => stdout.push(d.toString()));
+    const banner = await waitFor(proc, /No user exists yet[\s\S]*apikey create/, 'stderr');
+    expect(banner).toContain(`algodesk is running at http://127.0.0.1:${port}`);
+
+    // The CLI writes to the same SQLite file while the server runs (WAL).
+    const made = spawnSync(
+      process.execPath,
+      [...CLI, 'user', 'create', '--username', 'op', '--password', 'op-password-1'],
+      { env: serveEnv, encoding: 'utf8' },
+    );
+    expect(made.status).toBe(0);
+    const key = spawnSync(process.execPath, [...CLI, 'apikey', 'create', '--username', 'op'], {
+      env: serveEnv,
+      encoding: 'utf8',
+    }).stdout.trim();
+
+    const base = `http://127.0.0.1:${port}`;
+    const ok = await fetch(`${base}/api/v1/ping`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: JSON.stringify({ apikey: key }),
+    });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ status: 'success', data: { message: 'pong', broker: null } });
+    const bad = await fetch(`${base}/api/v1/ping`, {
+      method: 'POST',
+      body: JSON.stringify({ apikey: 'wrong' }),
+    });
+    expect(bad.status).toBe(403);
+    expect(await bad.json()).toMatchObject({ status: 'error', message: 'Invalid algodesk apikey' });
+
+    // A login (argon2, tens of ms) is in flight when SIGTERM arrives: it must still be answered.
+    const inFlight = fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'op', password: 'op-password-1' }),
+    });
+    await new Promise((r) => setTimeout(r, 5));
+    proc.kill('SIGTERM');
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    const code = await new Promise<number | null>((resolve) => proc.on('exit', resolve));
+    expect(code).toBe(0);
+    const log = stdout.join('');
+    expect(log).toMatch(/"msg":"stopped"/);
+    expect(log).not.toContain(key);
+    expect(log).not.toContain('op-password-1');
+    rmSync(dir, { recursive: true, force: true });
+  }, 90_000);
+});

@@ -1,0 +1,347 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LocalInvalidationBus } from '../../src/platform/invalidation.js';
+import { importContract, kiteCombined } from '../helpers/contracts.js';
+import { sharedData } from '../helpers/shared-data.js';
+import {
+  asBrowser,
+  createTestApp,
+  createUser,
+  describeEachDb,
+  login,
+  type Browser,
+  type TestApp,
+} from '../helpers/test-app.js';
+
+const KITE_NSE = () => readFileSync(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'));
+const UPSTOX_GZ = () => readFileSync(sharedData('upstox', 'upstox_complete_2026-02-05.csv.gz'));
+
+interface Status {
+  status: string;
+  broker: string | null;
+  message: string;
+  total_symbols: number;
+  skipped: number;
+  by_exchange: Record<string, Record<string, number>>;
+  is_ready: boolean;
+  index_ready: boolean;
+  import_id: number | null;
+}
+
+/** A loopback server speaking the brokers' download protocol: GET path → file bytes. */
+async function brokerStub(routes: Record<string, () => { status: number; body: Buffer }>): Promise<{
+  url: string;
+  hits: string[];
+  server: Server;
+}> {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url} ${req.headers['x-kite-version'] ?? ''}`);
+    const route = routes[req.url ?? ''];
+    if (!route) return res.writeHead(404).end('not found');
+    const { status, body } = route();
+    res.writeHead(status, { 'content-type': 'text/csv' }).end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, server };
+}
+
+describeEachDb('master contract import', (dialect) => {
+  let t: TestApp;
+  let admin: Browser;
+  const stops: Array<() => Promise<unknown> | void> = [];
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    await createUser(t);
+    admin = await login(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  afterEach(async () => {
+    for (const s of stops.splice(0)) await s();
+  });
+
+  const status = async (): Promise<Status> =>
+    (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/master-contract/status',
+        headers: { cookie: admin.cookie },
+      })
+    ).json();
+
+  const sbin = () => t.services.market.contracts.get('SBIN', 'NSE');
+
+  describe('status before any import', () => {
+    it('is pending and not ready', async () => {
+      const s = await status();
+      expect(s).toMatchObject({ status: 'pending', total_symbols: 0, is_ready: false, import_id: null });
+      expect(await sbin()).toBeUndefined();
+    });
+  });
+
+  describe('a Kite import counts rows per exchange and type', () => {
+    it('imports the NSE snapshot: 8,203 equities and 117 indices', async () => {
+      const summary = await importContract(t, 'zerodha', KITE_NSE());
+      expect(summary.rows + summary.skipped).toBe(8_320);
+      const s = await status();
+      expect(s).toMatchObject({ status: 'success', broker: 'zerodha', is_ready: true, index_ready: true });
+      expect(s.total_symbols).toBe(summary.rows);
+      const nse = Object.values(s.by_exchange.NSE ?? {}).reduce((a, b) => a + b, 0);
+      const idx = Object.values(s.by_exchange.NSE_INDEX ?? {}).reduce((a, b) => a + b, 0);
+      expect(idx).toBe(117);
+      expect(nse + summary.skipped).toBe(8_203);
+      expect(await sbin()).toMatchObject({ token: '779521', lotsize: 1, tickSize: 0.05 });
+    });
+  });
+
+  describe('an import that fails half-way leaves the previous contract live', () => {
+    it('a truncated gzip (the Upstox file cut at 1 MB)', async () => {
+      const before = await status();
+      const cut = UPSTOX_GZ().subarray(0, 1_000_000);
+      await expect(importContract(t, 'upstox', cut)).rejects.toThrow(/Import failed/);
+      const after = await status();
+      expect(after.status).toBe('error');
+      expect(after.is_ready).toBe(true);
+      expect(await sbin()).toMatchObject({ token: '779521' });
+      expect(t.services.market.contracts.indexReady).toBe(true);
+      expect(t.services.market.contracts.indexSize).toBe(before.total_symbols);
+      // The failed run's rows are gone: the table holds exactly the live contract.
+      const n = await t.db.database.db
+        .selectFrom('instruments')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
+      expect(Number(n.n)).toBe(before.total_symbols);
+    });
+
+    it('a file of another broker fails fast', async () => {
+      await expect(importContract(t, 'zerodha', UPSTOX_GZ().subarray(0, 200_000))).rejects.toThrow();
+      expect((await status()).status).toBe('error');
+      expect(await sbin()).toMatchObject({ token: '779521' });
+    });
+
+    it('a file with no instrument at all', async () => {
+      await expect(importContract(t, 'zerodha', Buffer.from('garbage\n\u0000\u0001\n'))).rejects.toThrow();
+      expect(await sbin()).toMatchObject({ token: '779521' });
+    });
+
+    it('only one import runs at a time on an instance', async () => {
+      const first = await t.services.market.imports.begin('zerodha', 'x', 'pending');
+      await expect(t.services.market.imports.begin('zerodha', 'y', 'pending')).rejects.toMatchObject({
+        statusCode: 409,
+      });
+      await t.services.market.imports.abandon(first, new Error('test'));
+    });
+  });
+
+  describe('the index follows the live contract on every instance', () => {
+    it('another instance rebuilds when told on the bus, and by polling when not', async () => {
+      const bus = new LocalInvalidationBus();
+      const a = await createTestApp(dialect, { db: t.db, clock: t.clock, bus });
+      const b = await createTestApp(dialect, { db: t.db, clock: t.clock, bus });
+      const c = await createTestApp(dialect, { db: t.db, clock: t.clock }); // its own bus: no message
+      stops.push(
+        () => a.close(),
+        () => b.close(),
+        () => c.close(),
+      );
+      for (const x of [a, b, c]) await x.services.market.contracts.whenIdle();
+      const summary = await importContract(a, 'zerodha', KITE_NSE());
+      await b.services.market.contracts.whenIdle();
+      expect(b.services.market.contracts.indexSize).toBe(summary.rows);
+      expect(await b.services.market.contracts.get('SBIN', 'NSE')).toBeDefined();
+      // c still holds its old index until it checks the live generation.
+      await c.services.market.contracts.check();
+      expect(c.services.market.contracts.indexReady).toBe(false); // dropped: searches go to the database
+      await c.services.market.contracts.whenIdle();
+      expect(c.services.market.contracts.indexSize).toBe(summary.rows);
+    }, 60_000);
+  });
+  describe('download from the broker URL (POST /api/master-contract/download)', () => {
+    async function withStub(routes: Parameters<typeof brokerStub>[0]) {
+      const stub = await brokerStub(routes);
+      stops.push(() => new Promise((r) => stub.server.close(r)));
+      const app = await createTestApp(dialect, {
+        db: t.db,
+        clock: t.clock,
+        env: { MASTER_CONTRACT_BASE_URL: stub.url, MASTER_CONTRACT_BROKER: 'zerodha' },
+      });
+      stops.push(() => app.close());
+      return { stub, app };
+    }
+
+    async function waitDone(app: TestApp): Promise<Status> {
+      for (let i = 0; i < 600; i++) {
+        const s = (
+          await app.app.inject({
+            method: 'GET',
+            url: '/api/master-contract/status',
+            headers: { cookie: admin.cookie },
+          })
+        ).json() as Status;
+        if (s.status === 'success' || s.status === 'error') {
+          await app.services.market.contracts.whenIdle();
+          return s;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('download did not finish');
+    }
+
+    it('fetches Kite /instruments from the configured origin and makes it live', async () => {
+      const { stub, app } = await withStub({ '/instruments': () => ({ status: 200, body: kiteCombined() }) });
+      const res = await app.app.inject({
+        method: 'POST',
+        url: '/api/master-contract/download',
+        headers: asBrowser(admin),
+        payload: {},
+      });
+      expect(res.statusCode).toBe(202);
+      expect(res.json()).toMatchObject({ status: 'success', import_id: expect.any(Number) });
+      const s = await waitDone(app);
+      expect(s.status).toBe('success');
+      expect(s.by_exchange.NFO).toMatchObject({ CE: 17_474, PE: 17_569, FUT: 640 });
+      expect(stub.hits).toEqual(['GET /instruments 3']);
+      const run = await t.db.database.db
+        .selectFrom('contract_imports')
+        .select('source')
+        .where('id', '=', s.import_id!)
+        .executeTakeFirstOrThrow();
+      expect(run.source).toBe(`${stub.url}/instruments`);
+      expect(await app.services.market.contracts.get('SBIN', 'NSE')).toBeDefined();
+      expect(app.services.market.contracts.indexSize).toBe(s.total_symbols);
+    });
+
+    it('the Upstox gzip file by name in the body', async () => {
+      const { app } = await withStub({
+        '/market-quote/instruments/exchange/complete.csv.gz': () => ({ status: 200, body: UPSTOX_GZ() }),
+      });
+      const res = await app.app.inject({
+        method: 'POST',
+        url: '/api/master-contract/download',
+        headers: asBrowser(admin),
+        payload: { broker: 'upstox' },
+      });
+      expect(res.statusCode).toBe(202);
+      const s = await waitDone(app);
+      expect(s.status).toBe('success');
+      expect(s.total_symbols + s.skipped).toBe(204_218);
+      expect(Object.values(s.by_exchange.NFO ?? {}).reduce((a, b) => a + b, 0)).toBe(43_901);
+    }, 120_000);
+
+    it('a broker error (HTTP 500) is recorded and the old contract stays', async () => {
+      const { app } = await withStub({ '/instruments': () => ({ status: 500, body: Buffer.from('oops') }) });
+      const res = await app.app.inject({
+        method: 'POST',
+        url: '/api/master-contract/download',
+        headers: asBrowser(admin),
+        payload: {},
+      });
+      expect(res.statusCode).toBe(202);
+      const s = await waitDone(app);
+      expect(s).toMatchObject({ status: 'error', is_ready: true });
+      expect(s.message).toMatch(/HTTP 500/);
+      expect(await app.services.market.contracts.get('SBIN', 'NSE')).toBeDefined();
+    });
+
+    it('refuses bad requests: unknown broker, non-admin, no CSRF', async () => {
+      const { app } = await withStub({});
+      const bad = await app.app.inject({
+        method: 'POST',
+        url: '/api/master-contract/download',
+        headers: asBrowser(admin),
+        payload: { broker: 'nosuch' },
+      });
+      expect(bad.statusCode).toBe(400);
+      const wrongType = await app.app.inject({
+        method: 'POST',
+        url: '/api/master-contract/download',
+        headers: asBrowser(admin),
+        payload: { broker: 7 },
+      });
+      expect(wrongType.statusCode).toBe(400);
+      const noCsrf = await app.app.inject({
+        method: 'POST',
+        url: '/api/master-contract/download',
+        headers: { cookie: admin.cookie },
+        payload: {},
+      });
+      expect(noCsrf.statusCode).toBe(403);
+      const anon = await app.app.inject({ method: 'GET', url: '/api/master-contract/status' });
+      expect(anon.statusCode).toBe(401);
+    });
+  });
+});
+
+describe('algodesk contracts import (CLI)', () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'algodesk-cli-contracts-'));
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, [...CLI, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+  it('imports a file and prints rows per exchange and type and the skips', () => {
+    const r = run([
+      'contracts',
+      'import',
+      '--broker',
+      'zerodha',
+      '--file',
+      sharedData('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'),
+    ]);
+    expect(r.stderr).not.toMatch(/algodesk:/);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(
+      /imported \d+ instruments from kite_instruments_NFO_BFO_2026-08-18\.csv \(zerodha\)/,
+    );
+    expect(r.stdout).toMatch(/NFO\s+CE 17474, FUT 640, PE 17569/);
+    expect(r.stdout).toMatch(/BFO\s+CE 2123, FUT 12, PE 2123/);
+  }, 60_000);
+
+  it('--json prints the summary', () => {
+    const r = run([
+      'contracts',
+      'import',
+      '--broker',
+      'zerodha',
+      '--file',
+      sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'),
+      '--json',
+    ]);
+    expect(r.status).toBe(0);
+    const summary = JSON.parse(r.stdout) as {
+      rows: number;
+      skipped: number;
+      by_exchange: Record<string, unknown>;
+    };
+    expect(summary.rows + summary.skipped).toBe(8_320);
+  }, 60_000);
+
+  it('fails with one clear line on a wrong broker, a missing file or a bad file', () => {
+    const wrong = run(['contracts', 'import', '--broker', 'nosuch', '--file', 'x']);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(/^algodesk: unknown broker "nosuch"/);
+    const missing = run(['contracts', 'import', '--broker', 'zerodha', '--file', join(dataDir, 'nope.csv')]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^algodesk: .*no such file/i);
+    const junk = join(dataDir, 'junk.csv');
+    writeFileSync(junk, 'hello,world\n1,2\n');
+    const bad = run(['contracts', 'import', '--broker', 'zerodha', '--file', junk]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr.split('\n').filter((l) => l.startsWith('algodesk:'))).toHaveLength(1);
+  }, 60_000);
+});
