@@ -2,24 +2,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe, inject } from 'vitest';
+import { createTestDatabase, pgUrl, type TestDatabase } from './test-database.js';
 import { buildApp, type Services } from '../../src/app.js';
 import type { MailConnectOptions } from '../../src/modules/mail/mail.module.js';
 import { ensureInstallSecrets, loadConfig, sqliteFile, type ResolvedConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/platform/clock.js';
-import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import type { Dialect } from '../../src/platform/db/database.js';
 import type { App } from '../../src/platform/http/types.js';
 import { LocalInvalidationBus, type InvalidationBus } from '../../src/platform/invalidation.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { SchemaCompilers } from '../../src/platform/http/schema-compilers.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/platform/rate-limiter.js';
 
-export const pgUrl = inject('pgUrl');
 export const redisUrl = inject('redisUrl');
 const dialects = inject('dialects');
+
+export { createTestDatabase, pgUrl, type TestDatabase };
 
 /**
  * Runs `body` once per database the run covers: SQLite always (unless TEST_DB=postgres), and
@@ -30,56 +29,6 @@ export function describeEachDb(title: string, body: (dialect: Dialect) => void):
     if (!dialects.includes(dialect)) continue;
     // Skipped (not hidden) when PostgreSQL is unreachable outside CI; CI makes it required.
     describe.skipIf(dialect === 'postgres' && pgUrl === '')(`${title} [${dialect}]`, () => body(dialect));
-  }
-}
-
-/** A database of its own for one test: a temp SQLite file, or a fresh PostgreSQL schema. */
-export interface TestDatabase {
-  database: Database;
-  dialect: Dialect;
-  dataDir: string;
-  /** Connection target, so a second app can open the same database. */
-  target: Parameters<typeof openDatabase>[0];
-  drop(): Promise<void>;
-}
-
-export async function createTestDatabase(dialect: Dialect, dataDir: string): Promise<TestDatabase> {
-  if (dialect === 'sqlite') {
-    const target = { kind: 'sqlite' as const, file: join(dataDir, 'algodesk.db') };
-    const database = openDatabase(target);
-    await migrateToLatest(database.db);
-    return { database, dialect, dataDir, target, drop: () => database.close() };
-  }
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  await withSchemaLock((c) => c.query(`create schema ${schema}`));
-  const target = { kind: 'postgres' as const, url: pgUrl, schema, poolSize: 4 };
-  const database = openDatabase(target);
-  const drop = async () => {
-    await database.close();
-    await withSchemaLock((c) => c.query(`drop schema if exists ${schema} cascade`));
-  };
-  // A failed migration must not leave a half-built schema behind for later runs.
-  await withSchemaLock(() => migrateToLatest(database.db)).catch(async (err: unknown) => {
-    await drop();
-    throw err;
-  });
-  return { database, dialect, dataDir, target, drop };
-}
-
-/**
- * Serialises schema creation, migration and dropping across the test workers. Kysely's migrator
- * introspects every schema of the database (`has_schema_privilege` per schema) before it takes
- * its own lock, and a schema another worker drops in that moment fails the call with "schema …
- * does not exist".
- */
-async function withSchemaLock<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: pgUrl });
-  await c.connect();
-  try {
-    await c.query('select pg_advisory_lock(72530017)');
-    return await fn(c);
-  } finally {
-    await c.end(); // ends the session, which releases the lock
   }
 }
 
