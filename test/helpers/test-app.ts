@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, inject } from 'vitest';
 import { createTestDatabase, pgUrl, type TestDatabase } from './test-database.js';
-import { buildApp, type Services } from '../../src/app.js';
+import { buildApp, type AppDeps, type Services } from '../../src/app.js';
 import type { MailConnectOptions } from '../../src/modules/mail/mail.module.js';
 import { ensureInstallSecrets, loadConfig, sqliteFile, type ResolvedConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/platform/clock.js';
@@ -68,41 +68,64 @@ export interface TestAppOptions {
 /** One set of compiled route schemas for every app this test worker builds (each compiled once). */
 export const schemaCompilers = new SchemaCompilers();
 
-/** Builds the real app on a database of its own, with a fake clock and captured trace logs. */
-export async function createTestApp(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestApp> {
+/** What an app or a set of services is built from in a test: config, database, fakes, captured logs. */
+export interface TestDeps {
+  deps: AppDeps;
+  config: ResolvedConfig;
+  clock: FakeClock;
+  db: TestDatabase;
+  logs: string[];
+  /** Drops the database and its folder unless it was shared in (`opts.db`). */
+  release(): Promise<void>;
+}
+
+/** Config on a temp data folder, a database of its own, a fake clock, and trace logs captured. */
+export async function createTestDeps(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestDeps> {
   const dataDir = opts.db?.dataDir ?? mkdtempSync(join(tmpdir(), 'algodesk-test-'));
   const base = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'trace', ...opts.env }, { envFile: false });
   const { config } = ensureInstallSecrets(base);
   const db = opts.db ?? (await createTestDatabase(dialect, dataDir));
   const clock = opts.clock ?? new FakeClock();
   const { lines, stream } = captureStream();
-  const logger = createLogger(config.logLevel, stream);
-  const bus = opts.bus ?? new LocalInvalidationBus();
-  const rateLimiter = opts.rateLimiter ?? new MemoryRateLimiter(clock);
-  const { app, services } = await buildApp({
+  const deps: AppDeps = {
     config,
     database: db.database,
     clock,
-    logger,
-    rateLimiter,
-    bus,
+    logger: createLogger(config.logLevel, stream),
+    rateLimiter: opts.rateLimiter ?? new MemoryRateLimiter(clock),
+    bus: opts.bus ?? new LocalInvalidationBus(),
     schemaCompilers,
     ...(opts.mailConnect ? { mailConnect: opts.mailConnect } : {}),
-  });
-  await app.ready();
+  };
   return {
-    app,
-    services,
+    deps,
     config,
     clock,
     db,
     logs: lines,
+    async release() {
+      if (opts.db) return;
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Builds the real app on a database of its own, with a fake clock and captured trace logs. */
+export async function createTestApp(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestApp> {
+  const t = await createTestDeps(dialect, opts);
+  const { app, services } = await buildApp(t.deps);
+  await app.ready();
+  return {
+    app,
+    services,
+    config: t.config,
+    clock: t.clock,
+    db: t.db,
+    logs: t.logs,
     async close() {
       await app.close();
-      if (!opts.db) {
-        await db.drop();
-        rmSync(dataDir, { recursive: true, force: true });
-      }
+      await t.release();
     },
   };
 }
