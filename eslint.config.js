@@ -16,7 +16,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/cli.ts', 'src/cli/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts', '**/*.test.ts'],
+    files: [
+      'src/cli.ts',
+      'src/cli/**/*.ts',
+      'bench/**/*.ts',
+      'scripts/**/*.ts',
+      'test/**/*.ts',
+      '**/*.test.ts',
+    ],
     rules: { 'no-console': 'off' },
   },
 );

@@ -4,13 +4,13 @@ import type { TestProject } from 'vitest/node';
 
 /**
  * Decides which databases the integration suite runs on and tells the tests through `inject`.
- * - TEST_DB=sqlite|postgres|all (default all): which dialects to run.
+ * - TEST_DB=sqlite|postgres|all (default sqlite: `npm test`; vitest.postgres.config.ts sets postgres).
  * - TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
  * - TEST_REQUIRE_POSTGRES=1 / TEST_REQUIRE_REDIS=1 (CI): an unreachable server fails the run
  *   instead of skipping with a notice.
  */
 export default async function setup(project: TestProject): Promise<void> {
-  const want = process.env.TEST_DB ?? 'all';
+  const want = process.env.TEST_DB ?? 'sqlite';
   const pgUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
   const requirePg = process.env.TEST_REQUIRE_POSTGRES === '1';
