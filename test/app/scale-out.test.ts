@@ -19,7 +19,7 @@ import {
   type TestDatabase,
 } from '../helpers/test-app.js';
 import { importContract } from '../helpers/contracts.js';
-import { sharedData } from '../helpers/shared-data.js';
+import { marketFixture } from '../helpers/market-fixtures.js';
 
 /** Two instances of the service on one database and one Redis, as a scaled-out install runs. */
 describeEachDb('scale-out: API-key revocation reaches every instance through Redis', (dialect) => {
@@ -129,7 +129,7 @@ describeEachDb('scale-out: API-key revocation reaches every instance through Red
       const summary = await importContract(
         a,
         'zerodha',
-        readFileSync(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv')),
+        readFileSync(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv')),
       );
       let ready = false;
       for (let i = 0; i < 200 && !ready; i++) {

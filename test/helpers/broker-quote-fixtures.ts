@@ -27,13 +27,13 @@ import {
   UpstoxQuoteStub,
   type BrokerStub,
 } from './broker-quote-stubs.js';
-import { sharedData } from './shared-data.js';
+import { marketFixture } from './market-fixtures.js';
 
 // Credentials the stubs accept; distinctive so any leak into a message or a log is caught.
 export const KITE = { apiKey: 'kiteKEY7w3q9', accessToken: 'kiteTOKENx81Lm2Pz' };
 export const UPSTOX_TOKEN = 'eyJ0eXAiOiJKV1QupstoxTOKEN4Qz';
 
-// ---- real instruments, through the real master-contract parsers (shared/data README) -------------
+// ---- real instruments, through the real master-contract parsers (test/fixtures/market) -------------
 
 export async function rows(items: AsyncIterable<ParsedItem>): Promise<QuoteInstrument[]> {
   const out: QuoteInstrument[] = [];
@@ -69,15 +69,15 @@ export type UpstoxSet = Record<'sbin' | 'nhpc' | 'nifty' | 'ce' | 'fut', QuoteIn
 export async function loadQuoteInstruments(): Promise<{ K: KiteSet; U: UpstoxSet }> {
   const kite = [
     ...(await rows(
-      parseZerodha(createReadStream(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'))),
+      parseZerodha(createReadStream(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'))),
     )),
     ...(await rows(
-      parseZerodha(createReadStream(sharedData('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'))),
+      parseZerodha(createReadStream(marketFixture('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'))),
     )),
   ];
   const upstox = await rows(
     parseUpstox(
-      createReadStream(sharedData('upstox', 'upstox_complete_2026-02-05.csv.gz')).pipe(createGunzip()),
+      createReadStream(marketFixture('upstox', 'upstox_complete_2026-02-05.csv.gz')).pipe(createGunzip()),
     ),
   );
   const K: KiteSet = {

@@ -1,7 +1,7 @@
 /**
  * An app for the order-placement tests: the real app on a database of its own with one live
  * broker configured against its loopback stub (test/helpers/broker-order-stubs.ts), a master
- * contract cut from the real snapshots in ../shared/data, the administrator logged in with an
+ * contract cut from the real snapshots in test/fixtures/market, the administrator logged in with an
  * API key and a broker session, a scripted (empty) price feed so the sandbox never asks the
  * broker for quotes, and every order event captured as it is dispatched.
  */
@@ -12,7 +12,7 @@ import type { OrderEvent } from '../../src/modules/orders/order-events.js';
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { importContract } from './contracts.js';
-import { sharedData } from './shared-data.js';
+import { marketFixture } from './market-fixtures.js';
 import { startKiteOrderStub, type KiteOrderStub } from './broker-order-stubs.js';
 import {
   appWithAdmin,
@@ -43,8 +43,10 @@ export const UPSTOX_CREDS = {
  * one of `symbols`, as one Kite instruments CSV.
  */
 export function kiteContract(symbols: readonly string[]): Buffer {
-  const nse = readFileSync(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'), 'utf8').split('\n');
-  const fo = readFileSync(sharedData('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'), 'utf8');
+  const nse = readFileSync(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'), 'utf8').split(
+    '\n',
+  );
+  const fo = readFileSync(marketFixture('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'), 'utf8');
   const rows = [...nse.slice(1), ...fo.split('\n').slice(1)].filter((l) =>
     symbols.includes(l.split(',')[2] ?? ''),
   );
@@ -58,7 +60,7 @@ let upstoxLines: string[] | undefined;
  * `keys`, as a plain Upstox CSV (header first).
  */
 export function upstoxContract(keys: readonly string[]): Buffer {
-  upstoxLines ??= gunzipSync(readFileSync(sharedData('upstox', 'upstox_complete_2026-02-05.csv.gz')))
+  upstoxLines ??= gunzipSync(readFileSync(marketFixture('upstox', 'upstox_complete_2026-02-05.csv.gz')))
     .toString('utf8')
     .split('\n');
   const wanted = new Set(keys.map((k) => `"${k}"`));

@@ -10,7 +10,7 @@ import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
 import type { Quote } from '../../src/modules/sandbox/types.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { importContract } from './contracts.js';
-import { sharedData } from './shared-data.js';
+import { marketFixture } from './market-fixtures.js';
 import {
   appWithAdmin,
   asBrowser,
@@ -46,8 +46,10 @@ const KITE_LINES = [
 
 /** The mini contract: the Kite header and the real rows of {@link KITE_LINES}. */
 export function miniKiteContract(): Buffer {
-  const nse = readFileSync(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'), 'utf8').split('\n');
-  const fo = readFileSync(sharedData('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'), 'utf8').split(
+  const nse = readFileSync(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'), 'utf8').split(
+    '\n',
+  );
+  const fo = readFileSync(marketFixture('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'), 'utf8').split(
     '\n',
   );
   const rows = [...nse.slice(1), ...fo.slice(1)].filter((l) => KITE_LINES.includes(l.split(',')[2] ?? ''));

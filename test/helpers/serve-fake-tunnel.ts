@@ -1,6 +1,6 @@
 /**
  * `algodesk serve` with the fake tunnel provider, run as a child process by
- * test/tunnel-process.test.ts: the real process entry (signals, exit paths, start-up banner)
+ * test/tunnel/tunnel-process.test.ts: the real process entry (signals, exit paths, start-up banner)
  * with a provider that records its calls as lines on stderr. No switch in the product selects
  * the fake: only this file passes it to `serve()`.
  *

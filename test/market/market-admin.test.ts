@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FreezeRepository, isUniqueViolation } from '../../src/modules/market/freeze.repository.js';
 import { LocalInvalidationBus } from '../../src/platform/invalidation.js';
-import { sharedData } from '../helpers/shared-data.js';
+import { marketFixture } from '../helpers/market-fixtures.js';
 import {
   appWithAdmin,
   asBrowser,
@@ -15,7 +15,7 @@ import {
   type TestApp,
 } from '../helpers/test-app.js';
 
-const NSE_CSV = readFileSync(sharedData('freeze_qty', 'nse_qtyfreeze_2025-12.csv'));
+const NSE_CSV = readFileSync(marketFixture('freeze_qty', 'nse_qtyfreeze_2025-12.csv'));
 const IST = 330 * 60_000;
 /** Epoch ms of an IST wall-clock time. */
 const ist = (date: string, hhmm: string) => Date.parse(`${date}T${hhmm}:00Z`) - IST;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LocalInvalidationBus } from '../../src/platform/invalidation.js';
 import { importContract, kiteCombined } from '../helpers/contracts.js';
-import { sharedData } from '../helpers/shared-data.js';
+import { marketFixture } from '../helpers/market-fixtures.js';
 import {
   asBrowser,
   createTestApp,
@@ -18,8 +18,8 @@ import {
   type TestApp,
 } from '../helpers/test-app.js';
 
-const KITE_NSE = () => readFileSync(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'));
-const UPSTOX_GZ = () => readFileSync(sharedData('upstox', 'upstox_complete_2026-02-05.csv.gz'));
+const KITE_NSE = () => readFileSync(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'));
+const UPSTOX_GZ = () => readFileSync(marketFixture('upstox', 'upstox_complete_2026-02-05.csv.gz'));
 
 interface Status {
   status: string;
@@ -88,25 +88,36 @@ describeEachDb('master contract import', (dialect) => {
   });
 
   describe('a Kite import counts rows per exchange and type', () => {
-    it('imports the NSE snapshot: 8,203 equities and 117 indices', async () => {
+    // The NSE fixture: 579 rows, 462 equities (segment NSE) and 117 indices (segment INDICES).
+    it('imports the NSE fixture: 462 equities and 117 indices', async () => {
       const summary = await importContract(t, 'zerodha', KITE_NSE());
-      expect(summary.rows + summary.skipped).toBe(8_320);
+      expect(summary.rows + summary.skipped).toBe(579);
       const s = await status();
       expect(s).toMatchObject({ status: 'success', broker: 'zerodha', is_ready: true, index_ready: true });
       expect(s.total_symbols).toBe(summary.rows);
       const nse = Object.values(s.by_exchange.NSE ?? {}).reduce((a, b) => a + b, 0);
       const idx = Object.values(s.by_exchange.NSE_INDEX ?? {}).reduce((a, b) => a + b, 0);
       expect(idx).toBe(117);
-      expect(nse + summary.skipped).toBe(8_203);
+      expect(nse + summary.skipped).toBe(462);
       expect(await sbin()).toMatchObject({ token: '779521', lotsize: 1, tickSize: 0.05 });
     });
   });
 
   describe('an import that fails half-way leaves the previous contract live', () => {
-    it('a truncated gzip (the Upstox file cut at 1 MB)', async () => {
+    it('a truncated gzip (the Upstox fixture cut at three quarters of its length)', async () => {
       const before = await status();
-      const cut = UPSTOX_GZ().subarray(0, 1_000_000);
+      // Cut late enough (about 2,600 of its 3,520 rows) that the run has written a first batch of
+      // rows (the importer writes 2,000 at a time) before the gzip breaks off.
+      const gz = UPSTOX_GZ();
+      const cut = gz.subarray(0, Math.floor((gz.length * 3) / 4));
       await expect(importContract(t, 'upstox', cut)).rejects.toThrow(/Import failed/);
+      const failed = await t.db.database.db
+        .selectFrom('contract_imports')
+        .select(['status', 'row_count'])
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
+      expect(failed.status).toBe('error');
+      expect(Number(failed.row_count)).toBeGreaterThan(2_000);
       const after = await status();
       expect(after.status).toBe('error');
       expect(after.is_ready).toBe(true);
@@ -122,7 +133,10 @@ describeEachDb('master contract import', (dialect) => {
     });
 
     it('a file of another broker fails fast', async () => {
-      await expect(importContract(t, 'zerodha', UPSTOX_GZ().subarray(0, 200_000))).rejects.toThrow();
+      // The whole Upstox fixture, intact: only its header can make the Kite importer refuse it.
+      await expect(importContract(t, 'zerodha', UPSTOX_GZ())).rejects.toThrow(
+        /not a Zerodha instruments file/,
+      );
       expect((await status()).status).toBe('error');
       expect(await sbin()).toMatchObject({ token: '779521' });
     });
@@ -207,7 +221,8 @@ describeEachDb('master contract import', (dialect) => {
       expect(res.json()).toMatchObject({ status: 'success', import_id: expect.any(Number) });
       const s = await waitDone(app);
       expect(s.status).toBe('success');
-      expect(s.by_exchange.NFO).toMatchObject({ CE: 17_474, PE: 17_569, FUT: 640 });
+      // The NFO rows of the NFO/BFO fixture (the NSE fixture has none).
+      expect(s.by_exchange.NFO).toMatchObject({ CE: 1_090, PE: 1_089, FUT: 640 });
       expect(stub.hits).toEqual(['GET /instruments 3']);
       const run = await t.db.database.db
         .selectFrom('contract_imports')
@@ -232,8 +247,9 @@ describeEachDb('master contract import', (dialect) => {
       expect(res.statusCode).toBe(202);
       const s = await waitDone(app);
       expect(s.status).toBe('success');
-      expect(s.total_symbols + s.skipped).toBe(204_218);
-      expect(Object.values(s.by_exchange.NFO ?? {}).reduce((a, b) => a + b, 0)).toBe(43_901);
+      // The Upstox fixture: 3,520 rows, 1,303 of them in segment NSE_FO.
+      expect(s.total_symbols + s.skipped).toBe(3_520);
+      expect(Object.values(s.by_exchange.NFO ?? {}).reduce((a, b) => a + b, 0)).toBe(1_303);
     }, 120_000);
 
     it('a broker error (HTTP 500) is recorded and the old contract stays', async () => {
@@ -301,15 +317,15 @@ describe('algodesk contracts import (CLI)', () => {
       '--broker',
       'zerodha',
       '--file',
-      sharedData('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'),
+      marketFixture('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'),
     ]);
     expect(r.stderr).not.toMatch(/algodesk:/);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(
       /imported \d+ instruments from kite_instruments_NFO_BFO_2026-08-18\.csv \(zerodha\)/,
     );
-    expect(r.stdout).toMatch(/NFO\s+CE 17474, FUT 640, PE 17569/);
-    expect(r.stdout).toMatch(/BFO\s+CE 2123, FUT 12, PE 2123/);
+    expect(r.stdout).toMatch(/NFO\s+CE 1090, FUT 640, PE 1089/);
+    expect(r.stdout).toMatch(/BFO\s+CE 682, FUT 12, PE 682/);
   }, 60_000);
 
   it('--json prints the summary', () => {
@@ -319,7 +335,7 @@ describe('algodesk contracts import (CLI)', () => {
       '--broker',
       'zerodha',
       '--file',
-      sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'),
+      marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'),
       '--json',
     ]);
     expect(r.status).toBe(0);
@@ -328,7 +344,7 @@ describe('algodesk contracts import (CLI)', () => {
       skipped: number;
       by_exchange: Record<string, unknown>;
     };
-    expect(summary.rows + summary.skipped).toBe(8_320);
+    expect(summary.rows + summary.skipped).toBe(579);
   }, 60_000);
 
   it('fails with one clear line on a wrong broker, a missing file or a bad file', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedData } from '../../../test/helpers/shared-data.js';
+import { marketFixture } from '../../../test/helpers/market-fixtures.js';
 import { AppError } from '../../platform/errors.js';
 import { normaliseFreezeExchange, parseFreezeCsv } from './freeze.service.js';
 
@@ -9,7 +9,7 @@ const lines = (...l: string[]) => Buffer.from(l.join('\n'));
 describe("parseFreezeCsv: NSE's qtyfreeze layout", () => {
   it('reads the real Dec-2025 file: 213 symbols, padded headers and values trimmed', async () => {
     const { rows, skipped } = await parseFreezeCsv(
-      readFileSync(sharedData('freeze_qty', 'nse_qtyfreeze_2025-12.csv')),
+      readFileSync(marketFixture('freeze_qty', 'nse_qtyfreeze_2025-12.csv')),
     );
     expect(rows).toHaveLength(213);
     expect(skipped).toEqual([]);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedData } from '../../../test/helpers/shared-data.js';
+import { marketFixture } from '../../../test/helpers/market-fixtures.js';
 import { HOLIDAYS_2025, HOLIDAYS_2026, SEED_HOLIDAYS } from './holiday-seed.js';
 import { toNewHoliday } from './holidays.service.js';
 import { isWeekend } from './timings.service.js';
@@ -21,7 +21,7 @@ const NSE_BSE = ['NSE', 'BSE', 'NFO', 'BFO', 'CDS', 'BCD'];
 const MCX_EVENING = [{ exchange: 'MCX', start: '17:00', end: '23:55' }];
 
 const master = JSON.parse(
-  readFileSync(sharedData('holidays', 'nse_holiday_master_2025.json'), 'utf8'),
+  readFileSync(marketFixture('holidays', 'nse_holiday_master_2025.json'), 'utf8'),
 ) as Record<string, Entry[]>;
 const weekdays = (entries: Entry[]) => entries.filter((e) => !isWeekend(iso(e.tradingDate)));
 
@@ -88,12 +88,12 @@ describe('holiday seed 2025 matches NSE holiday master 2025', () => {
 });
 
 describe("holiday seed 2026 matches NSE's FO list and the named list", () => {
-  const fo = readFileSync(sharedData('holidays', 'nse_fo_holidays_2026.csv'), 'utf8')
+  const fo = readFileSync(marketFixture('holidays', 'nse_fo_holidays_2026.csv'), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map(iso);
   const names = new Map(
-    readFileSync(sharedData('holidays', 'nse_holidays_2024H2-2026_with_descriptions.csv'), 'utf8')
+    readFileSync(marketFixture('holidays', 'nse_holidays_2024H2-2026_with_descriptions.csv'), 'utf8')
       .trim()
       .split('\n')
       .slice(1)

@@ -2,7 +2,7 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createGunzip, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sharedData } from '../../../../test/helpers/shared-data.js';
+import { marketFixture } from '../../../../test/helpers/market-fixtures.js';
 import type { Instrument, ParsedItem } from '../instrument.js';
 import { fyersFormat, parseFyers } from './fyers.js';
 
@@ -25,7 +25,7 @@ const parsed = {} as Record<(typeof FILES)[number], Parsed>;
 beforeAll(async () => {
   await Promise.all(
     FILES.map(async (name) => {
-      parsed[name] = await collect(parseFyers(createReadStream(sharedData('fyers', `${name}.csv`))));
+      parsed[name] = await collect(parseFyers(createReadStream(marketFixture('fyers', `${name}.csv`))));
     }),
   );
 });
@@ -40,24 +40,29 @@ function countBy(rows: Instrument[]): Record<string, number> {
 const find = (file: (typeof FILES)[number], exchange: string, symbol: string) =>
   parsed[file].rows.find((r) => r.exchange === exchange && r.symbol === symbol);
 
-describe('the headerless Fyers masters yield the rows the data README counts', () => {
+describe('the headerless Fyers masters (test/fixtures/market/fyers, a cut of the snapshot) yield every row', () => {
   it.each([
-    ['NSE_CM', 8_730, { 'NSE EQ': 8_610, 'NSE_INDEX INDEX': 120 }],
-    ['BSE_FO', 6_708, { 'BFO CE': 3_330, 'BFO PE': 3_330, 'BFO FUT': 48 }],
-    ['NSE_CD', 11_063, { 'CDS CE': 5_440, 'CDS PE': 5_440, 'CDS FUT': 183 }],
-    ['MCX_COM', 15_193, { 'MCX CE': 7_529, 'MCX PE': 7_529, 'MCX FUT': 135 }],
-  ] as const)('%s: %d rows, no skips', (file, total, counts) => {
+    ['NSE_CM', 341, { 'NSE EQ': 221, 'NSE_INDEX INDEX': 120 }],
+    ['BSE_FO', 215, { 'BFO CE': 84, 'BFO PE': 83, 'BFO FUT': 48 }],
+    ['NSE_CD', 453, { 'CDS CE': 124, 'CDS PE': 146, 'CDS FUT': 183 }],
+    ['MCX_COM', 512, { 'MCX CE': 192, 'MCX PE': 185, 'MCX FUT': 135 }],
+  ] as const)('%s: all %d rows of the fixture, no skips', (file, total, counts) => {
     expect(parsed[file].skips).toEqual([]);
     expect(parsed[file].rows).toHaveLength(total);
     expect(countBy(parsed[file].rows)).toEqual(counts);
   });
 
-  it('BSE_CM: 12,569 lines = 12,511 equities + 56 indices + 2 bonds of two issuers listed under one symbol', () => {
-    expect(countBy(parsed.BSE_CM.rows)).toEqual({ 'BSE EQ': 12_511, 'BSE_INDEX INDEX': 56 });
+  it('BSE_CM: 372 lines = 314 equities + 56 indices + 2 bonds of two issuers listed under one symbol', () => {
+    expect(countBy(parsed.BSE_CM.rows)).toEqual({ 'BSE EQ': 314, 'BSE_INDEX INDEX': 56 });
     expect(parsed.BSE_CM.skips.map((s) => s.reason)).toEqual([
       'ambiguous symbol 875PFL26 on BSE, shared by 2 securities (series F)',
       'ambiguous symbol 875PFL26 on BSE, shared by 2 securities (series F)',
     ]);
+    // Debt rows are deferred: with their plain symbol free, each keeps it (165 -F, 27 -G).
+    const debt = parsed.BSE_CM.rows.filter((r) => /-[FG]$/.test(r.brsymbol));
+    expect(debt).toHaveLength(192);
+    for (const r of debt) expect(`BSE:${r.symbol}-`).toBe(r.brsymbol.slice(0, -1));
+    expect(find('BSE_CM', 'BSE', '875KFL26A')?.brsymbol).toBe('BSE:875KFL26A-F');
   });
 
   it('reads expiry epochs as IST days: BFO 2025-11-13…2030-06-27, CDS 2025-11-14…2026-10-28, MCX 2025-09-05…2026-08-05', () => {
@@ -146,7 +151,7 @@ describe('Fyers cash rows follow the Kite/Upstox symbols', () => {
 
 describe('a Fyers file is recognised by its first line', () => {
   it('refuses a file with a header', async () => {
-    const kite = createReadStream(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'));
+    const kite = createReadStream(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'));
     await expect(collect(fyersFormat.parse(kite))).rejects.toThrow(
       /^not a Fyers symbol master: first line "instrument_token,exchange_token,/,
     );
@@ -159,7 +164,7 @@ describe('a Fyers file is recognised by its first line', () => {
   });
 
   it('reads concatenated files and reports bad lines', async () => {
-    const cd = readFileSync(sharedData('fyers', 'NSE_CD.csv'), 'utf8').split('\n').slice(0, 2);
+    const cd = readFileSync(marketFixture('fyers', 'NSE_CD.csv'), 'utf8').split('\n').slice(0, 2);
     const text = [
       ...cd,
       '1,X,19,1,0.0025,,s,d,1763103600,NSE:EURINR25N14110.25XE,10,12,1,EURINR,25,110.25,XE,1',
@@ -178,7 +183,7 @@ describe('a Fyers file is recognised by its first line', () => {
   });
 
   it('propagates a truncated gzip', async () => {
-    const gz = gzipSync(readFileSync(sharedData('fyers', 'MCX_COM.csv')));
+    const gz = gzipSync(readFileSync(marketFixture('fyers', 'MCX_COM.csv')));
     const input = Readable.from([gz.subarray(0, gz.length >> 1)]).pipe(createGunzip());
     await expect(collect(parseFyers(input))).rejects.toMatchObject({ code: 'Z_BUF_ERROR' });
   });

@@ -2,7 +2,7 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sharedData } from '../../../../test/helpers/shared-data.js';
+import { marketFixture } from '../../../../test/helpers/market-fixtures.js';
 import type { Instrument, ParsedItem } from '../instrument.js';
 import { parseUpstox, upstoxFormat } from './upstox.js';
 import { parseZerodha } from './zerodha.js';
@@ -21,7 +21,7 @@ async function collect(items: AsyncIterable<ParsedItem>): Promise<Parsed> {
   return out;
 }
 
-const FILE = sharedData('upstox', 'upstox_complete_2026-02-05.csv.gz');
+const FILE = marketFixture('upstox', 'upstox_complete_2026-02-05.csv.gz');
 const HEADER =
   '"instrument_key","exchange_token","tradingsymbol","name","last_price","expiry","strike","tick_size","lot_size","instrument_type","option_type","exchange"';
 
@@ -39,41 +39,44 @@ const find = (exchange: string, symbol: string) =>
   all.rows.find((r) => r.exchange === exchange && r.symbol === symbol);
 
 describe('the Upstox snapshot maps every segment to a canonical exchange', () => {
-  it('accounts for all 204,218 data rows as rows or skips', () => {
-    expect(all.rows.length + all.skips.length).toBe(204_218);
+  it('accounts for all 3,520 data rows of the fixture (a cut of the 204,218-row snapshot) as 3,484 rows and 36 skips', () => {
+    expect(all.rows.length + all.skips.length).toBe(3_520);
+    expect(all.rows).toHaveLength(3_484);
     expect(all.skips).toHaveLength(36);
   });
 
-  it('counts each segment as the data README does', () => {
+  it('counts each segment of the fixture as the cut of the snapshot holds it', () => {
     const counts: Record<string, number> = {};
     for (const r of all.rows)
       counts[`${r.brexchange}→${r.exchange} ${r.instrumenttype}`] =
         (counts[`${r.brexchange}→${r.exchange} ${r.instrumenttype}`] ?? 0) + 1;
     expect(counts).toEqual({
-      // NSE_FO 43,901: FUTSTK 618 + FUTIDX 15, options 43,268
+      // NSE_FO 1,303: FUTSTK 618 + FUTIDX 15 (every future), OPTIDX 478 (the nearest NIFTY and
+      // BANKNIFTY chains and scattered rows) + OPTSTK 192
       'NSE_FO→NFO FUT': 633,
-      'NSE_FO→NFO CE': 21_709,
-      'NSE_FO→NFO PE': 21_559,
-      // MCX_FO 64,273: FUTCOM 141 + FUTIDX 6, OPTFUT 62,758 + OPTIDX 1,368
-      'MCX_FO→MCX FUT': 147,
-      'MCX_FO→MCX CE': 32_063,
-      'MCX_FO→MCX PE': 32_063,
-      // NSE_COM 48,296 less the 24 rows without a type
-      'NSE_COM→NCO FUT': 120,
-      'NSE_COM→NCO CE': 24_076,
-      'NSE_COM→NCO PE': 24_076,
+      'NSE_FO→NFO CE': 333,
+      'NSE_FO→NFO PE': 337,
+      // MCX_FO 357: FUTCOM 39 + FUTIDX 1, OPTFUT 313 + OPTIDX 4
+      'MCX_FO→MCX FUT': 40,
+      'MCX_FO→MCX CE': 158,
+      'MCX_FO→MCX PE': 159,
+      // NSE_COM 292 (COPPER26FEB985CE trades there too) less the 24 rows without a type
+      'NSE_COM→NCO FUT': 28,
+      'NSE_COM→NCO CE': 130,
+      'NSE_COM→NCO PE': 110,
       'BSE_FO→BFO FUT': 9,
-      'BSE_FO→BFO CE': 2_958,
-      'BSE_FO→BFO PE': 2_958,
+      'BSE_FO→BFO CE': 247,
+      'BSE_FO→BFO PE': 249,
       'NCD_FO→CDS FUT': 92,
-      'NCD_FO→CDS CE': 4_836,
-      'NCD_FO→CDS PE': 4_836,
+      'NCD_FO→CDS CE': 27,
+      'NCD_FO→CDS PE': 21,
+      // BCD_FO 147: FUTCUR 92, OPTCUR 44 + OPTIRD 11
       'BCD_FO→BCD FUT': 92,
-      'BCD_FO→BCD CE': 5_208,
-      'BCD_FO→BCD PE': 5_208,
-      'BSE_EQ→BSE EQ': 12_570,
-      // NSE_EQ 8,778 less 12 securities whose symbol is ambiguous
-      'NSE_EQ→NSE EQ': 8_766,
+      'BCD_FO→BCD CE': 35,
+      'BCD_FO→BCD PE': 20,
+      'BSE_EQ→BSE EQ': 72,
+      // NSE_EQ 501 less 12 securities whose symbol is ambiguous
+      'NSE_EQ→NSE EQ': 489,
       'NSE_INDEX→NSE_INDEX INDEX': 134,
       'BSE_INDEX→BSE_INDEX INDEX': 69,
     });
@@ -153,6 +156,7 @@ describe('Upstox derivatives get canonical symbols from the trading symbol and t
       lotsize: 1,
     });
     const mcxTicks = new Set(all.rows.filter((r) => r.exchange === 'MCX').map((r) => r.tickSize));
+    // ₹0.01: OPTFUT rows stating 1.0 paise (COPPER26FEB985CE in the cut).
     expect(mcxTicks).toEqual(new Set([0.01, 0.05, 0.1, 0.5, 1, 10]));
   });
 
@@ -241,22 +245,24 @@ describe('the same security gets the same canonical symbol from Kite and Upstox'
   let kite: Parsed;
   beforeAll(async () => {
     kite = await collect(
-      parseZerodha(createReadStream(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'))),
+      parseZerodha(createReadStream(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'))),
     );
   });
 
-  it('finds all 117 Kite NSE indices under the same symbol in Upstox', () => {
+  it('finds all 117 Kite NSE indices of the fixture under the same symbol in Upstox', () => {
     const upstox = new Set(all.rows.filter((r) => r.exchange === 'NSE_INDEX').map((r) => r.symbol));
-    const missing = kite.rows.filter((r) => r.exchange === 'NSE_INDEX' && !upstox.has(r.symbol));
-    expect(missing).toEqual([]);
+    const indices = kite.rows.filter((r) => r.exchange === 'NSE_INDEX');
+    expect(indices).toHaveLength(117);
+    expect(indices.filter((r) => !upstox.has(r.symbol))).toEqual([]);
   });
 
-  it('finds 7,922 of 8,203 Kite NSE equities (four months older) under the same symbol, against 2,093 with Kite suffixes', () => {
+  it('finds 434 of the 462 Kite NSE equities in the fixtures (four months older) under the same symbol, against 131 with Kite suffixes', () => {
     const upstox = new Set(all.rows.filter((r) => r.exchange === 'NSE').map((r) => r.symbol));
     const equities = kite.rows.filter((r) => r.exchange === 'NSE');
-    expect(equities.filter((r) => upstox.has(r.symbol))).toHaveLength(7_922);
+    expect(equities).toHaveLength(462);
+    expect(equities.filter((r) => upstox.has(r.symbol))).toHaveLength(434);
     // What OpenAlgo's Zerodha mapper (Kite symbol kept as is) would have matched:
-    expect(equities.filter((r) => upstox.has(r.brsymbol))).toHaveLength(2_093);
+    expect(equities.filter((r) => upstox.has(r.brsymbol))).toHaveLength(131);
   });
 });
 
@@ -294,7 +300,7 @@ describe('a bad Upstox line becomes a skip with a short reason', () => {
 
 describe('a file that is not an Upstox CSV fails fast; a broken stream aborts', () => {
   it('refuses the Kite file before yielding a row', async () => {
-    const kite = createReadStream(sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv'));
+    const kite = createReadStream(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'));
     await expect(collect(upstoxFormat.parse(kite))).rejects.toThrow(
       /^not an Upstox instruments file: header "instrument_token,exchange_token,.*" lacks instrument_key, option_type$/,
     );
@@ -308,7 +314,8 @@ describe('a file that is not an Upstox CSV fails fast; a broken stream aborts', 
 
   it('propagates a truncated gzip', async () => {
     const gz = readFileSync(FILE);
-    const input = Readable.from([gz.subarray(0, 1_000_000)]).pipe(createGunzip());
+    // Cut inside the deflate stream, well short of its end and trailer.
+    const input = Readable.from([gz.subarray(0, Math.floor(gz.length / 2))]).pipe(createGunzip());
     await expect(collect(parseUpstox(input))).rejects.toMatchObject({ code: 'Z_BUF_ERROR' });
   });
 });

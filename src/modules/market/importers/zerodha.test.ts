@@ -2,7 +2,7 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createGunzip, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sharedData } from '../../../../test/helpers/shared-data.js';
+import { marketFixture } from '../../../../test/helpers/market-fixtures.js';
 import type { Instrument, ParsedItem } from '../instrument.js';
 import { parseZerodha, zerodhaFormat } from './zerodha.js';
 
@@ -36,8 +36,8 @@ function dataLines(file: string): number {
   return readFileSync(file, 'utf8').trimEnd().split('\n').length - 1;
 }
 
-const FO_FILE = sharedData('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv');
-const NSE_FILE = sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv');
+const FO_FILE = marketFixture('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv');
+const NSE_FILE = marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv');
 const HEADER =
   'instrument_token,exchange_token,tradingsymbol,name,last_price,expiry,strike,tick_size,lot_size,instrument_type,segment,exchange';
 
@@ -53,39 +53,39 @@ beforeAll(async () => {
 const bySymbol = (p: Parsed, exchange: string, symbol: string) =>
   p.rows.find((r) => r.exchange === exchange && r.symbol === symbol);
 
-describe('the Kite NFO/BFO snapshot yields every contract the data README counts', () => {
-  it('yields 39,941 rows and no skips (rows + skips = data lines)', () => {
+describe('the Kite NFO/BFO fixture (a cut of the 2026-08-18 snapshot) yields every contract it holds', () => {
+  it("yields the fixture's 4,195 rows and no skips (rows + skips = data lines)", () => {
     expect(fo.skips).toEqual([]);
-    expect(fo.rows).toHaveLength(39_941);
+    expect(fo.rows).toHaveLength(4_195);
     expect(fo.rows.length + fo.skips.length).toBe(dataLines(FO_FILE));
   });
 
-  it('counts NFO 35,683 = 17,569 PE + 17,474 CE + 640 FUT and BFO 4,258 = 2,123 PE + 2,123 CE + 12 FUT', () => {
+  it('counts in the fixture NFO 2,819 = 1,089 PE + 1,090 CE + 640 FUT and BFO 1,376 = 682 PE + 682 CE + 12 FUT', () => {
     expect(countBy(fo.rows)).toEqual({
-      'NFO PE': 17_569,
-      'NFO CE': 17_474,
+      'NFO PE': 1_089,
+      'NFO CE': 1_090,
       'NFO FUT': 640,
-      'BFO PE': 2_123,
-      'BFO CE': 2_123,
+      'BFO PE': 682,
+      'BFO CE': 682,
       'BFO FUT': 12,
     });
   });
 
-  it('splits the 35,043 NFO options into 30,035 on stocks and 5,008 on indices over 214 underlyings', () => {
+  it("splits the fixture's 2,179 NFO options into 156 on stocks and 2,023 on indices, 214 NFO underlyings (every future kept)", () => {
     const indices = new Set(['NIFTY', 'BANKNIFTY', 'FINNIFTY', 'MIDCPNIFTY', 'NIFTYNXT50']);
     const options = fo.rows.filter((r) => r.exchange === 'NFO' && r.instrumenttype !== 'FUT');
-    expect(options.filter((r) => indices.has(r.underlying!))).toHaveLength(5_008);
-    expect(options.filter((r) => !indices.has(r.underlying!))).toHaveLength(30_035);
+    expect(options.filter((r) => indices.has(r.underlying!))).toHaveLength(2_023);
+    expect(options.filter((r) => !indices.has(r.underlying!))).toHaveLength(156);
     expect(new Set(fo.rows.filter((r) => r.exchange === 'NFO').map((r) => r.underlying)).size).toBe(214);
     expect(new Set(fo.rows.filter((r) => r.exchange === 'BFO').map((r) => r.underlying))).toEqual(
       new Set(['BANKEX', 'FOCIT', 'SENSEX', 'SENSEX50']),
     );
   });
 
-  it('keeps the expiry ranges: NFO 18 dates 2026-08-18…2031-06-24, BFO 19 dates 2026-08-20…2031-06-26', () => {
+  it("keeps the fixture's expiry ranges: NFO 5 dates 2026-08-18…2029-12-24, BFO 4 dates 2026-08-20…2026-10-29", () => {
     for (const [exchange, n, first, last] of [
-      ['NFO', 18, '2026-08-18', '2031-06-24'],
-      ['BFO', 19, '2026-08-20', '2031-06-26'],
+      ['NFO', 5, '2026-08-18', '2029-12-24'],
+      ['BFO', 4, '2026-08-20', '2026-10-29'],
     ] as const) {
       const dates = [
         ...new Set(fo.rows.filter((r) => r.exchange === exchange).map((r) => r.expiryDate!)),
@@ -115,7 +115,7 @@ describe('Kite derivatives get canonical symbols, expiries and the Kite token', 
     });
   });
 
-  it('maps futures as base + DDMMMYY + FUT with the lot sizes of the README (NIFTY 65, BANKNIFTY 30, SENSEX 20)', () => {
+  it('maps futures as base + DDMMMYY + FUT with their Kite lot sizes (NIFTY 65, BANKNIFTY 30, SENSEX 20)', () => {
     expect(bySymbol(fo, 'NFO', 'NIFTY25AUG26FUT')).toMatchObject({
       brsymbol: 'NIFTY26AUGFUT',
       token: '14866434',
@@ -147,21 +147,21 @@ describe('Kite derivatives get canonical symbols, expiries and the Kite token', 
     expect(new Date(`${row!.expiryDate}T00:00:00Z`).getUTCDay()).toBe(1);
   });
 
-  // The data README says 137 strikes from 15000; the file has 141 from 12000 (three far strikes
-  // of the Dec-2026 expiry: 12000, 13000, 14000).
-  it('lists NIFTY strikes 12000…34500, 141 of them', () => {
+  // The fixture keeps the whole NIFTY chains of 18-AUG-26 and 25-AUG-26 plus NIFTY29DEC24000CE;
+  // the far strikes of the full snapshot (12000…34500, 141 of them) are cut away.
+  it("lists the fixture's NIFTY strikes 21200…27200, 121 of them", () => {
     const strikes = [
       ...new Set(fo.rows.filter((r) => r.underlying === 'NIFTY' && r.strike !== null).map((r) => r.strike!)),
     ];
-    expect(strikes).toHaveLength(141);
-    expect([Math.min(...strikes), Math.max(...strikes)]).toEqual([12_000, 34_500]);
+    expect(strikes).toHaveLength(121);
+    expect([Math.min(...strikes), Math.max(...strikes)]).toEqual([21_200, 27_200]);
   });
 });
 
 describe('Kite NSE indices map to NSE_INDEX with OpenAlgo names', () => {
-  it('yields 8,203 NSE equities and 117 indices, no skips', () => {
+  it("yields the fixture's 462 NSE equities and all 117 indices, no skips", () => {
     expect(nse.skips).toEqual([]);
-    expect(countBy(nse.rows)).toEqual({ 'NSE EQ': 8_203, 'NSE_INDEX INDEX': 117 });
+    expect(countBy(nse.rows)).toEqual({ 'NSE EQ': 462, 'NSE_INDEX INDEX': 117 });
     expect(nse.rows.length + nse.skips.length).toBe(dataLines(NSE_FILE));
   });
 
@@ -387,6 +387,6 @@ describe('a file that is not a Kite instruments file fails before any row', () =
       })(),
     ).rejects.toMatchObject({ code: 'Z_BUF_ERROR' });
     expect(rows).toBeGreaterThan(1_000);
-    expect(rows).toBeLessThan(39_941);
+    expect(rows).toBeLessThan(4_195);
   });
 });
