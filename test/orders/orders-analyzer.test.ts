@@ -1,7 +1,9 @@
 /**
  * Orders issue: `POST /api/v1/placeorder` and `/api/v1/splitorder` in analyzer mode — the spec's
  * steps 1-5 and status table rows that do not need a broker, freeze-quantity splitting, the
- * Action Center, the analyzer log, and OpenAlgo's `/api/v1/analyzer` routes.
+ * Action Center, the analyzer log, and OpenAlgo's `/api/v1/analyzer` routes. The pipeline's own
+ * rules (step 3 validation, freeze splitting, where an order goes, the events it publishes) are
+ * proved on the services: order-pipeline.service.test.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asBrowser, describeEachDb } from '../helpers/test-app.js';
@@ -93,33 +95,7 @@ describeEachDb('placeorder in analyzer mode', (dialect) => {
     });
   });
 
-  describe('step 3: order data validated again; failures publish the analyzer-error event', () => {
-    it.each([
-      ['LIMIT without a price', order({ pricetype: 'LIMIT' }), /price must be greater than 0/],
-      [
-        'SL without a trigger',
-        order({ pricetype: 'SL', price: '800' }),
-        /trigger_price must be greater than 0/,
-      ],
-      ['SL-M without a trigger', order({ pricetype: 'SL-M' }), /trigger_price/],
-      [
-        'F&O quantity off the lot size',
-        order({ ...MINI.NIFTY_CE, quantity: 10, product: 'NRML' }),
-        /lot size 65/,
-      ],
-      ['unknown symbol', order({ symbol: 'NOSUCH' }), /not found/],
-    ])('%s → 400 and an analyzer-error event', async (_name, body, msg) => {
-      const res = await h.api('placeorder', body);
-      expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({
-        status: 'error',
-        mode: 'analyze',
-        message: expect.stringMatching(msg),
-      });
-      const rows = await logs('analyzer_logs');
-      expect(rows.at(-1)).toMatchObject({ event: 'analyzer.error', status_code: 400 });
-    });
-
+  describe('step 3: a sandbox rejection is answered 400 with its reason', () => {
     it('a sandbox rejection (insufficient funds) is 400 with the reason and the rejected order id', async () => {
       const res = await h.api('placeorder', order({ quantity: 20_000, product: 'CNC' }));
       expect(res.statusCode).toBe(400);
@@ -140,22 +116,7 @@ describeEachDb('placeorder in analyzer mode', (dialect) => {
     });
   });
 
-  describe('freeze quantity: F&O orders above it are split into orders of at most that size', () => {
-    it('325 of a lot-65 option with freeze 150 → 130 + 130 + 65 (whole lots), every id returned', async () => {
-      await h.t.services.marketAdmin.freeze.add({ exchange: 'NFO', symbol: 'NIFTY', freeze_qty: 150 });
-      const res = await h.api('placeorder', order({ ...MINI.NIFTY_CE, quantity: 325, product: 'NRML' }));
-      expect(res.statusCode).toBe(200);
-      const body = res.json();
-      expect(body.orderids).toHaveLength(3);
-      expect(body.orderid).toBe(body.orderids[0]);
-      const sizes = await Promise.all(
-        (body.orderids as string[]).map(
-          async (id) => (await h.t.services.sandbox.service.order(1, Number(id))).quantity,
-        ),
-      );
-      expect(sizes).toEqual([130, 130, 65]);
-    });
-
+  describe('splitorder answers each child order', () => {
     it('splitorder {splitsize} splits at the given size and reports each child', async () => {
       const res = await h.api('splitorder', order({ quantity: 25, splitsize: 10 }));
       expect(res.statusCode).toBe(200);

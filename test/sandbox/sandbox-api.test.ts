@@ -1,8 +1,9 @@
 /**
  * Issue 5, "Read and manage APIs": the ten OpenAlgo book and order-management routes in analyzer
- * mode, their shapes (docs/openalgo-book-shapes.md) and the manage rules. Isolation between users
- * and the reset: sandbox-api-users.test.ts; bad input, live mode and secrets:
- * sandbox-api-bad-input.test.ts.
+ * mode, their shapes (docs/openalgo-book-shapes.md) and the manage routes' HTTP answers. The
+ * placement, margin, P&L, cancel and modify rules themselves are proved on the services:
+ * sandbox-placement.service.test.ts. Isolation between users and the reset:
+ * sandbox-api-users.test.ts; bad input, live mode and secrets: sandbox-api-bad-input.test.ts.
  * Figures are computed by hand in the comments (₹; margins: equity MIS 5×, CNC 1×, futures 10×,
  * option buy 1×).
  */
@@ -180,23 +181,6 @@ describeEachDb('sandbox API: cancel, modify, cancel-all and close manage orders'
   const funds = async () => (await h.ok<{ data: Funds }>('funds')).data;
   const status = async (orderid: string) => (await h.ok<{ data: Row }>('orderstatus', { orderid })).data;
 
-  it('a MARKET order without a quote is rejected for lack of a price and blocks nothing', async () => {
-    const r = await h.place({ ...MINI.NIFTY_FUT, side: 'BUY', quantity: 65 });
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.message).toMatch(/No price is available for NFO:NIFTY25AUG26FUT/);
-    expect((await status(r.order.orderId)).order_status).toBe('rejected');
-    expect(await funds()).toMatchObject({ availablecash: START, utiliseddebits: 0 });
-  });
-
-  it('cancelorder cancels a resting LIMIT and releases its margin', async () => {
-    const id = (await optionLimit(h)).order.orderId;
-    expect((await funds()).utiliseddebits).toBe(6_500); // 65 × 100
-    const res = await h.api('cancelorder', { orderid: id });
-    expect(res.statusCode).toBe(200);
-    expect((await status(id)).order_status).toBe('cancelled');
-    expect(await funds()).toMatchObject({ availablecash: START, utiliseddebits: 0 });
-  });
-
   it('cancelling a completed or cancelled order is a 400 naming its status, in analyze mode', async () => {
     const done = (await h.place({ ...MINI.SBIN, side: 'BUY', quantity: 10 })).order.orderId;
     const before = await funds();
@@ -219,33 +203,6 @@ describeEachDb('sandbox API: cancel, modify, cancel-all and close manage orders'
     expect(await status(id)).toMatchObject({ order_status: 'open', quantity: 130, price: 95.5 });
     // 130 × 95.50 = 12,415 replaces the 6,500.
     expect(await funds()).toMatchObject({ utiliseddebits: 12_415, availablecash: START - 12_415 });
-  });
-
-  it('a modify needing more than the available funds is a 400 and leaves the order as it was', async () => {
-    const id = (await optionLimit(h)).order.orderId;
-    const before = { order: await status(id), funds: await funds() };
-    // 65 × 2,000 lots × ₹100 = ₹1.3 crore > ₹1 crore.
-    const res = await h.api('modifyorder', modifyBody(id, { quantity: 130_000 }));
-    expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ status: 'error', mode: 'analyze' });
-    expect(res.json().message).toMatch(/^Insufficient funds/);
-    expect({ order: await status(id), funds: await funds() }).toEqual(before);
-  });
-
-  it('a modify cannot change symbol, exchange, action or product: 400 naming the field', async () => {
-    const id = (await optionLimit(h)).order.orderId;
-    const before = await status(id);
-    for (const [field, change] of [
-      ['symbol', { symbol: MINI.NIFTY_FUT.symbol }],
-      ['exchange', { exchange: 'BFO' }],
-      ['action', { action: 'SELL' }],
-      ['product', { product: 'MIS' }],
-    ] as const) {
-      const res = await h.api('modifyorder', modifyBody(id, { price: 99, ...change }));
-      expect(res.statusCode, field).toBe(400);
-      expect(res.json().message, field).toMatch(new RegExp(`^${field} cannot be modified`));
-    }
-    expect(await status(id)).toEqual(before);
   });
 
   it('cancelallorder cancels every working order, lists their ids and releases every block', async () => {
@@ -273,27 +230,5 @@ describeEachDb('sandbox API: cancel, modify, cancel-all and close manage orders'
     const none = await h.ok<Row>('cancelallorder');
     expect(none).toMatchObject({ canceled_orders: [], failed_cancellations: [] });
     expect(none.message).toBe('No open orders to cancel'); // docs/openalgo-book-shapes.md, cancelallorder
-  });
-
-  it('closeposition closes every open position at market and credits the realised P&L', async () => {
-    await h.place({ ...MINI.SBIN, side: 'BUY', quantity: 100 }); // long @ 800.05
-    await h.place({ ...MINI.BANKNIFTY_FUT, side: 'SELL', quantity: 30 }); // short @ 51,999.80
-    await h.place({ ...MINI.NIFTY_CE, side: 'BUY', quantity: 65, product: 'NRML' }); // long @ 120.50
-    await h.tick({
-      [k(MINI.SBIN)]: h.quote(805, { bid: 804.95, ask: 805.05, high: 810, low: 795 }),
-      [k(MINI.BANKNIFTY_FUT)]: h.quote(51_900, { bid: 51_899.8, ask: 51_900.4, high: 52_500, low: 51_500 }),
-      [k(MINI.NIFTY_CE)]: h.quote(130, { bid: 129.95, ask: 130.1, high: 140, low: 95 }),
-    });
-    const r = await h.ok<Row>('closeposition');
-    expect(r).toMatchObject({ closed_positions: 3, failed_closures: 0 });
-    const rows = (await h.ok<{ data: Row[] }>('positionbook')).data;
-    expect(rows.map((p) => p.quantity)).toEqual([0, 0, 0]);
-    // SBIN (804.95 − 800.05) × 100 = 490; BANKNIFTY (51,999.8 − 51,900.4) × 30 = 2,982;
-    // option (129.95 − 120.50) × 65 = 614.25. Total 4,086.25.
-    const pnl = Object.fromEntries(rows.map((p) => [p.symbol, p.realized_pnl]));
-    expect(pnl).toEqual({ SBIN: 490, BANKNIFTY25AUG26FUT: 2_982, NIFTY18AUG2626000CE: 614.25 });
-    const f = await funds();
-    expect([f.m2mrealized, f.utiliseddebits, f.availablecash]).toEqual([4_086.25, 0, START + 4_086.25]);
-    expect((await h.ok<Row>('closeposition')).message).toBe('No open positions to close');
   });
 });
