@@ -1,7 +1,9 @@
 /**
- * Issue 7 part 4: `POST /strategy/webhook/<token>` — every row of the spec's result-code table,
+ * Issue 7 part 4: `POST /strategy/webhook/<token>` — the rows of the spec's result-code table,
  * in the pipeline's order, with the audit rule (every terminal result admitted to the validation
- * pipeline is audited; the declared-size and rate-limit refusals are not).
+ * pipeline is audited; the declared-size and rate-limit refusals are not). The windows behind
+ * rejected_dedupe (60 s) and rejected_cooling_off (30 s) are tested on the webhook service:
+ * strategies-pipeline.service.test.ts.
  */
 import { afterEach, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/test-app.js';
@@ -167,28 +169,6 @@ describeEachDb('strategy webhook: result codes', (dialect) => {
     // Enabled: accepted (the live broker is not logged in, so the entries are refused, not the start).
     const live = await h.hook(token, { action: 'start', mode: 'live' });
     expect(body(live)).toMatchObject({ result: 'ok', strategy_id: id });
-  });
-
-  it('rejected_dedupe (200) for an identical batch delivery within 60 s; rejected_cooling_off (409) within 30 s of a stop', async () => {
-    h = await startStrategies(dialect);
-    const { token } = await h.create(BATCH_PAIR);
-    const start = { action: 'start', mode: 'sandbox' };
-    const first = await h.hook(token, start);
-    expect(body(first)).toMatchObject({ status: 'success', result: 'ok' });
-    const dup = await h.hook(token, { mode: 'sandbox', action: 'start' });
-    expect(dup.statusCode).toBe(200);
-    expect(body(dup)).toMatchObject({ result: 'rejected_dedupe' });
-    h.t.clock.advance(1_000);
-    const stop = await h.hook(token, { action: 'stop' });
-    expect(body(stop)).toMatchObject({ result: 'ok', stop_pending: true });
-    await h.t.services.strategies.stopper.whenIdle();
-    // 29 s after the stop (a different body, so not a duplicate): cooling off.
-    h.t.clock.advance(29_000);
-    const cooling = await h.hook(token, { ...start, note: 'again' });
-    expect(cooling.statusCode).toBe(409);
-    expect(body(cooling)).toMatchObject({ result: 'rejected_cooling_off' });
-    h.t.clock.advance(2_000);
-    expect(body(await h.hook(token, { ...start, note: 'later' }))).toMatchObject({ result: 'ok' });
   });
 
   it('rejected_engine_error (500) when the engine throws, audited', async () => {
