@@ -6,8 +6,8 @@ import { Command, CommanderError } from 'commander';
 import pino from 'pino';
 import { ConfigError, ensureInstallSecrets, loadConfig } from './config.js';
 import { isAppError } from './platform/errors.js';
-import { openRuntime, type Runtime } from './runtime.js';
-import { buildServices } from './app.js';
+import type { Runtime } from './runtime.js';
+import type { Services } from './app-services.js';
 import { createLogger } from './platform/logger.js';
 import { toPublicUser } from './modules/auth/users.service.js';
 import { brokerIds, getFormat } from './modules/market/importers/index.js';
@@ -16,9 +16,12 @@ import { brokerIds, getFormat } from './modules/market/importers/index.js';
  * The `algodesk` command. Every failure ends with a one-line message on stderr and a non-zero
  * exit; `--help` works on every command.
  */
-async function withServices<T>(
-  fn: (s: ReturnType<typeof buildServices>, rt: Runtime) => Promise<T>,
-): Promise<T> {
+async function withServices<T>(fn: (s: Services, rt: Runtime) => Promise<T>): Promise<T> {
+  // Loaded here, not at the top: `--help` and argument errors answer without loading the app.
+  const [{ openRuntime }, { buildServices }] = await Promise.all([
+    import('./runtime.js'),
+    import('./app-services.js'),
+  ]);
   const logger = createLogger('warn', pino.destination(2));
   const { config, warnings } = ensureInstallSecrets(loadConfig());
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
