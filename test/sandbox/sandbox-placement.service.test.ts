@@ -7,7 +7,7 @@
  * option buy 1×). Quotes at 10:00 IST (see `marketOpen`): SBIN 800 (bid 799.95 / ask 800.05), the
  * NIFTY 26000 CE 120 (119.95 / 120.50), the BANKNIFTY future 52,000 (51,999.80 / 52,000.20).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../../src/platform/errors.js';
 import { MINI } from '../helpers/sandbox.js';
 import { describeEachDb } from '../helpers/test-app.js';
@@ -263,9 +263,17 @@ describeEachDb('sandbox placement (service tier)', (dialect) => {
   });
 
   describe('after the MIS square-off time (NSE 15:15) only MIS orders reducing a position are accepted', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
     it('a new MIS exposure is rejected, a reduction fills, CNC is not affected', async () => {
       await t.place({ ...MINI.SBIN, side: 'BUY', quantity: 100 });
-      // 15:16 without running the day's jobs (they would square the position off).
+      // 15:16 without running the day's jobs (they would square the position off): the engine
+      // is restarted with its 5 s job timer faked, so it cannot fire while the case runs.
+      const { engine } = t.s.services.sandbox;
+      await engine.stop();
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      await engine.start();
       t.s.clock.set(Date.parse('2026-01-05T15:16:00+05:30'));
       await t.tick({ [key(MINI.SBIN)]: t.quote(800, { bid: 799.95, ask: 800.05, high: 805, low: 795 }) });
       const reason = 'after the MIS square-off time only orders reducing a position are accepted';
