@@ -138,6 +138,28 @@ export class KiteOrderStub extends OrderStub {
   userId = 'ZX4821';
   private readonly creds: { value: KiteOrderCredentials };
 
+  /** Kite's order ids received for `side`, in order, with the quantity each asked for. */
+  placed(side: 'BUY' | 'SELL'): Array<{ id: string; quantity: number }> {
+    return [...this.orders.entries()]
+      .filter(([, history]) => history[0]!.transaction_type === side)
+      .map(([id, history]) => ({ id, quantity: Number(history[0]!.quantity) }));
+  }
+
+  /** Appends a final state to an order's history (what the exchange did with it). */
+  settle(id: string, status: 'COMPLETE' | 'REJECTED' | 'OPEN', filled?: number): void {
+    const history = this.orders.get(id)!;
+    const last = history.at(-1)!;
+    const quantity = Number(last.quantity);
+    const filledQuantity = filled ?? (status === 'COMPLETE' ? quantity : 0);
+    history.push({
+      ...last,
+      status,
+      filled_quantity: filledQuantity,
+      pending_quantity: status === 'OPEN' ? quantity - filledQuantity : 0,
+      status_message: status === 'REJECTED' ? 'RMS: Margin exceeds' : null,
+    });
+  }
+
   constructor(credentials: KiteOrderCredentials) {
     const creds = { value: { ...credentials } };
     super(

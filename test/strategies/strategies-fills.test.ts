@@ -43,27 +43,6 @@ async function liveHarness(dialect: 'sqlite' | 'postgres'): Promise<StrategyHarn
   return harness;
 }
 
-/** Kite's order ids the stub received for `side`, in order. */
-const placed = (side: 'BUY' | 'SELL') =>
-  [...stub.orders.entries()]
-    .filter(([, history]) => history[0]!.transaction_type === side)
-    .map(([id, history]) => ({ id, quantity: Number(history[0]!.quantity) }));
-
-/** Appends a final state to a stub order's history (what the exchange did with it). */
-function settle(id: string, status: 'COMPLETE' | 'REJECTED' | 'OPEN', filled?: number): void {
-  const history = stub.orders.get(id)!;
-  const last = history.at(-1)!;
-  const quantity = Number(last.quantity);
-  const filledQuantity = filled ?? (status === 'COMPLETE' ? quantity : 0);
-  history.push({
-    ...last,
-    status,
-    filled_quantity: filledQuantity,
-    pending_quantity: status === 'OPEN' ? quantity - filledQuantity : 0,
-    status_message: status === 'REJECTED' ? 'RMS: Margin exceeds' : null,
-  });
-}
-
 /** A live batch strategy of one BUY leg of 3 SBIN, started. */
 async function startedLiveBatch(): Promise<{ id: number; token: string; entry: string }> {
   const { id, token } = await h.create({
@@ -74,7 +53,7 @@ async function startedLiveBatch(): Promise<{ id: number; token: string; entry: s
   });
   await h.manage('POST', `/${id}/live`, { enabled: true });
   expect(json(await h.hook(token, { action: 'start', mode: 'live' }))).toMatchObject({ result: 'ok' });
-  const [entry] = placed('BUY');
+  const [entry] = stub.placed('BUY');
   expect(entry).toMatchObject({ quantity: 3 });
   return { id, token, entry: entry!.id };
 }
@@ -92,21 +71,21 @@ describeEachDb('a stop from the strategy page retries what died (live broker)', 
   it('an exit rejected after its acknowledgement writes run_stop_failed; the run stays managed and is not retried on its own; the next stop retries', async () => {
     h = await liveHarness(dialect);
     const { id, token, entry } = await startedLiveBatch();
-    settle(entry, 'COMPLETE');
+    stub.settle(entry, 'COMPLETE');
     await h.hook(token, { action: 'stop' });
     await idle();
-    settle(placed('SELL')[0]!.id, 'REJECTED');
+    stub.settle(stub.placed('SELL')[0]!.id, 'REJECTED');
     await reconcile();
     expect(await kinds()).toContain('run_stop_failed:critical');
     expect(await runStatus()).toEqual(['stop_pending']);
     // The reconcile does not ask a refusing broker again by itself.
     await reconcile();
     await reconcile();
-    expect(placed('SELL')).toHaveLength(1);
+    expect(stub.placed('SELL')).toHaveLength(1);
     // The operator's next stop retries the leg.
     const again = json(await stopPage(id));
     expect(again).toMatchObject({ stop_pending: true, exits: [expect.objectContaining({ quantity: 3 })] });
-    settle(placed('SELL')[1]!.id, 'COMPLETE');
+    stub.settle(stub.placed('SELL')[1]!.id, 'COMPLETE');
     await idle();
     await reconcile();
     expect(await runStatus()).toEqual(['stopped']);

@@ -217,27 +217,6 @@ async function liveWorld(dialect: 'sqlite' | 'postgres'): Promise<StrategyWorld>
   return world;
 }
 
-/** Kite's order ids the stub received for `side`, in order. */
-const placed = (side: 'BUY' | 'SELL') =>
-  [...stub.orders.entries()]
-    .filter(([, history]) => history[0]!.transaction_type === side)
-    .map(([id, history]) => ({ id, quantity: Number(history[0]!.quantity) }));
-
-/** Appends a final state to a stub order's history (what the exchange did with it). */
-function settle(id: string, status: 'COMPLETE' | 'REJECTED' | 'OPEN', filled?: number): void {
-  const history = stub.orders.get(id)!;
-  const last = history.at(-1)!;
-  const quantity = Number(last.quantity);
-  const filledQuantity = filled ?? (status === 'COMPLETE' ? quantity : 0);
-  history.push({
-    ...last,
-    status,
-    filled_quantity: filledQuantity,
-    pending_quantity: status === 'OPEN' ? quantity - filledQuantity : 0,
-    status_message: status === 'REJECTED' ? 'RMS: Margin exceeds' : null,
-  });
-}
-
 /** A live batch strategy of one BUY leg of 3 SBIN, started. */
 async function startedLiveBatch(): Promise<{ id: number; token: string; entry: string }> {
   const { id, token } = await w.create({
@@ -248,7 +227,7 @@ async function startedLiveBatch(): Promise<{ id: number; token: string; entry: s
   });
   await w.services.strategies.strategies.setLive(w.userId, id, true);
   expect((await w.deliver(token, { action: 'start', mode: 'live' })).body).toMatchObject({ result: 'ok' });
-  const [entry] = placed('BUY');
+  const [entry] = stub.placed('BUY');
   expect(entry).toMatchObject({ quantity: 3 });
   return { id, token, entry: entry!.id };
 }
@@ -259,11 +238,11 @@ describeEachDb('a run holds what its orders filled (live broker)', (dialect) => 
   it('an entry the exchange rejects after acknowledging it is not exited: the stop finds the run flat', async () => {
     w = await liveWorld(dialect);
     const { token, entry } = await startedLiveBatch();
-    settle(entry, 'REJECTED');
+    stub.settle(entry, 'REJECTED');
     const stop = (await w.deliver(token, { action: 'stop' })).body;
     expect(stop).toMatchObject({ result: 'ok', stop_pending: true, exits: [] });
     await w.idle();
-    expect(placed('SELL')).toEqual([]);
+    expect(stub.placed('SELL')).toEqual([]);
     expect(await w.runStatus()).toEqual(['stopped']);
     expect(await w.kinds()).toEqual(
       expect.arrayContaining(['order_dead:warn', 'run_stop_requested:info', 'run_stopped:info']),
@@ -275,7 +254,7 @@ describeEachDb('a run holds what its orders filled (live broker)', (dialect) => 
   it('a stop sells exactly what filled, and the run stops once the exit’s fill is reported', async () => {
     w = await liveWorld(dialect);
     const { token, entry } = await startedLiveBatch();
-    settle(entry, 'COMPLETE');
+    stub.settle(entry, 'COMPLETE');
     const stop = (await w.deliver(token, { action: 'stop' })).body;
     expect(stop).toMatchObject({
       stop_pending: true,
@@ -284,23 +263,23 @@ describeEachDb('a run holds what its orders filled (live broker)', (dialect) => 
     await w.idle();
     // The exit is working at the exchange: not flat yet.
     expect(await w.runStatus()).toEqual(['stop_pending']);
-    const [exit] = placed('SELL');
-    settle(exit!.id, 'COMPLETE');
+    const [exit] = stub.placed('SELL');
+    stub.settle(exit!.id, 'COMPLETE');
     await reconcile();
     expect(await w.runStatus()).toEqual(['stopped']);
-    expect(placed('SELL')).toHaveLength(1);
+    expect(stub.placed('SELL')).toHaveLength(1);
   });
 
   it('an entry still working at the stop is cancelled, and only its filled part is exited', async () => {
     w = await liveWorld(dialect);
     const { token, entry } = await startedLiveBatch();
-    settle(entry, 'OPEN', 2); // 2 of 3 filled, 1 still open
+    stub.settle(entry, 'OPEN', 2); // 2 of 3 filled, 1 still open
     const stop = (await w.deliver(token, { action: 'stop' })).body;
     expect(stub.requests.some((r) => r.method === 'DELETE' && r.path === `/orders/regular/${entry}`)).toBe(
       true,
     );
     expect(stop.exits).toEqual([expect.objectContaining({ action: 'SELL', quantity: 2, status: 'placed' })]);
-    settle(placed('SELL')[0]!.id, 'COMPLETE');
+    stub.settle(stub.placed('SELL')[0]!.id, 'COMPLETE');
     await w.idle();
     await reconcile();
     expect(await w.runStatus()).toEqual(['stopped']);
@@ -320,11 +299,11 @@ describeEachDb('a run holds what its orders filled (live broker)', (dialect) => 
       legs: [{ symbol: 'SBIN', exchange: 'NSE', quantity: 4 }],
     });
     expect((await w.deliver(token, { action: 'long_entry' })).body).toMatchObject({ result: 'ok' });
-    settle(placed('BUY')[0]!.id, 'REJECTED');
+    stub.settle(stub.placed('BUY')[0]!.id, 'REJECTED');
     const exit = (await w.deliver(token, { action: 'long_exit' })).body;
     expect(exit).toMatchObject({ result: 'ok' });
     expect(exit.message).toMatch(/No change: SBIN NSE already flat/);
-    expect(placed('SELL')).toEqual([]);
+    expect(stub.placed('SELL')).toEqual([]);
   });
 });
 
