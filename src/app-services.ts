@@ -64,7 +64,7 @@ export interface AppDeps {
   mailConnect?: MailConnectOptions;
   /** The public base URL when it differs from HOST_SERVER (the tunnel's); for webhook URLs. */
   publicBaseUrl?: () => string | undefined;
-  /** The public tunnel's provider (default ngrok); tests pass a fake (issue 10). */
+  /** The public tunnel's provider (default ngrok); tests pass a fake. */
   tunnelDriver?: TunnelDriver;
   /** Bound on the tunnel's start (default 10 s); tests shorten it. */
   tunnelStartTimeoutMs?: number;
@@ -76,7 +76,7 @@ export interface AppDeps {
 export interface Services {
   users: UsersService;
   sessions: SessionsService;
-  /** Two-factor codes: enrollment, login, purposes, the remote-agent consent rule (issue 8). */
+  /** Two-factor codes: enrollment, login, purposes, the remote-agent consent rule. */
   totp: TotpService;
   apiKeys: ApiKeysService;
   login: LoginService;
@@ -88,27 +88,27 @@ export interface Services {
   trackers: TrackersService;
   securitySettings: SecuritySettingsService;
   traffic: TrafficLogService;
-  /** Freeze quantities, holidays, timings (market data issue). */
+  /** Freeze quantities, holidays, timings. */
   marketAdmin: MarketAdminServices;
-  /** Master contract, instrument index and search (market data issue). */
+  /** Master contract, instrument index and search. */
   market: MarketServices;
-  /** Analyzer mode: the paper-trading account, engine and mode switch (issue 5). */
+  /** Analyzer mode: the paper-trading account, engine and mode switch. */
   sandbox: SandboxServices;
-  /** Live brokers by name (orders issue). */
+  /** Live brokers by name. */
   brokers: BrokerRegistry;
-  /** Order placement, events, latency, broker sessions, Action Center (orders issue). */
+  /** Order placement, events, latency, broker sessions, Action Center. */
   orders: OrderServices;
-  /** Telegram and Slack alerts on order events, per user (orders issue). */
+  /** Telegram and Slack alerts on order events, per user. */
   alerts: { settings: AlertSettingsService; delivery: AlertDelivery };
-  /** Outgoing mail: SMTP settings, sending, diagnostics (issue 8). */
+  /** Outgoing mail: SMTP settings, sending, diagnostics. */
   mail: MailServices;
-  /** Password reset by authenticator code or mailed link (issue 8). */
+  /** Password reset by authenticator code or mailed link. */
   passwordReset: PasswordResetService;
-  /** Batch and signal strategies, the strategy webhook and event trail (issue 7). */
+  /** Batch and signal strategies, the strategy webhook and event trail. */
   strategies: StrategyServices;
-  /** Error log, system snapshot, diagnostics, report (observability issue). */
+  /** Error log, system snapshot, diagnostics, report. */
   observability: ObservabilityServices;
-  /** The public tunnel (TUNNEL_ALLOW): `publicUrl()` while it is up, else null (issue 10). */
+  /** The public tunnel (TUNNEL_ALLOW): `publicUrl()` while it is up, else null. */
   tunnel: TunnelServices;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Chat alert delivery over real loopback HTTP (orders issue, part 5): what counts as delivered
+ * Chat alert delivery over real loopback HTTP: what counts as delivered
  * for Telegram and Slack, one retry on 429/5xx within Retry-After ≤ 2 s, a bounded wait on a
  * slow server, and a consumer that never throws and never leaks a credential.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 8 part 4, spec "Session routes: two-factor, mail, profile" rule 4: a real SMTP
+ * Spec "Session routes: two-factor, mail, profile", outgoing mail: a real SMTP
  * conversation with `smtp-server` on loopback in three setups — implicit TLS on a "465-style"
  * listener, STARTTLS, plain — with the test CA of test/fixtures/smtp trusted by the client.
  */

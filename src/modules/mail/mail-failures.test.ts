@@ -1,5 +1,5 @@
 /**
- * Issue 8 part 4, spec "Errors → Other": mail error messages and logs never contain credentials.
+ * Spec "Errors → Other": mail error messages and logs never contain credentials.
  * A failing server — wrong password (also one that echoes it back), a refused port, TLS with a
  * certificate the client does not trust, a server that hides STARTTLS — gives a sanitised error,
  * credentials are never sent over a connection that failed verification, and the staged
