@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig, mergeConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /** Test files under `dir` whose suites run once per database (they call `describeEachDb`). */
@@ -20,11 +20,7 @@ process.env.TEST_REQUIRE_REDIS ??= '1';
  * `npm run test:postgres`: the suites that touch a database, on PostgreSQL (and Redis where a
  * suite uses it), both required. Tests that never touch a database ran in `npm test` already.
  */
-export default mergeConfig(
-  base,
-  defineConfig({
-    test: {
-      include: [...databaseSuites('src'), ...databaseSuites('test')],
-    },
-  }),
-);
+export default defineConfig({
+  // Spread, not mergeConfig: that concatenates arrays, and `include` must replace the base's.
+  test: { ...base.test, include: [...databaseSuites('src'), ...databaseSuites('test')] },
+});
