@@ -138,6 +138,17 @@ export class KiteOrderStub extends OrderStub {
   userId = 'ZX4821';
   private readonly creds: { value: KiteOrderCredentials };
 
+  /** The settings that point algodesk's Zerodha adapter at this stub with its credentials. */
+  appEnv(): Record<string, string> {
+    return {
+      BROKER_NAME: 'zerodha',
+      BROKER_API_KEY: this.creds.value.apiKey,
+      BROKER_API_SECRET: this.creds.value.apiSecret,
+      BROKER_REDIRECT_URL: 'http://127.0.0.1:5000/zerodha/callback',
+      BROKER_API_BASE_URL: this.url,
+    };
+  }
+
   /** Kite's order ids received for `side`, in order, with the quantity each asked for. */
   placed(side: 'BUY' | 'SELL'): Array<{ id: string; quantity: number }> {
     return [...this.orders.entries()]

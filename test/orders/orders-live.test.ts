@@ -40,11 +40,7 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
     stub = await startKiteOrderStub(CREDS);
     ({ t, admin } = await appWithAdmin(dialect, {
       env: {
-        BROKER_NAME: 'zerodha',
-        BROKER_API_KEY: CREDS.apiKey,
-        BROKER_API_SECRET: CREDS.apiSecret,
-        BROKER_REDIRECT_URL: 'http://127.0.0.1:5000/zerodha/callback',
-        BROKER_API_BASE_URL: stub.url,
+        ...stub.appEnv(),
         BROKER_TIMEOUT_MS: '300',
         ORDER_RATE_LIMIT: '100000 per second',
       },

@@ -1,5 +1,5 @@
 /**
- * Issue 7 part 5, spec "Strategy run stop", at the HTTP layer: the operator's stop from the
+ * Spec "Strategy run stop", at the HTTP layer: the operator's stop from the
  * strategy page retries a leg whose exit died, against a loopback Kite Connect v3 stub (live
  * runs). The rest of the rule — a run holds what its orders *filled*; exits sized by fills,
  * working entries cancelled, unrecorded acknowledgements, freeze splits — is tested on the
@@ -32,13 +32,7 @@ const runStatus = async () => (await h.rows('strategy_runs')).map((r) => r.statu
 
 /** The harness with the live broker (Kite stub) configured and the admin's session stored. */
 async function liveHarness(dialect: 'sqlite' | 'postgres'): Promise<StrategyHarness> {
-  const harness = await startStrategies(dialect, {
-    BROKER_NAME: 'zerodha',
-    BROKER_API_KEY: CREDS.apiKey,
-    BROKER_API_SECRET: CREDS.apiSecret,
-    BROKER_REDIRECT_URL: 'http://127.0.0.1:5000/zerodha/callback',
-    BROKER_API_BASE_URL: stub.url,
-  });
+  const harness = await startStrategies(dialect, stub.appEnv());
   await harness.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
   return harness;
 }

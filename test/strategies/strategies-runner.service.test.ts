@@ -204,13 +204,7 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
 
 /** The world with the live broker (Kite stub) configured and user 1's session stored. */
 async function liveWorld(dialect: 'sqlite' | 'postgres'): Promise<StrategyWorld> {
-  const world = await startStrategyServices(dialect, {
-    BROKER_NAME: 'zerodha',
-    BROKER_API_KEY: CREDS.apiKey,
-    BROKER_API_SECRET: CREDS.apiSecret,
-    BROKER_REDIRECT_URL: 'http://127.0.0.1:5000/zerodha/callback',
-    BROKER_API_BASE_URL: stub.url,
-  });
+  const world = await startStrategyServices(dialect, stub.appEnv());
   await world.services.orders.brokerSessions.set(world.userId, 'zerodha', {
     accessToken: CREDS.accessToken,
   });
