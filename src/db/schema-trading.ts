@@ -36,6 +36,8 @@ export interface SandboxOrdersTable {
   blocked_quantity: number;
   reason: string | null;
   strategy: string | null;
+  /** The caller's reference (a strategy order's tag), to find the order after a restart. */
+  tag: ColumnType<string | null, string | null | undefined, string | null>;
   day: string;
   created_at: number;
   updated_at: number;
@@ -101,6 +103,8 @@ export interface OrderLogsTable {
   request: string;
   response: string;
   created_at: number;
+  /** When the socket and chat alerts were fed from this row; null until then (the outbox). */
+  dispatched_at: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface OrderLatencyTable {
@@ -168,6 +172,9 @@ export interface StrategiesTable {
   active_run_id: number | null;
   last_stop_at: number | null;
   signal_lease_until: number | null;
+  /** The instance holding the strategy's lease, and when it took it. */
+  signal_lease_holder: ColumnType<string | null, string | null | undefined, string | null>;
+  signal_lease_started: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
   updated_at: number;
   /** Set when the strategy was deleted: the row stays for its trail (token dead, name freed). */
@@ -216,6 +223,10 @@ export interface StrategyOrdersTable {
   message: string | null;
   /** What the order filled (known once it is `filled` or `dead`). */
   filled_quantity: ColumnType<number, number | undefined, number>;
+  /** The reference the order was sent with (sandbox tag, broker order tag). */
+  tag: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An exit's generation on its leg ((run, leg, exit_gen) is unique); null for entries. */
+  exit_gen: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: number;
   updated_at: number;
 }
@@ -229,6 +240,8 @@ export interface StrategyPositionsTable {
   net: number;
   /** Signed quantity of the leg's acknowledged orders not yet seen filled or dead. */
   working: ColumnType<number, number | undefined, number>;
+  /** How many exits the leg has taken (the compare-and-set of the next exit). */
+  exits: ColumnType<number, number | undefined, number>;
   updated_at: number;
 }
 

@@ -7,11 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { OrderEvent } from '../../src/modules/orders/order-events.js';
-import { OrderLogWriter } from '../../src/modules/orders/order-log.writer.js';
+import { OrderLogWriter, REDELIVER_AFTER_MS } from '../../src/modules/orders/order-log.writer.js';
 import { OrdersRepository } from '../../src/modules/orders/orders.repository.js';
+import { FakeClock } from '../../src/platform/clock.js';
 import { rowsPerInsert, type Dialect } from '../../src/platform/db/database.js';
+import { transactionRunner } from '../../src/platform/db/group-commit.js';
 import { MINI, startSandbox } from '../helpers/sandbox.js';
 import { createTestDatabase, describeEachDb, type TestDatabase } from '../helpers/test-app.js';
 
@@ -46,10 +48,16 @@ describeEachDb('order and analyzer logs are written in batches', (dialect: Diale
 
   it('both destinations, past one statement parameter limit: every row, in order, without secrets', async () => {
     const d = await open();
-    const w = new OrderLogWriter(new OrdersRepository(d.database.db), pino({ level: 'silent' }), {
-      flushMs: 60_000,
-    });
-    const n = rowsPerInsert(9) + 25;
+    const w = new OrderLogWriter(
+      {
+        repo: new OrdersRepository(d.database.db),
+        commit: transactionRunner(d.database.db),
+        clock: new FakeClock(),
+        logger: pino({ level: 'silent' }),
+      },
+      { flushMs: 60_000 },
+    );
+    const n = rowsPerInsert(10) + 25;
     for (let i = 0; i < n; i++) w.consume(event(i, i % 1000 === 7 ? 'live' : 'analyze'));
     await w.stop();
     const live = await stored(d, 'order_logs');
@@ -99,7 +107,115 @@ describeEachDb('order and analyzer logs are written in batches', (dialect: Diale
 
 describe('rows per log INSERT', () => {
   it('stay within SQLite bound-parameter limit (32,766) and so within PostgreSQL (65,535)', () => {
-    expect(rowsPerInsert(9)).toBe(3640);
-    expect(rowsPerInsert(9) * 9).toBeLessThanOrEqual(32_766);
+    expect(rowsPerInsert(10)).toBe(3276);
+    expect(rowsPerInsert(10) * 10).toBeLessThanOrEqual(32_766);
+  });
+});
+
+describeEachDb('the record of an order is part of the order', (dialect: Dialect) => {
+  const order = {
+    strategy: 'test',
+    symbol: 'SBIN',
+    exchange: 'NSE',
+    action: 'BUY',
+    quantity: 1,
+    pricetype: 'MARKET',
+    product: 'MIS',
+  };
+  const open = async () => {
+    const h = await startSandbox(dialect);
+    h.t.clock.set(Date.parse('2026-01-05T10:00:00+05:30'));
+    await h.tick({ [`${MINI.SBIN.exchange}:${MINI.SBIN.symbol}`]: h.quote(800) });
+    await h.t.services.orders.events.whenIdle();
+    return h;
+  };
+  const rows = (h: Awaited<ReturnType<typeof open>>) =>
+    h.t.db.database.db.selectFrom('analyzer_logs').selectAll().orderBy('id').execute();
+
+  it('an answered sandbox order’s analyzer-log row is committed by the answer, then marked delivered', async () => {
+    const h = await open();
+    try {
+      const bus = h.t.services.orders.events;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      bus.subscribe('test-blocker', () => gate);
+      const res = await h.api('placeorder', order);
+      expect(res.statusCode).toBe(200);
+      const orderid = (res.json() as { orderid: string }).orderid;
+      // The fan-out has not run (the blocker holds it), yet the row is there: it was written in
+      // the order's own transaction, not by the batched writer after the answer.
+      expect(await rows(h)).toMatchObject([
+        { order_id: orderid, event: 'order.placed', dispatched_at: null },
+      ]);
+      release();
+      await bus.whenIdle();
+      expect(await rows(h)).toMatchObject([{ order_id: orderid, dispatched_at: h.t.clock.now() }]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a row that cannot be written takes its order with it: nothing placed, a 500, nothing half-way', async () => {
+    const h = await open();
+    try {
+      const writer = h.t.services.orders.logWriter;
+      const spy = vi.spyOn(writer, 'recordIn').mockRejectedValueOnce(new Error('disk I/O error'));
+      const res = await h.api('placeorder', order);
+      spy.mockRestore();
+      expect(res.statusCode).toBe(500);
+      expect(await h.t.services.sandbox.books.orders(1)).toEqual([]);
+      expect((await rows(h)).filter((r) => r.event === 'order.placed')).toEqual([]);
+      // The next order is placed and recorded as usual.
+      expect((await h.api('placeorder', order)).statusCode).toBe(200);
+      expect(await h.t.services.sandbox.books.orders(1)).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('rows a crash left undelivered are published again once, from the stored row', async () => {
+    const h = await open();
+    try {
+      const db = h.t.db.database.db;
+      const at = h.t.clock.now();
+      await db
+        .insertInto('analyzer_logs')
+        .values({
+          user_id: 1,
+          event: 'order.placed',
+          api_type: 'placeorder',
+          broker: 'sandbox',
+          order_id: '77',
+          status_code: 200,
+          request: JSON.stringify({ symbol: 'SBIN', exchange: 'NSE', action: 'BUY', quantity: 1 }),
+          response: JSON.stringify({ status: 'success', orderid: '77', mode: 'analyze' }),
+          created_at: at,
+          dispatched_at: null,
+        })
+        .execute();
+      const seen: OrderEvent[] = [];
+      const writer = h.t.services.orders.logWriter;
+      // Its periodic look stopped, so only the calls below claim rows.
+      await writer.stop();
+      // Too recent: its own fan-out may still be running.
+      expect(await writer.redeliver((e) => seen.push(e))).toBe(0);
+      h.t.clock.advance(REDELIVER_AFTER_MS);
+      expect(await writer.redeliver((e) => seen.push(e))).toBe(1);
+      expect(await writer.redeliver((e) => seen.push(e))).toBe(0);
+      expect(seen).toMatchObject([
+        {
+          name: 'order.placed',
+          mode: 'analyze',
+          userId: 1,
+          orderId: '77',
+          request: { symbol: 'SBIN', quantity: 1 },
+          at,
+          redelivered: true,
+        },
+      ]);
+      expect((await rows(h)).find((r) => r.order_id === '77')?.dispatched_at).toBe(h.t.clock.now());
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -132,8 +132,8 @@ describeEachDb(
         let calls = 0;
         const spy = vi
           .spyOn(sandbox, 'placeOrder')
-          .mockImplementation((user, req) =>
-            ++calls === 2 ? Promise.reject(new Error('Connection terminated unexpectedly')) : real(user, req),
+          .mockImplementation((...args) =>
+            ++calls === 2 ? Promise.reject(new Error('Connection terminated unexpectedly')) : real(...args),
           );
         try {
           o.feed.push({

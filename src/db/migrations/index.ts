@@ -13,6 +13,7 @@ import * as m0011 from './0011_create_strategies.js';
 import * as m0012 from './0012_add_sandbox_resting_index.js';
 import * as m0013 from './0013_create_error_log.js';
 import * as m0014 from './0014_add_strategy_fills.js';
+import * as m0015 from './0015_add_crash_safety.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -33,6 +34,7 @@ export const migrations: Record<string, Migration> = {
   '0012_add_sandbox_resting_index': m0012,
   '0013_create_error_log': m0013,
   '0014_add_strategy_fills': m0014,
+  '0015_add_crash_safety': m0015,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -24,6 +24,10 @@ export interface OrderEvent {
   request: Record<string, unknown>;
   response: Record<string, unknown>;
   at: number;
+  /** The id of the event's committed log row, when the pipeline wrote it before answering. */
+  logId?: number;
+  /** Published again from its stored row after a restart (its fan-out never ran). */
+  redelivered?: boolean;
 }
 
 export type OrderEventConsumer = (event: OrderEvent) => Promise<void> | void;
@@ -34,6 +38,11 @@ export interface ConsumerOptions {
    * so "idle" still means every event delivered has been fully handled.
    */
   flush?: () => Promise<void>;
+  /**
+   * Runs after every other consumer of each event, whenever it subscribed (the log writer: it
+   * marks a row delivered once the fan-out ran).
+   */
+  last?: boolean;
 }
 
 export interface DispatcherOptions {
@@ -44,7 +53,12 @@ export interface DispatcherOptions {
 
 /** The shared dispatch pool. */
 export class OrderEventBus {
-  private readonly consumers: { name: string; fn: OrderEventConsumer; flush?: () => Promise<void> }[] = [];
+  private readonly consumers: {
+    name: string;
+    fn: OrderEventConsumer;
+    flush?: () => Promise<void>;
+    last: boolean;
+  }[] = [];
   private readonly queue: OrderEvent[] = [];
   private active = 0;
   private idleWaiters: (() => void)[] = [];
@@ -62,7 +76,10 @@ export class OrderEventBus {
 
   /** Adds a consumer; a consumer's failure is logged and never reaches the others. */
   subscribe(name: string, fn: OrderEventConsumer, opts: ConsumerOptions = {}): void {
-    this.consumers.push({ name, fn, ...opts });
+    const c = { name, fn, ...(opts.flush ? { flush: opts.flush } : {}), last: opts.last === true };
+    const firstLast = this.consumers.findIndex((x) => x.last);
+    if (c.last || firstLast < 0) this.consumers.push(c);
+    else this.consumers.splice(firstLast, 0, c);
   }
 
   /** Events waiting for a worker. */

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeClock } from '../../platform/clock.js';
 import { MAX_STATEMENT_PARAMETERS } from '../../platform/db/database.js';
 import { OrderEventBus, type OrderEvent } from './order-events.js';
 import { OrderLogWriter, toLogRow } from './order-log.writer.js';
@@ -36,6 +37,14 @@ function fakeRepo(fail?: (call: number) => boolean) {
   return { calls, repo: repo as unknown as OrdersRepository };
 }
 
+/** The writer's dependencies around a repository double (no database: nothing commits). */
+const writerDeps = (repo: OrdersRepository, logger: pino.Logger) => ({
+  repo,
+  commit: { run: <T>(fn: (trx: never) => Promise<T>) => fn(undefined as never) },
+  clock: new FakeClock(),
+  logger,
+});
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -44,7 +53,7 @@ describe('the order log writer buffers rows and writes them in batches', () => {
   it('buffering does no I/O; one INSERT per table follows after the flush interval', async () => {
     vi.useFakeTimers();
     const { calls, repo } = fakeRepo();
-    const w = new OrderLogWriter(repo, capture().logger, { flushMs: 25 });
+    const w = new OrderLogWriter(writerDeps(repo, capture().logger), { flushMs: 25 });
     for (let i = 0; i < 5; i++) w.consume(event(i));
     w.consume(event(5, 'live'));
     expect(calls).toEqual([]);
@@ -66,18 +75,18 @@ describe('the order log writer buffers rows and writes them in batches', () => {
 
   it('a batch larger than one statement allows is split, in order, within the parameter limit', async () => {
     const { calls, repo } = fakeRepo();
-    const w = new OrderLogWriter(repo, capture().logger);
-    const n = 2 * Math.floor(MAX_STATEMENT_PARAMETERS / 9) + 5;
+    const w = new OrderLogWriter(writerDeps(repo, capture().logger));
+    const n = 2 * Math.floor(MAX_STATEMENT_PARAMETERS / 10) + 5;
     for (let i = 0; i < n; i++) w.consume(event(i));
     await w.flush();
-    expect(calls.map((c) => c.ids.length)).toEqual([3640, 3640, 5]);
-    for (const c of calls) expect(c.ids.length * 9).toBeLessThanOrEqual(MAX_STATEMENT_PARAMETERS);
+    expect(calls.map((c) => c.ids.length)).toEqual([3276, 3276, 5]);
+    for (const c of calls) expect(c.ids.length * 10).toBeLessThanOrEqual(MAX_STATEMENT_PARAMETERS);
     expect(calls.flatMap((c) => c.ids)).toEqual(Array.from({ length: n }, (_, i) => String(i)));
   });
 
   it('stop() writes what is buffered without waiting for the timer', async () => {
     const { calls, repo } = fakeRepo();
-    const w = new OrderLogWriter(repo, capture().logger, { flushMs: 60_000 });
+    const w = new OrderLogWriter(writerDeps(repo, capture().logger), { flushMs: 60_000 });
     w.consume(event(1));
     w.consume(event(2, 'live'));
     await w.stop();
@@ -88,7 +97,7 @@ describe('the order log writer buffers rows and writes them in batches', () => {
   it('after stop(), a late event (a request still in flight) is written without waiting the interval', async () => {
     vi.useFakeTimers();
     const { calls, repo } = fakeRepo();
-    const w = new OrderLogWriter(repo, capture().logger, { flushMs: 60_000 });
+    const w = new OrderLogWriter(writerDeps(repo, capture().logger), { flushMs: 60_000 });
     await w.stop();
     w.consume(event(9, 'live'));
     await vi.advanceTimersByTimeAsync(0);
@@ -98,7 +107,7 @@ describe('the order log writer buffers rows and writes them in batches', () => {
   it('past the buffer bound rows are dropped, counted and logged (one warning per write)', async () => {
     const { lines, logger } = capture();
     const { calls, repo } = fakeRepo();
-    const w = new OrderLogWriter(repo, logger, { bufferMax: 3 });
+    const w = new OrderLogWriter(writerDeps(repo, logger), { bufferMax: 3 });
     for (let i = 0; i < 10; i++) w.consume(event(i));
     expect(w.dropped).toBe(7);
     expect(lines.filter((l) => l.includes('order log rows dropped'))).toHaveLength(1);
@@ -111,7 +120,7 @@ describe('the order log writer buffers rows and writes them in batches', () => {
   it('a failed write drops only its rows, counted and logged; later rows are written', async () => {
     const { lines, logger } = capture();
     const { calls, repo } = fakeRepo((call) => call === 1);
-    const w = new OrderLogWriter(repo, logger, { chunkRows: 2 });
+    const w = new OrderLogWriter(writerDeps(repo, logger), { chunkRows: 2 });
     for (let i = 0; i < 5; i++) w.consume(event(i));
     await w.flush();
     expect(calls.map((c) => c.ids)).toEqual([['0', '1'], ['2', '3'], ['4']]);
@@ -123,7 +132,7 @@ describe('the order log writer buffers rows and writes them in batches', () => {
     const { calls, repo } = fakeRepo();
     const { logger } = capture();
     const bus = new OrderEventBus({ logger });
-    const w = new OrderLogWriter(repo, logger, { flushMs: 60_000 });
+    const w = new OrderLogWriter(writerDeps(repo, logger), { flushMs: 60_000 });
     bus.subscribe('log-writer', w.consume, { flush: () => w.flush() });
     for (let i = 0; i < 5; i++) bus.publish(event(i));
     await new Promise((r) => setImmediate(r));

@@ -1,34 +1,52 @@
 /**
- * The log writer (spec "Order events", consumer rule 1): live events go to the order log,
- * events whose mode is `analyze` to the analyzer log. The stored request never holds the API
- * key (publishers strip it; this writer strips it again, whatever the casing).
+ * The order log and the analyzer log (spec "Order events", consumer rule 1): live and
+ * semi-automatic events go to the order log, events whose mode is `analyze` to the analyzer log.
+ * The stored request never holds the API key (publishers strip it; this writer strips it again,
+ * whatever the casing).
  *
- * Rows are buffered and written in multi-row INSERTs (ARCHITECTURE.md "Hot paths stay hot": no
- * per-request DB write for logs): one INSERT and one commit per table every
- * {@link ORDER_LOG_FLUSH_MS} instead of one each per order, which was a tenth of an analyzer
- * order's CPU. The consumer only buffers, so it never holds a dispatch worker; the bus's
- * `whenIdle()` (tests, shutdown) runs {@link OrderLogWriter.flush}, and `stop()` writes what is
- * left (and writes later rows, of requests still in flight, without delay). Rows are never
- * dropped silently: past {@link ORDER_LOG_BUFFER_MAX} waiting rows, or when
- * a write fails, they are counted in `dropped` and logged.
+ * The row of an answered order is part of the order (docs/architecture.md, "The record of an
+ * order"): the pipeline writes it before it answers — in the sandbox order's own transaction, or
+ * through {@link OrderLogWriter.record} (group commit on SQLite) right after the broker answered —
+ * and publishes the event with the row's id. The row is then an outbox entry: `dispatched_at` is
+ * null until the event's fan-out (socket, chat alerts) has run, when this consumer marks it, in
+ * batches off the request path. Rows a crash left unmarked are claimed and published again by
+ * {@link OrderLogWriter.redeliver} (at start-up and periodically), so a restart delivers what was
+ * pending instead of losing it.
+ *
+ * Events published without a row (an exception inside the pipeline: the generic 500) are still
+ * buffered here and written in multi-row INSERTs every {@link ORDER_LOG_FLUSH_MS}. Rows are never
+ * dropped silently: past {@link ORDER_LOG_BUFFER_MAX} waiting rows, or when a write fails, they
+ * are counted in `dropped` and logged.
  */
-import type { Insertable } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { OrderLogsTable } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { Clock } from '../../platform/clock.js';
 import { rowsPerInsert } from '../../platform/db/database.js';
-import type { OrderEvent } from './order-events.js';
-import type { OrdersRepository } from './orders.repository.js';
+import type { TransactionRunner } from '../../platform/db/group-commit.js';
+import type { OrderEvent, OrderEventName } from './order-events.js';
+import type { LogInsert, LogTable, OrderLogRow, OrdersRepository } from './orders.repository.js';
 
 /** Buffered rows are written this long after the first of them arrived. */
 export const ORDER_LOG_FLUSH_MS = 25;
 /** Rows waiting to be written at most; beyond that new rows are dropped (counted, logged). */
 export const ORDER_LOG_BUFFER_MAX = 50_000;
 
-type LogTable = 'order_logs' | 'analyzer_logs';
-type LogRow = Insertable<OrderLogsTable>;
+/** Unmarked rows older than this are taken to be lost to a crash and published again. */
+export const REDELIVER_AFTER_MS = 15_000;
+/** How often unmarked rows are looked for (the first look is at start-up). */
+export const REDELIVER_EVERY_MS = 5_000;
+/** Rows claimed by one look at most. */
+const REDELIVER_BATCH = 500;
+
+type LogRow = LogInsert;
 
 /** Columns of a log row as {@link toLogRow} writes it (sizes the chunks of an INSERT). */
-const LOG_COLUMNS = 9;
+const LOG_COLUMNS = 10;
+
+/** The table an event's row belongs in. */
+export const logTableOf = (e: Pick<OrderEvent, 'mode'>): LogTable =>
+  e.mode === 'analyze' ? 'analyzer_logs' : 'order_logs';
 
 const SECRET_FIELDS = /^(apikey|api_key|password|token|access_token|auth_token|secret)$/i;
 
@@ -43,8 +61,11 @@ export function withoutSecrets(body: Record<string, unknown>): Record<string, un
   return out;
 }
 
-/** The log row of an event (the request without secrets). */
-export function toLogRow(e: OrderEvent): LogRow {
+/**
+ * The log row of an event (the request without secrets); `dispatched` is when its fan-out ran,
+ * null for a row written before its event is published (an outbox entry).
+ */
+export function toLogRow(e: OrderEvent, dispatched: number | null = e.at): LogRow {
   return {
     user_id: e.userId,
     event: e.name,
@@ -55,6 +76,33 @@ export function toLogRow(e: OrderEvent): LogRow {
     request: JSON.stringify(withoutSecrets(e.request)),
     response: JSON.stringify(e.response),
     created_at: e.at,
+    dispatched_at: dispatched,
+  };
+}
+
+/** The event a stored row records (published again by {@link OrderLogWriter.redeliver}). */
+export function fromLogRow(table: LogTable, row: OrderLogRow): OrderEvent {
+  const object = (text: string): Record<string, unknown> => {
+    try {
+      const v: unknown = JSON.parse(text);
+      return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  };
+  return {
+    name: row.event as OrderEventName,
+    mode: table === 'analyzer_logs' ? 'analyze' : 'live',
+    userId: row.user_id,
+    apiType: row.api_type,
+    broker: row.broker,
+    orderId: row.order_id,
+    statusCode: row.status_code,
+    request: object(row.request),
+    response: object(row.response),
+    at: Number(row.created_at),
+    logId: row.id,
+    redelivered: true,
   };
 }
 
@@ -65,9 +113,24 @@ export interface OrderLogWriterOptions {
   chunkRows?: number;
 }
 
+export interface OrderLogWriterDeps {
+  repo: OrdersRepository;
+  /** Commits {@link OrderLogWriter.record}'s rows (group commit on SQLite). */
+  commit: TransactionRunner<DB>;
+  clock: Clock;
+  logger: Logger;
+}
+
 export class OrderLogWriter {
   private pending: { order_logs: LogRow[]; analyzer_logs: LogRow[] } = { order_logs: [], analyzer_logs: [] };
+  /** Ids of rows whose fan-out ran, waiting to be marked. */
+  private delivered: { order_logs: number[]; analyzer_logs: number[] } = {
+    order_logs: [],
+    analyzer_logs: [],
+  };
   private size = 0;
+  private redeliverTimer: NodeJS.Timeout | undefined;
+  private redelivering: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   /** A drop was logged since the last write; later drops are summed into `unreported`. */
@@ -82,24 +145,56 @@ export class OrderLogWriter {
   /** Rows written since start. */
   written = 0;
 
+  private readonly repo: OrdersRepository;
+  private readonly logger: Logger;
+
   constructor(
-    private readonly repo: OrdersRepository,
-    private readonly logger: Logger,
+    private readonly deps: OrderLogWriterDeps,
     opts: OrderLogWriterOptions = {},
   ) {
+    this.repo = deps.repo;
+    this.logger = deps.logger;
     this.flushMs = opts.flushMs ?? ORDER_LOG_FLUSH_MS;
     this.bufferMax = opts.bufferMax ?? ORDER_LOG_BUFFER_MAX;
     this.chunkRows = opts.chunkRows ?? rowsPerInsert(LOG_COLUMNS);
   }
 
-  /** The event consumer: buffers the event's row (no I/O) and schedules a write. */
+  /**
+   * Writes an answered order's row and returns the event carrying its id; resolves once the row
+   * is committed (the caller answers after that).
+   */
+  async record(e: OrderEvent): Promise<OrderEvent> {
+    const logId = await this.deps.commit.run((trx) => this.recordIn(trx, e));
+    return { ...e, logId };
+  }
+
+  /** Writes an order's row inside the order's own transaction `trx`; returns its id. */
+  recordIn(trx: Kysely<DB>, e: OrderEvent): Promise<number> {
+    return this.repo.insertLog(trx, logTableOf(e), toLogRow(e, null));
+  }
+
+  /**
+   * The event consumer, after the other consumers of the event ran (it is subscribed last): a
+   * recorded event's row is marked delivered; an event without a row is buffered to be written.
+   * No I/O here: both are written in batches.
+   */
   readonly consume = (e: OrderEvent): void => {
+    if (e.logId !== undefined) {
+      if (e.redelivered) return; // claimed (and so marked) when it was read back
+      this.delivered[logTableOf(e)].push(e.logId);
+      this.schedule();
+      return;
+    }
     if (this.size >= this.bufferMax) {
       this.drop(1, 'order log rows dropped: buffer full');
       return;
     }
-    this.pending[e.mode === 'analyze' ? 'analyzer_logs' : 'order_logs'].push(toLogRow(e));
+    this.pending[logTableOf(e)].push(toLogRow(e));
     this.size++;
+    this.schedule();
+  };
+
+  private schedule(): void {
     // After stop() (shutdown), an event of a request still in flight is written at once: the
     // database closes soon after, and a row must not wait for a timer that may never fire.
     this.timer ??= setTimeout(
@@ -109,7 +204,7 @@ export class OrderLogWriter {
       },
       this.stopped ? 0 : this.flushMs,
     );
-  };
+  }
 
   /** Rows waiting to be written. */
   get buffered(): number {
@@ -121,19 +216,72 @@ export class OrderLogWriter {
     clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.pending;
+    const marks = this.delivered;
     this.pending = { order_logs: [], analyzer_logs: [] };
+    this.delivered = { order_logs: [], analyzer_logs: [] };
     this.size = 0;
     this.writing = this.writing.then(async () => {
-      for (const table of ['order_logs', 'analyzer_logs'] as const) await this.write(table, batch[table]);
+      for (const table of ['order_logs', 'analyzer_logs'] as const) {
+        await this.write(table, batch[table]);
+        await this.mark(table, marks[table]);
+      }
       this.reportDrops();
     });
     return this.writing;
   }
 
+  /**
+   * Looks for rows a crash left undelivered now, then every {@link REDELIVER_EVERY_MS}, and hands
+   * each to `publish` (the event bus) once.
+   */
+  start(publish: (e: OrderEvent) => void): void {
+    const look = () => {
+      this.redelivering = this.redeliver(publish).catch((err: unknown) =>
+        this.logger.warn({ err }, 'order log redelivery failed; the next look retries'),
+      );
+    };
+    look();
+    this.redeliverTimer = setInterval(look, REDELIVER_EVERY_MS);
+    this.redeliverTimer.unref();
+  }
+
+  /**
+   * Claims the rows older than {@link REDELIVER_AFTER_MS} whose fan-out never ran and publishes
+   * their events again; returns how many.
+   */
+  async redeliver(publish: (e: OrderEvent) => void): Promise<number> {
+    const now = this.deps.clock.now();
+    let n = 0;
+    for (const table of ['order_logs', 'analyzer_logs'] as const) {
+      for (;;) {
+        const rows = await this.repo.claimUndispatched(table, now - REDELIVER_AFTER_MS, REDELIVER_BATCH, now);
+        for (const row of rows.sort((a, b) => a.id - b.id)) publish(fromLogRow(table, row));
+        n += rows.length;
+        if (rows.length < REDELIVER_BATCH) break;
+      }
+    }
+    if (n > 0) this.logger.warn({ rows: n }, 'order events of an earlier run redelivered (socket, alerts)');
+    return n;
+  }
+
   /** Writes what is left (shutdown); later events are written without waiting for the interval. */
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.redeliverTimer);
+    await this.redelivering;
     return this.flush();
+  }
+
+  private async mark(table: LogTable, ids: number[]): Promise<void> {
+    const chunk = rowsPerInsert(1);
+    for (let i = 0; i < ids.length; i += chunk) {
+      try {
+        await this.repo.markDispatched(table, ids.slice(i, i + chunk), this.deps.clock.now());
+      } catch (err) {
+        // Not lost: the rows are written; unmarked, they are redelivered later.
+        this.logger.warn({ err, table, rows: ids.length }, 'order log rows not marked delivered');
+      }
+    }
   }
 
   private async write(table: LogTable, rows: LogRow[]): Promise<void> {

@@ -7,6 +7,10 @@
  * analyzer mode) and every placement records its latency off the request path. The broker's
  * HTTP status is passed through, never rewritten to a generic 500.
  *
+ * The event's log row is committed before the answer (docs/architecture.md, "The record of an
+ * order"): a sandbox order's in the order's own transaction, any other in its own (group) commit
+ * right after the outcome is known; the event is published after that, carrying the row's id.
+ *
  * Steps 1-2 (schema, rate limit, semi-automatic queue) are the route's and the Action Center's;
  * an approved queued order enters here.
  */
@@ -15,9 +19,10 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { BrokerAdapter, BrokerOrder, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
-import type { SandboxService } from '../sandbox/sandbox.service.js';
+import type { PlaceOutcome, SandboxService } from '../sandbox/sandbox.service.js';
 import { UnreadableSessionError } from './broker-sessions.service.js';
-import type { OrderEventBus, OrderEventName } from './order-events.js';
+import type { OrderEvent, OrderEventBus, OrderEventName } from './order-events.js';
+import type { OrderLogWriter } from './order-log.writer.js';
 import type { LatencyService } from './latency.service.js';
 import {
   checkPrices,
@@ -39,6 +44,12 @@ export interface RunOptions {
   started?: number;
   /** A strategy run's own mode; otherwise the global analyzer/live switch decides. */
   mode?: 'analyze' | 'live';
+  /**
+   * The caller's reference of the order (a strategy order's): stored with a sandbox order and
+   * sent as the broker's order tag instead of the strategy name, so the order can be found again
+   * by it after a restart.
+   */
+  tag?: string;
 }
 
 /** What the route answers: the HTTP status and the JSON body. */
@@ -67,6 +78,8 @@ export interface PipelineDeps {
   /** The user's broker session (decrypted in memory), undefined when the user has none. */
   brokerSession: (userId: number) => Promise<{ broker: string; session: BrokerSession } | undefined>;
   events: OrderEventBus;
+  /** Writes an event's log row before the answer (order-log.writer.ts). */
+  log: Pick<OrderLogWriter, 'record' | 'recordIn'>;
   latency: LatencyService;
   clock: Clock;
   logger: Logger;
@@ -111,7 +124,11 @@ export class OrderPipeline {
       message: INTERNAL_ERROR,
       ...(analyze ? { mode } : {}),
     };
-    this.publish('order.failed', mode, userId, opts.apiType, null, null, 500, { ...order }, body);
+    // An exception: the database may be what failed, so the event is published at once and its
+    // row written by the log writer's buffer (no row is promised before this answer).
+    this.deps.events.publish(
+      this.event('order.failed', mode, userId, opts.apiType, null, null, 500, { ...order }, body),
+    );
     return { status: 500, body };
   }
 
@@ -120,14 +137,14 @@ export class OrderPipeline {
     const analyze = opts.mode ? opts.mode === 'analyze' : this.deps.analyze();
     const mode = analyze ? ('analyze' as const) : ('live' as const);
     const request = { ...order } as Record<string, unknown>;
-    const fail = (
+    const fail = async (
       status: number,
       message: string,
       name: OrderEventName = 'order.failed',
       broker: string | null = null,
-    ): PipelineAnswer => {
+    ): Promise<PipelineAnswer> => {
       const body = { status: 'error', message, ...(analyze ? { mode } : {}) };
-      this.publish(name, mode, userId, opts.apiType, broker, null, status, request, body);
+      await this.emit(this.event(name, mode, userId, opts.apiType, broker, null, status, request, body));
       return { status, body };
     };
 
@@ -145,7 +162,7 @@ export class OrderPipeline {
     const sizes = splitSizes(order.quantity, chunk, inst.lotsize);
 
     // Step 4-5: analyzer mode → the sandbox.
-    if (analyze) return this.toSandbox(userId, order, sizes, request, opts.apiType, started, validationMs);
+    if (analyze) return this.toSandbox(userId, order, sizes, request, opts, started, validationMs);
 
     // Step 4, 6-8: live → the broker.
     const session = await this.deps.brokerSession(userId).catch((err: unknown) => {
@@ -175,7 +192,7 @@ export class OrderPipeline {
     for (const quantity of sizes) {
       const t0 = performance.now();
       const r = await adapter
-        .placeOrder(toBrokerOrder(order, inst, quantity), session.session)
+        .placeOrder(toBrokerOrder(order, inst, quantity, opts.tag), session.session)
         .catch((err: unknown): BrokerResult => {
           this.deps.logger.error({ err, broker: session.broker }, 'broker adapter threw');
           return {
@@ -204,30 +221,35 @@ export class OrderPipeline {
           ? 'Broker reported success without an order id'
           : (r.message ?? 'Order rejected by the broker');
         const body = { status: 'error', message, ...(ids.length ? { orderids: ids } : {}) };
-        this.publish(
-          'order.failed',
-          'live',
-          userId,
-          opts.apiType,
-          session.broker,
-          null,
-          status,
-          request,
-          body,
+        await this.emit(
+          this.event(
+            'order.failed',
+            'live',
+            userId,
+            opts.apiType,
+            session.broker,
+            null,
+            status,
+            request,
+            body,
+          ),
         );
         return { status, body, quantities: sizes.slice(0, ids.length) };
       }
       ids.push(r.orderId);
-      this.publish(
-        'order.placed',
-        'live',
-        userId,
-        opts.apiType,
-        session.broker,
-        r.orderId,
-        200,
-        { ...request, quantity },
-        { status: 'success', orderid: r.orderId },
+      // The broker acknowledged it: its row is committed before the next child or the answer.
+      await this.emit(
+        this.event(
+          'order.placed',
+          'live',
+          userId,
+          opts.apiType,
+          session.broker,
+          r.orderId,
+          200,
+          { ...request, quantity },
+          { status: 'success', orderid: r.orderId },
+        ),
       );
     }
     return {
@@ -242,25 +264,69 @@ export class OrderPipeline {
     order: OrderInput,
     sizes: number[],
     request: Record<string, unknown>,
-    apiType: string,
+    opts: RunOptions,
     started: number,
     validationMs: number,
   ): Promise<PipelineAnswer> {
+    const apiType = opts.apiType;
     const ids: string[] = [];
     for (const quantity of sizes) {
       const t0 = performance.now();
+      // The event of the sandbox's decision (placed, or refused by an account rule: funds,
+      // holdings, square-off), its log row written in the order's own transaction.
+      const eventOf = (o: PlaceOutcome): OrderEvent => {
+        const orderid = o.order.orderId;
+        if (o.ok)
+          return this.event(
+            'order.placed',
+            'analyze',
+            userId,
+            apiType,
+            'sandbox',
+            orderid,
+            200,
+            { ...request, quantity },
+            { status: 'success', orderid, mode: 'analyze' },
+          );
+        const body = {
+          status: 'error',
+          message: o.message,
+          mode: 'analyze',
+          orderid,
+          ...(ids.length ? { orderids: [...ids] } : {}),
+        };
+        return this.event(
+          'order.failed',
+          'analyze',
+          userId,
+          apiType,
+          'sandbox',
+          orderid,
+          400,
+          { ...request, quantity },
+          body,
+        );
+      };
       const r = await this.deps.sandbox
-        .placeOrder(userId, {
-          symbol: order.symbol,
-          exchange: order.exchange,
-          side: order.action,
-          priceType: order.pricetype,
-          product: order.product,
-          quantity,
-          price: order.price,
-          triggerPrice: order.trigger_price,
-          strategy: order.strategy,
-        })
+        .placeOrder(
+          userId,
+          {
+            symbol: order.symbol,
+            exchange: order.exchange,
+            side: order.action,
+            priceType: order.pricetype,
+            product: order.product,
+            quantity,
+            price: order.price,
+            triggerPrice: order.trigger_price,
+            strategy: order.strategy,
+            ...(opts.tag ? { tag: opts.tag } : {}),
+          },
+          async (trx, o): Promise<OrderEvent> => {
+            const e = eventOf(o);
+            return { ...e, logId: await this.deps.log.recordIn(trx, e) };
+          },
+        )
         .then(
           (o) => o,
           (err: unknown) => ({ ok: false as const, error: err }),
@@ -276,58 +342,49 @@ export class OrderPipeline {
         brokerMs: 0,
         validationMs: ids.length === 0 ? validationMs : 0,
       });
-      if (!r.ok) {
-        const err = 'error' in r ? (r.error as { statusCode?: number; message?: string }) : undefined;
-        if ('error' in r && !(err?.statusCode && err.statusCode < 500)) {
+      if ('error' in r) {
+        const err = r.error as { statusCode?: number; message?: string } | undefined;
+        if (!(err?.statusCode && err.statusCode < 500)) {
           if (ids.length === 0) throw r.error;
           // An exception after some children were placed: still a 500 with the generic message,
           // but listing the orders already placed, as every other part-way failure does (the
           // caller must not think nothing was placed and send the whole split again).
           this.deps.logger.error({ err: r.error, apiType }, 'order pipeline failed part-way through a split');
           const body = { status: 'error', message: INTERNAL_ERROR, mode: 'analyze', orderids: ids };
-          this.publish('order.failed', 'analyze', userId, apiType, 'sandbox', null, 500, request, body);
+          await this.emit(
+            this.event('order.failed', 'analyze', userId, apiType, 'sandbox', null, 500, request, body),
+          );
           return { status: 500, body, quantities: sizes.slice(0, ids.length) };
         }
-        const message = 'message' in r ? r.message : (err?.message ?? 'Order rejected');
-        const orderid = 'order' in r ? r.order.orderId : undefined;
+        // Input the sandbox refused (tick grid, decimals) is a validation failure: the
+        // analyzer-error event, and nothing was written.
         const body = {
           status: 'error',
-          message,
+          message: err.message ?? 'Order rejected',
           mode: 'analyze',
-          ...(orderid ? { orderid } : {}),
           ...(ids.length ? { orderids: ids } : {}),
         };
-        // Input the sandbox refused (tick grid, decimals) is a validation failure: the
-        // analyzer-error event; an account rule (funds, holdings, square-off) is order.failed.
-        this.publish(
-          'error' in r ? 'analyzer.error' : 'order.failed',
-          'analyze',
-          userId,
-          apiType,
-          'sandbox',
-          orderid ?? null,
-          400,
-          { ...request, quantity },
-          body,
+        await this.emit(
+          this.event(
+            'analyzer.error',
+            'analyze',
+            userId,
+            apiType,
+            'sandbox',
+            null,
+            400,
+            { ...request, quantity },
+            body,
+          ),
         );
         return { status: 400, body, quantities: sizes.slice(0, ids.length) };
       }
+      // Committed with the order; a placement that ran without the journal (a test double)
+      // records its event now.
+      const recorded = r.journal ?? (await this.record(eventOf(r)));
+      this.deps.events.publish(recorded);
+      if (!r.ok) return { status: 400, body: recorded.response, quantities: sizes.slice(0, ids.length) };
       ids.push(r.order.orderId);
-      this.publish(
-        'order.placed',
-        'analyze',
-        userId,
-        apiType,
-        'sandbox',
-        r.order.orderId,
-        200,
-        { ...request, quantity },
-        {
-          status: 'success',
-          orderid: r.order.orderId,
-          mode: 'analyze',
-        },
-      );
     }
     return {
       status: 200,
@@ -354,7 +411,26 @@ export class OrderPipeline {
     return this.deps.freezeQty(order.exchange, inst.underlying) ?? undefined;
   }
 
-  private publish(
+  /** Commits the event's log row, then publishes the event; resolves once the row is committed. */
+  private async emit(e: OrderEvent): Promise<void> {
+    this.deps.events.publish(await this.record(e));
+  }
+
+  /**
+   * The event with its committed log row. A row that cannot be written (the database failing)
+   * must not change an answer the broker or the sandbox already gave: it is logged, and the event
+   * goes out without a row, to be written by the log writer's buffer.
+   */
+  private async record(e: OrderEvent): Promise<OrderEvent> {
+    try {
+      return await this.deps.log.record(e);
+    } catch (err) {
+      this.deps.logger.error({ err, apiType: e.apiType, orderId: e.orderId }, 'order log row not committed');
+      return e;
+    }
+  }
+
+  private event(
     name: OrderEventName,
     mode: 'analyze' | 'live',
     userId: number,
@@ -364,8 +440,8 @@ export class OrderPipeline {
     statusCode: number,
     request: Record<string, unknown>,
     response: Record<string, unknown>,
-  ): void {
-    this.deps.events.publish({
+  ): OrderEvent {
+    return {
       name,
       mode,
       userId,
@@ -376,11 +452,11 @@ export class OrderPipeline {
       request,
       response,
       at: this.deps.clock.now(),
-    });
+    };
   }
 }
 
-function toBrokerOrder(o: OrderInput, inst: Instrument, quantity: number): BrokerOrder {
+function toBrokerOrder(o: OrderInput, inst: Instrument, quantity: number, tag?: string): BrokerOrder {
   return {
     symbol: o.symbol,
     exchange: o.exchange,
@@ -394,6 +470,6 @@ function toBrokerOrder(o: OrderInput, inst: Instrument, quantity: number): Broke
     price: o.price,
     triggerPrice: o.trigger_price,
     disclosedQuantity: Number(o.disclosed_quantity) || 0,
-    tag: o.strategy,
+    tag: tag ?? o.strategy,
   };
 }

@@ -6,6 +6,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
+import { isPostgres } from '../../platform/db/database.js';
+import { GroupCommit, type TransactionRunner } from '../../platform/db/group-commit.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { BrokerAdapter } from '../brokers/broker-adapter.js';
 import type { QuoteClient } from '../brokers/quotes/quote-client.js';
@@ -79,8 +81,14 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
   const log = deps.logger.child({ module: 'orders' });
   const repo = new OrdersRepository(deps.db);
   const events = new OrderEventBus({ logger: log });
-  const logWriter = new OrderLogWriter(repo, log);
-  events.subscribe('log-writer', logWriter.consume, { flush: () => logWriter.flush() });
+  // A log row is committed with its order before the answer: in the sandbox order's transaction,
+  // or alone right after the broker answered — grouped with the rows of the same event-loop turn
+  // on SQLite, a single autocommitted INSERT on PostgreSQL.
+  const commit: TransactionRunner<DB> = isPostgres(deps.db)
+    ? { run: (fn) => fn(deps.db) }
+    : new GroupCommit(deps.db);
+  const logWriter = new OrderLogWriter({ repo, commit, clock: deps.clock, logger: log });
+  events.subscribe('log-writer', logWriter.consume, { flush: () => logWriter.flush(), last: true });
   const latency = new LatencyService(repo, deps.clock, log);
   const brokerSessions = new BrokerSessionsService(repo, deps.appKey, deps.clock, deps.bus);
   const pipeline = new OrderPipeline({
@@ -92,6 +100,7 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     adapter: deps.adapter,
     brokerSession: (userId) => brokerSessions.get(userId),
     events,
+    log: logWriter,
     latency,
     clock: deps.clock,
     logger: log,
@@ -120,6 +129,7 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     },
     async start() {
       latency.start();
+      logWriter.start((e) => events.publish(e));
       await brokerSessions.refreshPrimary();
     },
     async stop() {

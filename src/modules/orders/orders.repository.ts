@@ -10,6 +10,7 @@ import type {
   OrderLogsTable,
   PendingOrdersTable,
 } from '../../db/schema.js';
+import { prepareQuery } from '../../platform/db/prepared.js';
 
 export type OrderLogRow = Selectable<OrderLogsTable>;
 export type LatencyRow = Selectable<OrderLatencyTable>;
@@ -18,6 +19,34 @@ export type BrokerSessionRow = Selectable<BrokerSessionsTable>;
 
 /** 11 columns a row: 1,000 rows are 11,000 parameters, within SQLite's and PostgreSQL's bounds. */
 export const LATENCY_ROWS_PER_INSERT = 1_000;
+
+/** The order log (live and semi-automatic orders) and the analyzer log (sandbox orders). */
+export type LogTable = 'order_logs' | 'analyzer_logs';
+
+/** A log row to write: every column but the id. */
+export type LogInsert = Omit<OrderLogRow, 'id'>;
+
+/** One log row's INSERT, compiled once per database (it runs inside every sandbox placement). */
+const logInsert = (table: LogTable) =>
+  prepareQuery<DB, LogInsert, { id: number }>((db, $) =>
+    db
+      .insertInto(table)
+      .values({
+        user_id: $('user_id'),
+        event: $('event'),
+        api_type: $('api_type'),
+        broker: $('broker'),
+        order_id: $('order_id'),
+        status_code: $('status_code'),
+        request: $('request'),
+        response: $('response'),
+        created_at: $('created_at'),
+        dispatched_at: $('dispatched_at'),
+      })
+      .returning('id'),
+  );
+const insertOrderLog = logInsert('order_logs');
+const insertAnalyzerLog = logInsert('analyzer_logs');
 
 export class OrdersRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -28,6 +57,45 @@ export class OrdersRepository {
    */
   async insertLogs(table: 'order_logs' | 'analyzer_logs', rows: Insertable<OrderLogsTable>[]): Promise<void> {
     if (rows.length > 0) await this.db.insertInto(table).values(rows).execute();
+  }
+
+  /**
+   * Writes one order's log row on `db` (the database, or the transaction of the order itself) and
+   * returns its id: the record of an answered order, committed before the answer.
+   */
+  async insertLog(db: Kysely<DB>, table: LogTable, row: LogInsert): Promise<number> {
+    const r = (await (table === 'order_logs' ? insertOrderLog : insertAnalyzerLog).execute(db, row)).rows[0];
+    if (!r) throw new Error(`${table} insert returned no id`);
+    return r.id;
+  }
+
+  /** Marks log rows whose socket and chat fan-out ran (the outbox is done with them). */
+  async markDispatched(table: LogTable, ids: readonly number[], at: number): Promise<void> {
+    if (ids.length > 0)
+      await this.db.updateTable(table).set({ dispatched_at: at }).where('id', 'in', ids).execute();
+  }
+
+  /**
+   * Claims up to `limit` rows created before `before` whose fan-out never ran (the process ended
+   * first): marked dispatched in the same statement, so each is handed to one claimer only, also
+   * with several instances claiming at once.
+   */
+  claimUndispatched(table: LogTable, before: number, limit: number, at: number): Promise<OrderLogRow[]> {
+    return this.db
+      .updateTable(table)
+      .set({ dispatched_at: at })
+      .where('dispatched_at', 'is', null)
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom(table)
+          .select('id')
+          .where('dispatched_at', 'is', null)
+          .where('created_at', '<=', before)
+          .orderBy('id')
+          .limit(limit),
+      )
+      .returningAll()
+      .execute();
   }
 
   logs(table: 'order_logs' | 'analyzer_logs', limit: number): Promise<OrderLogRow[]> {

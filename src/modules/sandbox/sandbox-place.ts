@@ -33,7 +33,7 @@ import {
 import { toOrderRecord } from './records.js';
 import { outOfRange } from './sandbox-manage.js';
 import type { NewOrder, OrderEventInput, OrderRow, SandboxRepository } from './sandbox.repository.js';
-import type { PlaceOutcome, PlaceRequest, SandboxService } from './sandbox.service.js';
+import type { PlacementJournal, PlaceOutcome, PlaceRequest, SandboxService } from './sandbox.service.js';
 import { instrumentKind, type OrderStatus } from './types.js';
 
 /** Validation codes that reject the request outright (nothing is written). */
@@ -47,20 +47,30 @@ const INPUT_CODES: ReadonlySet<RejectCode> = new Set([
 ]);
 
 /** See {@link SandboxService.placeOrder}. */
-export async function placeOrder(
+export async function placeOrder<J>(
   s: SandboxService,
   userId: number,
   req: PlaceRequest,
-): Promise<PlaceOutcome> {
+  journal?: PlacementJournal<J>,
+): Promise<PlaceOutcome & { journal?: J }> {
   const instrument = await s.instrument(req.symbol, req.exchange);
   const { prices, fallback } = await s.pricesFor(instrument);
   const now = s.deps.clock.now();
-  const result = await s.deps.repo
-    .groupedTransaction((repo) => placeIn(s, repo, userId, req, instrument, prices, fallback, now))
+  const { outcome, row, written } = await s.deps.repo
+    .groupedTransaction(async (repo) => {
+      const result = await placeIn(s, repo, userId, req, instrument, prices, fallback, now);
+      const order = toOrderRecord(result.row);
+      const outcome: PlaceOutcome =
+        result.message !== undefined ? { ok: false, order, message: result.message } : { ok: true, order };
+      return {
+        outcome,
+        row: result.row,
+        written: journal ? { journal: await journal(repo.bound, outcome) } : {},
+      };
+    })
     .catch(outOfRange);
-  s.changed(result.row);
-  const order = toOrderRecord(result.row);
-  return result.message !== undefined ? { ok: false, order, message: result.message } : { ok: true, order };
+  s.changed(row);
+  return { ...outcome, ...written };
 }
 
 async function placeIn(
@@ -100,6 +110,7 @@ async function placeIn(
     blocked_margin: 0,
     blocked_quantity: 0,
     strategy: req.strategy ?? null,
+    tag: req.tag ?? null,
     day: istDay(now),
     created_at: now,
     updated_at: now,

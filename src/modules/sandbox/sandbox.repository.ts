@@ -53,6 +53,14 @@ export class SandboxRepository {
     private readonly grouped?: TransactionRunner<DB>,
   ) {}
 
+  /**
+   * The connection or transaction this repository is bound to: inside a placement's transaction,
+   * another module's repository writes its rows in that same transaction (the order's log row).
+   */
+  get bound(): Kysely<DB> {
+    return this.db;
+  }
+
   /** Runs `fn` in one transaction with a repository bound to it. */
   transaction<T>(fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
     return this.db.transaction().execute((trx) => fn(new SandboxRepository(trx)));
@@ -120,11 +128,27 @@ export class SandboxRepository {
   // ---- orders ----
 
   async insertOrder(o: Omit<NewOrder, 'id'>): Promise<OrderRow> {
-    const full: NewOrderRow = { ...o, reason: o.reason ?? null, strategy: o.strategy ?? null };
+    const full: NewOrderRow = {
+      ...o,
+      reason: o.reason ?? null,
+      strategy: o.strategy ?? null,
+      tag: o.tag ?? null,
+    };
     const inserted = (await insertOrderRow.execute(this.db, full)).rows[0];
     if (!inserted) throw new Error('sandbox order insert returned no row');
     // Every other column is what was inserted (no column has a database default).
     return { id: inserted.id, ...full };
+  }
+
+  /** The user's orders placed with the caller's reference `tag` (a strategy order's), oldest first. */
+  ordersByTag(userId: number, tag: string): Promise<OrderRow[]> {
+    return this.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('tag', '=', tag)
+      .orderBy('id')
+      .execute();
   }
 
   getOrder(id: number): Promise<OrderRow | undefined> {

@@ -4,7 +4,9 @@
  * Matching on price updates is the engine's (sandbox.engine.ts); day-boundary jobs are in
  * sandbox-jobs.ts.
  */
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { DB } from '../../db/schema.js';
 import type { SandboxConfig } from '../../config-sandbox.js';
 import type { Clock } from '../../platform/clock.js';
 import { AppError, badRequest, notFound } from '../../platform/errors.js';
@@ -31,11 +33,19 @@ export interface PlaceRequest extends OrderRequest {
   symbol: string;
   exchange: string;
   strategy?: string | null;
+  /** The caller's reference (a strategy order's tag): finds the order again after a restart. */
+  tag?: string | null;
 }
 
 /** What placement decided: the order (rejected orders are kept with their reason). */
 export type PlaceOutcome =
   { ok: true; order: OrderRecord } | { ok: false; order: OrderRecord; message: string };
+
+/**
+ * Written in the placement's own transaction, after the order's rows: the caller's record of the
+ * outcome (the analyzer log row of the order), committed with the order or not at all.
+ */
+export type PlacementJournal<J> = (trx: Kysely<DB>, outcome: PlaceOutcome) => Promise<J>;
 
 /** Instruments as the sandbox looks them up (the master contract). */
 export interface InstrumentLookup {
@@ -122,8 +132,12 @@ export class SandboxService {
    * the order as `rejected` with its reason. A MARKET order fills at once; a marketable LIMIT
    * fills at once at the better price; the rest wait for the engine.
    */
-  placeOrder(userId: number, req: PlaceRequest): Promise<PlaceOutcome> {
-    return placeOrder(this, userId, req);
+  placeOrder<J = never>(
+    userId: number,
+    req: PlaceRequest,
+    journal?: PlacementJournal<J>,
+  ): Promise<PlaceOutcome & { journal?: J }> {
+    return placeOrder(this, userId, req, journal);
   }
 
   /** Matches a just-placed or modified order against the quote it was placed with. */
@@ -279,5 +293,10 @@ export class SandboxService {
   /** The user's order (404 when unknown or another user's). */
   async order(userId: number, orderId: number): Promise<OrderRecord> {
     return toOrderRecord(await this.ownOrder(this.deps.repo, userId, orderId));
+  }
+
+  /** The user's orders placed with reference `tag` (several when a split placed them), oldest first. */
+  async ordersByTag(userId: number, tag: string): Promise<OrderRecord[]> {
+    return (await this.deps.repo.ordersByTag(userId, tag)).map(toOrderRecord);
   }
 }
