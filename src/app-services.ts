@@ -33,6 +33,7 @@ import {
   type MarketServices,
 } from './modules/market/market.module.js';
 import { type StrategyServices } from './modules/strategies/strategies.module.js';
+import type { StrategySeam } from './modules/strategies/strategy-runner.js';
 import { buildMailServices, type MailConnectOptions, type MailServices } from './modules/mail/mail.module.js';
 import type { AlertDelivery } from './modules/alerts/alerts.consumer.js';
 import type { AlertSettingsService } from './modules/alerts/alert-settings.service.js';
@@ -70,6 +71,11 @@ export interface AppDeps {
   tunnelStartTimeoutMs?: number;
   /** Compiled route schemas, shared by every app a process builds (tests); default: the app's own. */
   schemaCompilers?: SchemaCompilers;
+  /**
+   * Called between a strategy order's writes (strategy-runner.ts, `StrategySeam`): tests kill the
+   * process there to prove a restart reconciles; never set in production.
+   */
+  strategySeam?: (name: StrategySeam) => Promise<void> | void;
 }
 
 /** The services of the app, built once and shared by the route modules (no singletons). */
@@ -235,7 +241,7 @@ export async function startServices(services: Services): Promise<void> {
   await services.marketAdmin.start();
   startMarketServices(services.market);
   await services.orders.start();
-  services.strategies.start();
+  await services.strategies.start();
   await services.sandbox.mode.reload();
 }
 

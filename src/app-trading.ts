@@ -94,6 +94,8 @@ export function buildTradingServices(
     clock,
     logger: deps.logger,
     publicBase: () => deps.publicBaseUrl?.() ?? config.hostServer,
+    instanceId: config.instanceId,
+    ...(deps.strategySeam ? { seam: deps.strategySeam } : {}),
   });
   return {
     brokers,

@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { parseRateRules, type RateRule } from './platform/rate-rule.js';
@@ -23,6 +24,13 @@ export interface Config {
   host: string;
   /** TCP port (`PORT`, default 5000). */
   port: number;
+  /**
+   * This instance's name among those sharing a database (`INSTANCE_ID`, default
+   * `<hostname>:<PORT>`): the holder named on a strategy's lease. It must stay the same across a
+   * restart (a restarted instance releases the leases its previous life held) and differ between
+   * instances running at once.
+   */
+  instanceId: string;
   /** Absolute data directory (`DATA_DIR`, default ./data): SQLite files and generated secrets. */
   dataDir: string;
   /** `postgres://…` when set (`DATABASE_URL`); unset means SQLite in {@link dataDir}. */
@@ -161,6 +169,11 @@ export function loadConfig(
 
   const host = check('HOST', '127.0.0.1', parseHost);
   const port = check('PORT', 5000, (raw) => parseInteger(raw, 1, 65535));
+  const instanceId = check('INSTANCE_ID', `${hostname()}:${port}`, (raw) => {
+    if (!/^[A-Za-z0-9._:@-]{1,64}$/.test(raw))
+      throw new Error('must be 1-64 letters, digits or . _ : @ - characters');
+    return raw;
+  });
   const dataDir = resolve(
     cwd,
     check('DATA_DIR', './data', (raw) => raw),
@@ -173,6 +186,7 @@ export function loadConfig(
   const config: Config = {
     host,
     port,
+    instanceId,
     dataDir,
     databaseUrl,
     redisUrl,

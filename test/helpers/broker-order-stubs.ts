@@ -3,10 +3,11 @@
  * HTTP: keep-alive, timeouts, status codes), speaking the documented formats:
  *
  * - {@link KiteOrderStub}: Kite Connect v3 `POST /orders/regular`, `PUT|DELETE
- *   /orders/regular/:id`, `GET /orders/:id` (history), `POST /session/token` (checksum checked).
+ *   /orders/regular/:id`, `GET /orders/:id` (history), `GET /orders` (the day's order book, each
+ *   order's current record), `POST /session/token` (checksum checked).
  * - {@link UpstoxOrderStub}: Upstox v2 `POST /v2/order/place`, `PUT /v2/order/modify`,
- *   `DELETE /v2/order/cancel`, `GET /v2/order/details`, `POST /v2/login/authorization/token`
- *   (client_secret and redirect_uri checked).
+ *   `DELETE /v2/order/cancel`, `GET /v2/order/details`, `GET /v2/order/retrieve-all` (the day's
+ *   order book), `POST /v2/login/authorization/token` (client_secret and redirect_uri checked).
  *
  * Bodies are parsed (`forms()`/`bodies()`); `failNext`/`delayNext` script answers;
  * `refusePlacement` refuses the n-th placement from now; `omitOrderId` drops the id from
@@ -105,6 +106,11 @@ abstract class OrderStub extends BrokerStub {
     const history = this.orders.get(id);
     return history?.[history.length - 1];
   }
+
+  /** The day's order book: every order's current record, in placement order. */
+  protected book(): Body[] {
+    return [...this.orders.values()].map((history) => history[history.length - 1]!);
+  }
 }
 
 // ---- Kite Connect v3 -----------------------------------------------------------------------------
@@ -179,6 +185,7 @@ export class KiteOrderStub extends OrderStub {
     );
     this.creds = creds;
     this.authed('POST', '/orders/regular', (r) => this.place(r));
+    this.authed('GET', '/orders', (r) => this.versioned(r) ?? kiteOk(this.book()));
     this.route('POST', '/session/token', (r) => this.session(r));
   }
 
@@ -324,6 +331,7 @@ export class UpstoxOrderStub extends OrderStub {
       const last = this.last(r.query.get('order_id') ?? '');
       return last ? upOk(last) : NOT_FOUND();
     });
+    this.authed('GET', '/v2/order/retrieve-all', () => upOk(this.book()));
     this.route('POST', '/v2/login/authorization/token', (r) => this.token(r));
   }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +83,17 @@ export interface TestDeps {
 /** Config on a temp data folder, a database of its own, a fake clock, and trace logs captured. */
 export async function createTestDeps(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestDeps> {
   const dataDir = opts.db?.dataDir ?? mkdtempSync(join(tmpdir(), 'algodesk-test-'));
-  const base = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'trace', ...opts.env }, { envFile: false });
+  // Each app is an instance of its own (two apps on one database are two instances) unless the
+  // test names one (a restart on the same data keeps its name).
+  const base = loadConfig(
+    {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'trace',
+      INSTANCE_ID: `test-${randomBytes(4).toString('hex')}`,
+      ...opts.env,
+    },
+    { envFile: false },
+  );
   const { config } = ensureInstallSecrets(base);
   const db = opts.db ?? (await createTestDatabase(dialect, dataDir));
   const clock = opts.clock ?? new FakeClock();

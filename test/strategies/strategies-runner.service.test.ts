@@ -302,7 +302,7 @@ describeEachDb('a run holds what its orders filled (live broker)', (dialect) => 
 });
 
 describeEachDb('a run holds what its orders filled (sandbox)', (dialect) => {
-  it('an order whose acknowledgement could not be recorded keeps the stop pending', async () => {
+  it('an order whose acknowledgement could not be recorded is found by its reference at the stop, and exited', async () => {
     w = await startStrategyServices(dialect);
     const { token } = await w.create({
       name: 'one leg',
@@ -316,12 +316,18 @@ describeEachDb('a run holds what its orders filled (sandbox)', (dialect) => {
     await w.deliver(token, { action: 'start', mode: 'sandbox' });
     repo.settleOrder = settleOrder;
     expect(await w.kinds()).toContain('order_ack_unrecorded:critical');
+    expect(await w.positions()).toMatchObject({ SBIN: 2 });
+    // The stop first asks the sandbox for the order by the reference it was sent with: found,
+    // recorded (order_recovered), its fill read — and only then sized: one exit of 2.
     const stop = (await w.deliver(token, { action: 'stop' })).body;
-    // Nothing is known to be held, but the unrecorded order may hold 2 SBIN: no guess, no stop.
-    expect(stop).toMatchObject({ stop_pending: true, exits: [] });
+    expect(stop).toMatchObject({
+      stop_pending: true,
+      exits: [expect.objectContaining({ symbol: 'SBIN', action: 'SELL', quantity: 2, status: 'placed' })],
+    });
+    expect(await w.kinds()).toContain('order_recovered:warn');
     await w.idle();
-    await reconcile();
-    expect(await w.runStatus()).toEqual(['stop_pending']);
+    expect(await w.runStatus()).toEqual(['stopped']);
+    expect(await w.positions()).toMatchObject({ SBIN: 0 });
   });
 
   it('a leg above the freeze quantity is placed as several orders, each owned by the run, and exited whole', async () => {

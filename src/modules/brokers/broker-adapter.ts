@@ -65,6 +65,12 @@ export interface BrokerAdapter {
   cancelOrder(orderId: string, session: BrokerSession): Promise<BrokerResult>;
   /** One order's state as the broker reports it (`raw` holds the broker's order record). */
   orderStatus(orderId: string, session: BrokerSession): Promise<BrokerResult>;
+  /**
+   * The day's orders carrying `tag` (the reference algodesk sent them with): `raw` holds their
+   * order records as the broker lists them, an empty list when none does. Finds an order whose
+   * placement answer a crash cut off.
+   */
+  ordersByTag(tag: string, session: BrokerSession): Promise<BrokerResult>;
   /** The quote client of this broker under `session` (the sandbox's price source uses it). */
   quoteClient(session: () => BrokerSession | undefined): QuoteClient;
   /** Where the operator's browser goes to log in at the broker (`state` is echoed back). */

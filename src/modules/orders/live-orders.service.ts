@@ -129,6 +129,22 @@ export class LiveOrdersService {
     return LiveOrdersService.answer(r, () => ({ status: 'success', data: orderStatusOf(orderid, r.raw) }));
   }
 
+  /**
+   * The day's orders the user's broker holds with reference `tag` (OpenAlgo's orderstatus fields
+   * of each); throws when the broker cannot be asked or does not answer.
+   */
+  async ordersByTag(userId: number, tag: string): Promise<Record<string, unknown>[]> {
+    const b = await this.broker(userId);
+    if ('status' in b) throw new Error(String(b.body.message));
+    const r = await b.adapter.ordersByTag(tag, b.session);
+    if (!r.ok)
+      throw new Error(`the broker's order book is unavailable (${r.httpStatus}): ${r.message ?? ''}`);
+    const list: unknown[] = Array.isArray(r.raw) ? r.raw : [];
+    return list.map((rec) =>
+      orderStatusOf(String((rec as { order_id?: unknown } | null)?.order_id ?? ''), rec),
+    );
+  }
+
   async modify(userId: number, orderid: string, m: LiveModify): Promise<PipelineAnswer> {
     const b = await this.broker(userId);
     if ('status' in b) return b;

@@ -14,11 +14,17 @@
  * The stop's answer is the acceptance (`stop_pending: true` with the exits it placed); the same
  * step runs again right after, off the request path, and every 10 s for every stop-pending run
  * (the reconcile), until the fills prove the run flat.
+ *
+ * One exit per leg, always: every step runs holding the strategy's lock (strategy-lock.ts), and
+ * each exit is recorded by a compare-and-set on the leg as the step read it (the repository's
+ * `recordOrder`), so concurrent stop deliveries, the follow-up, the background pass and other
+ * instances can never send a second exit for the same holding.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
 import type { ExitOutcome, RunnerOutcome, StrategyRunner } from './strategy-runner.js';
+import { BUSY } from './strategy-lock.js';
 import type { RunMode } from './strategy.types.js';
 
 /** Where one {@link RunStopper.advance} step left the run. */
@@ -43,13 +49,19 @@ export class RunStopper {
   }
 
   /** Batch `stop` (webhook or strategy page). A repeated stop retries exits that failed. */
-  async stop(s: StrategyRow): Promise<RunnerOutcome> {
+  stop(s: StrategyRow): Promise<RunnerOutcome> {
+    return this.runner.locked(s.id, async () => this.stopLocked((await this.repo.find(s.id)) ?? s));
+  }
+
+  private async stopLocked(s: StrategyRow): Promise<RunnerOutcome> {
     const runId = s.active_run_id;
     const run = runId === null ? undefined : await this.repo.run(runId);
     if (!run) return { result: 'ok', message: 'No active run; nothing to stop' };
-    if (await this.repo.requestStop(run.id, this.clock.now())) {
-      await this.runner.event(s, run.id, 'run_stop_requested', 'Stop requested: exiting every open leg');
-    }
+    await this.repo.requestStop(
+      run.id,
+      this.clock.now(),
+      this.runner.eventRow(s, run.id, 'run_stop_requested', 'Stop requested: exiting every open leg'),
+    );
     const current = (await this.repo.run(run.id)) ?? run;
     const p = await this.advance(s, current, { retryFailed: true, finish: false });
     const refused = p.exits.filter((e) => e.status === 'rejected').length;
@@ -80,7 +92,7 @@ export class RunStopper {
     if (entries.length) {
       for (const o of entries) await this.runner.cancel(s, run, o);
       const again = await this.runner.refresh(s, run);
-      seen = { working: again.working, died: [...seen.died, ...again.died] };
+      seen = { ...again, died: [...seen.died, ...again.died] };
     }
     const orders = await this.repo.ordersOfRun(run.id);
     const busy = new Set<number>([
@@ -106,7 +118,13 @@ export class RunStopper {
         action,
         quantity,
         'exit',
+        { exits: Number(pos.exits), net: held, working: Number(pos.working) },
       );
+      // The leg changed since it was read: whoever changed it owns its exit.
+      if (p.conflict) {
+        busy.add(pos.leg_id);
+        continue;
+      }
       exits.push({
         leg_id: pos.leg_id,
         symbol: pos.symbol,
@@ -134,30 +152,49 @@ export class RunStopper {
     if (!opts.finish || exits.length > 0 || busy.size > 0) return { exits, stopped: false };
     if ((await this.repo.positions(run.id)).some((p) => Number(p.net) !== 0))
       return { exits, stopped: false };
-    if (await this.repo.finishRun(s.id, run.id, this.clock.now())) {
-      await this.runner.event(s, run.id, 'run_stopped', 'Run stopped: its own fills prove every leg flat');
+    const stopped = this.runner.eventRow(
+      s,
+      run.id,
+      'run_stopped',
+      'Run stopped: its own fills prove every leg flat',
+    );
+    if (await this.repo.finishRun(s.id, run.id, this.clock.now(), stopped)) {
       this.runner.deps.strategies.invalidate(s.token_digest);
       return { exits, stopped: true };
     }
     return { exits, stopped: false };
   }
 
-  /** Runs {@link advance} off the request path (tracked, so shutdown and tests can wait). */
+  /** Runs {@link advance} off the request path, holding the lock (tracked, so shutdown and tests can wait). */
   private confirmSoon(s: StrategyRow, run: RunRow): void {
-    const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.repo.run(run.id))
-      .then((fresh) =>
-        fresh?.status === 'stop_pending'
-          ? this.advance(s, fresh, { retryFailed: false, finish: true }).then(() => undefined)
-          : undefined,
-      )
-      .then(
-        () => undefined,
-        (err: unknown) =>
-          this.logger.warn({ err, runId: run.id }, 'stop confirmation failed; reconcile retries'),
-      )
-      .finally(() => this.pending.delete(p));
-    this.pending.add(p);
+    this.track(
+      new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() =>
+          this.runner.deps.locks.run(s.id, async () => {
+            const fresh = await this.repo.run(run.id);
+            if (fresh?.status === 'stop_pending')
+              await this.advance(s, fresh, { retryFailed: false, finish: true });
+          }),
+        )
+        .then(
+          () => undefined,
+          (err: unknown) =>
+            this.logger.warn({ err, runId: run.id }, 'stop confirmation failed; reconcile retries'),
+        ),
+    );
+  }
+
+  /** Keeps `p` in the work {@link whenIdle} waits for. */
+  private track(p: Promise<void>): void {
+    const tracked: Promise<void> = p.finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+  }
+
+  /** Starts {@link reconcile} off the caller's path (start-up), tracked like a confirmation. */
+  reconcileSoon(): void {
+    this.track(
+      this.reconcile().catch((err: unknown) => this.logger.warn({ err }, 'strategy reconcile failed')),
+    );
   }
 
   /** Resolves once every pending stop confirmation has run. */
@@ -165,14 +202,28 @@ export class RunStopper {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  /** Advances every stop-pending run (the periodic job). */
+  /**
+   * The background pass (at start-up, then periodically): every run holding an intent whose answer
+   * was never recorded is reconciled, and every stop-pending run advanced. A strategy whose lock
+   * is taken is skipped (its holder is working on it; the next pass comes back).
+   */
   async reconcile(): Promise<void> {
-    for (const run of await this.repo.runsWithStatus('stop_pending')) {
-      const s = await this.repo.find(run.strategy_id);
-      if (!s) continue;
-      await this.advance(s, run, { retryFailed: false, finish: true }).catch((err: unknown) =>
-        this.logger.warn({ err, runId: run.id }, 'stop reconcile failed'),
-      );
+    for (const run of await this.repo.runsNeedingAttention()) {
+      const done = await this.runner.deps.locks
+        .run(
+          run.strategy_id,
+          async () => {
+            const s = await this.repo.find(run.strategy_id);
+            const fresh = await this.repo.run(run.id);
+            if (!s || !fresh) return;
+            if (fresh.status === 'stop_pending')
+              await this.advance(s, fresh, { retryFailed: false, finish: true });
+            else await this.runner.refresh(s, fresh);
+          },
+          { waitMs: 0 },
+        )
+        .catch((err: unknown) => this.logger.warn({ err, runId: run.id }, 'strategy reconcile failed'));
+      if (done === BUSY) this.logger.debug({ runId: run.id }, 'strategy busy; reconciled by the next pass');
     }
   }
 }

@@ -7,7 +7,7 @@
  * or flip (the outgoing exit first: if it is rejected, the critical
  * `flip_outgoing_exit_rejected` and no new entry); `*_exit` flattens; a signal that would not
  * change the held position is `ok` with a note (rule 9). The first accepted signal opens a run, in
- * the mode the service is in (analyzer → sandbox).
+ * the mode the service is in (analyzer → sandbox). The caller holds the strategy's lock.
  */
 import type { LegRow, StrategyRow } from './strategies.repository.js';
 import type { DerivativeContract } from './leg-resolver.js';
@@ -86,8 +86,16 @@ export async function handleSignal(
   // A run being stopped is exiting: a signal must not open what the stop is closing.
   if (active?.status === 'stop_pending') return stopping(active.id);
   // What the leg holds: its fills, plus its orders still working (asked about first, so an entry
-  // the exchange rejected after acknowledging it is not exited as if it had filled).
-  const held = active ? await runner.exposure(s, active, leg.id) : 0;
+  // the exchange rejected after acknowledging it is not exited as if it had filled), once every
+  // intent a crash left unsettled is reconciled.
+  const exposure = active ? await runner.exposure(s, active, leg.id) : undefined;
+  if (exposure?.unsettled)
+    return {
+      result: 'rejected_engine_error',
+      message: `An earlier order of ${symbol} has no known outcome yet (its ${active!.mode} account could not be asked); signal refused`,
+      runId: active!.id,
+    };
+  const held = exposure?.held ?? 0;
   const target =
     entrySide !== 0 ? entrySide * size : action === 'long_exit' ? (held > 0 ? 0 : held) : held < 0 ? 0 : held;
   if (target === held || (entrySide !== 0 && Math.sign(held) === entrySide)) {
@@ -96,7 +104,11 @@ export async function handleSignal(
     return { result: 'ok', message: note, ...(runId !== null ? { runId } : {}) };
   }
   if (runId === null) {
-    const claimed = await runner.claim(s, globalMode);
+    const claimed = await runner.claim(s, globalMode, {
+      message: `Run opened by the first signal (${globalMode} mode)`,
+      legId: leg.id,
+      payload: { mode: globalMode },
+    });
     if ('refused' in claimed) {
       if (claimed.refused === 'cooling_off')
         return {
@@ -110,14 +122,6 @@ export async function handleSignal(
       runId = claimed.runId;
     } else {
       runId = claimed.runId;
-      await runner.event(
-        s,
-        runId,
-        'run_started',
-        `Run opened by the first signal (${globalMode} mode)`,
-        leg.id,
-        { mode: globalMode },
-      );
     }
   }
   const run = active?.id === runId ? active : await runner.repo.run(runId);
@@ -134,7 +138,14 @@ export async function handleSignal(
       held > 0 ? 'SELL' : 'BUY',
       Math.abs(held),
       'exit',
+      exposure?.seen,
     );
+    if (out.conflict)
+      return {
+        result: 'rejected_engine_error',
+        message: `The position of ${symbol} changed while the signal was handled; signal refused`,
+        runId,
+      };
     if (!out.ok) {
       if (entrySide !== 0) {
         await runner.event(

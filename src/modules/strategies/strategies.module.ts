@@ -1,7 +1,9 @@
 /**
- * Strategies (issue 7): built once in app.ts from the market, sandbox and orders services.
- * Routes: strategies.routes.ts. A periodic reconcile confirms stop-pending runs once their exits
- * have filled.
+ * Strategies: built once in app.ts from the market, sandbox and orders services. Routes:
+ * strategies.routes.ts. Every piece of run work holds the strategy's lock (strategy-lock.ts). At
+ * start-up the leases this instance's previous life held are released and a reconcile pass runs;
+ * the pass then runs every 10 s: it settles order intents a crash left unsettled and confirms
+ * stop-pending runs once their exits have filled.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -15,7 +17,8 @@ import type { DerivativeContract } from './leg-resolver.js';
 import { StrategiesRepository } from './strategies.repository.js';
 import { StrategiesService } from './strategies.service.js';
 import { RunStopper } from './run-stop.js';
-import { StrategyRunner, type OrderFate } from './strategy-runner.js';
+import { StrategyLocks } from './strategy-lock.js';
+import { StrategyRunner, type FoundOrder, type OrderFate, type StrategySeam } from './strategy-runner.js';
 import { DEDUPE_WINDOW_MS, type RunMode } from './strategy.types.js';
 import { WebhookService } from './webhook.service.js';
 
@@ -27,8 +30,13 @@ export interface StrategyServices {
   /** Stops batch runs and drives stop-pending runs to flat (run-stop.ts). */
   stopper: RunStopper;
   webhook: WebhookService;
-  /** Starts the reconcile timer (stop-pending runs, old de-duplication rows). */
-  start(): void;
+  /** The per-strategy lock of all run work. */
+  locks: StrategyLocks;
+  /**
+   * Releases the previous life's leases, then starts the reconcile pass (at once, then every
+   * 10 s: unsettled intents, stop-pending runs, old de-duplication rows).
+   */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +50,10 @@ export interface StrategyDeps {
   logger: Logger;
   /** Public base URL of webhook URLs (tunnel URL when up, else HOST_SERVER). */
   publicBase: () => string;
+  /** This instance's name (`INSTANCE_ID`): the holder named on the leases it takes. */
+  instanceId: string;
+  /** Called between a strategy order's writes (tests kill a process there). */
+  seam?: (name: StrategySeam) => Promise<void> | void;
 }
 
 /** Index exchanges holding the underlying of a derivative exchange's contracts. */
@@ -84,13 +96,9 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
       return undefined;
     },
   };
-  const strategies = new StrategiesService(
-    new StrategiesRepository(deps.db),
-    contract,
-    deps.clock,
-    deps.bus,
-    deps.publicBase,
-  );
+  const repo = new StrategiesRepository(deps.db);
+  const locks = new StrategyLocks(repo, deps.instanceId, deps.clock, deps.logger);
+  const strategies = new StrategiesService(repo, contract, deps.clock, deps.bus, deps.publicBase);
   const runner = new StrategyRunner({
     strategies,
     pipeline: deps.orders.pipeline,
@@ -101,6 +109,9 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
       if (mode === 'sandbox') await deps.sandbox.service.cancelOrder(userId, Number(orderId));
       else await deps.orders.live.cancel(userId, orderId);
     },
+    findByTag: (userId, mode, tag) => findByTag(deps, userId, mode, tag),
+    locks,
+    ...(deps.seam ? { seam: deps.seam } : {}),
     clock: deps.clock,
     logger: deps.logger,
   });
@@ -120,7 +131,15 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
     runner,
     stopper,
     webhook,
-    start() {
+    locks,
+    async start() {
+      const released = await locks.releaseOwn();
+      if (released > 0)
+        deps.logger.warn(
+          { leases: released, instance: deps.instanceId },
+          'strategy leases of this instance’s previous run released',
+        );
+      stopper.reconcileSoon();
       timer = setInterval(() => {
         Promise.all([
           stopper.reconcile(),
@@ -134,6 +153,30 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
       await stopper.whenIdle();
     },
   };
+}
+
+/**
+ * The orders placed with reference `tag`: the sandbox's own rows (a refused one keeps its reason),
+ * or the user's broker's order book (every order there was acknowledged; its fate is read later).
+ */
+async function findByTag(
+  deps: StrategyDeps,
+  userId: number,
+  mode: RunMode,
+  tag: string,
+): Promise<FoundOrder[]> {
+  if (mode === 'sandbox')
+    return (await deps.sandbox.service.ordersByTag(userId, tag)).map((o) => ({
+      orderId: o.orderId,
+      quantity: o.quantity,
+      refused: o.status === 'rejected',
+      ...(o.reason ? { message: o.reason } : {}),
+    }));
+  return (await deps.orders.live.ordersByTag(userId, tag)).map((o) => ({
+    orderId: String(o.orderid),
+    quantity: Number(o.quantity) || 0,
+    refused: false,
+  }));
 }
 
 /** Live order statuses that end an order without (more) fills. */

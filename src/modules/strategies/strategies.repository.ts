@@ -6,16 +6,22 @@ import type {
   StrategyLegsTable,
   WebhookDeliveriesTable,
 } from '../../db/schema.js';
-import { StrategyRunsRepository } from './strategy-runs.repository.js';
+import { StrategyRunsRepository, type NewEvent } from './strategy-runs.repository.js';
 
-export type { ClaimRefusal, OwnedOrder, RunRow, StrategyOrderRow } from './strategy-runs.repository.js';
+export type {
+  ClaimRefusal,
+  LegSeen,
+  NewEvent,
+  OwnedOrder,
+  RunRow,
+  StrategyOrderRow,
+} from './strategy-runs.repository.js';
 
 export type StrategyRow = Selectable<StrategiesTable>;
 export type LegRow = Selectable<StrategyLegsTable>;
 export type EventRow = Selectable<StrategyEventsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewLeg = Omit<Insertable<StrategyLegsTable>, 'id' | 'strategy_id'>;
-export type NewEvent = Omit<Insertable<StrategyEventsTable>, 'id'>;
 
 export interface EventFilter {
   strategyId: number;

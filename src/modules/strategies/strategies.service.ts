@@ -13,7 +13,14 @@ import { fromDbBool, toDbBool } from '../../platform/db/database.js';
 import { AppError, badRequest } from '../../platform/errors.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import { normaliseCidr, parseAllowlist, type Cidr } from './cidr.js';
-import type { EventRow, LegRow, RunRow, StrategiesRepository, StrategyRow } from './strategies.repository.js';
+import type {
+  EventRow,
+  LegRow,
+  NewEvent,
+  RunRow,
+  StrategiesRepository,
+  StrategyRow,
+} from './strategies.repository.js';
 import { checkLegs, type InstrumentCheck, type LegInput } from './strategy-legs.js';
 import { newWebhookToken, webhookUrl } from './strategy-token.js';
 import {
@@ -300,7 +307,12 @@ export class StrategiesService {
 
   /** Appends to the trail; the severity is the kind's. */
   async event(e: EventWrite): Promise<void> {
-    await this.repo.insertEvent({
+    await this.repo.insertEvent(this.eventRow(e));
+  }
+
+  /** The trail row of an event, for a repository to write in the transaction of its transition. */
+  eventRow(e: EventWrite): NewEvent {
+    return {
       strategy_id: e.strategyId,
       run_id: e.runId,
       ts: this.clock.now(),
@@ -309,7 +321,7 @@ export class StrategiesService {
       leg_id: e.legId ?? null,
       message: e.message.slice(0, 1000),
       payload: e.payload ? JSON.stringify(e.payload) : null,
-    });
+    };
   }
 
   /** Drops the cached target of a digest here and on every other instance. */

@@ -1,24 +1,31 @@
 /**
- * What an accepted webhook delivery does (issue 7 parts 5-6); stopping is run-stop.ts.
+ * What an accepted webhook delivery does (issue 7 parts 5-6); stopping is run-stop.ts. All of it
+ * runs holding the strategy's lock ({@link StrategyRunner.locked}, strategy-lock.ts).
  *
- * Every order a run sends is first recorded as owned by (run, leg) — an entry that cannot be
- * recorded is not sent — then sent through the order pipeline in the run's own mode (`sandbox`
- * → the sandbox even when the global mode is live; `live` → the broker even in analyzer mode; never
- * the Action Center), then settled with the answer. An acknowledgement that cannot be recorded
- * writes the critical `order_ack_unrecorded` event.
+ * Every order a run sends is first recorded as owned by (run, leg) with a reference of its own
+ * (its tag) — an order that cannot be recorded is not sent — then sent through the order pipeline
+ * in the run's own mode (`sandbox` → the sandbox even when the global mode is live; `live` → the
+ * broker even in analyzer mode; never the Action Center) with that reference, then settled with
+ * the answer and its event in one transaction. An acknowledgement that cannot be recorded writes
+ * the critical `order_ack_unrecorded` event. An intent whose answer was never recorded (the
+ * process died between sending and settling) is reconciled before the run's next decision, and
+ * by the background pass: looked up by its reference at the sandbox or the broker, then settled
+ * (`order_recovered`) or marked failed (`order_not_placed`, critical).
  *
  * A leg holds what its orders *filled*: an acknowledged order is `working` until the broker (or
  * the sandbox) reports it filled or dead (rejected, cancelled, expired), and only then moves the
  * leg's filled net quantity (`strategy_positions`). {@link StrategyRunner.refresh} asks about the
  * working orders before any decision that depends on the position.
  */
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { PipelineAnswer } from '../orders/order-pipeline.js';
 import type { OrderInput } from '../orders/order-rules.js';
-import type { LegRow, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
-import type { StrategiesService } from './strategies.service.js';
+import type { LegRow, LegSeen, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
+import type { EventWrite, StrategiesService } from './strategies.service.js';
 import { resolveDerivativeLeg, type DerivativeContract } from './leg-resolver.js';
+import { BUSY, type LockOptions, type StrategyLocks } from './strategy-lock.js';
 import { COOLING_OFF_MS, type RunMode, type WebhookResult } from './strategy.types.js';
 
 export interface RunnerOutcome {
@@ -49,13 +56,44 @@ export interface OrderFate {
   filled: number;
 }
 
+/**
+ * An order found by its reference after a restart: acknowledged (it has an order id; its fate is
+ * read later), or `refused` at placement (the sandbox keeps refused orders with their reason).
+ */
+export interface FoundOrder {
+  orderId: string;
+  quantity: number;
+  refused: boolean;
+  message?: string;
+}
+
+/**
+ * The points between a strategy order's writes, where a crash leaves the run and the account
+ * apart until a reconcile: after the intent is recorded, after the pipeline answered, after the
+ * answer is settled, after a fill is recorded. Tests kill a process at one of them.
+ */
+export type StrategySeam = 'order.recorded' | 'order.sent' | 'order.settled' | 'order.resolved';
+
+/** A reference no other order carries: the broker order tag (Kite allows 20 alphanumerics). */
+export function newOrderTag(): string {
+  return `ad${BigInt(`0x${randomBytes(9).toString('hex')}`)
+    .toString(36)
+    .padStart(14, '0')}`;
+}
+
+/** The answer to a delivery that found the strategy's lock taken for longer than it may wait. */
+export const ENGINE_BUSY: RunnerOutcome = {
+  result: 'rejected_engine_error',
+  message: 'Another delivery of this strategy is still being handled; try again',
+};
+
 export interface RunnerDeps {
   strategies: StrategiesService;
   pipeline: {
     run(
       userId: number,
       order: OrderInput,
-      opts: { apiType: string; mode?: 'analyze' | 'live' },
+      opts: { apiType: string; mode?: 'analyze' | 'live'; tag?: string },
     ): Promise<PipelineAnswer>;
   };
   contract: DerivativeContract;
@@ -65,6 +103,12 @@ export interface RunnerDeps {
   orderFate: (userId: number, mode: RunMode, orderId: string) => Promise<OrderFate>;
   /** Asks the sandbox or the broker to cancel a working order (best effort: the fate tells). */
   cancel: (userId: number, mode: RunMode, orderId: string) => Promise<void>;
+  /** The orders the sandbox or the user's broker holds with reference `tag` (throws when it cannot tell). */
+  findByTag: (userId: number, mode: RunMode, tag: string) => Promise<FoundOrder[]>;
+  /** The per-strategy lock every piece of run work holds. */
+  locks: StrategyLocks;
+  /** Called at each {@link StrategySeam} (tests kill the process there); none in production. */
+  seam?: (name: StrategySeam) => Promise<void> | void;
   clock: Clock;
   logger: Logger;
 }
@@ -73,12 +117,18 @@ export interface Placed {
   ok: boolean;
   orderId?: string;
   message: string;
+  /** An exit not sent because the leg changed since it was read (another pass exits it). */
+  conflict?: boolean;
 }
 
-/** What {@link StrategyRunner.refresh} found: orders still working, and those seen dying now. */
+/**
+ * What {@link StrategyRunner.refresh} found: orders still working, those seen dying now, and
+ * intents whose outcome is still unknown (the sandbox or the broker could not be asked).
+ */
 export interface Refreshed {
   working: StrategyOrderRow[];
   died: StrategyOrderRow[];
+  unresolved: StrategyOrderRow[];
 }
 
 /**
@@ -104,14 +154,30 @@ export class StrategyRunner {
   }
 
   /**
-   * Claims a run for the strategy. A refusal says why: another run is active (its id), or the
-   * strategy stopped less than 30 s ago.
+   * Runs `fn` holding the strategy's lock (strategy-lock.ts); {@link ENGINE_BUSY} when it could
+   * not be taken in time.
+   */
+  async locked(
+    strategyId: number,
+    fn: () => Promise<RunnerOutcome>,
+    opts: LockOptions = {},
+  ): Promise<RunnerOutcome> {
+    const out = await this.deps.locks.run(strategyId, fn, opts);
+    return out === BUSY ? ENGINE_BUSY : out;
+  }
+
+  /**
+   * Claims a run for the strategy (its `run_started` event, `opened`, written with the claim). A
+   * refusal says why: another run is active (its id), or the strategy stopped less than 30 s ago.
    */
   async claim(
     s: StrategyRow,
     mode: RunMode,
+    opened: Omit<EventWrite, 'strategyId' | 'runId' | 'kind'>,
   ): Promise<{ runId: number } | { refused: 'active' | 'cooling_off'; runId?: number }> {
-    const r = await this.repo.claimRun(s.id, mode, this.deps.clock.now(), COOLING_OFF_MS);
+    const r = await this.repo.claimRun(s.id, mode, this.deps.clock.now(), COOLING_OFF_MS, (runId) =>
+      this.deps.strategies.eventRow({ ...opened, strategyId: s.id, runId, kind: 'run_started' }),
+    );
     if (typeof r === 'number') return { runId: r };
     if (r === 'cooling_off') return { refused: 'cooling_off' };
     const fresh = await this.repo.find(s.id);
@@ -123,8 +189,15 @@ export class StrategyRunner {
    * resolved or is refused withholds every SELL leg (critical `entries_withheld`): the hedges go
    * first so that a short option never stands without the long one it was paired with.
    */
-  async start(s: StrategyRow, legs: LegRow[], mode: RunMode): Promise<RunnerOutcome> {
-    const claimed = await this.claim(s, mode);
+  start(s: StrategyRow, legs: LegRow[], mode: RunMode): Promise<RunnerOutcome> {
+    return this.locked(s.id, () => this.startLocked(s, legs, mode));
+  }
+
+  private async startLocked(s: StrategyRow, legs: LegRow[], mode: RunMode): Promise<RunnerOutcome> {
+    const claimed = await this.claim(s, mode, {
+      message: `Run started in ${mode} mode`,
+      payload: { mode },
+    });
     if ('refused' in claimed) {
       if (claimed.refused === 'cooling_off')
         return {
@@ -142,7 +215,6 @@ export class StrategyRunner {
       };
     }
     const runId = claimed.runId;
-    await this.event(s, runId, 'run_started', `Run started in ${mode} mode`, null, { mode });
     const resolved: { leg: LegRow; symbol: string; exchange: string; quantity: number }[] = [];
     let buyFailed = false;
     for (const leg of legs) {
@@ -190,10 +262,12 @@ export class StrategyRunner {
   }
 
   /**
-   * Asks about the run's working orders (of one leg, or all) and records those that filled or
-   * died; each death writes `order_dead`. An order whose fate cannot be read stays working.
+   * Reconciles the run's unsettled intents ({@link reconcileIntents}), then asks about its
+   * working orders (of one leg, or all) and records those that filled or died; each death writes
+   * `order_dead` with it. An order whose fate cannot be read stays working.
    */
   async refresh(s: StrategyRow, run: RunRow, legId?: number): Promise<Refreshed> {
+    const unresolved = await this.reconcileIntents(s, run);
     const working: StrategyOrderRow[] = [];
     const died: StrategyOrderRow[] = [];
     for (const o of await this.repo.workingOrders(run.id, legId)) {
@@ -209,34 +283,111 @@ export class StrategyRunner {
         continue;
       }
       const filled = fate.state === 'filled' ? o.quantity : Math.min(o.quantity, Math.max(0, fate.filled));
-      if (!(await this.repo.resolveOrder(o, fate.state, filled, this.deps.clock.now()))) continue;
-      if (fate.state === 'dead') {
-        died.push({ ...o, status: 'dead', filled_quantity: filled });
-        await this.event(
+      const dead =
+        fate.state === 'dead'
+          ? this.eventRow(
+              s,
+              run.id,
+              'order_dead',
+              `${o.action} ${o.quantity} ${o.symbol} (${o.purpose}) ended unfilled after its acknowledgement` +
+                (filled ? ` (${filled} filled)` : ''),
+              o.leg_id,
+              { orderid: o.order_id, filled },
+            )
+          : undefined;
+      if (!(await this.repo.resolveOrder(o, fate.state, filled, this.deps.clock.now(), dead))) continue;
+      await this.deps.seam?.('order.resolved');
+      if (dead) died.push({ ...o, status: 'dead', filled_quantity: filled });
+    }
+    return {
+      working,
+      died,
+      unresolved: legId === undefined ? unresolved : unresolved.filter((o) => o.leg_id === legId),
+    };
+  }
+
+  /**
+   * Settles every intent of the run whose answer was never recorded (a crash between sending and
+   * settling; the caller holds the strategy's lock, so no such order is in flight): the orders
+   * found at the sandbox or the broker by the intent's reference become its outcome
+   * (`order_recovered`); none found means it was never placed (`failed`, `order_not_placed`).
+   * Returns the intents still unsettled (the sandbox or the broker could not be asked).
+   */
+  async reconcileIntents(s: StrategyRow, run: RunRow): Promise<StrategyOrderRow[]> {
+    const left: StrategyOrderRow[] = [];
+    for (const o of await this.repo.recordedOrders(run.id)) {
+      const found =
+        o.tag === null
+          ? []
+          : await this.deps.findByTag(s.user_id, run.mode as RunMode, o.tag).catch((err: unknown) => {
+              this.deps.logger.warn({ err, runId: run.id }, 'strategy order intent could not be looked up');
+              return undefined;
+            });
+      if (!found) {
+        left.push(o);
+        continue;
+      }
+      const what = `${o.action} ${o.quantity} ${o.symbol} ${o.exchange} (${o.purpose})`;
+      const now = this.deps.clock.now();
+      if (found.length === 0) {
+        const message = 'No order with its reference exists: it was never placed';
+        await this.repo.failIntent(
+          o,
+          message,
+          now,
+          this.eventRow(
+            s,
+            run.id,
+            'order_not_placed',
+            `${what} was about to be sent when the service stopped; it was never placed`,
+            o.leg_id,
+            { tag: o.tag },
+          ),
+        );
+        continue;
+      }
+      const acked = found.filter((f) => !f.refused);
+      const ids = acked.map((f) => f.orderId);
+      const refusal = found.find((f) => f.refused)?.message ?? 'refused';
+      await this.repo.settleOrder(
+        o,
+        acked.map((f) => ({ orderId: f.orderId, quantity: f.quantity })),
+        acked.length ? null : refusal,
+        now,
+        this.eventRow(
           s,
           run.id,
-          'order_dead',
-          `${o.action} ${o.quantity} ${o.symbol} (${o.purpose}) ended unfilled after its acknowledgement` +
-            (filled ? ` (${filled} filled)` : ''),
+          'order_recovered',
+          `${what} was sent before the service stopped; found ${
+            acked.length ? `as order ${ids.join(', ')}` : `refused (${refusal})`
+          } and recorded now`,
           o.leg_id,
-          { orderid: o.order_id, filled },
-        );
-      }
+          { tag: o.tag, orderids: ids },
+        ),
+      );
     }
-    return { working, died };
+    return left;
   }
 
   /**
    * The quantity a leg holds for a decision: what filled, plus what its working orders will add
-   * when they fill (an order seen dead counts only its fills).
+   * when they fill (an order seen dead counts only its fills); with the exits it took, and whether
+   * an intent of it is still unsettled (its outcome unknown: no decision can be made).
    */
-  async exposure(s: StrategyRow, run: RunRow, legId: number): Promise<number> {
-    await this.refresh(s, run, legId);
-    const p = await this.repo.position(run.id, legId);
-    return p.net + p.working;
+  async exposure(
+    s: StrategyRow,
+    run: RunRow,
+    legId: number,
+  ): Promise<{ held: number; seen: LegSeen; unsettled: boolean }> {
+    const r = await this.refresh(s, run, legId);
+    const seen = await this.repo.position(run.id, legId);
+    return { held: seen.net + seen.working, seen, unsettled: r.unresolved.length > 0 };
   }
 
-  /** Sends one order the run owns (recorded first) and settles it with the answer. */
+  /**
+   * Sends one order the run owns: its intent recorded first (an exit with the leg as it was
+   * read, `seen`: see the repository's `recordOrder`), then the answer settled with its event.
+   */
   async place(
     s: StrategyRow,
     runId: number,
@@ -247,21 +398,30 @@ export class StrategyRunner {
     action: 'BUY' | 'SELL',
     quantity: number,
     purpose: 'entry' | 'exit',
+    seen?: LegSeen,
   ): Promise<Placed> {
     const now = this.deps.clock.now();
+    const tag = newOrderTag();
     const owned = { run_id: runId, leg_id: leg.id, symbol, exchange, action, quantity };
     let rowId: number;
     try {
-      rowId = await this.repo.recordOrder({
-        ...owned,
-        strategy_id: s.id,
-        purpose,
-        status: 'recorded',
-        order_id: null,
-        message: null,
-        created_at: now,
-        updated_at: now,
-      });
+      const recorded = await this.repo.recordOrder(
+        {
+          ...owned,
+          strategy_id: s.id,
+          purpose,
+          status: 'recorded',
+          order_id: null,
+          message: null,
+          tag,
+          created_at: now,
+          updated_at: now,
+        },
+        seen,
+      );
+      if (recorded === 'conflict')
+        return { ok: false, conflict: true, message: 'The leg changed since it was read; not sent' };
+      rowId = recorded;
     } catch (err) {
       this.deps.logger.error(
         { err, strategyId: s.id, runId },
@@ -276,6 +436,7 @@ export class StrategyRunner {
       ).catch(() => undefined);
       return { ok: false, message: 'The order could not be recorded, so it was not sent' };
     }
+    await this.deps.seam?.('order.recorded');
     const answer = await this.deps.pipeline
       .run(
         s.user_id,
@@ -291,23 +452,36 @@ export class StrategyRunner {
           trigger_price: '0',
           disclosed_quantity: '0',
         },
-        { apiType: 'strategy', mode: mode === 'sandbox' ? 'analyze' : 'live' },
+        { apiType: 'strategy', mode: mode === 'sandbox' ? 'analyze' : 'live', tag },
       )
       .catch((err: unknown): PipelineAnswer => {
         this.deps.logger.error({ err, strategyId: s.id, runId }, 'strategy order failed in the pipeline');
         return { status: 500, body: { status: 'error', message: 'The order could not be placed' } };
       });
+    await this.deps.seam?.('order.sent');
     const children = acknowledged(answer, quantity);
     const orderId = children[0]?.orderId;
     const ok = answer.status === 200 && children.length > 0;
     const message =
       typeof answer.body.message === 'string' ? answer.body.message : ok ? 'placed' : 'rejected';
+    const kind =
+      purpose === 'entry' ? (ok ? 'entry_placed' : 'entry_rejected') : ok ? 'exit_placed' : 'exit_rejected';
+    const ids = children.map((c) => c.orderId);
+    const settled = this.eventRow(
+      s,
+      runId,
+      kind,
+      `${action} ${quantity} ${symbol} ${exchange}: ${ok ? `order ${ids.join(', ')}` : message}`,
+      leg.id,
+      { orderid: orderId ?? null, ...(ids.length > 1 ? { orderids: ids } : {}) },
+    );
     try {
       await this.repo.settleOrder(
         { ...owned, id: rowId, strategy_id: s.id, purpose },
         children,
         ok ? null : message,
         this.deps.clock.now(),
+        settled,
       );
     } catch (err) {
       this.deps.logger.error({ err, strategyId: s.id, runId }, 'strategy order acknowledgement not recorded');
@@ -320,17 +494,7 @@ export class StrategyRunner {
         { orderid: orderId ?? null },
       ).catch(() => undefined);
     }
-    const kind =
-      purpose === 'entry' ? (ok ? 'entry_placed' : 'entry_rejected') : ok ? 'exit_placed' : 'exit_rejected';
-    const ids = children.map((c) => c.orderId);
-    await this.event(
-      s,
-      runId,
-      kind,
-      `${action} ${quantity} ${symbol} ${exchange}: ${ok ? `order ${ids.join(', ')}` : message}`,
-      leg.id,
-      { orderid: orderId ?? null, ...(ids.length > 1 ? { orderids: ids } : {}) },
-    );
+    await this.deps.seam?.('order.settled');
     return { ok, ...(orderId ? { orderId } : {}), message };
   }
 
@@ -345,11 +509,23 @@ export class StrategyRunner {
   event(
     s: StrategyRow,
     runId: number | null,
-    kind: Parameters<StrategiesService['event']>[0]['kind'],
+    kind: EventWrite['kind'],
     message: string,
     legId: number | null = null,
     payload: Record<string, unknown> | null = null,
   ): Promise<void> {
     return this.deps.strategies.event({ strategyId: s.id, runId, kind, message, legId, payload });
+  }
+
+  /** The trail row of an event, written by the repository with its transition. */
+  eventRow(
+    s: StrategyRow,
+    runId: number | null,
+    kind: EventWrite['kind'],
+    message: string,
+    legId: number | null = null,
+    payload: Record<string, unknown> | null = null,
+  ) {
+    return this.deps.strategies.eventRow({ strategyId: s.id, runId, kind, message, legId, payload });
   }
 }

@@ -1,14 +1,34 @@
 /**
- * Runs and the orders they own (issue 7 part 5): the run claim and the signal lease (conditional
- * UPDATEs, so they hold across instances), the stop transitions, and each order's bookkeeping —
- * recorded before it is sent, settled with the answer, resolved once its fill is known — with the
- * leg positions it moves in the same transactions. Extended by {@link StrategiesRepository}.
+ * Runs and the orders they own: the run claim and the strategy's lease (conditional UPDATEs, so
+ * they hold across instances), the stop transitions, and each order's bookkeeping — its intent
+ * recorded before it is sent, settled with the answer (or reconciled after a restart), resolved
+ * once its fill is known — with the leg positions it moves and the trail event that says so in
+ * the same transactions: a crash between two writes never leaves a transition without its event.
+ * Extended by {@link StrategiesRepository}.
  */
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { DB, StrategyOrdersTable, StrategyPositionsTable, StrategyRunsTable } from '../../db/schema.js';
+import type {
+  DB,
+  StrategyEventsTable,
+  StrategyOrdersTable,
+  StrategyPositionsTable,
+  StrategyRunsTable,
+} from '../../db/schema.js';
 
 export type RunRow = Selectable<StrategyRunsTable>;
 export type StrategyOrderRow = Selectable<StrategyOrdersTable>;
+export type NewEvent = Omit<Insertable<StrategyEventsTable>, 'id'>;
+
+/** What an exit was sized from: the leg as it was read (its compare-and-set, see {@link recordOrder}). */
+export interface LegSeen {
+  exits: number;
+  net: number;
+  working: number;
+}
+
+async function insertEvent(trx: Kysely<DB>, e: NewEvent | null | undefined): Promise<void> {
+  if (e) await trx.insertInto('strategy_events').values(e).execute();
+}
 
 /** The fields of an owned order that its bookkeeping needs. */
 export type OwnedOrder = Pick<
@@ -66,6 +86,7 @@ export class StrategyRunsRepository {
     mode: string,
     now: number,
     coolingOffMs: number,
+    event: (runId: number) => NewEvent,
   ): Promise<number | ClaimRefusal> {
     return this.db.transaction().execute(async (trx) => {
       const { id } = await trx
@@ -80,7 +101,10 @@ export class StrategyRunsRepository {
         .where('active_run_id', 'is', null)
         .where((eb) => eb.or([eb('last_stop_at', 'is', null), eb('last_stop_at', '<=', now - coolingOffMs)]))
         .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) return id;
+      if (Number(r.numUpdatedRows) === 1) {
+        await insertEvent(trx, event(id));
+        return id;
+      }
       await trx.deleteFrom('strategy_runs').where('id', '=', id).execute();
       const s = await trx
         .selectFrom('strategies')
@@ -93,26 +117,49 @@ export class StrategyRunsRepository {
   }
 
   /**
-   * Takes the strategy's signal lease until `until` when it is free or expired: true for the one
-   * caller (on any instance) whose conditional UPDATE took it.
+   * Takes the strategy's lease for `holder` until `until` when it is free or expired: true for
+   * the one caller (on any instance) whose conditional UPDATE took it.
    */
-  async takeSignalLease(strategyId: number, now: number, until: number): Promise<boolean> {
+  async takeLease(strategyId: number, holder: string, started: number, until: number): Promise<boolean> {
     const r = await this.db
       .updateTable('strategies')
-      .set({ signal_lease_until: until })
+      .set({ signal_lease_until: until, signal_lease_holder: holder, signal_lease_started: started })
       .where('id', '=', strategyId)
-      .where((eb) => eb.or([eb('signal_lease_until', 'is', null), eb('signal_lease_until', '<=', now)]))
+      .where((eb) => eb.or([eb('signal_lease_until', 'is', null), eb('signal_lease_until', '<=', started)]))
       .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
-  async releaseSignalLease(strategyId: number, until: number): Promise<void> {
+  /** Extends a lease `holder` still holds (taken at `started`); false when it was lost. */
+  async renewLease(strategyId: number, holder: string, started: number, until: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('strategies')
+      .set({ signal_lease_until: until })
+      .where('id', '=', strategyId)
+      .where('signal_lease_holder', '=', holder)
+      .where('signal_lease_started', '=', started)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async releaseLease(strategyId: number, holder: string, started: number): Promise<void> {
     await this.db
       .updateTable('strategies')
-      .set({ signal_lease_until: null })
+      .set({ signal_lease_until: null, signal_lease_holder: null, signal_lease_started: null })
       .where('id', '=', strategyId)
-      .where('signal_lease_until', '=', until)
+      .where('signal_lease_holder', '=', holder)
+      .where('signal_lease_started', '=', started)
       .execute();
+  }
+
+  /** Releases every lease `holder` holds (a restarted instance, for its previous life's). */
+  async releaseLeasesOf(holder: string): Promise<number> {
+    const r = await this.db
+      .updateTable('strategies')
+      .set({ signal_lease_until: null, signal_lease_holder: null, signal_lease_started: null })
+      .where('signal_lease_holder', '=', holder)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   run(id: number): Promise<RunRow | undefined> {
@@ -133,19 +180,48 @@ export class StrategyRunsRepository {
     return this.db.selectFrom('strategy_runs').selectAll().where('status', '=', status).execute();
   }
 
-  /** Marks the stop intent; false when the run was not running (already stopping or stopped). */
-  async requestStop(runId: number, now: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('strategy_runs')
-      .set({ status: 'stop_pending', stop_requested_at: now })
-      .where('id', '=', runId)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+  /**
+   * Runs a background pass must look at: stop-pending runs (until their fills prove them flat)
+   * and runs holding an order intent whose outcome was never recorded (a crash between sending
+   * and recording it).
+   */
+  runsNeedingAttention(): Promise<RunRow[]> {
+    return this.db
+      .selectFrom('strategy_runs')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'stop_pending'),
+          eb('id', 'in', eb.selectFrom('strategy_orders').select('run_id').where('status', '=', 'recorded')),
+        ]),
+      )
+      .orderBy('id')
+      .execute();
   }
 
-  /** The run is flat: stopped, the strategy's claim released and its cooling-off started. */
-  async finishRun(strategyId: number, runId: number, now: number): Promise<boolean> {
+  /**
+   * Marks the stop intent, with its event, in one transaction; false when the run was not
+   * running (already stopping or stopped).
+   */
+  async requestStop(runId: number, now: number, event: NewEvent): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('strategy_runs')
+        .set({ status: 'stop_pending', stop_requested_at: now })
+        .where('id', '=', runId)
+        .where('status', '=', 'running')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await insertEvent(trx, event);
+      return true;
+    });
+  }
+
+  /**
+   * The run is flat: stopped, the strategy's claim released and its cooling-off started, with its
+   * event.
+   */
+  async finishRun(strategyId: number, runId: number, now: number, event: NewEvent): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('strategy_runs')
@@ -160,36 +236,79 @@ export class StrategyRunsRepository {
         .where('id', '=', strategyId)
         .where('active_run_id', '=', runId)
         .execute();
+      await insertEvent(trx, event);
       return true;
     });
   }
 
-  /** Records an order the run owns, before it is sent; returns its id. */
-  async recordOrder(o: Omit<Insertable<StrategyOrdersTable>, 'id'>): Promise<number> {
-    const { id } = await this.db
-      .insertInto('strategy_orders')
-      .values(o)
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return id;
+  /**
+   * Records the intent of an order the run owns, before it is sent; returns its id.
+   *
+   * An exit (`seen` given) first takes the leg's next exit generation by a compare-and-set: the
+   * leg must still be as it was read (same exits taken, same filled net, same working quantity)
+   * with no other intent of it unsettled, and (run, leg, generation) is unique. So of any
+   * interleaving of stop passes, deliveries and instances, one exit is recorded for a holding;
+   * the others get `'conflict'` and send nothing.
+   */
+  async recordOrder(
+    o: Omit<Insertable<StrategyOrdersTable>, 'id' | 'exit_gen'>,
+    seen?: LegSeen,
+  ): Promise<number | 'conflict'> {
+    return this.db.transaction().execute(async (trx) => {
+      let exitGen: number | null = null;
+      if (seen) {
+        const r = await trx
+          .updateTable('strategy_positions')
+          .set({ exits: seen.exits + 1 })
+          .where('run_id', '=', o.run_id)
+          .where('leg_id', '=', o.leg_id)
+          .where('exits', '=', seen.exits)
+          .where('net', '=', seen.net)
+          .where('working', '=', seen.working)
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('strategy_orders')
+                  .select('id')
+                  .where('run_id', '=', o.run_id)
+                  .where('leg_id', '=', o.leg_id)
+                  .where('status', '=', 'recorded'),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) return 'conflict';
+        exitGen = seen.exits + 1;
+      }
+      const { id } = await trx
+        .insertInto('strategy_orders')
+        .values({ ...o, exit_gen: exitGen })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return id;
+    });
   }
 
   /**
-   * Settles a recorded order with its answer, in one transaction: no acknowledged child →
-   * `rejected`; else the row becomes the first acknowledged child order (`placed`) and each further
-   * child (an order split at the freeze quantity) gets a row of its own. Acknowledged quantities
-   * are added to the leg's working quantity (they count as held once seen filled).
+   * Settles a recorded order with its answer, and writes the answer's event, in one transaction:
+   * no acknowledged child → `rejected`; else the row becomes the first acknowledged child order
+   * (`placed`) and each further child (an order split at the freeze quantity) gets a row of its
+   * own. Acknowledged quantities are added to the leg's working quantity (they count as held once
+   * seen filled). A compare-and-set on the intent (`recorded`, or `failed` when a reconcile found
+   * no trace of it but the answer came after all): false when it was settled already.
    */
   async settleOrder(
     o: OwnedOrder & Pick<StrategyOrderRow, 'strategy_id' | 'purpose'>,
     children: readonly { orderId: string; quantity: number }[],
     message: string | null,
     now: number,
-  ): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    event: NewEvent,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
       const [first, ...more] = children;
       const note = message?.slice(0, 512) ?? null;
-      await trx
+      const r = await trx
         .updateTable('strategy_orders')
         .set(
           first
@@ -203,7 +322,9 @@ export class StrategyRunsRepository {
             : { status: 'rejected', order_id: null, message: note, updated_at: now },
         )
         .where('id', '=', o.id)
-        .execute();
+        .where('status', 'in', ['recorded', 'failed'])
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
       if (more.length)
         await trx
           .insertInto('strategy_orders')
@@ -227,16 +348,47 @@ export class StrategyRunsRepository {
           .execute();
       const acknowledged = children.reduce((n, c) => n + c.quantity, 0);
       if (acknowledged > 0) await movePosition(trx, o, 0, signed(o, acknowledged), now);
+      await insertEvent(trx, event);
+      return true;
+    });
+  }
+
+  /**
+   * Marks an intent that left no order (a reconcile found none with its reference) `failed`, with
+   * its event; false when it was settled meanwhile.
+   */
+  async failIntent(
+    o: Pick<StrategyOrderRow, 'id'>,
+    message: string,
+    now: number,
+    event: NewEvent,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('strategy_orders')
+        .set({ status: 'failed', message: message.slice(0, 512), updated_at: now })
+        .where('id', '=', o.id)
+        .where('status', '=', 'recorded')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await insertEvent(trx, event);
+      return true;
     });
   }
 
   /**
    * Records the fate of an acknowledged order: `filled` (whole) or `dead` (rejected, cancelled
-   * or expired after the acknowledgement, with what it filled). A compare-and-set on `placed`, so
-   * two instances reconciling the same order count its fill once; false when it was resolved
-   * already.
+   * or expired after the acknowledgement, with what it filled), with its event when it has one. A
+   * compare-and-set on `placed`, so two instances reconciling the same order count its fill
+   * once; false when it was resolved already.
    */
-  async resolveOrder(o: OwnedOrder, fate: 'filled' | 'dead', filled: number, now: number): Promise<boolean> {
+  async resolveOrder(
+    o: OwnedOrder,
+    fate: 'filled' | 'dead',
+    filled: number,
+    now: number,
+    event?: NewEvent,
+  ): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const r = await trx
         .updateTable('strategy_orders')
@@ -246,8 +398,20 @@ export class StrategyRunsRepository {
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) return false;
       await movePosition(trx, o, signed(o, filled), -signed(o, o.quantity), now);
+      await insertEvent(trx, event);
       return true;
     });
+  }
+
+  /** The run's order intents whose outcome was never recorded, oldest first. */
+  recordedOrders(runId: number): Promise<StrategyOrderRow[]> {
+    return this.db
+      .selectFrom('strategy_orders')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('status', '=', 'recorded')
+      .orderBy('id')
+      .execute();
   }
 
   /** The run's acknowledged orders whose fate is not known yet (of one leg, or all). */
@@ -271,15 +435,18 @@ export class StrategyRunsRepository {
       .execute();
   }
 
-  /** A leg's filled net quantity and the signed quantity of its orders still working. */
-  async position(runId: number, legId: number): Promise<{ net: number; working: number }> {
+  /**
+   * A leg's filled net quantity, the signed quantity of its orders still working and the exits it
+   * has taken (all 0 for a leg never traded).
+   */
+  async position(runId: number, legId: number): Promise<LegSeen> {
     const r = await this.db
       .selectFrom('strategy_positions')
-      .select(['net', 'working'])
+      .select(['net', 'working', 'exits'])
       .where('run_id', '=', runId)
       .where('leg_id', '=', legId)
       .executeTakeFirst();
-    return { net: Number(r?.net ?? 0), working: Number(r?.working ?? 0) };
+    return { net: Number(r?.net ?? 0), working: Number(r?.working ?? 0), exits: Number(r?.exits ?? 0) };
   }
 
   ordersOfRun(runId: number): Promise<StrategyOrderRow[]> {

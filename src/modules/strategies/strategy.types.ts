@@ -63,6 +63,17 @@ export const EVENT_SEVERITY = {
   order_dead: 'warn',
   /** A BUY (hedge) leg of a batch start was refused, so its SELL legs were not sent. */
   entries_withheld: 'critical',
+  /**
+   * An order sent before a crash, whose answer was never recorded, was found at the sandbox or
+   * the broker by its reference and recorded now.
+   */
+  order_recovered: 'warn',
+  /**
+   * An order's intent was recorded before a crash, but neither the sandbox nor the broker holds
+   * an order with its reference: it was never placed (marked failed). The run's exposure does not
+   * count it; what the strategy meant to do with it did not happen.
+   */
+  order_not_placed: 'critical',
   signal_noop: 'info',
   // Configuration (run_id null).
   strategy_created: 'info',

@@ -62,14 +62,8 @@ const CREDENTIAL_KEY =
 const CREDENTIAL_TEXT =
   /whk_[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?|bearer\s+\S+|\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9_-]{40,}/gi;
 const AUDIT_PAYLOAD_MAX = 4_096;
-/** A signal lease's life (a crashed holder frees it after this) and how long a signal waits for one. */
-const LEASE_MS = 30_000;
-const LEASE_WAIT_MS = 10_000;
 
 export class WebhookService {
-  /** Per strategy, the settling of the latest signal: signals of one strategy run one at a time. */
-  private readonly queues = new Map<number, Promise<void>>();
-
   constructor(private readonly deps: WebhookDeps) {}
 
   async deliver(token: string, raw: string | undefined, ip: string): Promise<WebhookAnswer> {
@@ -217,66 +211,21 @@ export class WebhookService {
     }
     const ref = signalRef(fields);
     if (typeof ref === 'string') return refuse('rejected_invalid_action', ref);
-    // One signal of a strategy at a time: two copies of an alert arriving together must see each
-    // other's position (rule 9), not both open one — queued in this process, and across instances
-    // by the strategy's signal lease.
-    return this.serial(s.id, () =>
-      this.leased(s.id, async () => {
-        const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
-        return handleSignal(
-          this.deps.runner,
-          this.deps.contract,
-          fresh,
-          target.legs,
-          action as SignalAction,
-          ref,
-          this.deps.analyze() ? 'sandbox' : 'live',
-        );
-      }),
-    );
-  }
-
-  /**
-   * Runs `fn` holding the strategy's signal lease (a conditional UPDATE, so one instance at a
-   * time). Waits for another instance's lease up to {@link LEASE_WAIT_MS}; a lease left by a
-   * crashed instance expires after {@link LEASE_MS}.
-   */
-  private async leased<T>(strategyId: number, fn: () => Promise<T>): Promise<T | RunnerOutcome> {
-    const repo = this.deps.strategies.repo;
-    const waitUntil = Date.now() + LEASE_WAIT_MS;
-    for (;;) {
-      const now = this.deps.clock.now();
-      const until = now + LEASE_MS;
-      if (await repo.takeSignalLease(strategyId, now, until)) {
-        try {
-          return await fn();
-        } finally {
-          await repo.releaseSignalLease(strategyId, until);
-        }
-      }
-      if (Date.now() >= waitUntil) {
-        return {
-          result: 'rejected_engine_error',
-          message: 'Another signal of this strategy is still being handled',
-        };
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
-  /** Runs `fn` after every earlier call for the same strategy has settled (in this process). */
-  private serial<T>(strategyId: number, fn: () => Promise<T>): Promise<T> {
-    const before = this.queues.get(strategyId) ?? Promise.resolve();
-    const run = before.then(fn);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(strategyId, tail);
-    void tail.then(() => {
-      if (this.queues.get(strategyId) === tail) this.queues.delete(strategyId);
+    // One piece of work of a strategy at a time: two copies of an alert arriving together must see
+    // each other's position (rule 9), not both open one — and a signal must not interleave with a
+    // stop (strategy-lock.ts).
+    return this.deps.runner.locked(s.id, async () => {
+      const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
+      return handleSignal(
+        this.deps.runner,
+        this.deps.contract,
+        fresh,
+        target.legs,
+        action as SignalAction,
+        ref,
+        this.deps.analyze() ? 'sandbox' : 'live',
+      );
     });
-    return run;
   }
 }
 

@@ -76,16 +76,19 @@ export interface ResultSpec {
   secrets: readonly (string | undefined)[];
   /** The broker's error text (and code, for logs) from an error body. */
   readError(json: unknown): { code?: string; message?: string };
-  /** The order id of a success and what `raw` keeps (default the whole body). */
-  read(data: unknown, body: Record<string, unknown>): { orderId?: string; raw?: unknown };
+  /**
+   * The order id of a success and what `raw` keeps (default the whole body); `list: true` for an
+   * answer that is a success without an order id (a list of orders).
+   */
+  read(data: unknown, body: Record<string, unknown>): { orderId?: string; raw?: unknown; list?: boolean };
   /** What the message says when a success carries no order id. */
   missing?: string;
   logger?: Logger;
 }
 
 /**
- * The `BrokerResult` of one call. A success (`2xx` and `"status":"success"`) needs an order id,
- * else it is a failure that keeps the broker's status; any other answer is a failure with the
+ * The `BrokerResult` of one call. A success (`2xx` and `"status":"success"`) needs an order id
+ * (or, for a list, a body its reader accepts), else it is a failure that keeps the broker's status; any other answer is a failure with the
  * broker's status and sanitised message; a transport failure is 502/504 with no `raw`.
  */
 export function toBrokerResult(outcome: HttpOutcome, spec: ResultSpec): BrokerResult {
@@ -115,6 +118,7 @@ export function toBrokerResult(outcome: HttpOutcome, spec: ResultSpec): BrokerRe
     const kept = read.raw === undefined ? raw : scrub(read.raw, spec.secrets);
     if (read.orderId !== undefined)
       return log({ httpStatus: status, ok: true, orderId: read.orderId, raw: kept, roundTripMs });
+    if (read.list) return log({ httpStatus: status, ok: true, raw: kept, roundTripMs });
     const message = spec.missing ?? `${spec.label} answered success without an order id`;
     return log({ httpStatus: status, ok: false, message, raw: kept, roundTripMs }, 'no_order_id');
   }

@@ -2,8 +2,8 @@
  * Upstox v2 behind the broker contract (upstox.com/developer/api-documentation/orders). The
  * documented v2 order endpoints live on the low-latency host: `POST /v2/order/place`,
  * `PUT /v2/order/modify` (JSON bodies) and `DELETE /v2/order/cancel?order_id=` on
- * `https://api-hft.upstox.com`; `GET /v2/order/details?order_id=` and the login token exchange
- * on `https://api.upstox.com`. One keep-alive pool per origin (one in all when both URLs name
+ * `https://api-hft.upstox.com`; `GET /v2/order/details?order_id=`, `GET /v2/order/retrieve-all`
+ * (the day's order book) and the login token exchange on `https://api.upstox.com`. One keep-alive pool per origin (one in all when both URLs name
  * the same origin). Headers `Authorization: Bearer <token>` and `Accept: application/json`;
  * success `{"status":"success","data":{"order_id":…}}`; errors `{"status":"error","errors":
  * [{"errorCode","message",…}]}` with Upstox's status, passed through as they came.
@@ -93,6 +93,22 @@ export class UpstoxAdapter implements BrokerAdapter {
       undefined,
       read,
       'Upstox returned no order record',
+    );
+  }
+
+  /** The day's order book (`GET /v2/order/retrieve-all`), kept to the orders whose `tag` is `tag`. */
+  ordersByTag(tag: string, session: BrokerSession): Promise<BrokerResult> {
+    const read = (data: unknown) =>
+      Array.isArray(data) ? { list: true, raw: data.filter((o) => isObject(o) && o.tag === tag) } : {};
+    return this.call(
+      this.api,
+      'orders',
+      session,
+      'GET',
+      '/v2/order/retrieve-all',
+      undefined,
+      read,
+      'Upstox returned no order book',
     );
   }
 

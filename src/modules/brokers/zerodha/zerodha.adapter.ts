@@ -3,7 +3,8 @@
  * `POST /orders/regular`, `PUT` and `DELETE /orders/regular/:order_id` (form bodies, answer
  * `{"status":"success","data":{"order_id":…}}`) and `GET /orders/:order_id` (the order's history,
  * oldest first: the last entry is its state now). Every call carries `X-Kite-Version: 3` and
- * `Authorization: token api_key:access_token`; errors are `{"status":"error","message",
+ * `Authorization: token api_key:access_token`; `GET /orders` (the day's order book) finds orders by
+ * the tag they were sent with; errors are `{"status":"error","message",
  * "error_type"}` with Kite's status (400 InputException, 403 TokenException, 429, 500 General,
  * 502 Network, 503 Data…), passed through as they came. Follows OpenAlgo's
  * broker/zerodha/api/order_api.py; mapping in zerodha.mapping.ts, login in zerodha.auth.ts.
@@ -72,6 +73,20 @@ export class ZerodhaAdapter implements BrokerAdapter {
       read,
       `Zerodha returned no history for the order`,
     );
+  }
+
+  /** The day's order book (`GET /orders`), kept to the orders whose `tag` (or `tags`) holds `tag`. */
+  ordersByTag(tag: string, session: BrokerSession): Promise<BrokerResult> {
+    const read = (data: unknown) =>
+      Array.isArray(data)
+        ? {
+            list: true,
+            raw: data.filter(
+              (o) => isObject(o) && (o.tag === tag || (Array.isArray(o.tags) && o.tags.includes(tag))),
+            ),
+          }
+        : {};
+    return this.call('orders', session, 'GET', '/orders', undefined, read, 'Zerodha returned no order book');
   }
 
   quoteClient(session: () => BrokerSession | undefined): QuoteClient {

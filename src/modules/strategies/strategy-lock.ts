@@ -1,0 +1,119 @@
+/**
+ * One piece of run work per strategy at a time (docs/architecture.md, "Strategy runs under one
+ * lock"): every signal, batch start, stop, stop follow-up and reconcile pass of a strategy runs
+ * holding its lock, so no two of them can both decide that a leg needs an order.
+ *
+ * The lock is two layers: a queue per strategy in this process, and the strategy's lease in the
+ * database (a conditional UPDATE, so one instance at a time). A lease names its holder (this
+ * instance's `INSTANCE_ID`) and when it was taken; it lives {@link LEASE_TTL_MS} and is renewed
+ * every {@link LEASE_RENEW_MS} while its work runs, so a holder that dies loses it within seconds
+ * — and a restarted instance releases the leases its previous life held at once, at start-up,
+ * instead of waiting for them to expire.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../platform/clock.js';
+import type { StrategyRunsRepository } from './strategy-runs.repository.js';
+
+/** A lease's life without renewal: how long a dead holder on another instance blocks its strategy. */
+export const LEASE_TTL_MS = 5_000;
+/** How often a working holder renews its lease. */
+export const LEASE_RENEW_MS = 1_500;
+/** How long a delivery waits for the lock before it is refused (`rejected_engine_error`). */
+export const LOCK_WAIT_MS = 10_000;
+/** Retry period while another instance holds the lease. */
+const POLL_MS = 20;
+
+/** The lock was not taken: another piece of work of the strategy holds it. */
+export const BUSY = Symbol('strategy lock busy');
+export type Busy = typeof BUSY;
+
+export interface LockOptions {
+  /** How long to wait for the lock (default {@link LOCK_WAIT_MS}); 0 gives up at once when taken. */
+  waitMs?: number;
+}
+
+export class StrategyLocks {
+  /** Per strategy, the end of the latest work queued in this process. */
+  private readonly queues = new Map<number, Promise<void>>();
+
+  constructor(
+    private readonly repo: StrategyRunsRepository,
+    /** This instance's name (`INSTANCE_ID`). */
+    readonly holder: string,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Releases every lease this instance's previous life held (it died holding them: this life
+   * holds none yet). Returns how many.
+   */
+  releaseOwn(): Promise<number> {
+    return this.repo.releaseLeasesOf(this.holder);
+  }
+
+  /** Whether work of the strategy is queued or running in this process. */
+  busyHere(strategyId: number): boolean {
+    return this.queues.has(strategyId);
+  }
+
+  /**
+   * Runs `fn` holding the strategy's lock; {@link BUSY} when it could not be taken within the
+   * wait (another instance's work, or with `waitMs: 0` any work already queued here).
+   */
+  async run<T>(strategyId: number, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T | Busy> {
+    const waitMs = opts.waitMs ?? LOCK_WAIT_MS;
+    if (waitMs === 0 && this.busyHere(strategyId)) return BUSY;
+    const deadline = Date.now() + waitMs;
+    return this.serial(strategyId, () => this.leased(strategyId, deadline, fn));
+  }
+
+  /** Runs `fn` holding the database lease, renewing it meanwhile. */
+  private async leased<T>(strategyId: number, deadline: number, fn: () => Promise<T>): Promise<T | Busy> {
+    let started: number;
+    for (;;) {
+      started = this.clock.now();
+      if (await this.repo.takeLease(strategyId, this.holder, started, started + LEASE_TTL_MS)) break;
+      if (Date.now() >= deadline) return BUSY;
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+    let renewing: Promise<unknown> = Promise.resolve();
+    const renew = setInterval(() => {
+      renewing = this.repo
+        .renewLease(strategyId, this.holder, started, this.clock.now() + LEASE_TTL_MS)
+        .then((held) => {
+          // Lost (this process stalled past the lease's life and another instance took it): the
+          // work goes on; the compare-and-sets on the run's rows keep it from doubling an order.
+          if (!held) this.logger.warn({ strategyId }, 'strategy lease lost while working');
+        })
+        .catch((err: unknown) => this.logger.warn({ err, strategyId }, 'strategy lease not renewed'));
+    }, LEASE_RENEW_MS);
+    renew.unref();
+    try {
+      return await fn();
+    } finally {
+      clearInterval(renew);
+      await renewing;
+      await this.repo
+        .releaseLease(strategyId, this.holder, started)
+        .catch((err: unknown) =>
+          this.logger.warn({ err, strategyId }, 'strategy lease not released; it expires on its own'),
+        );
+    }
+  }
+
+  /** Runs `fn` after every earlier call for the same strategy has settled (in this process). */
+  private serial<T>(strategyId: number, fn: () => Promise<T>): Promise<T> {
+    const before = this.queues.get(strategyId) ?? Promise.resolve();
+    const run = before.then(fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(strategyId, tail);
+    void tail.then(() => {
+      if (this.queues.get(strategyId) === tail) this.queues.delete(strategyId);
+    });
+    return run;
+  }
+}

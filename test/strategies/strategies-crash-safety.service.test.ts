@@ -1,0 +1,305 @@
+/**
+ * Nothing doubled, nothing stuck, in the middle tier (the real services on a real database, no
+ * HTTP): concurrent stops of one run send one exit per leg; an exit is idempotent at the database
+ * itself; the strategy's lease names its holder, dies with it and is released by a restarted
+ * instance; and an order intent a crash left unsettled is reconciled against the sandbox by its
+ * reference before anything is decided on it. (The same against a real server killed with
+ * SIGKILL: strategies-kill.test.ts.)
+ */
+import { afterEach, expect, it, vi } from 'vitest';
+import type { Quote } from '../../src/modules/sandbox/types.js';
+import { LEASE_TTL_MS } from '../../src/modules/strategies/strategy-lock.js';
+import { createTestServices, type TestServices } from '../helpers/test-services.js';
+import { describeEachDb } from '../helpers/test-app.js';
+import {
+  BATCH_PAIR,
+  SIGNAL_SBIN,
+  startStrategyServices,
+  type StrategyWorld,
+} from '../helpers/strategies-services.js';
+
+let w: StrategyWorld | undefined;
+const others: TestServices[] = [];
+afterEach(async () => {
+  for (const o of others.splice(0)) await o.close();
+  await w?.close();
+  w = undefined;
+});
+
+/** Exit orders of each leg of each run: `run:leg` → count. */
+async function exitsPerLeg(world: StrategyWorld): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const o of await world.rows('strategy_orders')) {
+    if (o.purpose !== 'exit') continue;
+    const k = `${String(o.run_id)}:${String(o.leg_id)}`;
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** Fresh quotes for the pair's symbols (fills need them). */
+const pairQuotes = (world: StrategyWorld): Record<string, Quote> => ({
+  'NSE:SBIN': world.quote(800),
+  'NSE:INFY': world.quote(1500),
+});
+
+/** A second instance of the app on the world's database and clock, trading on the same feed. */
+async function secondInstance(world: StrategyWorld, env: Record<string, string> = {}): Promise<TestServices> {
+  const b = await createTestServices(world.db.database.dialect, {
+    db: world.db,
+    clock: world.clock,
+    env: { API_RATE_LIMIT: '100000 per second', ORDER_RATE_LIMIT: '100000 per second', ...env },
+  });
+  others.push(b);
+  await b.services.sandbox.usePriceSource(world.feed);
+  await b.services.sandbox.mode.reload();
+  return b;
+}
+
+describeEachDb('one exit per leg, always', (dialect) => {
+  it('12 concurrent stops of one run (webhook, strategy page, background pass), five runs in a row: one exit per leg, each run confirmed flat', async () => {
+    w = await startStrategyServices(dialect);
+    const world = w;
+    const { id, token } = await world.create(BATCH_PAIR);
+    const stopper = world.services.strategies.stopper;
+    for (let round = 0; round < 5; round++) {
+      await world.tick(pairQuotes(world));
+      const started = (await world.deliver(token, { action: 'start', mode: 'sandbox', round })).body;
+      expect(started).toMatchObject({ result: 'ok' });
+      expect(await world.positions()).toMatchObject({ SBIN: 3, INFY: -2 });
+      const stops = Array.from({ length: 12 }, (_, i) =>
+        i % 3 === 0
+          ? world.stop(id)
+          : i % 3 === 1
+            ? world.deliver(token, { action: 'stop', n: `${round}-${i}` }).then((a) => a.body)
+            : stopper.reconcile().then(() => ({ result: 'ok' })),
+      );
+      const answers = await Promise.all(stops);
+      expect(answers.every((a) => a.result === 'ok')).toBe(true);
+      await world.idle();
+      await stopper.reconcile();
+      expect(await world.positions()).toMatchObject({ SBIN: 0, INFY: 0 });
+      expect((await world.rows('strategy_runs')).at(-1)).toMatchObject({ status: 'stopped' });
+      world.clock.advance(31_000); // past the cooling-off
+    }
+    const exits = await exitsPerLeg(world);
+    expect(Object.keys(exits)).toHaveLength(10);
+    expect(Object.values(exits).every((n) => n === 1)).toBe(true);
+    const kinds = await world.kinds();
+    expect(kinds.filter((k) => k === 'run_stopped:info')).toHaveLength(5);
+    expect(kinds.filter((k) => k === 'run_stop_requested:info')).toHaveLength(5);
+    expect(kinds.filter((k) => k.endsWith(':critical'))).toEqual([]);
+  });
+
+  it('stops spread over two instances sharing the database: one exit per leg (the lease holds across instances)', async () => {
+    w = await startStrategyServices(dialect);
+    const world = w;
+    const b = await secondInstance(world);
+    const { id, token } = await world.create(BATCH_PAIR);
+    await world.deliver(token, { action: 'start', mode: 'sandbox' });
+    const onB = async () => {
+      const s = await b.services.strategies.strategies.owned(world.userId, id);
+      return b.services.strategies.stopper.stop(s);
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        i % 2 ? onB() : world.deliver(token, { action: 'stop', n: i }).then((a) => a.body),
+      ),
+    );
+    expect(answers.every((a) => a.result === 'ok')).toBe(true);
+    await world.idle();
+    await b.services.strategies.stopper.whenIdle();
+    await world.services.strategies.stopper.reconcile();
+    expect(await world.positions()).toMatchObject({ SBIN: 0, INFY: 0 });
+    expect(Object.values(await exitsPerLeg(world))).toEqual([1, 1]);
+    expect(await world.runStatus()).toEqual(['stopped']);
+  });
+
+  it('the database refuses a second exit of the same holding, whatever the lock: the leg’s compare-and-set', async () => {
+    w = await startStrategyServices(dialect);
+    const world = w;
+    const { token } = await world.create(BATCH_PAIR);
+    await world.deliver(token, { action: 'start', mode: 'sandbox' });
+    const repo = world.services.strategies.strategies.repo;
+    const run = (await world.rows('strategy_runs'))[0]!;
+    const sbin = (await repo.positions(Number(run.id))).find((p) => p.symbol === 'SBIN')!;
+    const seen = { exits: sbin.exits, net: sbin.net, working: sbin.working };
+    const now = world.clock.now();
+    const exit = (tag: string) =>
+      repo.recordOrder(
+        {
+          run_id: Number(run.id),
+          strategy_id: Number(run.strategy_id),
+          leg_id: sbin.leg_id,
+          symbol: 'SBIN',
+          exchange: 'NSE',
+          action: 'SELL',
+          quantity: 3,
+          purpose: 'exit',
+          status: 'recorded',
+          order_id: null,
+          message: null,
+          tag,
+          created_at: now,
+          updated_at: now,
+        },
+        seen,
+      );
+    // Eight passes that all read the leg before any of them wrote: one exit is recorded.
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => exit(`race${i}`)));
+    expect(outcomes.filter((o) => typeof o === 'number')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'conflict')).toHaveLength(7);
+    const exits = (await world.rows('strategy_orders')).filter((o) => o.purpose === 'exit');
+    expect(exits).toMatchObject([{ leg_id: sbin.leg_id, exit_gen: 1, status: 'recorded' }]);
+    // A pass that read the leg after that exit was recorded is refused too (an intent is unsettled).
+    expect(await exit('late')).toBe('conflict');
+  });
+});
+
+describeEachDb('leases die with their holder', (dialect) => {
+  it('a lease left by this instance’s killed previous life is released at start-up: the first delivery takes the lock at once', async () => {
+    w = await startStrategyServices(dialect, { INSTANCE_ID: 'desk-1' });
+    const world = w;
+    const { id, token } = await world.create(SIGNAL_SBIN);
+    // What a kill -9 in the middle of a delivery leaves: the lease held far into the future.
+    const db = world.db.database.db;
+    const left = {
+      signal_lease_holder: 'desk-1',
+      signal_lease_started: world.clock.now(),
+      signal_lease_until: world.clock.now() + 3_600_000,
+    };
+    await db.updateTable('strategies').set(left).where('id', '=', id).execute();
+    // The same instance starts again on the same data.
+    const b = await secondInstance(world, { INSTANCE_ID: 'desk-1' });
+    const lease = await db
+      .selectFrom('strategies')
+      .select('signal_lease_holder')
+      .where('id', '=', id)
+      .execute();
+    expect(lease).toEqual([{ signal_lease_holder: null }]);
+    const repo = b.services.strategies.strategies.repo;
+    const take = vi.spyOn(repo, 'takeLease');
+    const answer = await b.services.strategies.webhook.deliver(
+      token,
+      JSON.stringify({ action: 'long_entry' }),
+      '127.0.0.1',
+    );
+    expect(answer.body).toMatchObject({ result: 'ok' });
+    // Taken at the first attempt: no wait for an expiry.
+    expect(take).toHaveBeenCalledTimes(1);
+    expect(await world.positions()).toMatchObject({ SBIN: 1 });
+  });
+
+  it('another instance’s lease that is no longer renewed lapses after its short life; one that is renewed does not', async () => {
+    w = await startStrategyServices(dialect);
+    const world = w;
+    const { id, token } = await world.create(SIGNAL_SBIN);
+    const db = world.db.database.db;
+    const now = world.clock.now();
+    await db
+      .updateTable('strategies')
+      .set({
+        signal_lease_holder: 'dead-host:5000',
+        signal_lease_started: now,
+        signal_lease_until: now + LEASE_TTL_MS,
+      })
+      .where('id', '=', id)
+      .execute();
+    const locks = world.services.strategies.locks;
+    expect(await locks.run(id, () => Promise.resolve('ran'), { waitMs: 0 })).not.toBe('ran');
+    world.clock.advance(LEASE_TTL_MS);
+    expect((await world.deliver(token, { action: 'long_entry' })).body).toMatchObject({ result: 'ok' });
+    const after = await db
+      .selectFrom('strategies')
+      .select(['signal_lease_holder'])
+      .where('id', '=', id)
+      .execute();
+    expect(after).toEqual([{ signal_lease_holder: null }]);
+
+    // A holder at work renews its lease: held across more than one lease life, it is never lapsed.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const working = locks.run(id, () => gate);
+    const until = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('strategies')
+            .select('signal_lease_until')
+            .where('id', '=', id)
+            .executeTakeFirst()
+        )?.signal_lease_until,
+      );
+    await vi.waitFor(async () => expect(await until()).toBeGreaterThan(0), { timeout: 5_000 });
+    const first = await until();
+    world.clock.advance(LEASE_TTL_MS - 1);
+    await vi.waitFor(async () => expect(await until()).toBeGreaterThan(first), { timeout: 5_000 });
+    world.clock.advance(LEASE_TTL_MS - 1);
+    const b = await secondInstance(world);
+    expect(await b.services.strategies.locks.run(id, () => Promise.resolve('ran'), { waitMs: 0 })).not.toBe(
+      'ran',
+    );
+    release();
+    await working;
+  });
+});
+
+describeEachDb('an intent a crash left unsettled is reconciled before any decision', (dialect) => {
+  /**
+   * A signal strategy's long_entry whose process "died" at a seam: the seam hook stops the work
+   * there for good (as a kill would), and a second instance with the same name takes over.
+   */
+  async function diedAt(seam: 'order.recorded' | 'order.sent') {
+    w = await startStrategyServices(dialect, { INSTANCE_ID: 'desk-2' });
+    const world = w;
+    const { id, token } = await world.create(SIGNAL_SBIN);
+    const runner = world.services.strategies.runner;
+    let reached!: () => void;
+    const stopped = new Promise<void>((r) => (reached = r));
+    runner.deps.seam = (name) => {
+      if (name !== seam) return;
+      reached();
+      return new Promise<void>(() => undefined); // never goes on, like a killed process
+    };
+    void world.deliver(token, { action: 'long_entry' });
+    await stopped;
+    world.clock.advance(1);
+    // The lock of the dead delivery is held in this process; the restarted instance's is not.
+    const b = await secondInstance(world, { INSTANCE_ID: 'desk-2' });
+    await b.services.strategies.stopper.whenIdle(); // its start-up reconcile pass
+    return { world, b, id, token };
+  }
+
+  it('sent, not recorded: found in the sandbox by its reference (order_recovered); the run holds what the account holds', async () => {
+    const { world, b, token } = await diedAt('order.sent');
+    expect(await world.positions()).toMatchObject({ SBIN: 1 });
+    const orders = await world.rows('strategy_orders');
+    expect(orders).toMatchObject([{ purpose: 'entry', status: 'filled', filled_quantity: 1 }]);
+    expect(await world.kinds()).toEqual([
+      'strategy_created:info',
+      'run_started:info',
+      'order_recovered:warn',
+    ]);
+    const exit = await b.services.strategies.webhook.deliver(
+      token,
+      JSON.stringify({ action: 'long_exit' }),
+      '127.0.0.1',
+    );
+    expect(exit.body).toMatchObject({ result: 'ok' });
+    expect(await world.positions()).toMatchObject({ SBIN: 0 });
+    expect((await world.rows('strategy_orders')).filter((o) => o.purpose === 'exit')).toHaveLength(1);
+  });
+
+  it('recorded, never sent: marked failed with the critical order_not_placed; the next signal sees the leg flat', async () => {
+    const { world, b, token } = await diedAt('order.recorded');
+    expect(await world.positions()).toEqual({});
+    expect(await world.rows('strategy_orders')).toMatchObject([{ purpose: 'entry', status: 'failed' }]);
+    expect(await world.kinds()).toContain('order_not_placed:critical');
+    const exit = await b.services.strategies.webhook.deliver(
+      token,
+      JSON.stringify({ action: 'long_exit' }),
+      '127.0.0.1',
+    );
+    expect(exit.body).toMatchObject({ result: 'ok', message: expect.stringMatching(/already flat/) });
+  });
+});
