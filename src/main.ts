@@ -1,4 +1,4 @@
-import { buildApp } from './app.js';
+import { buildApp, type AppDeps } from './app.js';
 import { ensureInstallSecrets, type Config } from './config.js';
 import { publicUrlBanner } from './modules/tunnel/tunnel-target.js';
 import type { TunnelDriver } from './modules/tunnel/tunnel.types.js';
@@ -9,6 +9,8 @@ import { openRuntime } from './runtime.js';
 export interface ServeOptions {
   /** The public tunnel's provider; default ngrok. */
   tunnelDriver?: TunnelDriver;
+  /** Called between a strategy order's writes (the kill tests end the process there). */
+  strategySeam?: AppDeps['strategySeam'];
 }
 
 /** How long a graceful shutdown may take before the process exits anyway. */
@@ -52,6 +54,7 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
     logger,
     ...runtime,
     ...(opts.tunnelDriver ? { tunnelDriver: opts.tunnelDriver } : {}),
+    ...(opts.strategySeam ? { strategySeam: opts.strategySeam } : {}),
   });
   const tunnel = services.tunnel.manager;
   stopTunnel = () => tunnel.stopWithin();

@@ -6,9 +6,10 @@
  * reference before anything is decided on it. (The same against a real server killed with
  * SIGKILL: strategies-kill.test.ts.)
  */
-import { afterEach, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import type { Quote } from '../../src/modules/sandbox/types.js';
 import { LEASE_TTL_MS } from '../../src/modules/strategies/strategy-lock.js';
+import { startKiteOrderStub, type KiteOrderStub } from '../helpers/broker-order-stubs.js';
 import { createTestServices, type TestServices } from '../helpers/test-services.js';
 import { describeEachDb } from '../helpers/test-app.js';
 import {
@@ -18,12 +19,23 @@ import {
   type StrategyWorld,
 } from '../helpers/strategies-services.js';
 
+const CREDS = { apiKey: 'kiteapikey02', apiSecret: 'kiteapisecret02', accessToken: 'kiteaccess9876543210' };
+let stub: KiteOrderStub;
+beforeAll(async () => {
+  stub = await startKiteOrderStub(CREDS);
+});
+afterAll(async () => {
+  await stub?.close();
+});
+
 let w: StrategyWorld | undefined;
 const others: TestServices[] = [];
 afterEach(async () => {
   for (const o of others.splice(0)) await o.close();
   await w?.close();
   w = undefined;
+  stub.reset();
+  stub.orders.clear();
 });
 
 /** Exit orders of each leg of each run: `run:leg` → count. */
@@ -245,14 +257,8 @@ describeEachDb('leases die with their holder', (dialect) => {
 });
 
 describeEachDb('an intent a crash left unsettled is reconciled before any decision', (dialect) => {
-  /**
-   * A signal strategy's long_entry whose process "died" at a seam: the seam hook stops the work
-   * there for good (as a kill would), and a second instance with the same name takes over.
-   */
-  async function diedAt(seam: 'order.recorded' | 'order.sent') {
-    w = await startStrategyServices(dialect, { INSTANCE_ID: 'desk-2' });
-    const world = w;
-    const { id, token } = await world.create(SIGNAL_SBIN);
+  /** Makes the world's runner stop for good at `seam` (as a kill would); resolves when it got there. */
+  function haltAt(world: StrategyWorld, seam: 'order.recorded' | 'order.sent'): Promise<void> {
     const runner = world.services.strategies.runner;
     let reached!: () => void;
     const stopped = new Promise<void>((r) => (reached = r));
@@ -261,6 +267,18 @@ describeEachDb('an intent a crash left unsettled is reconciled before any decisi
       reached();
       return new Promise<void>(() => undefined); // never goes on, like a killed process
     };
+    return stopped;
+  }
+
+  /**
+   * A signal strategy's long_entry whose process "died" at a seam, and a second instance with the
+   * same name taking over.
+   */
+  async function diedAt(seam: 'order.recorded' | 'order.sent') {
+    w = await startStrategyServices(dialect, { INSTANCE_ID: 'desk-2' });
+    const world = w;
+    const { id, token } = await world.create(SIGNAL_SBIN);
+    const stopped = haltAt(world, seam);
     void world.deliver(token, { action: 'long_entry' });
     await stopped;
     world.clock.advance(1);
@@ -301,5 +319,59 @@ describeEachDb('an intent a crash left unsettled is reconciled before any decisi
       '127.0.0.1',
     );
     expect(exit.body).toMatchObject({ result: 'ok', message: expect.stringMatching(/already flat/) });
+  });
+
+  /** A live batch start (Kite stub) that died at `seam`, and the same instance started again. */
+  async function liveDiedAt(seam: 'order.recorded' | 'order.sent') {
+    w = await startStrategyServices(dialect, { ...stub.appEnv(), INSTANCE_ID: 'desk-3' });
+    const world = w;
+    await world.services.orders.brokerSessions.set(world.userId, 'zerodha', {
+      accessToken: CREDS.accessToken,
+    });
+    const { id, token } = await world.create({
+      name: 'live sbin',
+      kind: 'batch',
+      product: 'MIS',
+      legs: [{ symbol: 'SBIN', exchange: 'NSE', quantity: 3, side: 'BUY' }],
+    });
+    await world.services.strategies.strategies.setLive(world.userId, id, true);
+    const stopped = haltAt(world, seam);
+    void world.deliver(token, { action: 'start', mode: 'live' });
+    await stopped;
+    world.clock.advance(1);
+    const b = await secondInstance(world, { ...stub.appEnv(), INSTANCE_ID: 'desk-3' });
+    await b.services.strategies.stopper.whenIdle();
+    return { world, b, id };
+  }
+
+  it('live: an order the broker took before the crash is found in its order book by its tag, and exited at the stop', async () => {
+    const { world, b, id } = await liveDiedAt('order.sent');
+    const [entry] = stub.placed('BUY');
+    expect(entry).toMatchObject({ quantity: 3 });
+    const intent = (await world.rows('strategy_orders'))[0]!;
+    expect(stub.forms('/orders/regular')[0]).toMatchObject({ tag: intent.tag });
+    expect(intent).toMatchObject({ status: 'placed', order_id: entry!.id });
+    expect(await world.kinds()).toContain('order_recovered:warn');
+    stub.settle(entry!.id, 'COMPLETE');
+    const s = await b.services.strategies.strategies.owned(world.userId, id);
+    const stop = await b.services.strategies.stopper.stop(s);
+    expect(stop).toMatchObject({
+      result: 'ok',
+      exits: [expect.objectContaining({ action: 'SELL', quantity: 3, status: 'placed' })],
+    });
+    expect(stub.placed('SELL')).toHaveLength(1);
+  });
+
+  it('live: an intent the broker never saw is marked failed (order_not_placed); the stop finds the run flat', async () => {
+    const { world, b, id } = await liveDiedAt('order.recorded');
+    expect(stub.placed('BUY')).toEqual([]);
+    expect(stub.requests.some((r) => r.method === 'GET' && r.path === '/orders')).toBe(true);
+    expect(await world.rows('strategy_orders')).toMatchObject([{ status: 'failed' }]);
+    expect(await world.kinds()).toContain('order_not_placed:critical');
+    const s = await b.services.strategies.strategies.owned(world.userId, id);
+    expect(await b.services.strategies.stopper.stop(s)).toMatchObject({ result: 'ok', exits: [] });
+    await b.services.strategies.stopper.whenIdle();
+    expect(await world.runStatus()).toEqual(['stopped']);
+    expect(stub.placed('SELL')).toEqual([]);
   });
 });

@@ -256,3 +256,17 @@ describe('transport failures are results, never throws: timeout 504, no connecti
     expect(stub.requests).toHaveLength(0);
   });
 });
+
+describe('orders by tag: GET /v2/order/retrieve-all, kept to the orders sent with the tag', () => {
+  it('finds the orders placed with a tag, none for an unknown tag; a refusal keeps its status', async () => {
+    const { stub, adapter, session } = await setup();
+    const a = await adapter.placeOrder(order(U.sbin, { tag: 'adkey0002' }), session);
+    await adapter.placeOrder(order(U.sbin), session);
+    const found = await adapter.ordersByTag('adkey0002', session);
+    expect(found).toMatchObject({ ok: true, httpStatus: 200 });
+    expect(found.raw).toEqual([expect.objectContaining({ order_id: a.orderId, tag: 'adkey0002' })]);
+    expect(await adapter.ordersByTag('never-sent', session)).toMatchObject({ ok: true, raw: [] });
+    stub.failNext(500, upstoxError('UDAPI100500', 'Something went wrong'));
+    expect(await adapter.ordersByTag('adkey0002', session)).toMatchObject({ ok: false, httpStatus: 500 });
+  });
+});

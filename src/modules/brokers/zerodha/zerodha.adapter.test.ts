@@ -283,3 +283,30 @@ describe('transport failures are results, never throws: timeout 504, no connecti
     expect(stub.requests).toHaveLength(0);
   });
 });
+
+describe('orders by tag: GET /orders, the day’s order book, kept to the orders sent with the tag', () => {
+  it('finds the orders placed with a tag (each in its current state), none for an unknown tag', async () => {
+    const { stub, adapter, session } = await setup();
+    const a = await adapter.placeOrder(order(K.sbin, { tag: 'adkey0001' }), session);
+    await adapter.placeOrder(order(K.sbin, { tag: 'other' }), session);
+    const c = await adapter.placeOrder(order(K.sbin, { tag: 'adkey0001' }), session);
+    stub.settle(a.orderId!, 'COMPLETE');
+
+    const found = await adapter.ordersByTag('adkey0001', session);
+    expect(found).toMatchObject({ ok: true, httpStatus: 200 });
+    expect(found.raw).toEqual([
+      expect.objectContaining({ order_id: a.orderId, tag: 'adkey0001', status: 'COMPLETE' }),
+      expect.objectContaining({ order_id: c.orderId, tag: 'adkey0001', status: 'OPEN' }),
+    ]);
+    const book = stub.requests.find((r) => r.method === 'GET' && r.path === '/orders')!;
+    expect(book.headers['x-kite-version']).toBe('3');
+    expect(await adapter.ordersByTag('never-sent', session)).toMatchObject({ ok: true, raw: [] });
+  });
+
+  it('a refused read is a failure with Kite’s status, so no intent is taken for unplaced', async () => {
+    const { stub, adapter, session } = await setup();
+    stub.failNext(503, kiteError('Service unavailable', 'DataException'));
+    const r = await adapter.ordersByTag('adkey0001', session);
+    expect(r).toMatchObject({ ok: false, httpStatus: 503 });
+  });
+});
