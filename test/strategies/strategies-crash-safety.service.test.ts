@@ -322,7 +322,7 @@ describeEachDb('an intent a crash left unsettled is reconciled before any decisi
   });
 
   /** A live batch start (Kite stub) that died at `seam`, and the same instance started again. */
-  async function liveDiedAt(seam: 'order.recorded' | 'order.sent') {
+  async function liveDiedAt(seam: 'order.recorded' | 'order.sent', beforeRestart?: () => void) {
     w = await startStrategyServices(dialect, { ...stub.appEnv(), INSTANCE_ID: 'desk-3' });
     const world = w;
     await world.services.orders.brokerSessions.set(world.userId, 'zerodha', {
@@ -339,6 +339,7 @@ describeEachDb('an intent a crash left unsettled is reconciled before any decisi
     void world.deliver(token, { action: 'start', mode: 'live' });
     await stopped;
     world.clock.advance(1);
+    beforeRestart?.();
     const b = await secondInstance(world, { ...stub.appEnv(), INSTANCE_ID: 'desk-3' });
     await b.services.strategies.stopper.whenIdle();
     return { world, b, id };
@@ -373,5 +374,27 @@ describeEachDb('an intent a crash left unsettled is reconciled before any decisi
     await b.services.strategies.stopper.whenIdle();
     expect(await world.runStatus()).toEqual(['stopped']);
     expect(stub.placed('SELL')).toEqual([]);
+  });
+
+  it('live: while the broker’s order book cannot be read the intent is held (order_unconfirmed, said once), and settled by a later pass', async () => {
+    const unavailable = { status: 'error', message: 'Service unavailable', error_type: 'NetworkException' };
+    // Four reads refused: the start-up pass, a pass, the stop and its follow-up.
+    const { world, b, id } = await liveDiedAt('order.sent', () => stub.failNext(503, unavailable, 4));
+    const reconcile = () => b.services.strategies.stopper.reconcile();
+    // The start-up pass could not read the book: held, and said.
+    expect(await world.rows('strategy_orders')).toMatchObject([{ status: 'recorded' }]);
+    await reconcile(); // refused again: nothing new is said
+    expect((await world.kinds()).filter((k) => k === 'order_unconfirmed:warn')).toHaveLength(1);
+    // A stop now cannot size the leg: it exits nothing and stays pending.
+    const s = await b.services.strategies.strategies.owned(world.userId, id);
+    expect(await b.services.strategies.stopper.stop(s)).toMatchObject({ result: 'ok', exits: [] });
+    await b.services.strategies.stopper.whenIdle();
+    expect(await world.runStatus()).toEqual(['stop_pending']);
+    // The book is readable again: the order is found, filled, and exited.
+    const [entry] = stub.placed('BUY');
+    stub.settle(entry!.id, 'COMPLETE');
+    await reconcile();
+    expect(await world.kinds()).toContain('order_recovered:warn');
+    expect(stub.placed('SELL')).toHaveLength(1);
   });
 });

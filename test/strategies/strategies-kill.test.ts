@@ -129,7 +129,11 @@ describeEachDb('SIGKILL in the middle of a burst of orders and webhooks', (diale
         if (r.status === 200 && r.body.result === 'ok') accepted.push({ token });
       }
     });
-    await new Promise((r) => setTimeout(r, 400 + Math.floor(rand() * 1200)));
+    // Killed at a moment of the seed's choosing once both kinds of traffic are flowing.
+    const flowing = Date.now() + 20_000;
+    while ((answered.length < 20 || accepted.length < 4) && Date.now() < flowing)
+      await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, Math.floor(rand() * 800)));
     await server.kill();
     running = false;
     await Promise.all([...orders, ...signals]);

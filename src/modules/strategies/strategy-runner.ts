@@ -316,21 +316,41 @@ export class StrategyRunner {
   async reconcileIntents(s: StrategyRow, run: RunRow): Promise<StrategyOrderRow[]> {
     const left: StrategyOrderRow[] = [];
     for (const o of await this.repo.recordedOrders(run.id)) {
+      const what = `${o.action} ${o.quantity} ${o.symbol} ${o.exchange} (${o.purpose})`;
+      let reason = '';
       const found =
         o.tag === null
           ? []
           : await this.deps.findByTag(s.user_id, run.mode as RunMode, o.tag).catch((err: unknown) => {
               this.deps.logger.warn({ err, runId: run.id }, 'strategy order intent could not be looked up');
+              reason = err instanceof Error ? err.message : String(err);
               return undefined;
             });
+      const now = this.deps.clock.now();
       if (!found) {
         left.push(o);
+        // Said once per intent: the operator knows why the leg is held until a later pass.
+        await this.repo.markUnconfirmed(
+          o,
+          now,
+          this.eventRow(
+            s,
+            run.id,
+            'order_unconfirmed',
+            `${what} was sent before the service stopped, and its outcome could not be looked up ` +
+              `(${reason.slice(0, 200)}); the leg is held until a later pass can`,
+            o.leg_id,
+            { tag: o.tag },
+          ),
+        );
         continue;
       }
-      const what = `${o.action} ${o.quantity} ${o.symbol} ${o.exchange} (${o.purpose})`;
-      const now = this.deps.clock.now();
       if (found.length === 0) {
-        const message = 'No order with its reference exists: it was never placed';
+        // An intent written before orders carried a reference cannot be looked up: said so.
+        const message =
+          o.tag === null
+            ? 'Recorded without a reference, so it cannot be looked up: check the account'
+            : 'No order with its reference exists: it was never placed';
         await this.repo.failIntent(
           o,
           message,
@@ -339,7 +359,9 @@ export class StrategyRunner {
             s,
             run.id,
             'order_not_placed',
-            `${what} was about to be sent when the service stopped; it was never placed`,
+            o.tag === null
+              ? `${what} was being sent when the service stopped; it carries no reference to look it up by: check the account`
+              : `${what} was about to be sent when the service stopped; it was never placed`,
             o.leg_id,
             { tag: o.tag },
           ),

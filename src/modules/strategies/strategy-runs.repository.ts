@@ -377,6 +377,25 @@ export class StrategyRunsRepository {
   }
 
   /**
+   * Notes, once, that an intent's outcome could not be looked up (with its event); false when it
+   * was noted already or settled meanwhile.
+   */
+  async markUnconfirmed(o: Pick<StrategyOrderRow, 'id'>, now: number, event: NewEvent): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('strategy_orders')
+        .set({ message: 'outcome unconfirmed', updated_at: now })
+        .where('id', '=', o.id)
+        .where('status', '=', 'recorded')
+        .where('message', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await insertEvent(trx, event);
+      return true;
+    });
+  }
+
+  /**
    * Records the fate of an acknowledged order: `filled` (whole) or `dead` (rejected, cancelled
    * or expired after the acknowledgement, with what it filled), with its event when it has one. A
    * compare-and-set on `placed`, so two instances reconciling the same order count its fill

@@ -74,6 +74,11 @@ export const EVENT_SEVERITY = {
    * count it; what the strategy meant to do with it did not happen.
    */
   order_not_placed: 'critical',
+  /**
+   * An order intent a crash left unsettled could not be looked up (the broker's order book
+   * unavailable): its leg is held, and signals on it refused, until a later pass can.
+   */
+  order_unconfirmed: 'warn',
   signal_noop: 'info',
   // Configuration (run_id null).
   strategy_created: 'info',
