@@ -30,6 +30,7 @@ import type { Instrument } from '../../src/modules/market/instrument.js';
 import { istDateOf, istInstant } from '../../src/modules/market/timings.service.js';
 import { placementMargin } from '../../src/modules/sandbox/margin.js';
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { seededRandom } from '../../src/platform/seeded-random.js';
 import type { NewOrder } from '../../src/modules/sandbox/sandbox.repository.js';
 import { buildSandboxServices } from '../../src/modules/sandbox/sandbox.module.js';
 import {
@@ -74,18 +75,6 @@ const MONEY = 10_000;
 const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 const round4 = (n: number): number => Math.round(n * 10_000) / 10_000;
-
-/** A seeded generator (mulberry32): the same instruments, prices and orders in every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` items spread evenly over `items` (sorted by symbol first). */
 function evenly<T extends { symbol: string }>(items: T[], count: number, what: string): T[] {
@@ -133,7 +122,7 @@ async function pickInstruments(): Promise<Priced[]> {
       'NFO options',
     ),
   ];
-  const rnd = random(5);
+  const rnd = seededRandom(5);
   return picked.map((instrument) => {
     const kind = instrumentKind(instrument.instrumenttype);
     // Synthetic but plausible prices, >= ₹100 so that 1 % is several ticks wide.
@@ -152,7 +141,7 @@ function limitOf(p: Priced, side: Side, k: number): number {
 
 /** The 5,000 orders: 5 BUY below and 5 SELL above the price of each instrument, shuffled. */
 function ordersFor(instruments: Priced[], leverage: Parameters<typeof placementMargin>[0]['leverage']) {
-  const rnd = random(7);
+  const rnd = seededRandom(7);
   const day = istDateOf(NOW);
   const orders: NewOrder[] = [];
   instruments.forEach((p, i) => {

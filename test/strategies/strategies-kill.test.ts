@@ -9,6 +9,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { StrategySeam } from '../../src/modules/strategies/strategy-runner.js';
+import { seededRandom } from '../../src/platform/seeded-random.js';
 import { cncSignal, killWorld, type KillWorld, type ServerProcess } from '../helpers/kill-server.js';
 import { describeEachDb } from '../helpers/test-app.js';
 
@@ -83,21 +84,9 @@ describeEachDb('a kill -9 between a strategy order’s writes is reconciled on r
   );
 });
 
-/** A deterministic sequence of numbers in [0, 1) from a seed (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describeEachDb('SIGKILL in the middle of a burst of orders and webhooks', (dialect) => {
   it.each([11, 23, 37])('seed %i: no answered order loses its log row, no order is doubled', async (seed) => {
-    const rand = random(seed);
+    const rand = seededRandom(seed);
     world = await killWorld(dialect, [cncSignal('infy', 'INFY'), cncSignal('reliance', 'RELIANCE')]);
     const w = world;
     const server = await w.start();

@@ -81,6 +81,16 @@ export function newOrderTag(): string {
     .padStart(14, '0')}`;
 }
 
+/** An event of a run (or of the strategy, `runId` null): kind, message, leg and payload. */
+type EventArgs = [
+  s: StrategyRow,
+  runId: number | null,
+  kind: EventWrite['kind'],
+  message: string,
+  legId?: number | null,
+  payload?: Record<string, unknown> | null,
+];
+
 /** The answer to a delivery that found the strategy's lock taken for longer than it may wait. */
 export const ENGINE_BUSY: RunnerOutcome = {
   result: 'rejected_engine_error',
@@ -528,26 +538,13 @@ export class StrategyRunner {
     });
   }
 
-  event(
-    s: StrategyRow,
-    runId: number | null,
-    kind: EventWrite['kind'],
-    message: string,
-    legId: number | null = null,
-    payload: Record<string, unknown> | null = null,
-  ): Promise<void> {
-    return this.deps.strategies.event({ strategyId: s.id, runId, kind, message, legId, payload });
+  /** Appends an event to the trail on its own (not part of a transition's transaction). */
+  event(...args: EventArgs): Promise<void> {
+    return this.repo.insertEvent(this.eventRow(...args));
   }
 
   /** The trail row of an event, written by the repository with its transition. */
-  eventRow(
-    s: StrategyRow,
-    runId: number | null,
-    kind: EventWrite['kind'],
-    message: string,
-    legId: number | null = null,
-    payload: Record<string, unknown> | null = null,
-  ) {
+  eventRow(...[s, runId, kind, message, legId = null, payload = null]: EventArgs) {
     return this.deps.strategies.eventRow({ strategyId: s.id, runId, kind, message, legId, payload });
   }
 }
