@@ -11,6 +11,7 @@ import type { Services } from './app-services.js';
 import { createLogger } from './platform/logger.js';
 import { toPublicUser } from './modules/auth/users.service.js';
 import { brokerIds, getFormat } from './modules/market/importers/index.js';
+import { BROKERS, isBroker } from './domain/brokers.js';
 
 /**
  * The `algodesk` command. Every failure ends with a one-line message on stderr and a non-zero
@@ -121,11 +122,11 @@ export function buildCli(): Command {
     .command('set')
     .description('store a broker access token for a user (sealed at rest); reads the token from stdin')
     .requiredOption('--username <name>', 'the user whose orders use the session')
-    .requiredOption('--broker <name>', 'zerodha or upstox')
+    .requiredOption('--broker <name>', BROKERS.join(' or '))
     .option('--broker-user-id <id>', "the broker's user id")
     .action(async (opts: { username: string; broker: string; brokerUserId?: string }) => {
       const broker = opts.broker.toLowerCase();
-      if (!['zerodha', 'upstox'].includes(broker)) throw new Error('--broker must be zerodha or upstox');
+      if (!isBroker(broker)) throw new Error(`--broker must be ${BROKERS.join(' or ')}`);
       const token = (await readStdin('no token given: pipe it on stdin')).trim();
       if (!/^[\x21-\x7e]{8,4096}$/.test(token))
         throw new Error('the token on stdin is not a plausible access token');

@@ -14,6 +14,7 @@ import {
   type SandboxConfig,
 } from './config-sandbox.js';
 import { DEFAULT_LEVERAGE } from './modules/sandbox/margin.js';
+import { BROKERS, isBroker } from './domain/brokers.js';
 
 /**
  * The one validated configuration object. Nothing else in `src/` reads `process.env`
@@ -122,12 +123,6 @@ export interface BrokerConfig {
   timeoutMs: number;
 }
 
-/** Brokers with a live adapter. */
-export const LIVE_BROKERS = ['zerodha', 'upstox'];
-
-/** Brokers whose master-contract file the service can download and import. */
-export const MASTER_CONTRACT_BROKERS = ['zerodha', 'upstox'];
-
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -209,8 +204,7 @@ export function loadConfig(
     disableBanCheck: check('UNSAFE_DISABLE_BAN_CHECK', false, parseBoolean),
     trafficRetentionDays: check('TRAFFIC_RETENTION_DAYS', 30, (raw) => parseInteger(raw, 1, 3650)),
     masterContractBroker: check('MASTER_CONTRACT_BROKER', undefined, (raw) => {
-      if (!MASTER_CONTRACT_BROKERS.includes(raw.toLowerCase()))
-        throw new Error(`must be one of ${MASTER_CONTRACT_BROKERS.join(', ')}`);
+      if (!isBroker(raw.toLowerCase())) throw new Error(`must be one of ${BROKERS.join(', ')}`);
       return raw.toLowerCase();
     }),
     masterContractBaseUrl: check('MASTER_CONTRACT_BASE_URL', undefined, (raw) =>
@@ -237,8 +231,7 @@ export function loadConfig(
     ),
     broker: {
       name: check('BROKER_NAME', undefined, (raw) => {
-        if (!LIVE_BROKERS.includes(raw.toLowerCase()))
-          throw new Error(`must be one of ${LIVE_BROKERS.join(', ')}`);
+        if (!isBroker(raw.toLowerCase())) throw new Error(`must be one of ${BROKERS.join(', ')}`);
         return raw.toLowerCase();
       }),
       apiKey: check('BROKER_API_KEY', undefined, (raw) => raw),

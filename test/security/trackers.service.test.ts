@@ -9,7 +9,8 @@
  * `flush()`, or through the immediate flush a threshold triggers.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TRACKER_WINDOW_MS, type TrackersService } from '../../src/modules/security/trackers.service.js';
+import { TRACKER_WINDOW_MS } from '../../src/domain/limits.js';
+import type { TrackersService } from '../../src/modules/security/trackers.service.js';
 import type { SecuritySettings } from '../../src/modules/security/security-settings.service.js';
 import { describeEachDb } from '../helpers/test-app.js';
 import { createTestServices, type TestServices } from '../helpers/test-services.js';

@@ -10,6 +10,7 @@
  *   looks like an API key (64 hex characters) or is the request's `apikey` is masked.
  */
 import type { OrderEvent } from '../orders/order-events.js';
+import { hasLimitPrice, hasTriggerPrice, type PriceType } from '../../domain/orders.js';
 
 /** What an event tells the user: an order went in, or something failed. */
 export type AlertKind = 'placed' | 'failed';
@@ -52,11 +53,11 @@ function orderSummary(req: Record<string, unknown>, secrets: readonly string[]):
     f('pricetype'),
   ];
   let s = parts.filter((p) => p !== '').join(' ');
-  const type = f('pricetype').toUpperCase();
+  const type = f('pricetype').toUpperCase() as PriceType;
   const price = f('price');
   const trigger = f('trigger_price');
-  if ((type === 'LIMIT' || type === 'SL') && price && price !== '0') s += ` @ ${price}`;
-  if ((type === 'SL' || type === 'SL-M') && trigger && trigger !== '0') s += ` trigger ${trigger}`;
+  if (hasLimitPrice(type) && price && price !== '0') s += ` @ ${price}`;
+  if (hasTriggerPrice(type) && trigger && trigger !== '0') s += ` trigger ${trigger}`;
   return s;
 }
 

@@ -4,11 +4,12 @@ import type { App } from '../../platform/http/types.js';
 import { CsrfResponse, ErrorBody, LoginBody, SessionResponse, StatusSuccess } from './auth.schema.js';
 import type { LoginService } from './login.service.js';
 import { readSessionCookie, SESSION_COOKIE, type SessionGuard } from './session.guard.js';
-import { PENDING_TOTP_LOGIN_MS, type SessionsService } from './sessions.service.js';
+import type { SessionsService } from './sessions.service.js';
 import { totpRoutes } from './totp.routes.js';
 import { LoginResponse, TotpLoginBody } from './totp.schema.js';
 import type { TotpService } from './totp.service.js';
 import { toPublicUser, type UsersService } from './users.service.js';
+import { PENDING_TOTP_LOGIN_MS } from '../../domain/limits.js';
 
 export interface AuthRoutesDeps {
   config: ResolvedConfig;

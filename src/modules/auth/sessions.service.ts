@@ -1,12 +1,10 @@
 import type { Clock } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
 import type { PendingTotpLoginRow, SessionRow, SessionsRepository } from './sessions.repository.js';
+import { PENDING_TOTP_LOGIN_MS } from '../../domain/limits.js';
 
 /** `last_seen_at` is written at most this often, so reading pages does not write on every request. */
 const TOUCH_INTERVAL_MS = 60_000;
-
-/** Spec, Limits: "Pending TOTP login window — 5 minutes". */
-export const PENDING_TOTP_LOGIN_MS = 5 * 60_000;
 
 export interface PendingTotpLogin {
   /** The pending cookie's value: shown to the browser, never stored. */

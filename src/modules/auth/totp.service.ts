@@ -7,6 +7,7 @@ import { AppError, unauthorized } from '../../platform/errors.js';
 import type { SessionsService } from './sessions.service.js';
 import type { UserRow } from './users.repository.js';
 import type { UsersService } from './users.service.js';
+import { FRESH_TOTP_MS } from '../../domain/limits.js';
 
 /**
  * RFC 6238 parameters: HMAC-SHA-1, 30-second steps, 6 digits — what every authenticator app
@@ -17,8 +18,6 @@ export const TOTP_ALGORITHM = 'SHA1';
 export const TOTP_PERIOD_SECONDS = 30;
 export const TOTP_DIGITS = 6;
 export const TOTP_WINDOW_STEPS = 1;
-/** Spec, Limits: "Fresh-TOTP window for remote-agent consent — 60 seconds". */
-export const FRESH_TOTP_MS = 60_000;
 /** Purpose of the SecretBox key that seals TOTP secrets (HKDF sub-key of APP_KEY). */
 export const TOTP_SECRET_PURPOSE = 'totp-secret';
 

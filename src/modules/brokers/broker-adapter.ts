@@ -5,6 +5,7 @@
  * by name through the registry (`broker-registry.ts`).
  */
 import type { QuoteClient } from './quotes/quote-client.js';
+import type { Action, PriceType, Product } from '../../domain/orders.js';
 
 /** An order as algodesk sends it to a broker: canonical fields plus the master contract's mapping. */
 export interface BrokerOrder {
@@ -15,9 +16,9 @@ export interface BrokerOrder {
   brsymbol: string;
   brexchange: string;
   token: string;
-  side: 'BUY' | 'SELL';
-  priceType: 'MARKET' | 'LIMIT' | 'SL' | 'SL-M';
-  product: 'CNC' | 'NRML' | 'MIS';
+  side: Action;
+  priceType: PriceType;
+  product: Product;
   quantity: number;
   /** Rupees as decimal strings exactly as validated (`"0"` when the price type has none). */
   price: string;

@@ -5,13 +5,13 @@ import { badRequest, notFound } from '../../platform/errors.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import { isUniqueViolation, type FreezeRepository, type FreezeRow } from './freeze.repository.js';
 import { Snapshot, syncAcrossInstances } from './timings.service.js';
+import { FNO_ORDER_EXCHANGES } from '../../domain/exchanges.js';
 
 /**
  * Exchanges with freeze quantities: the F&O segments where the exchange caps one order's size and
- * the order pipeline splits larger orders (NSE and BSE equity and index derivatives, NSE and BSE
- * currency derivatives, MCX and NCDEX commodities) — every F&O exchange an order may name.
+ * the order pipeline splits larger orders — every F&O exchange an order may name.
  */
-export const FREEZE_EXCHANGES = ['NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX'] as const;
+const FREEZE_EXCHANGES = [...FNO_ORDER_EXCHANGES];
 /** Largest freeze quantity stored (the column is a 32-bit integer). */
 export const MAX_FREEZE_QTY = 2_147_483_647;
 /** Skipped rows listed in an upload's answer; `skipped` still counts them all. */
@@ -50,7 +50,7 @@ const shown = (s: string) => JSON.stringify(s.length > 20 ? `${s.slice(0, 20)}�
 /** Trimmed and upper-cased F&O exchange code, or a 400 naming it. */
 export function normaliseFreezeExchange(raw: string): string {
   const exchange = raw.trim().toUpperCase();
-  if (!(FREEZE_EXCHANGES as readonly string[]).includes(exchange)) {
+  if (!FNO_ORDER_EXCHANGES.has(exchange)) {
     const msg = `${shown(exchange)} is not an F&O exchange; use one of ${FREEZE_EXCHANGES.join(', ')}`;
     throw badRequest(`exchange ${msg}`, { exchange: [msg] });
   }

@@ -17,6 +17,7 @@
  *   Day, Good Friday, Gandhi Jayanti, Christmas), evening session open on every other date.
  * - 23:55 is MCX's close in US winter (23:30 in US summer), as in the timings table.
  */
+import { CURRENCY_HOLIDAY_EXCHANGES, NSE_CALENDAR_EXCHANGES } from '../../domain/exchanges.js';
 
 /** One seeded holiday: IST date, name, type, exchanges closed and exchanges open (`HH:MM` IST). */
 export interface SeedHoliday {
@@ -28,8 +29,8 @@ export interface SeedHoliday {
 }
 
 /** Cash, equity derivatives and currency derivatives of NSE and BSE. */
-const NSE_BSE = ['NSE', 'BSE', 'NFO', 'BFO', 'CDS', 'BCD'] as const;
-const CURRENCY = ['CDS', 'BCD'] as const;
+const NSE_BSE = NSE_CALENDAR_EXCHANGES;
+const CURRENCY = CURRENCY_HOLIDAY_EXCHANGES;
 const MCX_EVENING = [{ exchange: 'MCX', start: '17:00', end: '23:55' }] as const;
 const MCX_MORNING = [{ exchange: 'MCX', start: '09:00', end: '17:00' }] as const;
 

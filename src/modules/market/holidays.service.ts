@@ -17,9 +17,8 @@ import {
   type CalendarHoliday,
   type HolidaySource,
 } from './timings.service.js';
+import { HOLIDAY_EXCHANGES } from '../../domain/exchanges.js';
 
-/** Exchange codes a holiday may name (spec "Holiday exchange entry"), in display order. */
-export const HOLIDAY_EXCHANGES = ['NSE', 'BSE', 'NFO', 'BFO', 'MCX', 'CDS', 'BCD'] as const;
 /** TRADING_HOLIDAY: closure; SETTLEMENT_HOLIDAY: settlement closed, trading open; SPECIAL_SESSION. */
 export const HOLIDAY_TYPES = ['TRADING_HOLIDAY', 'SETTLEMENT_HOLIDAY', 'SPECIAL_SESSION'] as const;
 export type HolidayType = (typeof HOLIDAY_TYPES)[number];

@@ -1,5 +1,5 @@
 import type { Instrument } from './instrument.js';
-import { CANONICAL_EXCHANGES } from './symbology.js';
+import { EXCHANGES } from '../../domain/exchanges.js';
 
 /**
  * The search semantics shared by the in-memory index and the database fallback (search rule 6:
@@ -76,11 +76,8 @@ export function compareRows(
 
 export const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Exchanges `/api/v1/search` accepts in its optional `exchange` field. */
-export const SEARCH_EXCHANGES = [...CANONICAL_EXCHANGES, 'NCDEX'] as const;
-
-/** Futures-and-options exchanges: an F&O exchange sends a session search to the F&O path (rule 2). */
-export const FNO_EXCHANGES = new Set(['NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCO', 'NCDEX']);
+/** Exchanges `/api/v1/search` accepts in its optional `exchange` field: every exchange. */
+export const SEARCH_EXCHANGES = EXCHANGES;
 
 /** Filters of the session search's F&O path (search rules 2 and 3). */
 export interface FnoFilters {

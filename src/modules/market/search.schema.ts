@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { MAX_QUERY_LENGTH, SEARCH_EXCHANGES } from './search-rules.js';
+import { literalUnion } from '../../platform/http/literal-union.js';
 
 /** One normalised search result (OpenAlgo's field names). */
 export const SearchItem = Type.Object({
@@ -28,7 +29,7 @@ export type SearchItem = Static<typeof SearchItem>;
 export const PublicSearchBody = Type.Object({
   apikey: Type.String({ minLength: 1, maxLength: 256 }),
   query: Type.String({ maxLength: MAX_QUERY_LENGTH }),
-  exchange: Type.Optional(Type.Union(SEARCH_EXCHANGES.map((e) => Type.Literal(e)))),
+  exchange: Type.Optional(literalUnion(SEARCH_EXCHANGES)),
 });
 
 export const PublicSearchResponse = Type.Object({

@@ -3,7 +3,6 @@ import type { ContractsService } from './contracts.service.js';
 import type { InstrumentEntry } from './instrument-index.js';
 import {
   expandInstrumentTypes,
-  FNO_EXCHANGES,
   parseTerms,
   PUBLIC_SEARCH_LIMIT,
   SEARCH_EXCHANGES,
@@ -12,6 +11,7 @@ import {
 } from './search-rules.js';
 import type { SearchItem } from './search.schema.js';
 import { expiryLabel, parseExpiry } from './symbology.js';
+import { DERIVATIVE_EXCHANGES } from '../../domain/exchanges.js';
 
 const ALLOWED = new Set<string>(SEARCH_EXCHANGES);
 
@@ -90,7 +90,7 @@ export class SearchService {
   }
 
   private freezeOf(r: InstrumentEntry): number | null {
-    return r.underlying !== null && FNO_EXCHANGES.has(r.exchange)
+    return r.underlying !== null && DERIVATIVE_EXCHANGES.has(r.exchange)
       ? this.freezeQty(r.exchange, r.underlying)
       : null;
   }
@@ -123,8 +123,8 @@ export class SearchService {
       underlying !== null ||
       strikeMin !== null ||
       strikeMax !== null;
-    const fnoExchanges = fnoFilters ? exchanges : exchanges.filter((e) => FNO_EXCHANGES.has(e));
-    const generalExchanges = fnoFilters ? [] : exchanges.filter((e) => !FNO_EXCHANGES.has(e));
+    const fnoExchanges = fnoFilters ? exchanges : exchanges.filter((e) => DERIVATIVE_EXCHANGES.has(e));
+    const generalExchanges = fnoFilters ? [] : exchanges.filter((e) => !DERIVATIVE_EXCHANGES.has(e));
     const useFno = fnoExchanges.length > 0 || (exchanges.length === 0 && fnoFilters);
     const useGeneral = generalExchanges.length > 0 || (exchanges.length === 0 && !fnoFilters);
 
@@ -198,7 +198,7 @@ export class SearchService {
       instrumenttype: r.instrumenttype,
       tick_size: r.tickSize,
       freeze_qty:
-        r.underlying !== null && FNO_EXCHANGES.has(r.exchange)
+        r.underlying !== null && DERIVATIVE_EXCHANGES.has(r.exchange)
           ? this.freezeQty(r.exchange, r.underlying)
           : null,
     };

@@ -8,21 +8,7 @@
  * - options: base + `DDMMMYY` + strike + `CE`/`PE` (`NIFTY30DEC2526000CE`, `USDINR26FEB2686.25CE`);
  * - indices: a space-less upper-case name on `NSE_INDEX` / `BSE_INDEX` (`NIFTY 50` → `NIFTY`).
  */
-
-/** Exchanges an instrument may carry in the canonical symbology. */
-export const CANONICAL_EXCHANGES = [
-  'NSE',
-  'BSE',
-  'NFO',
-  'BFO',
-  'CDS',
-  'BCD',
-  'MCX',
-  'NCO',
-  'NSE_INDEX',
-  'BSE_INDEX',
-] as const;
-export type CanonicalExchange = (typeof CANONICAL_EXCHANGES)[number];
+import { INDEX_EXCHANGE_OF, type IndexExchange } from '../../domain/exchanges.js';
 
 /** Canonical instrument types. */
 export type InstrumentType = 'EQ' | 'INDEX' | 'FUT' | 'CE' | 'PE';
@@ -249,9 +235,9 @@ function squeeze(name: string): string {
 }
 
 /** Canonical symbol of an index listed as `name` (broker trading symbol) on NSE_INDEX or BSE_INDEX. */
-export function indexSymbol(name: string, exchange: 'NSE_INDEX' | 'BSE_INDEX'): string {
+export function indexSymbol(name: string, exchange: IndexExchange): string {
   const key = squeeze(name);
-  const aliases = exchange === 'NSE_INDEX' ? NSE_INDEX_ALIASES : BSE_INDEX_ALIASES;
+  const aliases = exchange === INDEX_EXCHANGE_OF.NSE ? NSE_INDEX_ALIASES : BSE_INDEX_ALIASES;
   return aliases[key] ?? key;
 }
 

@@ -9,6 +9,7 @@ import type { BrokerAdapter, BrokerResult, BrokerSession } from '../brokers/brok
 import type { Instrument } from '../market/instrument.js';
 import { UnreadableSessionError } from './broker-sessions.service.js';
 import type { PipelineAnswer } from './order-pipeline.js';
+import type { Action, PriceType, Product } from '../../domain/orders.js';
 
 export interface LiveOrdersDeps {
   brokerSession: (userId: number) => Promise<{ broker: string; session: BrokerSession } | undefined>;
@@ -20,9 +21,9 @@ export interface LiveOrdersDeps {
 export interface LiveModify {
   symbol: string;
   exchange: string;
-  action: 'BUY' | 'SELL';
-  product: 'CNC' | 'NRML' | 'MIS';
-  pricetype: 'MARKET' | 'LIMIT' | 'SL' | 'SL-M';
+  action: Action;
+  product: Product;
+  pricetype: PriceType;
   quantity: number;
   price: string;
   trigger_price: string;

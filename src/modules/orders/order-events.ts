@@ -6,6 +6,7 @@
  * snapshot reads `dropped`).
  */
 import type { Logger } from 'pino';
+import { EVENT_QUEUE_LIMIT, EVENT_WORKERS } from '../../domain/limits.js';
 
 export type OrderEventName = 'order.placed' | 'order.failed' | 'analyzer.error';
 
@@ -70,8 +71,8 @@ export class OrderEventBus {
   delivered = 0;
 
   constructor(private readonly opts: DispatcherOptions) {
-    this.workers = opts.workers ?? 10;
-    this.queueLimit = opts.queueLimit ?? 1000;
+    this.workers = opts.workers ?? EVENT_WORKERS;
+    this.queueLimit = opts.queueLimit ?? EVENT_QUEUE_LIMIT;
   }
 
   /** Adds a consumer; a consumer's failure is logged and never reaches the others. */

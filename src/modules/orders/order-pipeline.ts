@@ -26,7 +26,6 @@ import type { OrderLogWriter } from './order-log.writer.js';
 import type { LatencyService } from './latency.service.js';
 import {
   checkPrices,
-  FNO_ORDER_EXCHANGES,
   lotProblem,
   MAX_SPLIT_ORDERS,
   splitCount,
@@ -34,6 +33,7 @@ import {
   TOO_MANY_SPLITS,
   type OrderInput,
 } from './order-rules.js';
+import { FNO_ORDER_EXCHANGES } from '../../domain/exchanges.js';
 
 /** How one order runs: its API type (logs, events) and what the caller decides for it. */
 export interface RunOptions {

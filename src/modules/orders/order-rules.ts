@@ -6,23 +6,28 @@
  */
 import type { Instrument } from '../market/instrument.js';
 import { tryRupeesToMoney } from '../sandbox/money.js';
+import { FNO_ORDER_EXCHANGES } from '../../domain/exchanges.js';
+import {
+  hasLimitPrice,
+  hasTriggerPrice,
+  type Action,
+  type PriceType,
+  type Product,
+} from '../../domain/orders.js';
 
 /** A placeorder request after the schema: fields normalised (upper-case action, defaults applied). */
 export interface OrderInput {
   strategy: string;
   symbol: string;
   exchange: string;
-  action: 'BUY' | 'SELL';
+  action: Action;
   quantity: number;
-  pricetype: 'MARKET' | 'LIMIT' | 'SL' | 'SL-M';
-  product: 'CNC' | 'NRML' | 'MIS';
+  pricetype: PriceType;
+  product: Product;
   price: string;
   trigger_price: string;
   disclosed_quantity: string;
 }
-
-/** F&O exchanges: lot-size multiples and freeze-quantity splitting apply (orders issue, parts 1-2). */
-export const FNO_ORDER_EXCHANGES: ReadonlySet<string> = new Set(['NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX']);
 
 /**
  * Most child orders one request may turn into (splitorder, or freeze-quantity splitting), as
@@ -38,9 +43,9 @@ export function checkPrices(o: OrderInput): string | undefined {
     const m = tryRupeesToMoney(v);
     return m !== undefined && m > 0;
   };
-  if ((o.pricetype === 'LIMIT' || o.pricetype === 'SL') && !positive(o.price))
+  if (hasLimitPrice(o.pricetype) && !positive(o.price))
     return `price must be greater than 0 for ${o.pricetype} orders`;
-  if ((o.pricetype === 'SL' || o.pricetype === 'SL-M') && !positive(o.trigger_price))
+  if (hasTriggerPrice(o.pricetype) && !positive(o.trigger_price))
     return `trigger_price must be greater than 0 for ${o.pricetype} orders`;
   return undefined;
 }

@@ -6,21 +6,19 @@
  */
 import { Type, type Static } from 'typebox';
 import { ApiKey, NonNegativeQuantity, Quantity, Rupees, Strategy } from '../sandbox/book.schema.js';
-
-/** Exchanges an order may name (orders issue, part 1). */
-export const ORDER_EXCHANGES = ['NSE', 'BSE', 'NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX'] as const;
-export const PRICE_TYPES = ['MARKET', 'LIMIT', 'SL', 'SL-M'] as const;
-export const PRODUCTS = ['CNC', 'NRML', 'MIS'] as const;
+import { ORDER_EXCHANGES } from '../../domain/exchanges.js';
+import { PRICE_TYPES, PRODUCTS } from '../../domain/orders.js';
+import { literalUnion } from '../../platform/http/literal-union.js';
 
 const OrderFields = {
   apikey: ApiKey,
   strategy: Strategy,
   symbol: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9&._ -]+$' }),
-  exchange: Type.Union(ORDER_EXCHANGES.map((e) => Type.Literal(e))),
+  exchange: literalUnion(ORDER_EXCHANGES),
   action: Type.String({ pattern: '^([Bb][Uu][Yy]|[Ss][Ee][Ll][Ll])$' }),
   quantity: Quantity,
-  pricetype: Type.Optional(Type.Union(PRICE_TYPES.map((e) => Type.Literal(e)))),
-  product: Type.Optional(Type.Union(PRODUCTS.map((e) => Type.Literal(e)))),
+  pricetype: Type.Optional(literalUnion(PRICE_TYPES)),
+  product: Type.Optional(literalUnion(PRODUCTS)),
   price: Type.Optional(Rupees),
   trigger_price: Type.Optional(Rupees),
   disclosed_quantity: Type.Optional(NonNegativeQuantity),

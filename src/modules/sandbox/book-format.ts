@@ -24,11 +24,9 @@ import type {
 import { divRound, tradeValue, type Money } from './money.js';
 import { unrealisedPnl } from './positions.js';
 import type { AccountRecord, HoldingRecord, OrderRecord, PositionRecord, TradeRecord } from './records.js';
+import { FOUR_DECIMAL_EXCHANGES } from '../../domain/exchanges.js';
 
 // ---- Numbers ----
-
-/** Exchanges whose prices tick in ₹0.0025 (currency derivatives): amounts keep 4 decimals. */
-export const FOUR_DECIMAL_EXCHANGES: ReadonlySet<string> = new Set(['CDS', 'BCD']);
 
 /** Decimals of the rupee amounts of a row on `exchange`: 4 on CDS/BCD, else 2. */
 export function amountDecimals(exchange: string): 2 | 4 {

@@ -7,6 +7,8 @@
  */
 import { Type, type Static } from 'typebox';
 import { SEARCH_EXCHANGES } from '../market/search-rules.js';
+import { ACTIONS, PRICE_TYPES, PRODUCTS } from '../../domain/orders.js';
+import { literalUnion } from '../../platform/http/literal-union.js';
 
 // ---- Request fields ----
 
@@ -62,21 +64,12 @@ export function quantityOf(q: number | string): number {
   return typeof q === 'number' ? q : Number(q);
 }
 
-const Side = Type.Union([Type.Literal('BUY'), Type.Literal('SELL')]);
-const Action = Type.Union([
-  Type.Literal('BUY'),
-  Type.Literal('SELL'),
-  Type.Literal('buy'),
-  Type.Literal('sell'),
-]);
-const PriceType = Type.Union([
-  Type.Literal('MARKET'),
-  Type.Literal('LIMIT'),
-  Type.Literal('SL'),
-  Type.Literal('SL-M'),
-]);
-const Product = Type.Union([Type.Literal('CNC'), Type.Literal('NRML'), Type.Literal('MIS')]);
-const Exchange = Type.Union(SEARCH_EXCHANGES.map((e) => Type.Literal(e)));
+const Side = literalUnion(ACTIONS);
+/** An action in either case (stored upper-case). */
+const Action = literalUnion([...ACTIONS, ...ACTIONS.map((a) => a.toLowerCase() as Lowercase<typeof a>)]);
+const PriceType = literalUnion(PRICE_TYPES);
+const Product = literalUnion(PRODUCTS);
+const Exchange = literalUnion(SEARCH_EXCHANGES);
 
 // ---- Request bodies ----
 

@@ -15,6 +15,7 @@ import {
   type SandboxInstrument,
   type Side,
 } from './types.js';
+import { hasLimitPrice, hasTriggerPrice, isMarketPriced } from '../../domain/orders.js';
 
 // ---- Placement validation ----
 
@@ -105,12 +106,12 @@ export function validateOrder(req: OrderRequest, ctx: PlacementContext): Validat
   const tick = tryRupeesToMoney(instrument.tickSize) ?? 0;
   let price: Money = 0;
   let triggerPrice: Money = 0;
-  if (req.priceType === 'LIMIT' || req.priceType === 'SL') {
+  if (hasLimitPrice(req.priceType)) {
     const p = readPrice(req.price, 'price', tick);
     if (typeof p === 'string') return reject('price', p);
     price = p;
   }
-  if (req.priceType === 'SL' || req.priceType === 'SL-M') {
+  if (hasTriggerPrice(req.priceType)) {
     const t = readPrice(req.triggerPrice, 'trigger_price', tick);
     if (typeof t === 'string') return reject('trigger', t);
     triggerPrice = t;
@@ -134,7 +135,7 @@ export function validateOrder(req: OrderRequest, ctx: PlacementContext): Validat
       );
   }
 
-  const status = req.priceType === 'SL' || req.priceType === 'SL-M' ? 'trigger pending' : 'open';
+  const status = hasTriggerPrice(req.priceType) ? 'trigger pending' : 'open';
   return {
     ok: true,
     order: {
@@ -246,7 +247,7 @@ export function matchPrices(order: RestingOrder, p: MarketPrices): MatchResult {
     triggered = true;
   } else if (order.status !== 'open') return { fill: false, triggered: false, reason: 'not resting' };
   const px = executionPrice(order.side, p);
-  if (order.priceType === 'MARKET' || order.priceType === 'SL-M') return { fill: true, price: px, triggered };
+  if (isMarketPriced(order.priceType)) return { fill: true, price: px, triggered };
   const marketable = order.side === 'BUY' ? px <= order.price : px >= order.price;
   return marketable
     ? { fill: true, price: px, triggered }

@@ -11,6 +11,7 @@ import { toOrderRecord, type OrderRecord } from './records.js';
 import { RESTING, type OrderRow } from './sandbox.repository.js';
 import type { PlaceOutcome, SandboxService } from './sandbox.service.js';
 import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from './types.js';
+import { closingAction } from '../../domain/orders.js';
 
 /** A modifyorder request: the new price type, quantity and prices of a working order. */
 export interface ModifyRequest {
@@ -134,7 +135,7 @@ export async function closePositions(
     if (filter.product && p.product !== filter.product) continue;
     if (filter.symbol && p.symbol !== filter.symbol) continue;
     // Working orders that already close part of it (an earlier close waiting for a price) count.
-    const side: Side = p.quantity > 0 ? 'SELL' : 'BUY';
+    const side: Side = closingAction(p.quantity);
     const ctx = await accountContext(s.deps.repo, userId, p.symbol, p.exchange, p.product as Product);
     const quantity = Math.min(Math.abs(p.quantity), Math.abs(reducibleFor(ctx, side)));
     if (quantity === 0) continue;

@@ -39,7 +39,7 @@ import {
 } from './book.schema.js';
 import type { SandboxBooks } from './sandbox-books.js';
 import type { SandboxService } from './sandbox.service.js';
-import type { Product, Side } from './types.js';
+import type { PriceType, Product, Side } from './types.js';
 
 /** Parses a client order id: a positive decimal integer within the id range, else a 400. */
 export function parseOrderId(raw: string | number): number {
@@ -72,7 +72,7 @@ export interface LiveOrderCalls {
       exchange: string;
       action: Side;
       product: Product;
-      pricetype: 'MARKET' | 'LIMIT' | 'SL' | 'SL-M';
+      pricetype: PriceType;
       quantity: number;
       price: string;
       trigger_price: string;

@@ -1,14 +1,11 @@
 import type { Instrument } from '../market/instrument.js';
 import type { Money } from './money.js';
+import type { Action, PriceType, Product } from '../../domain/orders.js';
 
 /** Order side (`action` of the placeorder request). */
-export type Side = 'BUY' | 'SELL';
+export type Side = Action;
 
-/** Price types of the placeorder request (`pricetype`). */
-export type PriceType = 'MARKET' | 'LIMIT' | 'SL' | 'SL-M';
-
-/** Products of the placeorder request: delivery (CNC), carry-forward (NRML), intraday (MIS). */
-export type Product = 'CNC' | 'NRML' | 'MIS';
+export type { PriceType, Product };
 
 /**
  * States of a sandbox order (issue 5). `trigger pending` is an SL / SL-M order waiting for its

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { isPostgres } from '../../platform/db/database.js';
+import { TRACKED_404_PATHS, TRACKED_KEY_DIGESTS } from '../../domain/limits.js';
 
 export type TrackerKind = '404' | 'apikey';
 
@@ -14,8 +15,8 @@ export interface TrackerState {
 }
 
 const TABLES = {
-  '404': { table: 'error_404_tracker', column: 'paths', cap: 50 },
-  apikey: { table: 'invalid_api_key_tracker', column: 'key_digests', cap: 20 },
+  '404': { table: 'error_404_tracker', column: 'paths', cap: TRACKED_404_PATHS },
+  apikey: { table: 'invalid_api_key_tracker', column: 'key_digests', cap: TRACKED_KEY_DIGESTS },
 } as const;
 
 /** The only place that touches the two tracker tables. */

@@ -5,12 +5,11 @@ import { maskUrl } from '../../platform/logger.js';
 import type { BanService } from './ban.service.js';
 import type { SecuritySettingsService } from './security-settings.service.js';
 import type { TrackerKind, TrackersRepository, TrackerState } from './trackers.repository.js';
+import { TRACKED_404_PATHS, TRACKED_KEY_DIGESTS, TRACKER_WINDOW_MS } from '../../domain/limits.js';
 
-/** Both trackers count within a 24-hour window ("Limits"). */
-export const TRACKER_WINDOW_MS = 86_400_000;
 /** Pending tracker events are written at least this often, off the request path. */
 export const TRACKER_FLUSH_MS = 1_000;
-const CAPS: Record<TrackerKind, number> = { '404': 50, apikey: 20 };
+const CAPS: Record<TrackerKind, number> = { '404': TRACKED_404_PATHS, apikey: TRACKED_KEY_DIGESTS };
 /** Bound on addresses buffered between flushes: a flood from many addresses cannot grow memory. */
 const MAX_PENDING_IPS = 10_000;
 

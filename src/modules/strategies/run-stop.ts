@@ -26,6 +26,7 @@ import type { RunRow, StrategyOrderRow, StrategyRow } from './strategies.reposit
 import type { ExitOutcome, RunnerOutcome, StrategyRunner } from './strategy-runner.js';
 import { BUSY } from './strategy-lock.js';
 import type { RunMode } from './strategy.types.js';
+import { closingAction } from '../../domain/orders.js';
 
 /** Where one {@link RunStopper.advance} step left the run. */
 export interface StopProgress {
@@ -106,7 +107,7 @@ export class RunStopper {
       const held = Number(pos.net);
       if (held === 0 || busy.has(pos.leg_id)) continue;
       if (!opts.retryFailed && lastExitFailed(orders, pos.leg_id, since)) continue;
-      const action = held > 0 ? 'SELL' : 'BUY';
+      const action = closingAction(held);
       const quantity = Math.abs(held);
       const p = await this.runner.place(
         s,

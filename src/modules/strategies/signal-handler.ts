@@ -12,7 +12,10 @@
 import type { LegRow, StrategyRow } from './strategies.repository.js';
 import type { DerivativeContract } from './leg-resolver.js';
 import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
-import { CASH_EXCHANGES, COOLING_OFF_MS, type RunMode, type SignalAction } from './strategy.types.js';
+import { type RunMode, type SignalAction } from './strategy.types.js';
+import { CASH_EXCHANGES } from '../../domain/exchanges.js';
+import { COOLING_OFF_MS, seconds } from '../../domain/limits.js';
+import { closingAction, openingAction } from '../../domain/orders.js';
 
 export interface SignalRef {
   leg_id: number | null;
@@ -113,7 +116,7 @@ export async function handleSignal(
       if (claimed.refused === 'cooling_off')
         return {
           result: 'rejected_cooling_off',
-          message: `The strategy stopped less than ${COOLING_OFF_MS / 1000} s ago; signal refused`,
+          message: `The strategy stopped less than ${seconds(COOLING_OFF_MS)} s ago; signal refused`,
         };
       if (claimed.runId === undefined)
         return { result: 'rejected_engine_error', message: 'No run could be opened for the signal' };
@@ -135,7 +138,7 @@ export async function handleSignal(
       leg,
       symbol,
       exchange,
-      held > 0 ? 'SELL' : 'BUY',
+      closingAction(held),
       Math.abs(held),
       'exit',
       exposure?.seen,
@@ -167,14 +170,14 @@ export async function handleSignal(
       leg,
       symbol,
       exchange,
-      target > 0 ? 'BUY' : 'SELL',
+      openingAction(target),
       Math.abs(target),
       'entry',
     );
     if (!inn.ok) return { result: 'ok', message: `Entry rejected: ${inn.message}`, runId };
     return {
       result: 'ok',
-      message: `${action}: ${target > 0 ? 'BUY' : 'SELL'} ${Math.abs(target)} ${symbol} placed`,
+      message: `${action}: ${openingAction(target)} ${Math.abs(target)} ${symbol} placed`,
       runId,
     };
   }

@@ -19,8 +19,10 @@ import { StrategiesService } from './strategies.service.js';
 import { RunStopper } from './run-stop.js';
 import { StrategyLocks } from './strategy-lock.js';
 import { StrategyRunner, type FoundOrder, type OrderFate, type StrategySeam } from './strategy-runner.js';
-import { DEDUPE_WINDOW_MS, type RunMode } from './strategy.types.js';
+import type { RunMode } from './strategy.types.js';
 import { WebhookService } from './webhook.service.js';
+import { UNDERLYING_EXCHANGES } from '../../domain/exchanges.js';
+import { DEDUPE_WINDOW_MS } from '../../domain/limits.js';
 
 export { strategyEventsApiRoute, strategyRoutes, strategyWebhookRoutes } from './strategies.routes.js';
 
@@ -55,15 +57,6 @@ export interface StrategyDeps {
   /** Called between a strategy order's writes (tests kill a process there). */
   seam?: (name: StrategySeam) => Promise<void> | void;
 }
-
-/** Index exchanges holding the underlying of a derivative exchange's contracts. */
-const UNDERLYING_EXCHANGES: Record<string, string[]> = {
-  NFO: ['NSE_INDEX', 'NSE'],
-  BFO: ['BSE_INDEX', 'BSE'],
-  CDS: ['CDS'],
-  BCD: ['BCD'],
-  MCX: ['MCX'],
-};
 
 export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
   const contracts = deps.market.contracts;

@@ -31,12 +31,13 @@ import {
   UpdateStrategyBody,
 } from './strategy.schema.js';
 import { tokenDigest } from './strategy-token.js';
-import { RESULT_STATUS, WEBHOOK_MAX_BYTES } from './strategy.types.js';
+import { RESULT_STATUS } from './strategy.types.js';
 import type { RunStopper } from './run-stop.js';
 import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
 import type { WebhookService } from './webhook.service.js';
 import { AppError, badRequest } from '../../platform/errors.js';
 import { fromDbBool } from '../../platform/db/database.js';
+import { WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
 
 export function strategyRoutes(
   app: App,

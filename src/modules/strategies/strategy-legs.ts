@@ -12,13 +12,15 @@
 import { badRequest } from '../../platform/errors.js';
 import type { NewLeg } from './strategies.repository.js';
 import type { StrategyKind } from './strategy.types.js';
+import { FNO_ORDER_EXCHANGES } from '../../domain/exchanges.js';
+import type { Action } from '../../domain/orders.js';
 
 export interface LegInput {
   symbol?: string | undefined;
   exchange: string;
   quantity: number;
   quantity_unit?: 'units' | 'lots' | undefined;
-  side?: 'BUY' | 'SELL' | undefined;
+  side?: Action | undefined;
   underlying?: string | undefined;
   expiry_rank?: number | string | undefined;
   option_type?: 'CE' | 'PE' | 'FUT' | undefined;
@@ -38,7 +40,6 @@ export interface InstrumentCheck {
 
 const EXPIRY_WORDS: Record<string, number> = { current: 0, next: 1, far: 2 };
 export const MAX_LEGS = 20;
-const DERIVATIVE_EXCHANGES = new Set(['NFO', 'BFO', 'CDS', 'BCD', 'MCX']);
 
 function expiryRank(raw: number | string | undefined, at: string): number {
   if (raw === undefined) return 0;
@@ -76,8 +77,8 @@ export async function checkLegs(
     if (leg.underlying !== undefined) {
       if (kind !== 'batch') throw bad('underlying', 'Derivative legs belong to batch strategies.');
       if (leg.symbol !== undefined) throw bad('symbol', 'Give either symbol or underlying, not both.');
-      if (!DERIVATIVE_EXCHANGES.has(exchange))
-        throw bad('exchange', 'A derivative leg needs NFO, BFO, CDS, BCD or MCX.');
+      if (!FNO_ORDER_EXCHANGES.has(exchange))
+        throw bad('exchange', `A derivative leg needs one of ${[...FNO_ORDER_EXCHANGES].join(', ')}.`);
       const optionType = leg.option_type;
       if (optionType === undefined) throw bad('option_type', 'Required: CE, PE or FUT.');
       if (optionType === 'FUT' && leg.strike_offset !== undefined)

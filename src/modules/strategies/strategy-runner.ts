@@ -26,7 +26,9 @@ import type { LegRow, LegSeen, RunRow, StrategyOrderRow, StrategyRow } from './s
 import type { EventWrite, StrategiesService } from './strategies.service.js';
 import { resolveDerivativeLeg, type DerivativeContract } from './leg-resolver.js';
 import { BUSY, type LockOptions, type StrategyLocks } from './strategy-lock.js';
-import { COOLING_OFF_MS, type RunMode, type WebhookResult } from './strategy.types.js';
+import type { RunMode, WebhookResult } from './strategy.types.js';
+import { COOLING_OFF_MS, seconds } from '../../domain/limits.js';
+import type { Action } from '../../domain/orders.js';
 
 export interface RunnerOutcome {
   result: WebhookResult;
@@ -40,7 +42,7 @@ export interface ExitOutcome {
   leg_id: number;
   symbol: string;
   exchange: string;
-  action: 'BUY' | 'SELL';
+  action: Action;
   quantity: number;
   status: 'placed' | 'rejected';
   orderid?: string;
@@ -212,7 +214,7 @@ export class StrategyRunner {
       if (claimed.refused === 'cooling_off')
         return {
           result: 'rejected_cooling_off',
-          message: `Strategy stopped less than ${COOLING_OFF_MS / 1000} s ago; start refused`,
+          message: `Strategy stopped less than ${seconds(COOLING_OFF_MS)} s ago; start refused`,
         };
       const active = claimed.runId === undefined ? undefined : await this.repo.run(claimed.runId);
       return {
@@ -243,7 +245,7 @@ export class StrategyRunner {
     let placed = 0;
     const withheld: number[] = [];
     for (const r of resolved.sort((a, b) => order(a) - order(b) || a.leg.position - b.leg.position)) {
-      const side = r.leg.side as 'BUY' | 'SELL';
+      const side = r.leg.side as Action;
       if (side === 'SELL' && buyFailed) {
         withheld.push(r.leg.id);
         continue;
@@ -427,7 +429,7 @@ export class StrategyRunner {
     leg: Pick<LegRow, 'id'>,
     symbol: string,
     exchange: string,
-    action: 'BUY' | 'SELL',
+    action: Action,
     quantity: number,
     purpose: 'entry' | 'exit',
     seen?: LegSeen,

@@ -1,14 +1,10 @@
 import { Type } from 'typebox';
-import {
-  DIRECTIONS,
-  EVENT_KINDS,
-  RUN_MODES,
-  SEVERITIES,
-  STRATEGY_KINDS,
-  STRATEGY_PRODUCTS,
-} from './strategy.types.js';
+import { DIRECTIONS, EVENT_KINDS, RUN_MODES, SEVERITIES, STRATEGY_KINDS } from './strategy.types.js';
+import { ACTIONS, PRODUCTS } from '../../domain/orders.js';
+import { literalUnion } from '../../platform/http/literal-union.js';
+import { STRATEGY_EVENTS_MAX } from '../../domain/limits.js';
 
-const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
+const literals = literalUnion;
 
 export const LegBody = Type.Object(
   {
@@ -16,7 +12,7 @@ export const LegBody = Type.Object(
     exchange: Type.String({ minLength: 2, maxLength: 16 }),
     quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
     quantity_unit: Type.Optional(literals(['units', 'lots'] as const)),
-    side: Type.Optional(literals(['BUY', 'SELL'] as const)),
+    side: Type.Optional(literals(ACTIONS)),
     underlying: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     expiry_rank: Type.Optional(
       Type.Union([Type.Integer({ minimum: 0, maximum: 5 }), literals(['current', 'next', 'far'] as const)]),
@@ -33,7 +29,7 @@ export const CreateStrategyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     kind: literals(STRATEGY_KINDS),
-    product: Type.Optional(literals(STRATEGY_PRODUCTS)),
+    product: Type.Optional(literals(PRODUCTS)),
     direction: Type.Optional(literals(DIRECTIONS)),
     legs: Type.Array(LegBody, { minItems: 1, maxItems: 20 }),
     ip_allowlist: Type.Optional(Allowlist),
@@ -44,7 +40,7 @@ export const CreateStrategyBody = Type.Object(
 export const UpdateStrategyBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    product: Type.Optional(literals(STRATEGY_PRODUCTS)),
+    product: Type.Optional(literals(PRODUCTS)),
     direction: Type.Optional(literals(DIRECTIONS)),
     legs: Type.Optional(Type.Array(LegBody, { minItems: 1, maxItems: 20 })),
     ip_allowlist: Type.Optional(Allowlist),
@@ -58,7 +54,7 @@ export const StartBody = Type.Object({ mode: literals(RUN_MODES) }, { additional
 export const LiveBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
 export const ListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: STRATEGY_EVENTS_MAX })),
   run_id: Type.Optional(Type.Integer({ minimum: 1 })),
   kind: Type.Optional(literals(EVENT_KINDS)),
   severity: Type.Optional(literals(SEVERITIES)),
@@ -71,5 +67,5 @@ export const StrategyEventsBody = Type.Object({
   run_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 })),
   kind: Type.Optional(literals(EVENT_KINDS)),
   severity: Type.Optional(literals(SEVERITIES)),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: STRATEGY_EVENTS_MAX })),
 });

@@ -2,12 +2,13 @@
  * The closed vocabularies of strategies (issue 7): kinds, products, directions, webhook actions
  * and result codes, and the event kinds of the trail, each with its fixed severity.
  */
+import type { Product } from '../../domain/orders.js';
 
 export const STRATEGY_KINDS = ['batch', 'signal'] as const;
 export type StrategyKind = (typeof STRATEGY_KINDS)[number];
 
-export const STRATEGY_PRODUCTS = ['MIS', 'NRML', 'CNC'] as const;
-export type StrategyProduct = (typeof STRATEGY_PRODUCTS)[number];
+/** A strategy trades in one product (its exits must close what its entries opened). */
+export type StrategyProduct = Product;
 
 export const DIRECTIONS = ['both', 'long_only', 'short_only'] as const;
 export type Direction = (typeof DIRECTIONS)[number];
@@ -17,9 +18,6 @@ export const SIGNAL_ACTIONS = ['long_entry', 'long_exit', 'short_entry', 'short_
 export type SignalAction = (typeof SIGNAL_ACTIONS)[number];
 export const RUN_MODES = ['sandbox', 'live'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
-
-/** Cash exchanges: rule 8 (a short entry needs MIS) applies to their legs. */
-export const CASH_EXCHANGES: ReadonlySet<string> = new Set(['NSE', 'BSE']);
 
 /** Spec, "Strategy webhook result codes", with their HTTP statuses. */
 export const RESULT_STATUS = {
@@ -92,10 +90,3 @@ export const EVENT_SEVERITY = {
 } as const satisfies Record<string, Severity>;
 export type EventKind = keyof typeof EVENT_SEVERITY;
 export const EVENT_KINDS = Object.keys(EVENT_SEVERITY) as EventKind[];
-
-/** Strategy webhook declared body size (spec, Limits). */
-export const WEBHOOK_MAX_BYTES = 16_384;
-/** Batch delivery de-duplication window. */
-export const DEDUPE_WINDOW_MS = 60_000;
-/** Batch start cooling-off after a stop. */
-export const COOLING_OFF_MS = 30_000;

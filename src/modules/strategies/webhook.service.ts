@@ -19,15 +19,14 @@ import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
 import { tokenDigest } from './strategy-token.js';
 import {
   BATCH_ACTIONS,
-  DEDUPE_WINDOW_MS,
   RESULT_STATUS,
   RUN_MODES,
   SIGNAL_ACTIONS,
-  WEBHOOK_MAX_BYTES,
   type RunMode,
   type SignalAction,
   type WebhookResult,
 } from './strategy.types.js';
+import { DEDUPE_WINDOW_MS, seconds, WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
 
 export interface WebhookAnswer {
   http: number;
@@ -179,7 +178,10 @@ export class WebhookService {
       const fingerprint = createHash('sha256').update(canonical(body)).digest('hex');
       const claimedAt = this.deps.clock.now();
       if (!(await repo.claimDelivery(s.id, fingerprint, claimedAt, DEDUPE_WINDOW_MS))) {
-        return refuse('rejected_dedupe', 'Identical delivery already handled within the last 60 seconds');
+        return refuse(
+          'rejected_dedupe',
+          `Identical delivery already handled within the last ${seconds(DEDUPE_WINDOW_MS)} seconds`,
+        );
       }
       // A delivery refused after its claim (cooling-off, engine error) was not handled: its
       // fingerprint is given back, so the sender's retry is judged afresh, not as a duplicate.

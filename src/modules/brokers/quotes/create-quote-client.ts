@@ -2,9 +2,10 @@
 import type { QuoteClient, QuoteClientOptions } from './quote-client.js';
 import { UpstoxQuoteClient } from './upstox-quotes.js';
 import { ZerodhaQuoteClient } from './zerodha-quotes.js';
+import type { Broker } from '../../../domain/brokers.js';
 
-/** Brokers with a quote client. */
-export type QuoteBroker = 'zerodha' | 'upstox';
+/** Brokers with a quote client: every broker. */
+export type QuoteBroker = Broker;
 
 /** The quote client of `broker`. */
 export function createQuoteClient(broker: QuoteBroker, opts: QuoteClientOptions): QuoteClient {

@@ -12,6 +12,7 @@
  * provided, this value must be non-zero").
  */
 import type { BrokerOrder } from '../broker-adapter.js';
+import { hasLimitPrice, hasTriggerPrice } from '../../../domain/orders.js';
 
 /** Upstox's product codes. */
 export const UPSTOX_PRODUCT: Readonly<Record<BrokerOrder['product'], 'D' | 'I'>> = {
@@ -24,8 +25,8 @@ export const UPSTOX_PRODUCT: Readonly<Record<BrokerOrder['product'], 'D' | 'I'>>
 function prices(order: BrokerOrder): { price: number; trigger_price: number } {
   const t = order.priceType;
   return {
-    price: t === 'LIMIT' || t === 'SL' ? Number(order.price) : 0,
-    trigger_price: t === 'SL' || t === 'SL-M' ? Number(order.triggerPrice) : 0,
+    price: hasLimitPrice(t) ? Number(order.price) : 0,
+    trigger_price: hasTriggerPrice(t) ? Number(order.triggerPrice) : 0,
   };
 }
 

@@ -15,6 +15,7 @@
  *   truncating them); OpenAlgo always sends `openalgo`. No tag, no field.
  */
 import type { BrokerOrder } from '../broker-adapter.js';
+import { hasLimitPrice, hasTriggerPrice, isMarketPriced } from '../../../domain/orders.js';
 
 /** Kite's longest order tag. */
 export const KITE_TAG_MAX = 20;
@@ -32,9 +33,9 @@ export function kiteTag(tag: string | undefined): string | undefined {
 function priceFields(order: BrokerOrder): KiteForm {
   const t = order.priceType;
   return {
-    price: t === 'LIMIT' || t === 'SL' ? order.price : '0',
-    trigger_price: t === 'SL' || t === 'SL-M' ? order.triggerPrice : '0',
-    market_protection: t === 'MARKET' || t === 'SL-M' ? '-1' : undefined,
+    price: hasLimitPrice(t) ? order.price : '0',
+    trigger_price: hasTriggerPrice(t) ? order.triggerPrice : '0',
+    market_protection: isMarketPriced(t) ? '-1' : undefined,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type ExpiryReader,
 } from './fields.js';
 import { parseMaster, type Columns, type MappedRow } from './parse-master.js';
+import { INDEX_EXCHANGE_OF } from '../../../domain/exchanges.js';
 
 /** The leading columns of a Fyers symbol master, in file order (the file has no header). */
 const COLUMNS = [
@@ -160,8 +161,8 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
   const details = f[col.details]!.trim();
   if (f[col.instrument]!.trim() === INDEX_TYPE) {
     const name = code.replace(/-INDEX$/, '');
-    const indexExchange = exchange === 'NSE' ? 'NSE_INDEX' : 'BSE_INDEX';
-    const listed = indexExchange === 'BSE_INDEX' ? (FYERS_BSE_INDEX_CODES[name] ?? name) : name;
+    const indexExchange = INDEX_EXCHANGE_OF[exchange === 'NSE' ? 'NSE' : 'BSE'];
+    const listed = indexExchange === INDEX_EXCHANGE_OF.BSE ? (FYERS_BSE_INDEX_CODES[name] ?? name) : name;
     const row: Instrument = {
       ...cashFields({
         brsymbol,

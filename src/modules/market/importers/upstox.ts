@@ -13,6 +13,7 @@ import {
   type ExpiryReader,
 } from './fields.js';
 import { parseMaster, type Columns, type MappedRow } from './parse-master.js';
+import { INDEX_EXCHANGE_OF } from '../../../domain/exchanges.js';
 
 const COLUMNS = [
   'instrument_key',
@@ -114,7 +115,10 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
     if (type !== 'INDEX') skipRow(`unexpected instrument type ${shown(type)} on ${brexchange}`);
     const row: Instrument = {
       ...base,
-      symbol: indexSymbol(brsymbol, exchange === 'NSE_INDEX' ? 'NSE_INDEX' : 'BSE_INDEX'),
+      symbol: indexSymbol(
+        brsymbol,
+        exchange === INDEX_EXCHANGE_OF.NSE ? INDEX_EXCHANGE_OF.NSE : INDEX_EXCHANGE_OF.BSE,
+      ),
       instrumenttype: 'INDEX',
       lotsize: readLot(f[col.lot_size], true),
       tickSize: readTick(f[col.tick_size], true),

@@ -13,6 +13,7 @@ import {
   type ExpiryReader,
 } from './fields.js';
 import { parseMaster, type Columns, type MappedRow } from './parse-master.js';
+import { CASH_EXCHANGES, DERIVATIVE_EXCHANGES, indexExchangeOf } from '../../../domain/exchanges.js';
 
 const COLUMNS = [
   'instrument_token',
@@ -28,9 +29,6 @@ const COLUMNS = [
   'exchange',
 ] as const;
 type Column = (typeof COLUMNS)[number];
-
-/** Kite exchanges whose rows are futures and options; Kite's exchange codes are canonical. */
-const DERIVATIVE_EXCHANGES = new Set(['NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCO']);
 
 /** A Kite series suffix: a hyphen and two capitals/digits (`-BE`, `-N0`); `BAJAJ-AUTO` has none. */
 const SERIES_RE = /^(.+)-([A-Z0-9]{2})$/;
@@ -60,9 +58,8 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
   const name = f[col.name]!.trim();
 
   if (segment === 'INDICES') {
-    if (brexchange !== 'NSE' && brexchange !== 'BSE')
-      skipRow(`unsupported index exchange ${shown(brexchange)}`);
-    const exchange = brexchange === 'NSE' ? 'NSE_INDEX' : 'BSE_INDEX';
+    const exchange = indexExchangeOf(brexchange);
+    if (exchange === undefined) skipRow(`unsupported index exchange ${shown(brexchange)}`);
     const row: Instrument = {
       ...cashFields({ brsymbol, exchange, brexchange, token, name: name || brsymbol }),
       symbol: indexSymbol(brsymbol, exchange),
@@ -73,7 +70,7 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
     return { kind: 'claim', row };
   }
 
-  if (brexchange === 'NSE' || brexchange === 'BSE') {
+  if (CASH_EXCHANGES.has(brexchange)) {
     if (type !== 'EQ') skipRow(`unexpected instrument type ${shown(type)} on ${brexchange}`);
     const row: Instrument = {
       ...cashFields({ brsymbol, exchange: brexchange, brexchange, token, name }),
@@ -89,6 +86,7 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
     return { kind: 'defer', deferred: { row: plain, fallback: brsymbol, detail: `series ${series[2]!}` } };
   }
 
+  // Kite's exchange codes are canonical: its derivative exchanges are futures and options rows.
   if (DERIVATIVE_EXCHANGES.has(brexchange)) {
     if (type !== 'FUT' && type !== 'CE' && type !== 'PE')
       skipRow(`unexpected instrument type ${shown(type)} on ${brexchange}`);
