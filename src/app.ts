@@ -11,6 +11,7 @@ import { registerRoutes } from './app-routes.js';
 import { registerObservabilityRoutes } from './modules/observability/observability.module.js';
 import { registerTunnel, watchWebhookRoutes } from './modules/tunnel/tunnel.module.js';
 import { buildServices, startServices, stopServices, type AppDeps, type Services } from './app-services.js';
+import type { ErrorCode } from './platform/errors.js';
 
 export type { AppDeps, Services } from './app-services.js';
 export { buildServices } from './app-services.js';
@@ -62,7 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     return reply.code(404).send({
       status: 'error',
       message: `No route for ${req.method} ${maskUrl(req.url)}`,
-      code: 'not_found',
+      code: 'not_found' satisfies ErrorCode,
     });
   });
 

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { badRequest } from '../../platform/errors.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { AlertSettingsService } from './alert-settings.service.js';
 import type { AlertDelivery } from './alerts.consumer.js';

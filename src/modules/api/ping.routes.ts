@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { ApiKeyGuard } from './api-key.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 
 export const ApiKeyBody = Type.Object({ apikey: Type.String({ minLength: 1, maxLength: 256 }) });
 

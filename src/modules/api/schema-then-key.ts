@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { fieldMessages } from '../../platform/http/errors.plugin.js';
 import type { ApiKeyGuard } from './api-key.guard.js';
+import type { ErrorCode } from '../../platform/errors.js';
 
 /**
  * `preHandler` of an `/api/v1` route registered with `attachValidation`: a schema failure is
@@ -12,7 +13,9 @@ export function schemaThenKey(apiKeyGuard: ApiKeyGuard, extra: () => Record<stri
     const v = (req as { validationError?: { validation?: unknown[] } }).validationError;
     if (v) {
       const message = fieldMessages((v.validation ?? []) as Parameters<typeof fieldMessages>[0]);
-      reply.code(400).send({ status: 'error', message, code: 'validation_failed', ...extra() });
+      reply
+        .code(400)
+        .send({ status: 'error', message, code: 'validation_failed' satisfies ErrorCode, ...extra() });
       return;
     }
     apiKeyGuard(req, reply, done);

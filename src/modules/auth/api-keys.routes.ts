@@ -1,6 +1,7 @@
 import type { App } from '../../platform/http/types.js';
 import type { ApiKeysService } from './api-keys.service.js';
-import { ApiKeyCreated, ApiKeyStatus, ErrorBody, OrderModeBody, OrderModeResponse } from './auth.schema.js';
+import { ApiKeyCreated, ApiKeyStatus, OrderModeBody, OrderModeResponse } from './auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from './session.guard.js';
 
 /** `/apikey` session routes: key status, regeneration (key shown once), order mode. */

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResolvedConfig } from '../../config.js';
 import type { App } from '../../platform/http/types.js';
-import { CsrfResponse, ErrorBody, LoginBody, SessionResponse, StatusSuccess } from './auth.schema.js';
+import { CsrfResponse, LoginBody, SessionResponse, StatusSuccess } from './auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { LoginService } from './login.service.js';
 import { readSessionCookie, SESSION_COOKIE, type SessionGuard } from './session.guard.js';
 import type { SessionsService } from './sessions.service.js';

@@ -1,13 +1,5 @@
 import { Type, type Static } from 'typebox';
 
-export const ErrorBody = Type.Object({
-  status: Type.Literal('error'),
-  message: Type.Union([Type.String(), Type.Record(Type.String(), Type.Array(Type.String()))]),
-  code: Type.Optional(Type.String()),
-  /** Per-field messages of a validation failure (session routes). */
-  errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
-});
-
 export const LoginBody = Type.Object({
   /** Case-insensitive user name. */
   username: Type.String({ minLength: 1, maxLength: 64 }),

@@ -11,7 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { ErrorBody } from './auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import { RESET_PAGE_HEADERS, resetFormPage, resetResultPage } from './password-reset.page.js';
 import {
   ResetLinkParams,

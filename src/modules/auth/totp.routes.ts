@@ -1,5 +1,5 @@
 import type { App } from '../../platform/http/types.js';
-import { ErrorBody } from './auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from './session.guard.js';
 import { TotpConfigureBody, TotpSetupResponse, TotpStatusResponse } from './totp.schema.js';
 import type { TotpService } from './totp.service.js';

@@ -9,7 +9,7 @@
  * platform/http/body.plugin.ts, so no form plugin is registered here. The two routes that open
  * connections to a host the administrator names take the stricter rate limit.
  */
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import { AppError, badRequest, isAppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http/types.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { MarketAdminRouteDeps } from './market-admin.module.js';
 import {
   CheckBody,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { badRequest } from '../../platform/errors.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';

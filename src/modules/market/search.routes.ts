@@ -1,5 +1,5 @@
 import type { ApiKeyGuard } from '../api/api-key.guard.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';

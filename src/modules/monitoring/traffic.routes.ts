@@ -4,7 +4,7 @@ import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { TrafficLogService } from './traffic.service.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 
 /** An ISO-8601 date-time with a zone (RFC 3339), or epoch milliseconds. */
 const Since = Type.Union([

@@ -13,7 +13,7 @@ import { hmacSha256Hex, safeEqual } from '../../platform/crypto.js';
 import { badRequest, notFound } from '../../platform/errors.js';
 import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { BrokerAdapter } from '../brokers/broker-adapter.js';
 import type { BrokerSessionsService } from './broker-sessions.service.js';

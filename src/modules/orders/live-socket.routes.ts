@@ -13,10 +13,10 @@
 import type { IncomingMessage } from 'node:http';
 import websocket from '@fastify/websocket';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../../platform/errors.js';
+import { AppError, type ErrorCode } from '../../platform/errors.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import { readSessionCookie } from '../auth/session.guard.js';
 import type { SessionsService } from '../auth/sessions.service.js';
 import type { LiveSocket, LiveSocketHub } from './live-socket.js';
@@ -103,7 +103,7 @@ export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Pro
           .send({
             status: 'error' as const,
             message: 'GET /ws is a WebSocket endpoint: send an upgrade request',
-            code: 'upgrade_required',
+            code: 'upgrade_required' satisfies ErrorCode,
           }),
       wsHandler: (socket, req) => {
         const who = admitted.get(req.raw);

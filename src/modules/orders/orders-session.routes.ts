@@ -4,7 +4,7 @@
  * statistics (part 6) and the order / analyzer logs.
  */
 import { Type } from 'typebox';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';

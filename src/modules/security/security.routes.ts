@@ -22,7 +22,7 @@ import {
   SettingsResponse,
   StatsResponse,
 } from './security.schema.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import { isInternal, normaliseIp } from '../../platform/client-ip.js';
 import { badRequest } from '../../platform/errors.js';
 import type { Clock } from '../../platform/clock.js';

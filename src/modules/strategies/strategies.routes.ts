@@ -12,7 +12,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { Type } from 'typebox';
 import type { ApiKeyGuard } from '../api/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';

@@ -3,7 +3,7 @@
  * the strategy pages (issue 10 part 4). Read-only; nothing secret in it: `HOST_SERVER` is shown
  * as the system snapshot shows it, without user, password, query or fragment.
  */
-import { ErrorBody } from '../auth/auth.schema.js';
+import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from './types.js';
-import { isAppError } from '../errors.js';
+import { isAppError, type ErrorCode } from '../errors.js';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -67,9 +67,12 @@ export function registerErrorHandling(app: App): void {
     if (err.validation) {
       const fields = fieldMessages(err.validation as AjvLikeError[]);
       const message = isApi ? fields : `Invalid request: ${flatten(fields)}`;
-      return reply
-        .code(400)
-        .send({ status: 'error', message, code: 'validation_failed', ...(isApi ? {} : { errors: fields }) });
+      return reply.code(400).send({
+        status: 'error',
+        message,
+        code: 'validation_failed' satisfies ErrorCode,
+        ...(isApi ? {} : { errors: fields }),
+      });
     }
     if (isAppError(err)) {
       const retry = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
@@ -89,6 +92,8 @@ export function registerErrorHandling(app: App): void {
       return reply.code(status).send({ status: 'error', message, code: err.code ?? 'bad_request' });
     }
     req.log.error({ err }, 'unhandled error');
-    return reply.code(500).send({ status: 'error', message: 'Internal server error', code: 'internal' });
+    return reply
+      .code(500)
+      .send({ status: 'error', message: 'Internal server error', code: 'internal' satisfies ErrorCode });
   });
 }

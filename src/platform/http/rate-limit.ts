@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { parseRateRules, type RateRule } from '../rate-rule.js';
+import type { ErrorCode } from '../errors.js';
 
 /** The limits of the spec's "Limits" table, per surface; `API_RATE_LIMIT` overrides the API ones. */
 export interface RateLimits {
@@ -50,7 +51,7 @@ export function createRateLimitHooks(limiter: RateLimiter, log: Logger) {
             .send({
               status: 'error',
               message: `Rate limit exceeded (${rules.map((r) => r.text).join('; ')}); try again in ${seconds} s`,
-              code: 'rate_limited',
+              code: 'rate_limited' satisfies ErrorCode,
             });
         },
         (err: unknown) => {
