@@ -33,7 +33,7 @@ import {
   type MarketServices,
 } from './modules/market/market.module.js';
 import { type StrategyServices } from './modules/strategies/strategies.module.js';
-import type { StrategySeam } from './modules/strategies/strategy-runner.js';
+import type { StrategySeam } from './modules/strategies/strategy-runner.types.js';
 import { buildMailServices, type MailConnectOptions, type MailServices } from './modules/mail/mail.module.js';
 import type { AlertDelivery } from './modules/alerts/alerts.consumer.js';
 import type { AlertSettingsService } from './modules/alerts/alert-settings.service.js';

@@ -9,7 +9,7 @@ import type { PipelineAnswer } from '../../src/modules/orders/order-pipeline.js'
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
 import type { Quote } from '../../src/modules/sandbox/types.js';
 import type { StrategyInput } from '../../src/modules/strategies/strategies.service.js';
-import type { RunnerOutcome } from '../../src/modules/strategies/strategy-runner.js';
+import type { RunnerOutcome } from '../../src/modules/strategies/strategy-runner.types.js';
 import type { RunMode } from '../../src/modules/strategies/strategy.types.js';
 import type { WebhookAnswer } from '../../src/modules/strategies/webhook.service.js';
 import type { Dialect } from '../../src/platform/db/database.js';

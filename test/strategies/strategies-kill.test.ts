@@ -8,7 +8,7 @@
  * - every answered order is in the book once, with its order-log row.
  */
 import { afterEach, expect, it } from 'vitest';
-import type { StrategySeam } from '../../src/modules/strategies/strategy-runner.js';
+import type { StrategySeam } from '../../src/modules/strategies/strategy-runner.types.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
 import { cncSignal, killWorld, type KillWorld, type ServerProcess } from '../helpers/kill-server.js';
 import { describeEachDb } from '../helpers/test-app.js';

@@ -19,9 +19,9 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { BrokerAdapter, BrokerOrder, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
-import type { PlaceOutcome, SandboxService } from '../sandbox/sandbox.service.js';
+import type { SandboxService } from '../sandbox/sandbox.service.js';
 import { UnreadableSessionError } from './broker-sessions.service.js';
-import type { OrderEvent, OrderEventBus, OrderEventName } from './order-events.js';
+import type { OrderEventBus, OrderEventName } from './order-events.js';
 import type { OrderLogWriter } from './order-log.writer.js';
 import type { LatencyService } from './latency.service.js';
 import {
@@ -34,34 +34,11 @@ import {
   type OrderInput,
 } from './order-rules.js';
 import { FNO_ORDER_EXCHANGES } from '../../domain/exchanges.js';
+import { INTERNAL_ERROR, type PipelineAnswer, type RunOptions } from './order-pipeline.types.js';
+import { OrderRecorder } from './order-recorder.js';
+import { placeInSandbox, type SandboxPlacementDeps } from './pipeline-sandbox.js';
 
-/** How one order runs: its API type (logs, events) and what the caller decides for it. */
-export interface RunOptions {
-  apiType: string;
-  /** splitorder's `splitsize`: the most each child order may carry. */
-  chunk?: number;
-  /** When the request arrived (`performance.now()`), for the latency record. */
-  started?: number;
-  /** A strategy run's own mode; otherwise the global analyzer/live switch decides. */
-  mode?: 'analyze' | 'live';
-  /**
-   * The caller's reference of the order (a strategy order's): stored with a sandbox order and
-   * sent as the broker's order tag instead of the strategy name, so the order can be found again
-   * by it after a restart.
-   */
-  tag?: string;
-}
-
-/** What the route answers: the HTTP status and the JSON body. */
-export interface PipelineAnswer {
-  status: number;
-  body: Record<string, unknown>;
-  /**
-   * The quantities of the child orders placed (splitting): all of them on success, those placed
-   * before the refusal when a split failed part-way (`body.orderids` holds their ids).
-   */
-  quantities?: number[];
-}
+export type { PipelineAnswer, RunOptions } from './order-pipeline.types.js';
 
 export interface PipelineDeps {
   instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
@@ -85,11 +62,14 @@ export interface PipelineDeps {
   logger: Logger;
 }
 
-/** The message of an order that failed on an exception (the details stay in the log). */
-const INTERNAL_ERROR = 'Internal error while placing the order';
-
 export class OrderPipeline {
-  constructor(private readonly deps: PipelineDeps) {}
+  private readonly recorder: OrderRecorder;
+  private readonly sandboxDeps: SandboxPlacementDeps;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.recorder = new OrderRecorder(deps);
+    this.sandboxDeps = { ...deps, recorder: this.recorder };
+  }
 
   /**
    * Runs the order from step 3. `chunk` (splitorder) caps each child order; otherwise the
@@ -127,7 +107,7 @@ export class OrderPipeline {
     // An exception: the database may be what failed, so the event is published at once and its
     // row written by the log writer's buffer (no row is promised before this answer).
     this.deps.events.publish(
-      this.event('order.failed', mode, userId, opts.apiType, null, null, 500, { ...order }, body),
+      this.recorder.event('order.failed', mode, userId, opts.apiType, null, null, 500, { ...order }, body),
     );
     return { status: 500, body };
   }
@@ -144,7 +124,9 @@ export class OrderPipeline {
       broker: string | null = null,
     ): Promise<PipelineAnswer> => {
       const body = { status: 'error', message, ...(analyze ? { mode } : {}) };
-      await this.emit(this.event(name, mode, userId, opts.apiType, broker, null, status, request, body));
+      await this.recorder.emit(
+        this.recorder.event(name, mode, userId, opts.apiType, broker, null, status, request, body),
+      );
       return { status, body };
     };
 
@@ -162,7 +144,8 @@ export class OrderPipeline {
     const sizes = splitSizes(order.quantity, chunk, inst.lotsize);
 
     // Step 4-5: analyzer mode → the sandbox.
-    if (analyze) return this.toSandbox(userId, order, sizes, request, opts, started, validationMs);
+    if (analyze)
+      return placeInSandbox(this.sandboxDeps, userId, order, sizes, request, opts, started, validationMs);
 
     // Step 4, 6-8: live → the broker.
     const session = await this.deps.brokerSession(userId).catch((err: unknown) => {
@@ -221,8 +204,8 @@ export class OrderPipeline {
           ? 'Broker reported success without an order id'
           : (r.message ?? 'Order rejected by the broker');
         const body = { status: 'error', message, ...(ids.length ? { orderids: ids } : {}) };
-        await this.emit(
-          this.event(
+        await this.recorder.emit(
+          this.recorder.event(
             'order.failed',
             'live',
             userId,
@@ -238,8 +221,8 @@ export class OrderPipeline {
       }
       ids.push(r.orderId);
       // The broker acknowledged it: its row is committed before the next child or the answer.
-      await this.emit(
-        this.event(
+      await this.recorder.emit(
+        this.recorder.event(
           'order.placed',
           'live',
           userId,
@@ -259,145 +242,6 @@ export class OrderPipeline {
     };
   }
 
-  private async toSandbox(
-    userId: number,
-    order: OrderInput,
-    sizes: number[],
-    request: Record<string, unknown>,
-    opts: RunOptions,
-    started: number,
-    validationMs: number,
-  ): Promise<PipelineAnswer> {
-    const apiType = opts.apiType;
-    const ids: string[] = [];
-    for (const quantity of sizes) {
-      const t0 = performance.now();
-      // The event of the sandbox's decision (placed, or refused by an account rule: funds,
-      // holdings, square-off), its log row written in the order's own transaction.
-      const eventOf = (o: PlaceOutcome): OrderEvent => {
-        const orderid = o.order.orderId;
-        if (o.ok)
-          return this.event(
-            'order.placed',
-            'analyze',
-            userId,
-            apiType,
-            'sandbox',
-            orderid,
-            200,
-            { ...request, quantity },
-            { status: 'success', orderid, mode: 'analyze' },
-          );
-        const body = {
-          status: 'error',
-          message: o.message,
-          mode: 'analyze',
-          orderid,
-          ...(ids.length ? { orderids: [...ids] } : {}),
-        };
-        return this.event(
-          'order.failed',
-          'analyze',
-          userId,
-          apiType,
-          'sandbox',
-          orderid,
-          400,
-          { ...request, quantity },
-          body,
-        );
-      };
-      const r = await this.deps.sandbox
-        .placeOrder(
-          userId,
-          {
-            symbol: order.symbol,
-            exchange: order.exchange,
-            side: order.action,
-            priceType: order.pricetype,
-            product: order.product,
-            quantity,
-            price: order.price,
-            triggerPrice: order.trigger_price,
-            strategy: order.strategy,
-            ...(opts.tag ? { tag: opts.tag } : {}),
-          },
-          async (trx, o): Promise<OrderEvent> => {
-            const e = eventOf(o);
-            return { ...e, logId: await this.deps.log.recordIn(trx, e) };
-          },
-        )
-        .then(
-          (o) => o,
-          (err: unknown) => ({ ok: false as const, error: err }),
-        );
-      this.deps.latency.record({
-        label: 'PLACE',
-        userId,
-        broker: 'sandbox',
-        symbol: order.symbol,
-        orderId: 'order' in r ? r.order.orderId : null,
-        status: r.ok ? 'success' : 'failed',
-        totalMs: performance.now() - (ids.length === 0 ? started : t0),
-        brokerMs: 0,
-        validationMs: ids.length === 0 ? validationMs : 0,
-      });
-      if ('error' in r) {
-        const err = r.error as { statusCode?: number; message?: string } | undefined;
-        if (!(err?.statusCode && err.statusCode < 500)) {
-          if (ids.length === 0) throw r.error;
-          // An exception after some children were placed: still a 500 with the generic message,
-          // but listing the orders already placed, as every other part-way failure does (the
-          // caller must not think nothing was placed and send the whole split again).
-          this.deps.logger.error({ err: r.error, apiType }, 'order pipeline failed part-way through a split');
-          const body = { status: 'error', message: INTERNAL_ERROR, mode: 'analyze', orderids: ids };
-          await this.emit(
-            this.event('order.failed', 'analyze', userId, apiType, 'sandbox', null, 500, request, body),
-          );
-          return { status: 500, body, quantities: sizes.slice(0, ids.length) };
-        }
-        // Input the sandbox refused (tick grid, decimals) is a validation failure: the
-        // analyzer-error event, and nothing was written.
-        const body = {
-          status: 'error',
-          message: err.message ?? 'Order rejected',
-          mode: 'analyze',
-          ...(ids.length ? { orderids: ids } : {}),
-        };
-        await this.emit(
-          this.event(
-            'analyzer.error',
-            'analyze',
-            userId,
-            apiType,
-            'sandbox',
-            null,
-            400,
-            { ...request, quantity },
-            body,
-          ),
-        );
-        return { status: 400, body, quantities: sizes.slice(0, ids.length) };
-      }
-      // Committed with the order; a placement that ran without the journal (a test double)
-      // records its event now.
-      const recorded = r.journal ?? (await this.record(eventOf(r)));
-      this.deps.events.publish(recorded);
-      if (!r.ok) return { status: 400, body: recorded.response, quantities: sizes.slice(0, ids.length) };
-      ids.push(r.order.orderId);
-    }
-    return {
-      status: 200,
-      body: {
-        status: 'success',
-        orderid: ids[0],
-        ...(ids.length > 1 ? { orderids: ids } : {}),
-        mode: 'analyze',
-      },
-      quantities: sizes,
-    };
-  }
-
   /** Why a symbol the contract does not hold is refused: unknown, or no contract at all. */
   private async unknownSymbol(order: OrderInput): Promise<string> {
     return (await this.deps.contractBroker()) === null
@@ -409,50 +253,6 @@ export class OrderPipeline {
   private freezeChunk(order: OrderInput, inst: Instrument): number | undefined {
     if (!FNO_ORDER_EXCHANGES.has(order.exchange) || !inst.underlying) return undefined;
     return this.deps.freezeQty(order.exchange, inst.underlying) ?? undefined;
-  }
-
-  /** Commits the event's log row, then publishes the event; resolves once the row is committed. */
-  private async emit(e: OrderEvent): Promise<void> {
-    this.deps.events.publish(await this.record(e));
-  }
-
-  /**
-   * The event with its committed log row. A row that cannot be written (the database failing)
-   * must not change an answer the broker or the sandbox already gave: it is logged, and the event
-   * goes out without a row, to be written by the log writer's buffer.
-   */
-  private async record(e: OrderEvent): Promise<OrderEvent> {
-    try {
-      return await this.deps.log.record(e);
-    } catch (err) {
-      this.deps.logger.error({ err, apiType: e.apiType, orderId: e.orderId }, 'order log row not committed');
-      return e;
-    }
-  }
-
-  private event(
-    name: OrderEventName,
-    mode: 'analyze' | 'live',
-    userId: number,
-    apiType: string,
-    broker: string | null,
-    orderId: string | null,
-    statusCode: number,
-    request: Record<string, unknown>,
-    response: Record<string, unknown>,
-  ): OrderEvent {
-    return {
-      name,
-      mode,
-      userId,
-      apiType,
-      broker,
-      orderId,
-      statusCode,
-      request,
-      response,
-      at: this.deps.clock.now(),
-    };
   }
 }
 

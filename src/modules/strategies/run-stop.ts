@@ -23,7 +23,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
-import type { ExitOutcome, RunnerOutcome, StrategyRunner } from './strategy-runner.js';
+import type { StrategyRunner } from './strategy-runner.js';
+import type { ExitOutcome, RunnerOutcome } from './strategy-runner.types.js';
 import { BUSY } from './strategy-lock.js';
 import type { RunMode } from './strategy.types.js';
 import { closingAction } from '../../domain/orders.js';

@@ -11,7 +11,8 @@
  */
 import type { LegRow, StrategyRow } from './strategies.repository.js';
 import type { DerivativeContract } from './leg-resolver.js';
-import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
+import type { StrategyRunner } from './strategy-runner.js';
+import type { RunnerOutcome } from './strategy-runner.types.js';
 import { type RunMode, type SignalAction } from './strategy.types.js';
 import { CASH_EXCHANGES } from '../../domain/exchanges.js';
 import { COOLING_OFF_MS, seconds } from '../../domain/limits.js';

@@ -33,7 +33,8 @@ import {
 import { tokenDigest } from './strategy-token.js';
 import { RESULT_STATUS } from './strategy.types.js';
 import type { RunStopper } from './run-stop.js';
-import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
+import type { StrategyRunner } from './strategy-runner.js';
+import type { RunnerOutcome } from './strategy-runner.types.js';
 import type { WebhookService } from './webhook.service.js';
 import { AppError, badRequest } from '../../platform/errors.js';
 import { fromDbBool } from '../../platform/db/database.js';

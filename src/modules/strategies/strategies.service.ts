@@ -9,18 +9,11 @@ import type { Updateable } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { StrategiesTable } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
-import { fromDbBool, toDbBool } from '../../platform/db/database.js';
+import { toDbBool } from '../../platform/db/database.js';
 import { AppError, badRequest } from '../../platform/errors.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import { normaliseCidr, parseAllowlist, type Cidr } from './cidr.js';
-import type {
-  EventRow,
-  LegRow,
-  NewEvent,
-  RunRow,
-  StrategiesRepository,
-  StrategyRow,
-} from './strategies.repository.js';
+import type { LegRow, NewEvent, StrategiesRepository, StrategyRow } from './strategies.repository.js';
 import { checkLegs, type InstrumentCheck, type LegInput } from './strategy-legs.js';
 import { newWebhookToken, webhookUrl } from './strategy-token.js';
 import {
@@ -30,6 +23,7 @@ import {
   type StrategyKind,
   type StrategyProduct,
 } from './strategy.types.js';
+import { toEventView, toRunView, toView } from './strategy-views.js';
 
 const TOPIC = 'strategy-token';
 const MAX_ALLOWLIST = 50;
@@ -359,54 +353,3 @@ function checkAllowlist(entries: string[]): string[] {
     throw badRequest(`ip_allowlist: ${(err as Error).message}`, { ip_allowlist: [(err as Error).message] });
   }
 }
-
-export function toView(s: StrategyRow, legs: LegRow[]) {
-  return {
-    id: s.id,
-    name: s.name,
-    kind: s.kind,
-    product: s.product,
-    direction: s.direction,
-    ip_allowlist: JSON.parse(s.ip_allowlist) as string[],
-    webhook_locked: fromDbBool(s.locked),
-    live_enabled: fromDbBool(s.live_enabled),
-    status: s.active_run_id === null ? 'idle' : 'running',
-    active_run_id: s.active_run_id,
-    legs: legs.map((l) => ({
-      id: l.id,
-      leg_type: l.leg_type,
-      symbol: l.symbol,
-      exchange: l.exchange,
-      underlying: l.underlying,
-      expiry_rank: l.expiry_rank,
-      option_type: l.option_type,
-      strike_offset: l.strike_offset,
-      quantity: l.quantity,
-      quantity_unit: l.quantity_unit,
-      side: l.side,
-    })),
-    created_at: new Date(s.created_at).toISOString(),
-    updated_at: new Date(s.updated_at).toISOString(),
-  };
-}
-
-export const toRunView = (r: RunRow) => ({
-  id: r.id,
-  mode: r.mode,
-  status: r.status,
-  started_at: new Date(r.started_at).toISOString(),
-  stop_requested_at: r.stop_requested_at === null ? null : new Date(r.stop_requested_at).toISOString(),
-  stopped_at: r.stopped_at === null ? null : new Date(r.stopped_at).toISOString(),
-});
-
-export const toEventView = (e: EventRow) => ({
-  id: e.id,
-  run_id: e.run_id,
-  strategy_id: e.strategy_id,
-  ts: new Date(e.ts).toISOString(),
-  kind: e.kind,
-  severity: e.severity,
-  leg_id: e.leg_id,
-  message: e.message,
-  payload: e.payload === null ? null : (JSON.parse(e.payload) as Record<string, unknown>),
-});

@@ -17,7 +17,6 @@
  * leg's filled net quantity (`strategy_positions`). {@link StrategyRunner.refresh} asks about the
  * working orders before any decision that depends on the position.
  */
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { PipelineAnswer } from '../orders/order-pipeline.js';
@@ -26,78 +25,22 @@ import type { LegRow, LegSeen, RunRow, StrategyOrderRow, StrategyRow } from './s
 import type { EventWrite, StrategiesService } from './strategies.service.js';
 import { resolveDerivativeLeg, type DerivativeContract } from './leg-resolver.js';
 import { BUSY, type LockOptions, type StrategyLocks } from './strategy-lock.js';
-import type { RunMode, WebhookResult } from './strategy.types.js';
+import type { RunMode } from './strategy.types.js';
+import { reconcileIntents } from './intent-reconciler.js';
+import {
+  acknowledged,
+  ENGINE_BUSY,
+  newOrderTag,
+  type EventArgs,
+  type FoundOrder,
+  type OrderFate,
+  type Placed,
+  type Refreshed,
+  type RunnerOutcome,
+  type StrategySeam,
+} from './strategy-runner.types.js';
 import { COOLING_OFF_MS, seconds } from '../../domain/limits.js';
 import type { Action } from '../../domain/orders.js';
-
-export interface RunnerOutcome {
-  result: WebhookResult;
-  message: string;
-  runId?: number;
-  stopPending?: boolean;
-  exits?: ExitOutcome[];
-}
-
-export interface ExitOutcome {
-  leg_id: number;
-  symbol: string;
-  exchange: string;
-  action: Action;
-  quantity: number;
-  status: 'placed' | 'rejected';
-  orderid?: string;
-  message?: string;
-}
-
-/**
- * What became of a placed order: still `working`, `filled` whole, or `dead` (rejected, cancelled
- * or expired after the acknowledgement) having filled `filled` of its quantity.
- */
-export interface OrderFate {
-  state: 'filled' | 'working' | 'dead';
-  filled: number;
-}
-
-/**
- * An order found by its reference after a restart: acknowledged (it has an order id; its fate is
- * read later), or `refused` at placement (the sandbox keeps refused orders with their reason).
- */
-export interface FoundOrder {
-  orderId: string;
-  quantity: number;
-  refused: boolean;
-  message?: string;
-}
-
-/**
- * The points between a strategy order's writes, where a crash leaves the run and the account
- * apart until a reconcile: after the intent is recorded, after the pipeline answered, after the
- * answer is settled, after a fill is recorded. Tests kill a process at one of them.
- */
-export type StrategySeam = 'order.recorded' | 'order.sent' | 'order.settled' | 'order.resolved';
-
-/** A reference no other order carries: the broker order tag (Kite allows 20 alphanumerics). */
-export function newOrderTag(): string {
-  return `ad${BigInt(`0x${randomBytes(9).toString('hex')}`)
-    .toString(36)
-    .padStart(14, '0')}`;
-}
-
-/** An event of a run (or of the strategy, `runId` null): kind, message, leg and payload. */
-type EventArgs = [
-  s: StrategyRow,
-  runId: number | null,
-  kind: EventWrite['kind'],
-  message: string,
-  legId?: number | null,
-  payload?: Record<string, unknown> | null,
-];
-
-/** The answer to a delivery that found the strategy's lock taken for longer than it may wait. */
-export const ENGINE_BUSY: RunnerOutcome = {
-  result: 'rejected_engine_error',
-  message: 'Another delivery of this strategy is still being handled; try again',
-};
 
 export interface RunnerDeps {
   strategies: StrategiesService;
@@ -123,39 +66,6 @@ export interface RunnerDeps {
   seam?: (name: StrategySeam) => Promise<void> | void;
   clock: Clock;
   logger: Logger;
-}
-
-export interface Placed {
-  ok: boolean;
-  orderId?: string;
-  message: string;
-  /** An exit not sent because the leg changed since it was read (another pass exits it). */
-  conflict?: boolean;
-}
-
-/**
- * What {@link StrategyRunner.refresh} found: orders still working, those seen dying now, and
- * intents whose outcome is still unknown (the sandbox or the broker could not be asked).
- */
-export interface Refreshed {
-  working: StrategyOrderRow[];
-  died: StrategyOrderRow[];
-  unresolved: StrategyOrderRow[];
-}
-
-/**
- * The child orders an answer acknowledges, with their quantities: one for a plain order, several
- * when the pipeline split it at the freeze quantity (also those placed before a split failed
- * part-way), none for a refusal.
- */
-export function acknowledged(a: PipelineAnswer, quantity: number): { orderId: string; quantity: number }[] {
-  const ids = Array.isArray(a.body.orderids)
-    ? (a.body.orderids as unknown[]).filter((x): x is string => typeof x === 'string')
-    : a.status === 200 && typeof a.body.orderid === 'string'
-      ? [a.body.orderid]
-      : [];
-  const sizes = a.quantities ?? (ids.length === 1 ? [quantity] : []);
-  return ids.flatMap((orderId, i) => (sizes[i] === undefined ? [] : [{ orderId, quantity: sizes[i] }]));
 }
 
 export class StrategyRunner {
@@ -318,89 +228,9 @@ export class StrategyRunner {
     };
   }
 
-  /**
-   * Settles every intent of the run whose answer was never recorded (a crash between sending and
-   * settling; the caller holds the strategy's lock, so no such order is in flight): the orders
-   * found at the sandbox or the broker by the intent's reference become its outcome
-   * (`order_recovered`); none found means it was never placed (`failed`, `order_not_placed`).
-   * Returns the intents still unsettled (the sandbox or the broker could not be asked).
-   */
-  async reconcileIntents(s: StrategyRow, run: RunRow): Promise<StrategyOrderRow[]> {
-    const left: StrategyOrderRow[] = [];
-    for (const o of await this.repo.recordedOrders(run.id)) {
-      const what = `${o.action} ${o.quantity} ${o.symbol} ${o.exchange} (${o.purpose})`;
-      let reason = '';
-      const found =
-        o.tag === null
-          ? []
-          : await this.deps.findByTag(s.user_id, run.mode as RunMode, o.tag).catch((err: unknown) => {
-              this.deps.logger.warn({ err, runId: run.id }, 'strategy order intent could not be looked up');
-              reason = err instanceof Error ? err.message : String(err);
-              return undefined;
-            });
-      const now = this.deps.clock.now();
-      if (!found) {
-        left.push(o);
-        // Said once per intent: the operator knows why the leg is held until a later pass.
-        await this.repo.markUnconfirmed(
-          o,
-          now,
-          this.eventRow(
-            s,
-            run.id,
-            'order_unconfirmed',
-            `${what} was sent before the service stopped, and its outcome could not be looked up ` +
-              `(${reason.slice(0, 200)}); the leg is held until a later pass can`,
-            o.leg_id,
-            { tag: o.tag },
-          ),
-        );
-        continue;
-      }
-      if (found.length === 0) {
-        // An intent written before orders carried a reference cannot be looked up: said so.
-        const message =
-          o.tag === null
-            ? 'Recorded without a reference, so it cannot be looked up: check the account'
-            : 'No order with its reference exists: it was never placed';
-        await this.repo.failIntent(
-          o,
-          message,
-          now,
-          this.eventRow(
-            s,
-            run.id,
-            'order_not_placed',
-            o.tag === null
-              ? `${what} was being sent when the service stopped; it carries no reference to look it up by: check the account`
-              : `${what} was about to be sent when the service stopped; it was never placed`,
-            o.leg_id,
-            { tag: o.tag },
-          ),
-        );
-        continue;
-      }
-      const acked = found.filter((f) => !f.refused);
-      const ids = acked.map((f) => f.orderId);
-      const refusal = found.find((f) => f.refused)?.message ?? 'refused';
-      await this.repo.settleOrder(
-        o,
-        acked.map((f) => ({ orderId: f.orderId, quantity: f.quantity })),
-        acked.length ? null : refusal,
-        now,
-        this.eventRow(
-          s,
-          run.id,
-          'order_recovered',
-          `${what} was sent before the service stopped; found ${
-            acked.length ? `as order ${ids.join(', ')}` : `refused (${refusal})`
-          } and recorded now`,
-          o.leg_id,
-          { tag: o.tag, orderids: ids },
-        ),
-      );
-    }
-    return left;
+  /** See {@link reconcileIntents} (intent-reconciler.ts). */
+  reconcileIntents(s: StrategyRow, run: RunRow): Promise<StrategyOrderRow[]> {
+    return reconcileIntents(this, s, run);
   }
 
   /**

@@ -15,7 +15,8 @@ import { ipAllowed } from './cidr.js';
 import { handleSignal, type SignalContract, type SignalRef } from './signal-handler.js';
 import type { StrategiesService } from './strategies.service.js';
 import type { RunStopper } from './run-stop.js';
-import type { RunnerOutcome, StrategyRunner } from './strategy-runner.js';
+import type { StrategyRunner } from './strategy-runner.js';
+import type { RunnerOutcome } from './strategy-runner.types.js';
 import { tokenDigest } from './strategy-token.js';
 import {
   BATCH_ACTIONS,

@@ -1,0 +1,308 @@
+/**
+ * The orders a run owns and the leg positions they move: each order's intent recorded before it
+ * is sent (an exit by a compare-and-set on its leg), settled with the answer or reconciled after a
+ * restart, resolved once its fill is known — each with its trail event in the same transaction.
+ * Extended by {@link StrategyRunsRepository} (strategy-runs.repository.ts).
+ */
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type {
+  DB,
+  StrategyEventsTable,
+  StrategyOrdersTable,
+  StrategyPositionsTable,
+} from '../../db/schema.js';
+
+export type StrategyOrderRow = Selectable<StrategyOrdersTable>;
+export type NewEvent = Omit<Insertable<StrategyEventsTable>, 'id'>;
+
+/** What an exit was sized from: the leg as it was read (its compare-and-set, see {@link recordOrder}). */
+export interface LegSeen {
+  exits: number;
+  net: number;
+  working: number;
+}
+
+/** Writes a transition's trail event in its transaction (none when `e` is absent). */
+export async function insertEvent(trx: Kysely<DB>, e: NewEvent | null | undefined): Promise<void> {
+  if (e) await trx.insertInto('strategy_events').values(e).execute();
+}
+
+/** The fields of an owned order that its bookkeeping needs. */
+export type OwnedOrder = Pick<
+  StrategyOrderRow,
+  'id' | 'run_id' | 'leg_id' | 'symbol' | 'exchange' | 'action' | 'quantity'
+>;
+
+const signed = (o: Pick<StrategyOrderRow, 'action'>, quantity: number) =>
+  o.action === 'BUY' ? quantity : -quantity;
+
+/** Adds to a leg's filled net and working quantities (the row is created on the leg's first order). */
+async function movePosition(
+  trx: Transaction<DB>,
+  o: OwnedOrder,
+  net: number,
+  working: number,
+  now: number,
+): Promise<void> {
+  await trx
+    .insertInto('strategy_positions')
+    .values({
+      run_id: o.run_id,
+      leg_id: o.leg_id,
+      symbol: o.symbol,
+      exchange: o.exchange,
+      net,
+      working,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['run_id', 'leg_id']).doUpdateSet({
+        net: sql<number>`strategy_positions.net + excluded.net`,
+        working: sql<number>`strategy_positions.working + excluded.working`,
+        symbol: o.symbol,
+        exchange: o.exchange,
+        updated_at: now,
+      }),
+    )
+    .execute();
+}
+
+export class StrategyOrdersRepository {
+  constructor(protected readonly db: Kysely<DB>) {}
+
+  /**
+   * Records the intent of an order the run owns, before it is sent; returns its id.
+   *
+   * An exit (`seen` given) first takes the leg's next exit generation by a compare-and-set: the
+   * leg must still be as it was read (same exits taken, same filled net, same working quantity)
+   * with no other intent of it unsettled, and (run, leg, generation) is unique. So of any
+   * interleaving of stop passes, deliveries and instances, one exit is recorded for a holding;
+   * the others get `'conflict'` and send nothing.
+   */
+  async recordOrder(
+    o: Omit<Insertable<StrategyOrdersTable>, 'id' | 'exit_gen'>,
+    seen?: LegSeen,
+  ): Promise<number | 'conflict'> {
+    return this.db.transaction().execute(async (trx) => {
+      let exitGen: number | null = null;
+      if (seen) {
+        const r = await trx
+          .updateTable('strategy_positions')
+          .set({ exits: seen.exits + 1 })
+          .where('run_id', '=', o.run_id)
+          .where('leg_id', '=', o.leg_id)
+          .where('exits', '=', seen.exits)
+          .where('net', '=', seen.net)
+          .where('working', '=', seen.working)
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('strategy_orders')
+                  .select('id')
+                  .where('run_id', '=', o.run_id)
+                  .where('leg_id', '=', o.leg_id)
+                  .where('status', '=', 'recorded'),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        if (Number(r.numUpdatedRows) !== 1) return 'conflict';
+        exitGen = seen.exits + 1;
+      }
+      const { id } = await trx
+        .insertInto('strategy_orders')
+        .values({ ...o, exit_gen: exitGen })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return id;
+    });
+  }
+
+  /**
+   * Settles a recorded order with its answer, and writes the answer's event, in one transaction:
+   * no acknowledged child → `rejected`; else the row becomes the first acknowledged child order
+   * (`placed`) and each further child (an order split at the freeze quantity) gets a row of its
+   * own. Acknowledged quantities are added to the leg's working quantity (they count as held once
+   * seen filled). A compare-and-set on the intent (`recorded`, or `failed` when a reconcile found
+   * no trace of it but the answer came after all): false when it was settled already.
+   */
+  async settleOrder(
+    o: OwnedOrder & Pick<StrategyOrderRow, 'strategy_id' | 'purpose'>,
+    children: readonly { orderId: string; quantity: number }[],
+    message: string | null,
+    now: number,
+    event: NewEvent,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const [first, ...more] = children;
+      const note = message?.slice(0, 512) ?? null;
+      const r = await trx
+        .updateTable('strategy_orders')
+        .set(
+          first
+            ? {
+                status: 'placed',
+                order_id: first.orderId,
+                quantity: first.quantity,
+                message: note,
+                updated_at: now,
+              }
+            : { status: 'rejected', order_id: null, message: note, updated_at: now },
+        )
+        .where('id', '=', o.id)
+        .where('status', 'in', ['recorded', 'failed'])
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      if (more.length)
+        await trx
+          .insertInto('strategy_orders')
+          .values(
+            more.map((c) => ({
+              run_id: o.run_id,
+              strategy_id: o.strategy_id,
+              leg_id: o.leg_id,
+              symbol: o.symbol,
+              exchange: o.exchange,
+              action: o.action,
+              quantity: c.quantity,
+              purpose: o.purpose,
+              status: 'placed',
+              order_id: c.orderId,
+              message: null,
+              created_at: now,
+              updated_at: now,
+            })),
+          )
+          .execute();
+      const acknowledged = children.reduce((n, c) => n + c.quantity, 0);
+      if (acknowledged > 0) await movePosition(trx, o, 0, signed(o, acknowledged), now);
+      await insertEvent(trx, event);
+      return true;
+    });
+  }
+
+  /**
+   * Marks an intent that left no order (a reconcile found none with its reference) `failed`, with
+   * its event; false when it was settled meanwhile.
+   */
+  async failIntent(
+    o: Pick<StrategyOrderRow, 'id'>,
+    message: string,
+    now: number,
+    event: NewEvent,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('strategy_orders')
+        .set({ status: 'failed', message: message.slice(0, 512), updated_at: now })
+        .where('id', '=', o.id)
+        .where('status', '=', 'recorded')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await insertEvent(trx, event);
+      return true;
+    });
+  }
+
+  /**
+   * Notes, once, that an intent's outcome could not be looked up (with its event); false when it
+   * was noted already or settled meanwhile.
+   */
+  async markUnconfirmed(o: Pick<StrategyOrderRow, 'id'>, now: number, event: NewEvent): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('strategy_orders')
+        .set({ message: 'outcome unconfirmed', updated_at: now })
+        .where('id', '=', o.id)
+        .where('status', '=', 'recorded')
+        .where('message', 'is', null)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await insertEvent(trx, event);
+      return true;
+    });
+  }
+
+  /**
+   * Records the fate of an acknowledged order: `filled` (whole) or `dead` (rejected, cancelled
+   * or expired after the acknowledgement, with what it filled), with its event when it has one. A
+   * compare-and-set on `placed`, so two instances reconciling the same order count its fill
+   * once; false when it was resolved already.
+   */
+  async resolveOrder(
+    o: OwnedOrder,
+    fate: 'filled' | 'dead',
+    filled: number,
+    now: number,
+    event?: NewEvent,
+  ): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const r = await trx
+        .updateTable('strategy_orders')
+        .set({ status: fate, filled_quantity: filled, updated_at: now })
+        .where('id', '=', o.id)
+        .where('status', '=', 'placed')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return false;
+      await movePosition(trx, o, signed(o, filled), -signed(o, o.quantity), now);
+      await insertEvent(trx, event);
+      return true;
+    });
+  }
+
+  /** The run's order intents whose outcome was never recorded, oldest first. */
+  recordedOrders(runId: number): Promise<StrategyOrderRow[]> {
+    return this.db
+      .selectFrom('strategy_orders')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('status', '=', 'recorded')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** The run's acknowledged orders whose fate is not known yet (of one leg, or all). */
+  workingOrders(runId: number, legId?: number): Promise<StrategyOrderRow[]> {
+    let q = this.db
+      .selectFrom('strategy_orders')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('status', '=', 'placed');
+    if (legId !== undefined) q = q.where('leg_id', '=', legId);
+    return q.orderBy('id').execute();
+  }
+
+  /** Each leg's filled net and working quantity in the run (legs never traded have no row). */
+  positions(runId: number): Promise<Selectable<StrategyPositionsTable>[]> {
+    return this.db
+      .selectFrom('strategy_positions')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('leg_id')
+      .execute();
+  }
+
+  /**
+   * A leg's filled net quantity, the signed quantity of its orders still working and the exits it
+   * has taken (all 0 for a leg never traded).
+   */
+  async position(runId: number, legId: number): Promise<LegSeen> {
+    const r = await this.db
+      .selectFrom('strategy_positions')
+      .select(['net', 'working', 'exits'])
+      .where('run_id', '=', runId)
+      .where('leg_id', '=', legId)
+      .executeTakeFirst();
+    return { net: Number(r?.net ?? 0), working: Number(r?.working ?? 0), exits: Number(r?.exits ?? 0) };
+  }
+
+  ordersOfRun(runId: number): Promise<StrategyOrderRow[]> {
+    return this.db
+      .selectFrom('strategy_orders')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('id')
+      .execute();
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * How a strategy, its runs and its events are shown (the management routes and
+ * `/api/v1/strategy/events`): times as ISO-8601 UTC, database booleans as booleans, JSON columns
+ * parsed. Never the webhook token or its digest.
+ */
+import { fromDbBool } from '../../platform/db/database.js';
+import type { EventRow, LegRow, RunRow, StrategyRow } from './strategies.repository.js';
+
+export function toView(s: StrategyRow, legs: LegRow[]) {
+  return {
+    id: s.id,
+    name: s.name,
+    kind: s.kind,
+    product: s.product,
+    direction: s.direction,
+    ip_allowlist: JSON.parse(s.ip_allowlist) as string[],
+    webhook_locked: fromDbBool(s.locked),
+    live_enabled: fromDbBool(s.live_enabled),
+    status: s.active_run_id === null ? 'idle' : 'running',
+    active_run_id: s.active_run_id,
+    legs: legs.map((l) => ({
+      id: l.id,
+      leg_type: l.leg_type,
+      symbol: l.symbol,
+      exchange: l.exchange,
+      underlying: l.underlying,
+      expiry_rank: l.expiry_rank,
+      option_type: l.option_type,
+      strike_offset: l.strike_offset,
+      quantity: l.quantity,
+      quantity_unit: l.quantity_unit,
+      side: l.side,
+    })),
+    created_at: new Date(s.created_at).toISOString(),
+    updated_at: new Date(s.updated_at).toISOString(),
+  };
+}
+
+export const toRunView = (r: RunRow) => ({
+  id: r.id,
+  mode: r.mode,
+  status: r.status,
+  started_at: new Date(r.started_at).toISOString(),
+  stop_requested_at: r.stop_requested_at === null ? null : new Date(r.stop_requested_at).toISOString(),
+  stopped_at: r.stopped_at === null ? null : new Date(r.stopped_at).toISOString(),
+});
+
+export const toEventView = (e: EventRow) => ({
+  id: e.id,
+  run_id: e.run_id,
+  strategy_id: e.strategy_id,
+  ts: new Date(e.ts).toISOString(),
+  kind: e.kind,
+  severity: e.severity,
+  leg_id: e.leg_id,
+  message: e.message,
+  payload: e.payload === null ? null : (JSON.parse(e.payload) as Record<string, unknown>),
+});
