@@ -4,7 +4,7 @@
  * and lists every table in `DB`.
  */
 import type { ColumnType } from 'kysely';
-import type { DbBool, Id } from './schema.js';
+import type { DbBool, Id } from './column-types.js';
 
 /** Sandbox tables (issue 5). Money columns are ten-thousandths of a rupee (sandbox/money.ts). */
 export interface SandboxAccountsTable {

@@ -1,4 +1,3 @@
-import type { ColumnType, Generated } from 'kysely';
 import type {
   SandboxAccountsTable,
   SandboxOrdersTable,
@@ -24,10 +23,9 @@ import type {
 
 /**
  * Row types of every table, shared by both dialects. Times are epoch milliseconds; booleans are
- * written as 0/1 and read as 0/1 (SQLite) or true/false (PostgreSQL): see `fromDbBool`.
+ * `DbBool` (column-types.ts).
  */
-export type DbBool = ColumnType<number | boolean, number, number>;
-export type Id = Generated<number>;
+export type { DbBool, Id };
 
 export interface SettingsTable {
   id: number;
@@ -257,6 +255,7 @@ export type {
   WebhookDedupeTable,
   ErrorLogTable,
 } from './schema-trading.js';
+import type { DbBool, Id } from './column-types.js';
 
 export interface DB {
   error_log: ErrorLogTable;

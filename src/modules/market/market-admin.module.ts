@@ -3,14 +3,12 @@ import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { App } from '../../platform/http/types.js';
-import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import type { SessionGuard } from '../auth/session.guard.js';
 import { FreezeRepository } from './freeze.repository.js';
 import { FreezeService } from './freeze.service.js';
 import { HolidaysRepository } from './holidays.repository.js';
 import { HolidaysService } from './holidays.service.js';
-import { registerMarketAdminRoutes } from './market-admin.routes.js';
+import { registerMarketAdminRoutes, type MarketAdminRouteDeps } from './market-admin.routes.js';
 import { TimingsRepository } from './timings.repository.js';
 import { MarketCalendar, TimingsService, type ExchangeSession } from './timings.service.js';
 
@@ -68,15 +66,6 @@ export function buildMarketAdminServices(deps: MarketAdminDeps): MarketAdminServ
       await freeze.start();
     },
   };
-}
-
-export interface MarketAdminRouteDeps {
-  services: MarketAdminServices;
-  guard: SessionGuard;
-  /** `/admin/api/*` limit (API_RATE_LIMIT, default 50/s). */
-  rateLimit: RateLimitHook;
-  /** `POST /admin/api/freeze/upload` limit (10 per minute). */
-  uploadRateLimit: RateLimitHook;
 }
 
 /** `/admin/api/{freeze,holidays,timings,stats}`; registered in its own scope (multipart). */

@@ -2,7 +2,6 @@ import multipart from '@fastify/multipart';
 import { AppError, badRequest, isAppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http/types.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
-import type { MarketAdminRouteDeps } from './market-admin.module.js';
 import {
   CheckBody,
   CheckResponse,
@@ -24,6 +23,27 @@ import {
   YearQuery,
 } from './market-admin.schema.js';
 import { isWeekend, requireIsoDate } from './timings.service.js';
+import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { SessionGuard } from '../auth/session.guard.js';
+import type { FreezeService } from './freeze.service.js';
+import type { HolidaysService } from './holidays.service.js';
+import type { MarketCalendar, TimingsService } from './timings.service.js';
+
+/** What the admin routes are built from. */
+export interface MarketAdminRouteDeps {
+  /** The parts the admin routes serve. */
+  services: {
+    freeze: FreezeService;
+    holidays: HolidaysService;
+    timings: TimingsService;
+    calendar: MarketCalendar;
+  };
+  guard: SessionGuard;
+  /** `/admin/api/*` limit (API_RATE_LIMIT, default 50/s). */
+  rateLimit: RateLimitHook;
+  /** `POST /admin/api/freeze/upload` limit (10 per minute). */
+  uploadRateLimit: RateLimitHook;
+}
 
 /** Largest freeze-quantity CSV accepted (NSE's file is about 7 KB). */
 export const MAX_UPLOAD_BYTES = 2 * 1024 * 1024;

@@ -9,7 +9,7 @@ import { moneyToRupees } from './money.js';
 import { placementPrice, validateOrder } from './order-rules.js';
 import { toOrderRecord, type OrderRecord } from './records.js';
 import { RESTING, type OrderRow } from './sandbox.repository.js';
-import type { PlaceOutcome, SandboxService } from './sandbox.service.js';
+import { outOfRange, type PlaceOutcome, type SandboxCore } from './sandbox-core.js';
 import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from './types.js';
 import { closingAction } from '../../domain/orders.js';
 
@@ -39,7 +39,7 @@ export interface PositionFilter {
  * failure the order stays as it was.
  */
 export async function modifyOrder(
-  s: SandboxService,
+  s: SandboxCore,
   userId: number,
   orderId: number,
   req: ModifyRequest,
@@ -123,7 +123,7 @@ export async function modifyOrder(
  * orders placed. A MARKET order placed on a stale quote rests and fills on the next good one.
  */
 export async function closePositions(
-  s: SandboxService,
+  s: SandboxCore,
   userId: number,
   filter: PositionFilter,
   strategy: string | null,
@@ -152,11 +152,4 @@ export async function closePositions(
     );
   }
   return out;
-}
-
-/** Amounts past the exact money range (about ₹900 billion) are bad input, not a server error. */
-export function outOfRange(err: unknown): never {
-  if (err instanceof RangeError)
-    throw badRequest('order value is too large for exact accounting (over ₹900,000,000,000)');
-  throw err;
 }

@@ -31,9 +31,14 @@ import {
   type RejectCode,
 } from './order-rules.js';
 import { toOrderRecord } from './records.js';
-import { outOfRange } from './sandbox-manage.js';
 import type { NewOrder, OrderEventInput, OrderRow, SandboxRepository } from './sandbox.repository.js';
-import type { PlacementJournal, PlaceOutcome, PlaceRequest, SandboxService } from './sandbox.service.js';
+import {
+  outOfRange,
+  type PlacementJournal,
+  type PlaceOutcome,
+  type PlaceRequest,
+  type SandboxCore,
+} from './sandbox-core.js';
 import { instrumentKind, type OrderStatus } from './types.js';
 
 /** Validation codes that reject the request outright (nothing is written). */
@@ -46,9 +51,9 @@ const INPUT_CODES: ReadonlySet<RejectCode> = new Set([
   'trigger',
 ]);
 
-/** See {@link SandboxService.placeOrder}. */
+/** See {@link SandboxCore.placeOrder}. */
 export async function placeOrder<J>(
-  s: SandboxService,
+  s: SandboxCore,
   userId: number,
   req: PlaceRequest,
   journal?: PlacementJournal<J>,
@@ -74,7 +79,7 @@ export async function placeOrder<J>(
 }
 
 async function placeIn(
-  s: SandboxService,
+  s: SandboxCore,
   repo: SandboxRepository,
   userId: number,
   req: PlaceRequest,

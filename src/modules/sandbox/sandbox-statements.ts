@@ -6,7 +6,7 @@
 import type { DB } from '../../db/schema.js';
 import { isPostgres } from '../../platform/db/database.js';
 import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
-import type { AccountRow, OrderRow, PositionRow, TradeRow } from './sandbox.repository.js';
+import type { AccountRow, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
 import { RESTING } from './types.js';
 
 /** An order row to insert: every column but the id. */

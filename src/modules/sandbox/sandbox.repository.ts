@@ -4,15 +4,8 @@
  * (`transaction()` hands the callback a repository bound to it), so the service's rules run the
  * same way inside and outside transactions.
  */
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import type {
-  DB,
-  SandboxAccountsTable,
-  SandboxHoldingsTable,
-  SandboxOrdersTable,
-  SandboxPositionsTable,
-  SandboxTradesTable,
-} from '../../db/schema.js';
+import type { Insertable, Kysely } from 'kysely';
+import type { DB, SandboxTradesTable } from '../../db/schema.js';
 import type { TransactionRunner } from '../../platform/db/group-commit.js';
 import {
   eventInsert,
@@ -28,12 +21,8 @@ import {
 } from './sandbox-statements.js';
 import { RESTING, type OrderStatus } from './types.js';
 
-export type AccountRow = Selectable<SandboxAccountsTable>;
-export type OrderRow = Selectable<SandboxOrdersTable>;
-export type TradeRow = Selectable<SandboxTradesTable>;
-export type PositionRow = Selectable<SandboxPositionsTable>;
-export type HoldingRow = Selectable<SandboxHoldingsTable>;
-export type NewOrder = Insertable<SandboxOrdersTable>;
+export type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
+import type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
 
 /** One order transition as its event row records it. */
 export interface OrderEventInput {

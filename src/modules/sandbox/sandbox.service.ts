@@ -4,64 +4,34 @@
  * Matching on price updates is the engine's (sandbox.engine.ts); day-boundary jobs are in
  * sandbox-jobs.ts.
  */
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { DB } from '../../db/schema.js';
-import type { SandboxConfig } from '../../config-sandbox.js';
-import type { Clock } from '../../platform/clock.js';
 import { AppError, badRequest, notFound } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
 import { istDay } from './ist-day.js';
 import { squareOffAt, type SessionBounds } from './square-off.js';
 import { endOrder, fillOrder, transition } from './ledger.js';
-import {
-  checkQuote,
-  matchPrices,
-  type MarketPrices,
-  type OrderRequest,
-  type SessionPhase,
-} from './order-rules.js';
-import type { PriceSource } from './price-source.js';
+import { checkQuote, matchPrices, type MarketPrices, type SessionPhase } from './order-rules.js';
 import { toOrderRecord, toResting, type OrderRecord } from './records.js';
 import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } from './sandbox-manage.js';
 import { placeOrder } from './sandbox-place.js';
 import { RESTING, type AccountRow, type OrderRow, type SandboxRepository } from './sandbox.repository.js';
 import type { OrderStatus } from './types.js';
 
-/** A placeorder request as the sandbox receives it (after the request schema). */
-export interface PlaceRequest extends OrderRequest {
-  symbol: string;
-  exchange: string;
-  strategy?: string | null;
-  /** The caller's reference (a strategy order's tag): finds the order again after a restart. */
-  tag?: string | null;
-}
+export type {
+  InstrumentLookup,
+  PlacementJournal,
+  PlaceOutcome,
+  PlaceRequest,
+  SandboxServiceDeps,
+} from './sandbox-core.js';
+import type {
+  PlacementJournal,
+  PlaceOutcome,
+  PlaceRequest,
+  SandboxCore,
+  SandboxServiceDeps,
+} from './sandbox-core.js';
 
-/** What placement decided: the order (rejected orders are kept with their reason). */
-export type PlaceOutcome =
-  { ok: true; order: OrderRecord } | { ok: false; order: OrderRecord; message: string };
-
-/**
- * Written in the placement's own transaction, after the order's rows: the caller's record of the
- * outcome (the analyzer log row of the order), committed with the order or not at all.
- */
-export type PlacementJournal<J> = (trx: Kysely<DB>, outcome: PlaceOutcome) => Promise<J>;
-
-/** Instruments as the sandbox looks them up (the master contract). */
-export interface InstrumentLookup {
-  get(symbol: string, exchange: string): Promise<Instrument | undefined>;
-}
-
-export interface SandboxServiceDeps {
-  repo: SandboxRepository;
-  instruments: InstrumentLookup;
-  prices: () => PriceSource;
-  clock: Clock;
-  config: SandboxConfig;
-  logger: Logger;
-}
-
-export class SandboxService {
+export class SandboxService implements SandboxCore {
   /** Told about every order that was created, changed or ended (the engine keeps its book by it). */
   private readonly listeners: ((order: OrderRow) => void)[] = [];
   /** Square-off instants by exchange on one IST date (the configured times are fixed). */
