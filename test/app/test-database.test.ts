@@ -70,3 +70,22 @@ describeEachDb('test databases: a copy of the migrated template is the migrated 
     expect((await migrateToLatest(copy.database.db)).applied).toEqual([]);
   });
 });
+
+describeEachDb('migrating an up-to-date database', (dialect) => {
+  let db: TestDatabase | undefined;
+  afterEach(async () => {
+    await db?.drop();
+    db = undefined;
+  });
+
+  it('finds nothing to do; a migration this build does not know still stops the start with the migrator’s error', async () => {
+    db = await createTestDatabase(dialect, mkdtempSync(join(tmpdir(), 'algodesk-migrated-')));
+    expect(await migrateToLatest(db.database.db)).toEqual({ applied: [] });
+    await sql`insert into schema_migrations (name, timestamp) values ('9999_from_a_newer_build', '2030-01-01T00:00:00.000Z')`.execute(
+      db.database.db,
+    );
+    await expect(migrateToLatest(db.database.db)).rejects.toThrow(
+      /9999_from_a_newer_build|missing|corrupted/,
+    );
+  });
+});
