@@ -78,7 +78,7 @@ export interface PlacementMarginInput {
   product: Product;
   side: Side;
   quantity: number;
-  /** Reference price: see `placementPrice` in order-rules.ts. */
+  /** Reference price: see `placementPrice` in sandbox-rules.ts. */
   price: Money;
   /**
    * Signed quantity this order can reduce: the net position of (symbol, exchange, product) — for

@@ -10,7 +10,7 @@ import {
   matchPrices,
   placementPrice,
   type MarketPrices,
-} from './order-rules.js';
+} from './sandbox-rules.js';
 import { quoteKey, type Quote, type RestingOrder } from './types.js';
 
 const NOW = Date.UTC(2026, 7, 18, 5, 0, 0); // 10:30 IST

@@ -7,7 +7,7 @@ import {
   USDINR_FUT,
 } from '../../../test/helpers/sandbox-instruments.js';
 import { rupeesToMoney as r } from './money.js';
-import { validateOrder, type OrderRequest, type PlacementContext } from './order-rules.js';
+import { validateOrder, type OrderRequest, type PlacementContext } from './sandbox-rules.js';
 import type { SandboxInstrument } from './types.js';
 
 const ctx = (instrument: SandboxInstrument, over: Partial<PlacementContext> = {}): PlacementContext => ({

@@ -10,7 +10,7 @@ import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { badRequest } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
-import type { MarketPrices, OrderRequest, SessionPhase } from './order-rules.js';
+import type { MarketPrices, OrderRequest, SessionPhase } from './sandbox-rules.js';
 import type { PriceSource } from './price-source.js';
 import type { OrderRecord } from './records.js';
 import type { AccountRow, OrderRow, SandboxRepository } from './sandbox.repository.js';

@@ -6,7 +6,7 @@ import { badRequest } from '../../platform/errors.js';
 import { accountContext, fundsOf, reducibleFor, transition, withFunds } from './ledger.js';
 import { blockMargin, placementMargin, releaseMargin } from './margin.js';
 import { moneyToRupees } from './money.js';
-import { placementPrice, validateOrder } from './order-rules.js';
+import { placementPrice, validateOrder } from './sandbox-rules.js';
 import { toOrderRecord, type OrderRecord } from './records.js';
 import { RESTING, type OrderRow } from './sandbox.repository.js';
 import { outOfRange, type PlaceOutcome, type SandboxCore } from './sandbox-core.js';

@@ -29,7 +29,7 @@ import {
   validateOrder,
   type MarketPrices,
   type RejectCode,
-} from './order-rules.js';
+} from './sandbox-rules.js';
 import { toOrderRecord } from './records.js';
 import type { NewOrder, OrderEventInput, OrderRow, SandboxRepository } from './sandbox.repository.js';
 import {

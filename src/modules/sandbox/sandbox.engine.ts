@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import { matchGroups, type PassResult } from './order-rules.js';
+import { matchGroups, type PassResult } from './sandbox-rules.js';
 import type { PricedInstrument, PriceSource } from './price-source.js';
 import { RESTING, type OrderRow } from './sandbox.repository.js';
 import { toResting } from './records.js';

@@ -9,7 +9,7 @@ import type { Instrument } from '../market/instrument.js';
 import { istDay } from './ist-day.js';
 import { squareOffAt, type SessionBounds } from './square-off.js';
 import { endOrder, fillOrder, transition } from './ledger.js';
-import { checkQuote, matchPrices, type MarketPrices, type SessionPhase } from './order-rules.js';
+import { checkQuote, matchPrices, type MarketPrices, type SessionPhase } from './sandbox-rules.js';
 import { toOrderRecord, toResting, type OrderRecord } from './records.js';
 import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } from './sandbox-manage.js';
 import { placeOrder } from './sandbox-place.js';

@@ -1,5 +1,6 @@
 /**
- * Order rules of the sandbox (issue 5, "Orders"): placement validation, quote sanity, trigger and
+ * The sandbox's rules for one order (named apart from orders/order-rules.ts, the rules an order
+ * is checked against before it is placed anywhere): placement validation, quote sanity, trigger and
  * fill rules for one order, and the matching pass over many resting orders for one price update.
  * Pure and synchronous: time, positions, holdings and the session phase are arguments.
  */
