@@ -63,8 +63,8 @@ export const DERIVATIVE_EXCHANGES: ReadonlySet<string> = new Set(
 export const FOUR_DECIMAL_EXCHANGES: ReadonlySet<string> = new Set(withSegment('currency'));
 
 /**
- * The exchanges an order may name (OpenAlgo's order constants): every exchange that trades, except
- * NCO, which no supported broker routes orders to.
+ * The exchanges an order may name: OpenAlgo's order constants, every exchange that trades but NCO
+ * (which they do not list).
  */
 export const ORDER_EXCHANGES = ['NSE', 'BSE', 'NFO', 'BFO', 'CDS', 'BCD', 'MCX', 'NCDEX'] as const;
 export type OrderExchange = (typeof ORDER_EXCHANGES)[number];

@@ -16,6 +16,7 @@ import { rowsPerInsert, type Dialect } from '../../src/platform/db/database.js';
 import { transactionRunner } from '../../src/platform/db/group-commit.js';
 import { MINI, startSandbox } from '../helpers/sandbox.js';
 import { createTestDatabase, describeEachDb, type TestDatabase } from '../helpers/test-app.js';
+import { createTestServices } from '../helpers/test-services.js';
 
 const event = (n: number, mode: OrderEvent['mode']): OrderEvent => ({
   name: 'order.placed',
@@ -216,6 +217,45 @@ describeEachDb('the record of an order is part of the order', (dialect: Dialect)
       expect((await rows(h)).find((r) => r.order_id === '77')?.dispatched_at).toBe(h.t.clock.now());
     } finally {
       await h.close();
+    }
+  });
+});
+
+describeEachDb('a restart delivers what a crash left undelivered', (dialect: Dialect) => {
+  it('at start-up, a row whose fan-out never ran is published once and marked delivered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'algodesk-outbox-'));
+    const d = await createTestDatabase(dialect, dir);
+    // What a process killed between committing an order and its fan-out leaves.
+    await d.database.db
+      .insertInto('order_logs')
+      .values({
+        user_id: null,
+        event: 'order.placed',
+        api_type: 'placeorder',
+        broker: 'zerodha',
+        order_id: '250818000000042',
+        status_code: 200,
+        request: JSON.stringify({ symbol: 'SBIN', exchange: 'NSE', action: 'BUY', quantity: 1 }),
+        response: JSON.stringify({ status: 'success', orderid: '250818000000042' }),
+        created_at: 1,
+        dispatched_at: null,
+      })
+      .execute();
+    const t = await createTestServices(dialect, { db: d });
+    try {
+      const rows = () => d.database.db.selectFrom('order_logs').select('dispatched_at').execute();
+      await vi.waitFor(async () => expect((await rows())[0]!.dispatched_at).not.toBeNull(), {
+        timeout: 3_000, // under the 5 s period: the start-up look, not a later one
+      });
+      const bus = t.services.orders.events;
+      await bus.whenIdle();
+      expect(bus.delivered).toBe(1);
+      // Claimed once: the next look finds nothing.
+      expect(await t.services.orders.logWriter.redeliver(() => undefined)).toBe(0);
+    } finally {
+      await t.close();
+      await d.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The order log and the analyzer log (spec "Order events", consumer rule 1): live and
+ * The order log and the analyzer log (docs/rules/orders.md#order-log): live and
  * semi-automatic events go to the order log, events whose mode is `analyze` to the analyzer log.
  * The stored request never holds the API key (publishers strip it; this writer strips it again,
  * whatever the casing).

@@ -1,6 +1,6 @@
 /**
- * What an accepted webhook delivery does (issue 7 parts 5-6); stopping is run-stop.ts. All of it
- * runs holding the strategy's lock ({@link StrategyRunner.locked}, strategy-lock.ts).
+ * What an accepted webhook delivery does; stopping is run-stop.ts. All of it runs holding the
+ * strategy's lock ({@link StrategyRunner.locked}, docs/rules/strategies.md#one-piece-of-work-at-a-time).
  *
  * Every order a run sends is first recorded as owned by (run, leg) with a reference of its own
  * (its tag) — an order that cannot be recorded is not sent — then sent through the order pipeline
@@ -112,7 +112,8 @@ export class StrategyRunner {
    * first so that a short option never stands without the long one it was paired with.
    */
   start(s: StrategyRow, legs: LegRow[], mode: RunMode): Promise<RunnerOutcome> {
-    return this.locked(s.id, () => this.startLocked(s, legs, mode));
+    // Read afresh under the lock: the caller's row (a cache's, a read before the wait) may be old.
+    return this.locked(s.id, async () => this.startLocked((await this.repo.find(s.id)) ?? s, legs, mode));
   }
 
   private async startLocked(s: StrategyRow, legs: LegRow[], mode: RunMode): Promise<RunnerOutcome> {
@@ -218,7 +219,7 @@ export class StrategyRunner {
             )
           : undefined;
       if (!(await this.repo.resolveOrder(o, fate.state, filled, this.deps.clock.now(), dead))) continue;
-      await this.deps.seam?.('order.resolved');
+      if (this.deps.seam) await this.deps.seam('order.resolved');
       if (dead) died.push({ ...o, status: 'dead', filled_quantity: filled });
     }
     return {
@@ -300,7 +301,7 @@ export class StrategyRunner {
       ).catch(() => undefined);
       return { ok: false, message: 'The order could not be recorded, so it was not sent' };
     }
-    await this.deps.seam?.('order.recorded');
+    if (this.deps.seam) await this.deps.seam('order.recorded');
     const answer = await this.deps.pipeline
       .run(
         s.user_id,
@@ -322,7 +323,7 @@ export class StrategyRunner {
         this.deps.logger.error({ err, strategyId: s.id, runId }, 'strategy order failed in the pipeline');
         return { status: 500, body: { status: 'error', message: 'The order could not be placed' } };
       });
-    await this.deps.seam?.('order.sent');
+    if (this.deps.seam) await this.deps.seam('order.sent');
     const children = acknowledged(answer, quantity);
     const orderId = children[0]?.orderId;
     const ok = answer.status === 200 && children.length > 0;
@@ -358,7 +359,7 @@ export class StrategyRunner {
         { orderid: orderId ?? null },
       ).catch(() => undefined);
     }
-    await this.deps.seam?.('order.settled');
+    if (this.deps.seam) await this.deps.seam('order.settled');
     return { ok, ...(orderId ? { orderId } : {}), message };
   }
 

@@ -4,20 +4,21 @@ import { ACTIONS, PRODUCTS } from '../../domain/orders.js';
 import { literalUnion } from '../../platform/http/literal-union.js';
 import { STRATEGY_EVENTS_MAX } from '../../domain/limits.js';
 
-const literals = literalUnion;
-
 export const LegBody = Type.Object(
   {
     symbol: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     exchange: Type.String({ minLength: 2, maxLength: 16 }),
     quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
-    quantity_unit: Type.Optional(literals(['units', 'lots'] as const)),
-    side: Type.Optional(literals(ACTIONS)),
+    quantity_unit: Type.Optional(literalUnion(['units', 'lots'] as const)),
+    side: Type.Optional(literalUnion(ACTIONS)),
     underlying: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     expiry_rank: Type.Optional(
-      Type.Union([Type.Integer({ minimum: 0, maximum: 5 }), literals(['current', 'next', 'far'] as const)]),
+      Type.Union([
+        Type.Integer({ minimum: 0, maximum: 5 }),
+        literalUnion(['current', 'next', 'far'] as const),
+      ]),
     ),
-    option_type: Type.Optional(literals(['CE', 'PE', 'FUT'] as const)),
+    option_type: Type.Optional(literalUnion(['CE', 'PE', 'FUT'] as const)),
     strike_offset: Type.Optional(Type.Integer({ minimum: -50, maximum: 50 })),
   },
   { additionalProperties: false },
@@ -28,9 +29,9 @@ const Allowlist = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { max
 export const CreateStrategyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
-    kind: literals(STRATEGY_KINDS),
-    product: Type.Optional(literals(PRODUCTS)),
-    direction: Type.Optional(literals(DIRECTIONS)),
+    kind: literalUnion(STRATEGY_KINDS),
+    product: Type.Optional(literalUnion(PRODUCTS)),
+    direction: Type.Optional(literalUnion(DIRECTIONS)),
     legs: Type.Array(LegBody, { minItems: 1, maxItems: 20 }),
     ip_allowlist: Type.Optional(Allowlist),
   },
@@ -40,8 +41,8 @@ export const CreateStrategyBody = Type.Object(
 export const UpdateStrategyBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    product: Type.Optional(literals(PRODUCTS)),
-    direction: Type.Optional(literals(DIRECTIONS)),
+    product: Type.Optional(literalUnion(PRODUCTS)),
+    direction: Type.Optional(literalUnion(DIRECTIONS)),
     legs: Type.Optional(Type.Array(LegBody, { minItems: 1, maxItems: 20 })),
     ip_allowlist: Type.Optional(Allowlist),
   },
@@ -50,14 +51,14 @@ export const UpdateStrategyBody = Type.Object(
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
 export const LockBody = Type.Object({ locked: Type.Boolean() }, { additionalProperties: false });
-export const StartBody = Type.Object({ mode: literals(RUN_MODES) }, { additionalProperties: false });
+export const StartBody = Type.Object({ mode: literalUnion(RUN_MODES) }, { additionalProperties: false });
 export const LiveBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
 export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: STRATEGY_EVENTS_MAX })),
   run_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  kind: Type.Optional(literals(EVENT_KINDS)),
-  severity: Type.Optional(literals(SEVERITIES)),
+  kind: Type.Optional(literalUnion(EVENT_KINDS)),
+  severity: Type.Optional(literalUnion(SEVERITIES)),
 });
 
 /** `POST /api/v1/strategy/events`: unknown kind or severity, or limit outside 1-1000 → 400 (never clamped). */
@@ -65,7 +66,7 @@ export const StrategyEventsBody = Type.Object({
   apikey: Type.String({ minLength: 1, maxLength: 256 }),
   strategy_id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }),
   run_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 })),
-  kind: Type.Optional(literals(EVENT_KINDS)),
-  severity: Type.Optional(literals(SEVERITIES)),
+  kind: Type.Optional(literalUnion(EVENT_KINDS)),
+  severity: Type.Optional(literalUnion(SEVERITIES)),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: STRATEGY_EVENTS_MAX })),
 });

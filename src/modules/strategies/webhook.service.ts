@@ -192,12 +192,11 @@ export class WebhookService {
         });
       let out: RunnerOutcome;
       try {
-        // The claim and the runner read the strategy fresh: the cached row may predate a run.
-        const fresh = (await repo.find(s.id)) ?? s;
+        // Both read the strategy afresh once they hold its lock (the cached row may predate a run).
         out =
           action === 'start'
-            ? await this.deps.runner.start(fresh, target.legs, mode as RunMode)
-            : await this.deps.stopper.stop(fresh);
+            ? await this.deps.runner.start(s, target.legs, mode as RunMode)
+            : await this.deps.stopper.stop(s);
       } catch (err) {
         await release();
         throw err;
@@ -214,9 +213,8 @@ export class WebhookService {
     }
     const ref = signalRef(fields);
     if (typeof ref === 'string') return refuse('rejected_invalid_action', ref);
-    // One piece of work of a strategy at a time: two copies of an alert arriving together must see
-    // each other's position (rule 9), not both open one — and a signal must not interleave with a
-    // stop (strategy-lock.ts).
+    // docs/rules/strategies.md#one-piece-of-work-at-a-time: two copies of an alert arriving
+    // together see each other's position, not both open one; a signal never interleaves a stop.
     return this.deps.runner.locked(s.id, async () => {
       const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
       return handleSignal(
