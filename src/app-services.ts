@@ -25,7 +25,8 @@ import { TrackersRepository } from './modules/security/trackers.repository.js';
 import { TrackersService } from './modules/security/trackers.service.js';
 import { SINGLE_ROW_INSERT, TrafficRepository } from './modules/monitoring/traffic.repository.js';
 import { TrafficLogService } from './modules/monitoring/traffic.service.js';
-import { SqliteTrafficWriter } from './modules/monitoring/sqlite-traffic-writer.js';
+import { SqliteWriterThread } from './platform/db/sqlite-writer-thread.js';
+import { LOG_THREAD_STATEMENTS } from './modules/orders/orders.repository.js';
 import { buildMarketAdminServices, type MarketAdminServices } from './modules/market/market-admin.module.js';
 import {
   buildMarketServices,
@@ -121,6 +122,11 @@ export interface Services {
 export function buildServices(deps: AppDeps): Services {
   const { database, clock, config } = deps;
   const db = database.db;
+  // SQLite: the traffic log and the order log write from one worker thread, off the event loop
+  // (platform/db/sqlite-writer-thread.ts); closed with the traffic log at shutdown.
+  const writerThread = database.file
+    ? new SqliteWriterThread(database.file, { traffic: SINGLE_ROW_INSERT, ...LOG_THREAD_STATEMENTS })
+    : undefined;
   const usersRepo = new UsersRepository(db);
   const users = new UsersService(usersRepo, clock);
   const sessions = new SessionsService(new SessionsRepository(db), clock, {
@@ -162,6 +168,7 @@ export function buildServices(deps: AppDeps): Services {
     tradingDeps,
     market,
     marketAdmin,
+    writerThread,
   );
   const mail = buildMailServices({
     db,
@@ -201,17 +208,9 @@ export function buildServices(deps: AppDeps): Services {
       logger: deps.logger,
       serviceName: config.serviceName,
     }),
-    traffic: new TrafficLogService(
-      new TrafficRepository(
-        db,
-        database.file ? new SqliteTrafficWriter(database.file, SINGLE_ROW_INSERT) : undefined,
-      ),
-      clock,
-      deps.logger,
-      {
-        retentionDays: config.trafficRetentionDays,
-      },
-    ),
+    traffic: new TrafficLogService(new TrafficRepository(db, writerThread), clock, deps.logger, {
+      retentionDays: config.trafficRetentionDays,
+    }),
     securitySettings,
     users,
     sessions,

@@ -11,6 +11,7 @@ import { BrokerRegistry } from './modules/brokers/broker-registry.js';
 import type { MarketAdminServices } from './modules/market/market-admin.module.js';
 import type { MarketServices } from './modules/market/market.module.js';
 import { detached } from './modules/orders/order-events.js';
+import type { SqliteWriterThread } from './platform/db/sqlite-writer-thread.js';
 import { buildOrderServices, type OrderServices } from './modules/orders/orders.module.js';
 import { buildSandboxServices, type SandboxServices } from './modules/sandbox/sandbox.module.js';
 import { buildStrategyServices, type StrategyServices } from './modules/strategies/strategies.module.js';
@@ -28,6 +29,8 @@ export function buildTradingServices(
   deps: AppDeps,
   market: MarketServices,
   marketAdmin: MarketAdminServices,
+  /** SQLite only: the writer thread of the order log (app-services.ts). */
+  writerThread?: SqliteWriterThread,
 ): TradingServices {
   const { config, clock } = deps;
   const db = deps.database.db;
@@ -64,6 +67,7 @@ export function buildTradingServices(
     mode: sandbox.mode,
     adapter: (name) => brokers.load(name),
     brokerName: config.broker.name,
+    ...(writerThread ? { writerThread } : {}),
   });
   const alertSettings = new AlertSettingsService(
     new AlertSettingsRepository(db),

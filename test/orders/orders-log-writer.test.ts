@@ -13,7 +13,6 @@ import { OrderLogWriter, REDELIVER_AFTER_MS } from '../../src/modules/orders/ord
 import { OrdersRepository } from '../../src/modules/orders/orders.repository.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { rowsPerInsert, type Dialect } from '../../src/platform/db/database.js';
-import { transactionRunner } from '../../src/platform/db/group-commit.js';
 import { MINI, startSandbox } from '../helpers/sandbox.js';
 import { createTestDatabase, describeEachDb, type TestDatabase } from '../helpers/test-app.js';
 import { createTestServices } from '../helpers/test-services.js';
@@ -52,7 +51,6 @@ describeEachDb('order and analyzer logs are written in batches', (dialect: Diale
     const w = new OrderLogWriter(
       {
         repo: new OrdersRepository(d.database.db),
-        commit: transactionRunner(d.database.db),
         clock: new FakeClock(),
         logger: pino({ level: 'silent' }),
       },

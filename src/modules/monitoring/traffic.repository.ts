@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { CompiledQuery, sql } from 'kysely';
 import { isPostgres } from '../../platform/db/database.js';
-import type { SqliteTrafficWriter, TrafficTuple } from './sqlite-traffic-writer.js';
+import type { RowTuple, SqliteWriterThread } from '../../platform/db/sqlite-writer-thread.js';
 import type { DB, TrafficLogTable } from '../../db/schema.js';
 
 /** A stored request. */
@@ -36,7 +36,7 @@ const INSERT_COLUMNS = [
 ] as const;
 
 /** A row's values in {@link INSERT_COLUMNS} order. */
-function toTuple(r: NewTrafficRow): TrafficTuple {
+function toTuple(r: NewTrafficRow): RowTuple {
   return [
     r.ts,
     r.ip,
@@ -59,12 +59,13 @@ export const INSERT_CHUNK = 500;
 /** The only place that touches `traffic_log`. */
 export class TrafficRepository {
   /**
-   * @param writer SQLite only: writes go through a worker thread (see SqliteTrafficWriter);
+   * @param writer SQLite only: writes go through a worker thread (its `traffic` statement,
+   * {@link SINGLE_ROW_INSERT});
    * reads, retention and PostgreSQL stay on Kysely.
    */
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly writer?: SqliteTrafficWriter,
+    private readonly writer?: SqliteWriterThread,
   ) {}
 
   /** Ends the writer thread, if any (graceful shutdown, after the last flush). */
@@ -81,7 +82,10 @@ export class TrafficRepository {
    */
   async insertMany(rows: readonly NewTrafficRow[]): Promise<void> {
     if (rows.length === 0) return;
-    if (this.writer) return this.writer.insert(rows.map(toTuple));
+    if (this.writer) {
+      await this.writer.insert('traffic', rows.map(toTuple));
+      return;
+    }
     const run = async (executor: Kysely<DB>) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
         const chunk = rows.slice(i, i + INSERT_CHUNK);

@@ -37,10 +37,9 @@ function fakeRepo(fail?: (call: number) => boolean) {
   return { calls, repo: repo as unknown as OrdersRepository };
 }
 
-/** The writer's dependencies around a repository double (no database: nothing commits). */
+/** The writer's dependencies around a repository double (no database). */
 const writerDeps = (repo: OrdersRepository, logger: pino.Logger) => ({
   repo,
-  commit: { run: <T>(fn: (trx: never) => Promise<T>) => fn(undefined as never) },
   clock: new FakeClock(),
   logger,
 });

@@ -6,7 +6,7 @@
  *
  * The row of an answered order is part of the order (docs/architecture.md, "The record of an
  * order"): the pipeline writes it before it answers — in the sandbox order's own transaction, or
- * through {@link OrderLogWriter.record} (group commit on SQLite) right after the broker answered —
+ * through {@link OrderLogWriter.record} (the SQLite writer thread) right after the broker answered —
  * and publishes the event with the row's id. The row is then an outbox entry: `dispatched_at` is
  * null until the event's fan-out (socket, chat alerts) has run, when this consumer marks it, in
  * batches off the request path. Rows a crash left unmarked are claimed and published again by
@@ -23,7 +23,6 @@ import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { rowsPerInsert } from '../../platform/db/database.js';
-import type { TransactionRunner } from '../../platform/db/group-commit.js';
 import type { OrderEvent, OrderEventName } from './order-events.js';
 import type { LogInsert, LogTable, OrderLogRow, OrdersRepository } from './orders.repository.js';
 
@@ -115,8 +114,6 @@ export interface OrderLogWriterOptions {
 
 export interface OrderLogWriterDeps {
   repo: OrdersRepository;
-  /** Commits {@link OrderLogWriter.record}'s rows (group commit on SQLite). */
-  commit: TransactionRunner<DB>;
   clock: Clock;
   logger: Logger;
 }
@@ -164,7 +161,7 @@ export class OrderLogWriter {
    * is committed (the caller answers after that).
    */
   async record(e: OrderEvent): Promise<OrderEvent> {
-    const logId = await this.deps.commit.run((trx) => this.recordIn(trx, e));
+    const logId = await this.repo.appendLog(logTableOf(e), toLogRow(e, null));
     return { ...e, logId };
   }
 

@@ -6,8 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
-import { isPostgres } from '../../platform/db/database.js';
-import { GroupCommit, type TransactionRunner } from '../../platform/db/group-commit.js';
+import type { SqliteWriterThread } from '../../platform/db/sqlite-writer-thread.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { BrokerAdapter } from '../brokers/broker-adapter.js';
 import type { QuoteClient } from '../brokers/quotes/quote-client.js';
@@ -56,6 +55,11 @@ export interface OrderDeps {
   adapter: (broker: string) => BrokerAdapter | undefined;
   /** `BROKER_NAME`: whose quotes price the sandbox. */
   brokerName: string | undefined;
+  /**
+   * SQLite only: the writer thread an order's log row is written through when it is not part of
+   * a sandbox order's transaction (docs/rules/orders.md#record-of-an-order).
+   */
+  writerThread?: SqliteWriterThread;
 }
 
 /** How long the live contract's broker is remembered when no change is announced (CLI imports). */
@@ -79,15 +83,9 @@ function liveContractBroker(deps: OrderDeps): () => Promise<string | null> {
 
 export function buildOrderServices(deps: OrderDeps): OrderServices {
   const log = deps.logger.child({ module: 'orders' });
-  const repo = new OrdersRepository(deps.db);
+  const repo = new OrdersRepository(deps.db, deps.writerThread);
   const events = new OrderEventBus({ logger: log });
-  // A log row is committed with its order before the answer: in the sandbox order's transaction,
-  // or alone right after the broker answered — grouped with the rows of the same event-loop turn
-  // on SQLite, a single autocommitted INSERT on PostgreSQL.
-  const commit: TransactionRunner<DB> = isPostgres(deps.db)
-    ? { run: (fn) => fn(deps.db) }
-    : new GroupCommit(deps.db);
-  const logWriter = new OrderLogWriter({ repo, commit, clock: deps.clock, logger: log });
+  const logWriter = new OrderLogWriter({ repo, clock: deps.clock, logger: log });
   events.subscribe('log-writer', logWriter.consume, { flush: () => logWriter.flush(), last: true });
   const latency = new LatencyService(repo, deps.clock, log);
   const brokerSessions = new BrokerSessionsService(repo, deps.appKey, deps.clock, deps.bus);

@@ -11,6 +11,7 @@ import type {
   PendingOrdersTable,
 } from '../../db/schema.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
+import type { SqliteWriterThread } from '../../platform/db/sqlite-writer-thread.js';
 
 export type OrderLogRow = Selectable<OrderLogsTable>;
 export type LatencyRow = Selectable<OrderLatencyTable>;
@@ -48,8 +49,49 @@ const logInsert = (table: LogTable) =>
 const insertOrderLog = logInsert('order_logs');
 const insertAnalyzerLog = logInsert('analyzer_logs');
 
+/** Column order of a log row for the SQLite writer thread's statements. */
+const LOG_COLUMNS = [
+  'user_id',
+  'event',
+  'api_type',
+  'broker',
+  'order_id',
+  'status_code',
+  'request',
+  'response',
+  'created_at',
+  'dispatched_at',
+] as const satisfies readonly (keyof LogInsert)[];
+
+const insertText = (table: LogTable) =>
+  `insert into ${table} (${LOG_COLUMNS.join(', ')}) values (${LOG_COLUMNS.map(() => '?').join(', ')})`;
+
+/** The one-row INSERTs of the log tables, for the SQLite writer thread (statements by table name). */
+export const LOG_THREAD_STATEMENTS: Readonly<Record<LogTable, string>> = {
+  order_logs: insertText('order_logs'),
+  analyzer_logs: insertText('analyzer_logs'),
+};
+
 export class OrdersRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  /**
+   * @param writer SQLite only: {@link appendLog} writes through this worker thread (its
+   * {@link LOG_THREAD_STATEMENTS}), off the event loop.
+   */
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly writer?: SqliteWriterThread,
+  ) {}
+
+  /**
+   * Writes one log row on its own and returns its id once committed: on SQLite in the writer
+   * thread, on PostgreSQL as one autocommitted INSERT.
+   */
+  async appendLog(table: LogTable, row: LogInsert): Promise<number> {
+    if (!this.writer) return this.insertLog(this.db, table, row);
+    const [id] = await this.writer.insert(table, [LOG_COLUMNS.map((c) => row[c])]);
+    if (id === undefined) throw new Error(`${table} insert returned no id`);
+    return id;
+  }
 
   /**
    * Appends log rows in one INSERT (the batched log writer's; it keeps each call within the
