@@ -1,45 +1,89 @@
+/**
+ * The app: a Fastify instance with the platform's HTTP plumbing, then the modules, each a plugin
+ * that declares what it needs (platform/http/module-plugin.ts). The list below is the start order
+ * (each module's `onReady` runs in it) and, read backwards, the stop order (`onClose`).
+ */
 import { randomBytes } from 'node:crypto';
-import Fastify, { LogController } from 'fastify';
-import { registerRequestHooks } from './app-request-hooks.js';
-import { createLiveSocketHub } from './modules/orders/live-socket.js';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { AppDeps } from './app-deps.js';
+import { alertsPlugin } from './modules/alerts/alerts.plugin.js';
+import { apiPlugin } from './modules/api/api.plugin.js';
+import { authPlugin } from './modules/auth/auth.plugin.js';
+import { brokersPlugin } from './modules/brokers/brokers.plugin.js';
+import { mailPlugin } from './modules/mail/mail.plugin.js';
+import { marketAdminPlugin } from './modules/market/market-admin.plugin.js';
+import { marketPlugin } from './modules/market/market.plugin.js';
+import { observabilityPlugin } from './modules/observability/observability.plugin.js';
+import { ordersPlugin } from './modules/orders/orders.plugin.js';
+import { passwordResetPlugin } from './modules/password-reset/password-reset.plugin.js';
+import { sandboxPlugin } from './modules/sandbox/sandbox.plugin.js';
+import { securityPlugin } from './modules/security/security.plugin.js';
+import { strategiesPlugin } from './modules/strategies/strategies.plugin.js';
+import { systemPlugin } from './modules/system/system.plugin.js';
+import { tunnelPlugin } from './modules/tunnel/tunnel.plugin.js';
+import { sqliteWriterPlugin } from './platform/db/sqlite-writer.plugin.js';
 import { registerBodyParsing } from './platform/http/body.plugin.js';
 import { registerErrorHandling } from './platform/http/errors.plugin.js';
-import { registerValidation } from './platform/http/validation.plugin.js';
+import { requestPipelinePlugin } from './platform/http/request-pipeline.js';
 import type { App } from './platform/http/types.js';
-import { maskUrl } from './platform/logger.js';
-import { registerRoutes } from './app-routes.js';
-import { registerObservabilityRoutes } from './modules/observability/observability.module.js';
-import { registerTunnel, watchWebhookRoutes } from './modules/tunnel/tunnel.module.js';
-import { buildServices, startServices, stopServices, type AppDeps, type Services } from './app-services.js';
-import type { ErrorCode } from './platform/errors.js';
+import { registerValidation } from './platform/http/validation.plugin.js';
 
-export type { AppDeps, Services } from './app-services.js';
-export { buildServices } from './app-services.js';
+export type { AppDeps } from './app-deps.js';
 
-const SESSION_COOKIE_PATTERN = /(?:^|;\s*)algodesk_session=([^;]+)/;
+/** The modules, in dependency order. */
+const MODULES = [
+  authPlugin,
+  observabilityPlugin,
+  securityPlugin,
+  mailPlugin,
+  passwordResetPlugin,
+  marketAdminPlugin,
+  marketPlugin,
+  tunnelPlugin,
+  brokersPlugin,
+  sandboxPlugin,
+  ordersPlugin,
+  alertsPlugin,
+  strategiesPlugin,
+  apiPlugin,
+  systemPlugin,
+];
+
+/** What the modules decorate the app with: the services tests and the CLI use directly. */
+export type Services = Pick<
+  FastifyInstance,
+  | 'auth'
+  | 'observability'
+  | 'security'
+  | 'mail'
+  | 'passwordReset'
+  | 'marketAdmin'
+  | 'market'
+  | 'tunnel'
+  | 'brokers'
+  | 'sandbox'
+  | 'orders'
+  | 'alerts'
+  | 'strategies'
+  | 'system'
+>;
+
 /** How long shutdown waits for requests in flight before stopping the services (main.ts allows 15 s). */
 const DRAIN_MS = 10_000;
 
 /** Default body limit for every route; larger uploads declare their own. */
 export const BODY_LIMIT = 1024 * 1024;
 
-/** Builds the HTTP app: platform plugins first, then each module's routes. Does not listen. */
+/**
+ * Builds the app and registers every module (their services are built; their timers start at
+ * `ready()`, which `listen` and `inject` call). Does not listen.
+ */
 export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services }> {
-  const { config, logger } = deps;
-  const services = buildServices(deps);
-  // Order events to each user's open browser sockets, on every instance (Redis fan-out).
-  const liveSocket = createLiveSocketHub({
-    bus: deps.bus,
-    logger: logger.child({ module: 'live-socket' }),
-    clock: deps.clock,
-  });
-  services.orders.events.subscribe('live-socket', liveSocket.consumer());
   const idPrefix = randomBytes(4).toString('hex');
   let seq = 0;
-
   const app = Fastify({
-    loggerInstance: logger,
-    // Fastify's two lines per request are replaced by one access line (onResponse below).
+    loggerInstance: deps.logger,
+    // Fastify's two lines per request are replaced by one access line (the request pipeline's).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
     bodyLimit: BODY_LIMIT,
     genReqId: () => `${idPrefix}-${(++seq).toString(36)}`,
@@ -51,51 +95,35 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerErrorHandling(app);
   registerValidation(app, deps.schemaCompilers);
   registerBodyParsing(app);
+  await app.register(sqliteWriterPlugin, deps);
+  await app.register(requestPipelinePlugin, deps);
+  for (const plugin of MODULES) await app.register(plugin, deps);
 
-  // Ban check, traffic log, in-flight count and the access line of every request.
-  const inFlight = registerRequestHooks(app, config, services);
-
-  app.setNotFoundHandler(async (req, reply) => {
-    // Unauthenticated 404s feed the 404 tracker (a logged-in browser's broken link does not).
-    const token = SESSION_COOKIE_PATTERN.exec(req.headers.cookie ?? '')?.[1];
-    if ((await services.sessions.resolve(token)) === undefined)
-      services.trackers.record404(req.clientIp, req.url);
-    return reply.code(404).send({
-      status: 'error',
-      message: `No route for ${req.method} ${maskUrl(req.url)}`,
-      code: 'not_found' satisfies ErrorCode,
-    });
-  });
-
-  watchWebhookRoutes(app, services.tunnel);
-  await registerRoutes(app, deps, services, liveSocket);
-  await registerTunnel(app, services.tunnel, { ...deps, sessions: services.sessions, users: services.users });
-  await registerObservabilityRoutes(app, deps, services);
-
-  // Expired sessions, bans past their retention and closed tracker windows are deleted here;
-  // the request path only ever reads them.
-  const sweep = setInterval(() => {
-    Promise.all([
-      services.sessions.purgeExpired(),
-      services.passwordReset.purgeExpired(),
-      services.bans.purgeExpired(),
-      services.trackers.purge(),
-    ]).catch((err: unknown) => logger.warn({ err }, 'periodic cleanup failed'));
-  }, 10 * 60_000);
-  sweep.unref();
-  await startServices(services);
+  // Registered after every module, so it runs before their `onClose` hooks (they run in reverse):
+  // the requests still being answered finish (bounded) before the services under them stop, so
+  // their traffic rows, audits and order logs are written, not lost after the final flush.
   app.addHook('onClose', async () => {
-    // Fastify runs this before its own hook that waits for the server's connections: the
-    // requests still being answered finish (bounded) before the services under them stop, so
-    // their traffic rows, audits and order logs are written, not lost after the final flush.
-    if (!(await inFlight.drained(DRAIN_MS)))
+    if (!(await app.requests.inFlight.drained(DRAIN_MS)))
       deps.logger.warn(
-        { requests: inFlight.count },
+        { requests: app.requests.inFlight.count },
         'shutdown: requests still in flight after the drain bound',
       );
-    clearInterval(sweep);
-    await stopServices(services);
   });
-
+  const services: Services = {
+    auth: app.auth,
+    observability: app.observability,
+    security: app.security,
+    mail: app.mail,
+    passwordReset: app.passwordReset,
+    marketAdmin: app.marketAdmin,
+    market: app.market,
+    tunnel: app.tunnel,
+    brokers: app.brokers,
+    sandbox: app.sandbox,
+    orders: app.orders,
+    alerts: app.alerts,
+    strategies: app.strategies,
+    system: app.system,
+  };
   return { app, services };
 }

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { ConfigError, ensureInstallSecrets, loadConfig } from './config.js';
 import { isAppError } from './platform/errors.js';
 import type { Runtime } from './runtime.js';
-import type { Services } from './app-services.js';
+import type { Services } from './app.js';
 import { createLogger } from './platform/logger.js';
 import { toPublicUser } from './modules/auth/users.service.js';
 import { brokerIds, getFormat } from './modules/market/importers/index.js';
@@ -19,16 +19,15 @@ import { BROKERS, isBroker } from './domain/brokers.js';
  */
 async function withServices<T>(fn: (s: Services, rt: Runtime) => Promise<T>): Promise<T> {
   // Loaded here, not at the top: `--help` and argument errors answer without loading the app.
-  const [{ openRuntime }, { buildServices }] = await Promise.all([
-    import('./runtime.js'),
-    import('./app-services.js'),
-  ]);
+  const [{ openRuntime }, { buildApp }] = await Promise.all([import('./runtime.js'), import('./app.js')]);
   const logger = createLogger('warn', pino.destination(2));
   const { config, warnings } = ensureInstallSecrets(loadConfig());
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const runtime = await openRuntime(config, logger);
   try {
-    return await fn(buildServices({ config, logger, ...runtime }), runtime);
+    // The modules are built, not started (no `ready()`): no timers, no tunnel, no index load.
+    const { services } = await buildApp({ config, logger, ...runtime });
+    return await fn(services, runtime);
   } finally {
     await runtime.close();
   }
@@ -78,7 +77,7 @@ export function buildCli(): Command {
       async (opts: { username: string; password?: string; passwordStdin?: boolean; email?: string }) => {
         const password = opts.password ?? (await readStdin());
         await withServices(async (s) => {
-          const created = await s.users.create({
+          const created = await s.auth.users.create({
             username: opts.username,
             password,
             email: opts.email ?? null,
@@ -93,7 +92,7 @@ export function buildCli(): Command {
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
       await withServices(async (s) => {
-        const users = await s.users.list();
+        const users = await s.auth.users.list();
         if (opts.json) return console.log(JSON.stringify(users, null, 2));
         if (users.length === 0) return console.log('no users');
         for (const u of users)
@@ -110,9 +109,9 @@ export function buildCli(): Command {
     .requiredOption('--username <name>', 'owner of the key')
     .action(async (opts: { username: string }) => {
       await withServices(async (s) => {
-        const row = await s.users.findByUsername(opts.username);
+        const row = await s.auth.users.findByUsername(opts.username);
         if (row === undefined) throw new Error(`no user named "${opts.username}"`);
-        const { apikey: key } = await s.apiKeys.regenerate(toPublicUser(row).id);
+        const { apikey: key } = await s.auth.apiKeys.regenerate(toPublicUser(row).id);
         console.log(key);
       });
     });
@@ -131,9 +130,9 @@ export function buildCli(): Command {
       if (!/^[\x21-\x7e]{8,4096}$/.test(token))
         throw new Error('the token on stdin is not a plausible access token');
       await withServices(async (s) => {
-        const row = await s.users.findByUsername(opts.username);
+        const row = await s.auth.users.findByUsername(opts.username);
         if (row === undefined) throw new Error(`no user named "${opts.username}"`);
-        await s.orders.brokerSessions.set(toPublicUser(row).id, broker, {
+        await s.brokers.sessions.set(toPublicUser(row).id, broker, {
           accessToken: token,
           ...(opts.brokerUserId ? { brokerUserId: opts.brokerUserId } : {}),
         });
@@ -146,9 +145,9 @@ export function buildCli(): Command {
     .requiredOption('--username <name>', 'the user')
     .action(async (opts: { username: string }) => {
       await withServices(async (s) => {
-        const row = await s.users.findByUsername(opts.username);
+        const row = await s.auth.users.findByUsername(opts.username);
         if (row === undefined) throw new Error(`no user named "${opts.username}"`);
-        await s.orders.brokerSessions.clear(toPublicUser(row).id);
+        await s.brokers.sessions.clear(toPublicUser(row).id);
         console.log(`broker session removed for ${opts.username}`);
       });
     });

@@ -3,30 +3,12 @@
  * another that imports it back cannot be read, tested or started on its own. The graph is read
  * from the source text (relative `import … from`, `export … from` and `import()`), its circles
  * found as strongly connected components (Tarjan).
- *
- * One circle is known and listed below: the app's hand wiring, which the module plugins replace
- * (docs/architecture.md). The test fails on any other circle, and when a listed one is gone (take
- * it off the list then).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = import.meta.dirname;
-
-/** Circles known to remain, each as its sorted files. */
-const KNOWN: string[][] = [
-  [
-    'app-request-hooks.ts',
-    'app-routes.ts',
-    'app-services.ts',
-    'app-trading.ts',
-    'app.ts',
-    'modules/observability/observability.module.ts',
-    'modules/observability/observability.routes.ts',
-    'modules/security/security.routes.ts',
-  ],
-];
 
 /** Each source file and the source files it imports. */
 function importGraph(): Map<string, string[]> {
@@ -91,8 +73,7 @@ describe('src/ has no import circle', () => {
     expect(circles(g).map((c) => c.length)).toEqual([3]);
   });
 
-  it('no circle but the known one (the app wiring, until the module plugins replace it)', () => {
-    const key = (c: string[]) => c.join(' ');
-    expect(circles(importGraph()).map(key).sort()).toEqual(KNOWN.map(key).sort());
+  it('src/ has no circle', () => {
+    expect(circles(importGraph()).map((c) => c.join(' '))).toEqual([]);
   });
 });

@@ -110,7 +110,7 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
   process.stderr.write(`algodesk is running at ${url}\n`);
   banner = 'shown';
   if (earlyPublicUrl) process.stderr.write(publicUrlBanner(earlyPublicUrl));
-  if ((await services.users.count()) === 0) {
+  if ((await services.auth.users.count()) === 0) {
     process.stderr.write(
       'No user exists yet. Create the administrator with:\n' +
         '  npm run cli -- user create --username admin --email you@example.com --password-stdin\n' +

@@ -32,7 +32,7 @@ import { placementMargin } from '../../src/modules/sandbox/margin.js';
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
 import type { NewOrder } from '../../src/modules/sandbox/sandbox.repository.js';
-import { buildSandboxServices } from '../../src/modules/sandbox/sandbox.module.js';
+import { buildSandboxServices } from '../../src/modules/sandbox/sandbox.plugin.js';
 import {
   instrumentKind,
   quoteKey,

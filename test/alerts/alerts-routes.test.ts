@@ -51,7 +51,7 @@ describeEachDb('alert settings routes', (dialect) => {
     alertRoutes(app, {
       settings,
       delivery: new AlertDelivery({ telegramBaseUrl: stub.url, defaultRetryWaitMs: 10 }),
-      guard: createSessionGuard(t.services.sessions, t.services.users),
+      guard: createSessionGuard(t.services.auth.sessions, t.services.auth.users),
       rateLimit: (_req, _reply, done) => done(),
     });
     await app.ready();

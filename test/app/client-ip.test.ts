@@ -14,7 +14,14 @@ describeEachDb('client IP through the app', (dialect) => {
   let t: TestApp;
   afterEach(() => t.close());
   const ban = (ip: string) =>
-    t.services.bans.ban({ ip, reason: 'test', durationHours: 0, permanent: true, force: false, by: 'test' });
+    t.services.security.bans.ban({
+      ip,
+      reason: 'test',
+      durationHours: 0,
+      permanent: true,
+      force: false,
+      by: 'test',
+    });
   const get = (headers: Record<string, string>, peer = '198.51.100.200') =>
     t.app.inject({ method: 'GET', url: '/x', remoteAddress: peer, headers });
 
@@ -34,7 +41,7 @@ describeEachDb('client IP through the app', (dialect) => {
       const expected = Object.values(SPOOFED)[i]!.split(',')[0]!;
       await ban(expected);
       expect((await get(headers)).statusCode, order[i]).toBe(403);
-      await t.services.bans.unban(expected);
+      await t.services.security.bans.unban(expected);
       expect((await get(headers)).statusCode, order[i]).toBe(404);
     }
     await ban('198.51.100.200'); // the peer, used when every header is garbage

@@ -106,7 +106,7 @@ describeEachDb('scale-out: API-key revocation reaches every instance through Red
         return got;
       };
       expect((await get()).statusCode).toBe(404); // B caches "not banned"
-      await a.services.bans.ban({
+      await a.services.security.bans.ban({
         ip,
         reason: 'x',
         durationHours: 0,
@@ -115,7 +115,7 @@ describeEachDb('scale-out: API-key revocation reaches every instance through Red
         by: 'test',
       });
       expect(await eventually(403)).toBe(403);
-      await a.services.bans.unban(ip);
+      await a.services.security.bans.unban(ip);
       expect(await eventually(404)).toBe(404);
     },
   );

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteWriterThread, type RowTuple } from '../../src/platform/db/sqlite-writer-thread.js';
-import { SINGLE_ROW_INSERT } from '../../src/modules/monitoring/traffic.repository.js';
+import { SINGLE_ROW_INSERT } from '../../src/modules/observability/traffic.repository.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-app.js';
 
 describe('SQLite writer thread: rows written from a worker thread', () => {

@@ -5,7 +5,6 @@ import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { fromDbBool } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { SettingsRepository } from '../../src/modules/settings/settings.repository.js';
 import { createTestDatabase, describeEachDb, type TestDatabase } from '../helpers/test-app.js';
 
 /** A users row written directly (below the service), for schema-level checks. */
@@ -41,7 +40,11 @@ describeEachDb('storage: versioned migrations and the settings row', (dialect) =
 
   it('holds exactly one settings row (id = 1) with every spec column at its default', async () => {
     t = await createTestDatabase(dialect, mkdtempSync(join(tmpdir(), 'algodesk-db-')));
-    const s = await new SettingsRepository(t.database.db).get();
+    const s = await t.database.db
+      .selectFrom('settings')
+      .selectAll()
+      .where('id', '=', 1)
+      .executeTakeFirstOrThrow();
     expect({
       id: s.id,
       analyze_mode: fromDbBool(s.analyze_mode),

@@ -82,8 +82,8 @@ describeEachDb(
       await createUser(t, 'bob');
       const a = await newKey(t, await login(t, 'admin'));
       const bob = await newKey(t, await login(t, 'bob'));
-      expect((await t.services.apiKeys.verify(a.apikey))?.username).toBe('admin');
-      expect((await t.services.apiKeys.verify(bob.apikey))?.username).toBe('bob');
+      expect((await t.services.auth.apiKeys.verify(a.apikey))?.username).toBe('admin');
+      expect((await t.services.auth.apiKeys.verify(bob.apikey))?.username).toBe('bob');
     });
   },
 );
@@ -97,7 +97,7 @@ describeEachDb('order mode: auto (default) or semi_auto per user', (dialect) => 
     await createUser(t);
     const b = await login(t);
     const { apikey } = await newKey(t, b);
-    expect((await t.services.apiKeys.verify(apikey))?.orderMode).toBe('auto'); // cached
+    expect((await t.services.auth.apiKeys.verify(apikey))?.orderMode).toBe('auto'); // cached
     const res = await t.app.inject({
       method: 'POST',
       url: '/apikey/mode',
@@ -105,7 +105,7 @@ describeEachDb('order mode: auto (default) or semi_auto per user', (dialect) => 
       payload: { mode: 'semi_auto' },
     });
     expect(res.json()).toEqual({ status: 'success', order_mode: 'semi_auto' });
-    expect((await t.services.apiKeys.verify(apikey))?.orderMode).toBe('semi_auto');
+    expect((await t.services.auth.apiKeys.verify(apikey))?.orderMode).toBe('semi_auto');
     const bad = await t.app.inject({
       method: 'POST',
       url: '/apikey/mode',

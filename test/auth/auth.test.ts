@@ -21,7 +21,7 @@ describeEachDb(
       t = await createTestApp(dialect);
       expect((await createUser(t, 'Admin')).is_admin).toBe(true);
       expect((await createUser(t, 'bob')).is_admin).toBe(false);
-      expect((await t.services.users.list()).map((u) => [u.username, u.is_admin])).toEqual([
+      expect((await t.services.auth.users.list()).map((u) => [u.username, u.is_admin])).toEqual([
         ['admin', true],
         ['bob', false],
       ]);
@@ -29,21 +29,23 @@ describeEachDb(
 
     it('refuses short passwords, duplicate (case-insensitive) names and bad e-mail without writing', async () => {
       t = await createTestApp(dialect);
-      await expect(t.services.users.create({ username: 'a', password: '1234567' })).rejects.toMatchObject({
+      await expect(
+        t.services.auth.users.create({ username: 'a', password: '1234567' }),
+      ).rejects.toMatchObject({
         statusCode: 400,
         message: 'password must be at least 8 characters',
       });
       await createUser(t, 'carol');
       await expect(createUser(t, 'CAROL')).rejects.toMatchObject({ statusCode: 409 });
       await expect(
-        t.services.users.create({ username: 'd', password: PASSWORD, email: 'not-mail' }),
+        t.services.auth.users.create({ username: 'd', password: PASSWORD, email: 'not-mail' }),
       ).rejects.toMatchObject({ statusCode: 400 });
       await expect(
-        t.services.users.create({ username: 'bad name!', password: PASSWORD }),
+        t.services.auth.users.create({ username: 'bad name!', password: PASSWORD }),
       ).rejects.toMatchObject({
         statusCode: 400,
       });
-      expect(await t.services.users.count()).toBe(1);
+      expect(await t.services.auth.users.count()).toBe(1);
     });
 
     it('stores an argon2id hash, never the password', async () => {
@@ -104,7 +106,7 @@ describeEachDb('POST /auth/login', (dialect) => {
     await createUser(t);
     await post({ username: 'admin', password: 'nope-nope' }, { 'user-agent': 'UA-1' });
     await post({ username: 'Admin', password: PASSWORD }, { 'user-agent': 'UA-2' });
-    const rows = await t.services.loginActivity.recent(10);
+    const rows = await t.services.auth.loginActivity.recent(10);
     expect(rows.map((r) => [r.username, r.success, r.user_agent, r.ip, r.ts])).toEqual([
       ['admin', true, 'UA-2', '127.0.0.1', t.clock.now()],
       ['admin', false, 'UA-1', '127.0.0.1', t.clock.now()],
@@ -148,7 +150,7 @@ describeEachDb('login rate limit: 5 per minute and 25 per hour per client IP', (
     t.clock.advance(60_000);
     expect((await attempt()).statusCode).toBe(401);
     // Refused attempts are not audited as logins.
-    expect(await t.services.loginActivity.recent(100)).toHaveLength(7);
+    expect(await t.services.auth.loginActivity.recent(100)).toHaveLength(7);
   });
 
   it('caps an hour at 25 attempts even when spread out', async () => {
@@ -221,9 +223,9 @@ describeEachDb('sessions: validity checked on every session route', (dialect) =>
     t = await createTestApp(dialect);
     await createUser(t);
     const b = await login(t);
-    const [active] = await t.services.sessions.listActive();
+    const [active] = await t.services.auth.sessions.listActive();
     expect(active).toMatchObject({ username: 'admin', ip: '127.0.0.1' });
-    expect(await t.services.sessions.revokeById(active!.id)).toBe(true);
+    expect(await t.services.auth.sessions.revokeById(active!.id)).toBe(true);
     expect((await session(b.cookie)).statusCode).toBe(401);
   });
 
@@ -232,7 +234,7 @@ describeEachDb('sessions: validity checked on every session route', (dialect) =>
     await createUser(t);
     await login(t);
     t.clock.advance(6 * 60_000);
-    expect(await t.services.sessions.purgeExpired()).toBe(1);
+    expect(await t.services.auth.sessions.purgeExpired()).toBe(1);
   });
 });
 

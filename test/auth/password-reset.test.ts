@@ -399,7 +399,7 @@ describe('password reset keeps its secrets out of logs and the traffic log', () 
       token: string;
     };
     await reset({ step: 'password', token, password: NEW_PASSWORD });
-    await t.services.traffic.flush();
+    await t.services.observability.traffic.flush();
     const logs = t.logs.join('\n');
     expect(logs).toContain('password reset');
     for (const s of [token, viaTotp.token, code, secret, NEW_PASSWORD, 'smtp-pa55word']) {

@@ -199,7 +199,7 @@ describeEachDb('POST /auth/2fa/configure: a valid current code for every change 
       totp_required_for_mcp: false,
       totp_required_for_password_reset: false,
     });
-    expect(t.services.login.totp(t.config.appKey).isRequired(await userRow(t), 'login')).toBe(false);
+    expect(t.services.auth.login.totp(t.config.appKey).isRequired(await userRow(t), 'login')).toBe(false);
   });
 
   it('refuses a change when no authenticator was ever set up (409)', async () => {

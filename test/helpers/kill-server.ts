@@ -67,12 +67,12 @@ export async function killWorld(dialect: Dialect, strategies: object[]): Promise
   const env = { INSTANCE_ID: 'kill-test', HOST_SERVER: 'http://127.0.0.1:5000' };
   const t = await createTestServices(dialect, { db, env });
   const s = t.services;
-  const user = await s.users.create({
+  const user = await s.auth.users.create({
     username: 'admin',
     password: 'correct horse battery',
     email: 'a@x.io',
   });
-  const { apikey } = await s.apiKeys.regenerate(user.id);
+  const { apikey } = await s.auth.apiKeys.regenerate(user.id);
   await importContract(t, 'zerodha', miniKiteContract());
   await s.sandbox.mode.set(true);
   const tokens: Record<string, string> = {};

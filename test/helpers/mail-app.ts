@@ -13,10 +13,10 @@ import Fastify, { type LightMyRequestResponse } from 'fastify';
 import { createSessionGuard } from '../../src/modules/auth/session.guard.js';
 import {
   buildMailServices,
-  mailRoutes,
   type MailConnectOptions,
   type MailServices,
-} from '../../src/modules/mail/mail.module.js';
+} from '../../src/modules/mail/mail.plugin.js';
+import { mailRoutes } from '../../src/modules/mail/mail.routes.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { registerBodyParsing } from '../../src/platform/http/body.plugin.js';
 import { registerErrorHandling } from '../../src/platform/http/errors.plugin.js';
@@ -111,7 +111,7 @@ export async function mailRouteApp(
     req.clientIp = req.ip;
     done();
   });
-  const guard = createSessionGuard(t.services.sessions, t.services.users);
+  const guard = createSessionGuard(t.services.auth.sessions, t.services.auth.users);
   const limit = createRateLimitHooks(new MemoryRateLimiter(t.clock), logger);
   await app.register(async (scope) => {
     await scope.register(cookie, { hook: false });

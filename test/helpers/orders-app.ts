@@ -142,9 +142,9 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
     },
   });
   await importContract(t, opts.broker, opts.contract);
-  const apikey = (await t.services.apiKeys.regenerate(1)).apikey;
+  const apikey = (await t.services.auth.apiKeys.regenerate(1)).apikey;
   const token = opts.broker === 'zerodha' ? KITE_CREDS.accessToken : UPSTOX_CREDS.accessToken;
-  await t.services.orders.brokerSessions.set(1, opts.broker, { accessToken: token });
+  await t.services.brokers.sessions.set(1, opts.broker, { accessToken: token });
   const feed = new ScriptedFeed();
   await t.services.sandbox.usePriceSource(feed);
   const events: OrderEvent[] = [];
@@ -208,5 +208,5 @@ export async function secondUser(
   const password = `${username} horse battery staple`;
   const { id } = await createUser(o.t, username, password);
   const browser = await login(o.t, username, password);
-  return { id, apikey: (await o.t.services.apiKeys.regenerate(id)).apikey, browser };
+  return { id, apikey: (await o.t.services.auth.apiKeys.regenerate(id)).apikey, browser };
 }

@@ -103,7 +103,7 @@ export async function startSandbox(
   } else {
     ({ t, admin } = await appWithAdmin(dialect, opts));
     await importContract(t, 'zerodha', miniKiteContract());
-    apikey = (await t.services.apiKeys.regenerate(1)).apikey;
+    apikey = (await t.services.auth.apiKeys.regenerate(1)).apikey;
   }
   const feed = new ScriptedFeed();
   await t.services.sandbox.usePriceSource(feed);

@@ -72,7 +72,7 @@ export async function startStrategyServices(
     },
   });
   const s = t.services;
-  const user = await s.users.create({
+  const user = await s.auth.users.create({
     username: 'admin',
     password: 'correct horse battery',
     email: 'admin@example.com',

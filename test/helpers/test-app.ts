@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { describe, inject } from 'vitest';
 import { createTestDatabase, pgUrl, type TestDatabase } from './test-database.js';
 import { buildApp, type AppDeps, type Services } from '../../src/app.js';
-import type { MailConnectOptions } from '../../src/modules/mail/mail.module.js';
+import type { MailConnectOptions } from '../../src/modules/mail/mail.plugin.js';
 import { ensureInstallSecrets, loadConfig, sqliteFile, type ResolvedConfig } from '../../src/config.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import type { Dialect } from '../../src/platform/db/database.js';
@@ -151,7 +151,7 @@ export interface Browser {
 
 /** Creates a user through the service (first one is admin). */
 export async function createUser(t: TestApp, username = 'admin', password = 'correct horse battery') {
-  return t.services.users.create({ username, password, email: `${username}@example.com` });
+  return t.services.auth.users.create({ username, password, email: `${username}@example.com` });
 }
 
 /** Logs in through the HTTP route and fetches the CSRF token, as the web UI does. */

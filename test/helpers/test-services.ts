@@ -1,10 +1,10 @@
 /**
  * The middle tier of the tests: the real services on a real database (SQLite, or PostgreSQL in
- * CI), built and started as the app starts them (src/app-services.ts), with no HTTP in between.
+ * CI), built and started as the app starts them (src/app.ts), driven directly rather than over HTTP.
  * Rule-by-rule cases of the webhook pipeline, the strategy runner, the ban service, sandbox
  * placement and the order pipeline live here; the app tier keeps what proves the HTTP contract.
  */
-import { buildServices, startServices, stopServices, type Services } from '../../src/app-services.js';
+import { buildApp, type Services } from '../../src/app.js';
 import type { ResolvedConfig } from '../../src/config.js';
 import type { FakeClock } from '../../src/platform/clock.js';
 import type { Dialect } from '../../src/platform/db/database.js';
@@ -24,8 +24,8 @@ export interface TestServices {
 /** Builds and starts every service on a database of its own, with a fake clock. */
 export async function createTestServices(dialect: Dialect, opts: TestAppOptions = {}): Promise<TestServices> {
   const t = await createTestDeps(dialect, opts);
-  const services = buildServices(t.deps);
-  await startServices(services);
+  const { app, services } = await buildApp(t.deps);
+  await app.ready();
   return {
     services,
     config: t.config,
@@ -33,7 +33,7 @@ export async function createTestServices(dialect: Dialect, opts: TestAppOptions 
     db: t.db,
     logs: t.logs,
     async close() {
-      await stopServices(services);
+      await app.close();
       await t.release();
     },
   };

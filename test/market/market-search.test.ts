@@ -44,7 +44,7 @@ describeEachDb('instrument search', (dialect) => {
     t = await createTestApp(dialect, { bus });
     fb = await createTestApp(dialect, { db: t.db, bus, env: { INSTRUMENT_INDEX: 'false' }, clock: t.clock });
     const user = await createUser(t);
-    apikey = (await t.services.apiKeys.regenerate(user.id)).apikey;
+    apikey = (await t.services.auth.apiKeys.regenerate(user.id)).apikey;
     browser = await login(t);
     await importContract(t, 'zerodha', kiteCombined());
   }, 120_000);

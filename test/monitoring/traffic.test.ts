@@ -1,11 +1,11 @@
 import { Kysely, type KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { TrafficRepository, type NewTrafficRow } from '../../src/modules/monitoring/traffic.repository.js';
+import { TrafficRepository, type NewTrafficRow } from '../../src/modules/observability/traffic.repository.js';
 import {
   TRAFFIC_BUFFER_MAX,
   TrafficLogService,
   type TrafficEntry,
-} from '../../src/modules/monitoring/traffic.service.js';
+} from '../../src/modules/observability/traffic.service.js';
 import {
   asBrowser,
   appWithAdmin,
@@ -241,7 +241,7 @@ describeEachDb('traffic log: routes', (dialect) => {
   let t: TestApp;
   let admin: Browser;
   let adminId: number;
-  const traffic = () => t.services.traffic;
+  const traffic = () => t.services.observability.traffic;
   beforeEach(async () => {
     t = await createTestApp(dialect);
     adminId = (await createUser(t)).id;
@@ -374,7 +374,7 @@ describeEachDb('POST /security/ban-host', (dialect) => {
     await visit('198.51.100.62', 'EVIL.example.com');
     await visit('10.0.0.9', 'evil.example.com');
     await visit('198.51.100.63', 'good.example.com');
-    await t.services.traffic.flush();
+    await t.services.observability.traffic.flush();
     const res = await banHost('evil.example.com');
     expect(res.statusCode).toBe(200);
     expect(res.json().banned.sort()).toEqual(['198.51.100.61', '198.51.100.62']);

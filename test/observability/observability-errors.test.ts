@@ -47,9 +47,7 @@ describeEachDb('error log: server records at warn and above are kept and queryab
 
   it("a failing request's record carries its method, masked path and request id", async () => {
     ({ t, admin } = await appWithAdmin(dialect));
-    vi.spyOn(t.services.observability.snapshot, 'snapshot').mockRejectedValueOnce(
-      new Error('disk 0xdead gone'),
-    );
+    vi.spyOn(t.services.system.snapshot, 'snapshot').mockRejectedValueOnce(new Error('disk 0xdead gone'));
     const res = await adminGet(t, admin, '/admin/api/system?x=SECRET-QUERY');
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain('0xdead');

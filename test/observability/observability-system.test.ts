@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, expect, it } from 'vitest';
-import { PROBE_TIMEOUT_MS } from '../../src/modules/observability/diagnostics.js';
-import { REPORT_MAX_BYTES } from '../../src/modules/observability/report.js';
+import { PROBE_TIMEOUT_MS } from '../../src/modules/system/diagnostics.js';
+import { REPORT_MAX_BYTES } from '../../src/modules/system/report.js';
 import { adminGet, adminPost, closedPort, hangingServer } from '../helpers/observability.js';
 import { appWithAdmin, describeEachDb, type Browser, type TestApp } from '../helpers/test-app.js';
 
@@ -113,13 +113,13 @@ describeEachDb('system snapshot', (dialect) => {
       smtp_from_email: 'desk@example.com',
     });
     await t.services.alerts.settings.update(1, { telegram_bot_token: botToken });
-    await t.services.orders.brokerSessions.set(
+    await t.services.brokers.sessions.set(
       1,
       'zerodha',
       { accessToken: brokerToken },
       t.clock.now() + 3_600_000,
     );
-    await t.services.orders.brokerSessions.refreshPrimary();
+    await t.services.brokers.sessions.refreshPrimary();
     // A warning that names secrets under redacted keys lands in the error log and the report.
     t.app.log.warn(
       { token: brokerToken, password: smtpPassword, secret: secrets.BROKER_API_SECRET },

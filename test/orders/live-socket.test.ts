@@ -94,7 +94,7 @@ describeEachDb('live socket', (dialect) => {
     ({ t, admin } = await appWithAdmin(dialect));
     const b = await createUser(t, 'bob', 'bob horse battery staple');
     bob = await login(t, 'bob', 'bob horse battery staple');
-    ids = { admin: (await t.services.users.findByUsername('admin'))!.id, bob: b.id };
+    ids = { admin: (await t.services.auth.users.findByUsername('admin'))!.id, bob: b.id };
   });
   afterEach(async () => {
     for (const c of cleanup.reverse()) await c();
@@ -111,7 +111,7 @@ describeEachDb('live socket', (dialect) => {
     registerErrorHandling(app);
     await app.register(async (scope) => {
       await scope.register(cookie, { hook: false });
-      await liveSocketRoutes(scope as unknown as App, { hub, sessions: t.services.sessions });
+      await liveSocketRoutes(scope as unknown as App, { hub, sessions: t.services.auth.sessions });
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     cleanup.push(() => app.close());

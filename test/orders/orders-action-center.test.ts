@@ -32,14 +32,14 @@ describeEachDb('the Action Center (semi-automatic mode)', (dialect) => {
     const b = await secondUser(o);
     bob = b.browser;
     bobKey = b.apikey;
-    await o.t.services.apiKeys.setOrderMode(b.id, 'semi_auto');
+    await o.t.services.auth.apiKeys.setOrderMode(b.id, 'semi_auto');
   });
   afterAll(async () => {
     await o?.close();
     await stub?.close();
   });
   beforeEach(async () => {
-    await o.t.services.apiKeys.setOrderMode(1, 'semi_auto');
+    await o.t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
   });
   afterEach(async () => {
     // Each test starts with an empty queue.

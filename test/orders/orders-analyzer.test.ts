@@ -136,7 +136,7 @@ describeEachDb('placeorder in analyzer mode', (dialect) => {
 
   describe('step 2: a key in semi-automatic mode queues the order in the Action Center', () => {
     it('queued (not placed), listed without the key, approved → placed; a second approval is refused', async () => {
-      await h.t.services.apiKeys.setOrderMode(1, 'semi_auto');
+      await h.t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
       const res = await h.api('placeorder', order());
       expect(res.json()).toEqual({
         status: 'success',
@@ -177,7 +177,7 @@ describeEachDb('placeorder in analyzer mode', (dialect) => {
     });
 
     it('reject keeps the reason; delete removes; another user cannot touch the queue', async () => {
-      await h.t.services.apiKeys.setOrderMode(1, 'semi_auto');
+      await h.t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
       const id = (await h.api('placeorder', order())).json().pending_order_id as number;
       const headers = asBrowser(h.admin);
       const rej = await h.t.app.inject({
@@ -209,7 +209,7 @@ describeEachDb('placeorder in analyzer mode', (dialect) => {
       expect((await h.ok('analyzer')).data).toMatchObject({ mode: 'analyze', analyze_mode: true });
       expect((await h.ok('analyzer/toggle', { mode: false })).data).toMatchObject({ mode: 'live' });
       expect(h.t.services.sandbox.engine.isRunning).toBe(false);
-      await h.t.services.apiKeys.setOrderMode(1, 'semi_auto');
+      await h.t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
       const res = await h.api('analyzer/toggle', { mode: true });
       expect(res.statusCode).toBe(403);
       expect(h.t.services.sandbox.mode.analyze).toBe(false);

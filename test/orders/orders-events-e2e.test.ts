@@ -77,7 +77,7 @@ describeEachDb('order events end to end', (dialect) => {
     await o.setMode(false);
     const b = await secondUser(o);
     bob = { ...b.browser, apikey: b.apikey };
-    await o.t.services.orders.brokerSessions.set(b.id, 'zerodha', { accessToken: KITE_CREDS.accessToken });
+    await o.t.services.brokers.sessions.set(b.id, 'zerodha', { accessToken: KITE_CREDS.accessToken });
     await o.t.app.listen({ host: '127.0.0.1', port: 0 });
     port = (o.t.app.server.address() as { port: number }).port;
   });

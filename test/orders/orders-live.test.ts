@@ -46,8 +46,8 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
       },
     }));
     await importContract(t, 'zerodha', miniKiteContract());
-    apikey = (await t.services.apiKeys.regenerate(1)).apikey;
-    await t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
+    apikey = (await t.services.auth.apiKeys.regenerate(1)).apikey;
+    await t.services.brokers.sessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
   });
   afterAll(async () => {
     await t?.close();
@@ -114,20 +114,20 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
   describe('step 4 and 6: no session, or no module for the broker', () => {
     it('a user without a broker session gets 403 and the broker is not called', async () => {
       const before = stub.requests.length;
-      await t.services.orders.brokerSessions.clear(1);
+      await t.services.brokers.sessions.clear(1);
       const res = await place(order());
       expect(res.statusCode).toBe(403);
       expect(stub.requests.length).toBe(before);
-      await t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
+      await t.services.brokers.sessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
     });
 
     it('a session of a broker without a module → 404 "Broker-specific module not found" and order.failed', async () => {
-      await t.services.orders.brokerSessions.set(1, 'nobroker', { accessToken: 'x' });
+      await t.services.brokers.sessions.set(1, 'nobroker', { accessToken: 'x' });
       const res = await place(order());
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ status: 'error', message: 'Broker-specific module not found' });
       expect((await orderLogs()).at(-1)).toMatchObject({ event: 'order.failed', status_code: 404 });
-      await t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
+      await t.services.brokers.sessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
     });
   });
 
@@ -187,7 +187,7 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
       expect(ok.statusCode).toBe(200);
       const fresh = stub.credentials.accessToken;
       expect(fresh).not.toBe(CREDS.accessToken);
-      expect((await t.services.orders.brokerSessions.get(1))?.session.accessToken).toBe(fresh);
+      expect((await t.services.brokers.sessions.get(1))?.session.accessToken).toBe(fresh);
       const row = await t.db.database.db.selectFrom('broker_sessions').selectAll().executeTakeFirstOrThrow();
       expect(row.access_token_encrypted).not.toContain(fresh);
       expect((await place(order())).statusCode).toBe(200);
@@ -257,7 +257,7 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
 
   describe('semi-automatic: queued, then approved into the live broker', () => {
     it('the queued order reaches the broker only on approval, with the stored fields', async () => {
-      await t.services.apiKeys.setOrderMode(1, 'semi_auto');
+      await t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
       const before = stub.forms('/orders/regular').length;
       const queued = await place(order({ quantity: 3, price: '799.95' }));
       expect(queued.json()).toMatchObject({ mode: 'semi_auto', pending_order_id: expect.any(Number) });
@@ -277,7 +277,7 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
         quantity: '3',
         price: '799.95',
       });
-      await t.services.apiKeys.setOrderMode(1, 'auto');
+      await t.services.auth.apiKeys.setOrderMode(1, 'auto');
     });
   });
 });

@@ -68,14 +68,14 @@ describeEachDb('keys, modes and broker sessions', (dialect) => {
 
     it('the administrator’s key in semi-automatic mode → 403 and the mode unchanged', async () => {
       await o.setMode(false);
-      await o.t.services.apiKeys.setOrderMode(1, 'semi_auto');
+      await o.t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
       try {
         const res = await toggle(o.apikey, true);
         expect(res.statusCode).toBe(403);
         expect(res.json().message).toMatch(/semi-automatic/);
         expect(await mode()).toBe('live');
       } finally {
-        await o.t.services.apiKeys.setOrderMode(1, 'auto');
+        await o.t.services.auth.apiKeys.setOrderMode(1, 'auto');
       }
     });
   });
@@ -94,7 +94,7 @@ describeEachDb('keys, modes and broker sessions', (dialect) => {
       });
       expect((await ping(bob.apikey)).data.broker).toBeNull();
       const expiresAt = o.t.clock.now() + 60_000;
-      await o.t.services.orders.brokerSessions.set(
+      await o.t.services.brokers.sessions.set(
         bob.id,
         'upstox',
         { accessToken: 'eyJbobUpstoxToken' },
@@ -104,9 +104,9 @@ describeEachDb('keys, modes and broker sessions', (dialect) => {
       expect((await ping(o.apikey)).data.broker).toBe('zerodha');
       o.t.clock.advance(60_000);
       expect((await ping(bob.apikey)).data.broker).toBeNull();
-      await o.t.services.orders.brokerSessions.set(bob.id, 'zerodha', { accessToken: 'kiteBobToken' });
+      await o.t.services.brokers.sessions.set(bob.id, 'zerodha', { accessToken: 'kiteBobToken' });
       expect((await ping(bob.apikey)).data.broker).toBe('zerodha');
-      await o.t.services.orders.brokerSessions.clear(bob.id);
+      await o.t.services.brokers.sessions.clear(bob.id);
       expect((await ping(bob.apikey)).data.broker).toBeNull();
     });
   });
@@ -114,7 +114,7 @@ describeEachDb('keys, modes and broker sessions', (dialect) => {
   describe('ping proves the key even when the broker session cannot be read', () => {
     it('a session sealed under another APP_KEY: 200 with broker null, and a warning logged', async () => {
       const carol = await createUser(o.t, 'carol', 'carol horse battery staple');
-      const apikey = (await o.t.services.apiKeys.regenerate(carol.id)).apikey;
+      const apikey = (await o.t.services.auth.apiKeys.regenerate(carol.id)).apikey;
       const foreign = new SecretBox('a-different-app-key-0123456789abcdef012345', 'broker-token');
       await o.t.db.database.db
         .insertInto('broker_sessions')
@@ -151,7 +151,7 @@ describeEachDb('keys, modes and broker sessions', (dialect) => {
         const rows = await o.t.db.database.db.selectFrom('broker_sessions').selectAll().execute();
         expect(rows.filter((r) => r.user_id === 1)).toEqual([]);
       } finally {
-        await o.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
+        await o.t.services.brokers.sessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
       }
     });
 
@@ -170,9 +170,7 @@ describeEachDb('keys, modes and broker sessions', (dialect) => {
       const late = await o.web('GET', `/zerodha/callback?request_token=${token}&state=${state}`);
       expect(late.statusCode).toBe(400);
       expect(stub.requests.filter((r) => r.path === '/session/token')).toHaveLength(0);
-      expect((await o.t.services.orders.brokerSessions.get(1))?.session.accessToken).toBe(
-        KITE_CREDS.accessToken,
-      );
+      expect((await o.t.services.brokers.sessions.get(1))?.session.accessToken).toBe(KITE_CREDS.accessToken);
     });
   });
 });

@@ -206,7 +206,7 @@ describeEachDb(
       );
 
       it('a semi-automatic key’s oversized splitorder is refused, not queued', async () => {
-        await o.t.services.apiKeys.setOrderMode(1, 'semi_auto');
+        await o.t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
         try {
           const queued = await pendingCount();
           const res = await o.api('splitorder', order({ quantity: 999_999_999, splitsize: 1 }));
@@ -214,7 +214,7 @@ describeEachDb(
           expect(res.json()).toEqual({ status: 'error', message: CAP });
           expect(await pendingCount()).toBe(queued);
         } finally {
-          await o.t.services.apiKeys.setOrderMode(1, 'auto');
+          await o.t.services.auth.apiKeys.setOrderMode(1, 'auto');
         }
       });
 
@@ -238,7 +238,7 @@ describeEachDb(
 
     describe('a queued splitorder approved in the Action Center places the split', () => {
       it('queued without reaching the broker; approval sends each child and answers every id', async () => {
-        await o.t.services.apiKeys.setOrderMode(1, 'semi_auto');
+        await o.t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
         try {
           const from = sentSoFar();
           const queued = await o.api('splitorder', order({ quantity: 25, splitsize: 10 }));
@@ -263,7 +263,7 @@ describeEachDb(
           expect(ok.json().result.orderids).toHaveLength(3);
           expect(placed(from).map((f) => f.quantity)).toEqual(['10', '10', '5']);
         } finally {
-          await o.t.services.apiKeys.setOrderMode(1, 'auto');
+          await o.t.services.auth.apiKeys.setOrderMode(1, 'auto');
         }
       });
     });

@@ -144,10 +144,10 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
         await o.setMode(analyze);
         const username = `revoked-${analyze ? 'a' : 'l'}`;
         const user = await createUser(o.t, username, 'revoked horse battery');
-        const old = (await o.t.services.apiKeys.regenerate(user.id)).apikey;
+        const old = (await o.t.services.auth.apiKeys.regenerate(user.id)).apikey;
         // Used once, so the key sits in the principal cache when it is revoked.
         expect((await o.api('ping', {}, { apikey: old })).statusCode).toBe(200);
-        const current = (await o.t.services.apiKeys.regenerate(user.id)).apikey;
+        const current = (await o.t.services.auth.apiKeys.regenerate(user.id)).apikey;
         const before = await trail();
         const res = await o.api('placeorder', order(), { apikey: old });
         expect(res.statusCode).toBe(403);
@@ -163,7 +163,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
   describe('the broker module cannot be loaded → 404 "Broker-specific module not found" and order.failed (live, step 6)', () => {
     it('a session of a broker without a module: 404, an order.failed row naming that broker, nothing sent', async () => {
       await o.setMode(false);
-      await o.t.services.orders.brokerSessions.set(1, 'nobroker', { accessToken: 'whatever-token' });
+      await o.t.services.brokers.sessions.set(1, 'nobroker', { accessToken: 'whatever-token' });
       try {
         const before = await trail();
         const res = await o.api('placeorder', order());
@@ -177,7 +177,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
         expect(o.events.at(-1)).toMatchObject({ name: 'order.failed', mode: 'live', statusCode: 404 });
         expect(stub.requests.length).toBe(before.broker_requests);
       } finally {
-        await o.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
+        await o.t.services.brokers.sessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
       }
     });
   });
@@ -186,7 +186,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
     it('a session sealed under another APP_KEY: 403, order.failed, nothing sent, no secret in the answer', async () => {
       await o.setMode(false);
       const foreign = new SecretBox('a-different-app-key-0123456789abcdef012345', 'broker-token');
-      await o.t.services.orders.brokerSessions.clear(1);
+      await o.t.services.brokers.sessions.clear(1);
       await o.t.db.database.db
         .insertInto('broker_sessions')
         .values({
@@ -213,7 +213,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
         });
         expect(stub.requests.length).toBe(before.broker_requests);
       } finally {
-        await o.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
+        await o.t.services.brokers.sessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
       }
     });
   });
@@ -221,7 +221,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
   describe('a live order needs the session broker’s own master contract → 409', () => {
     it('an Upstox session with Zerodha’s contract loaded: 409 naming both, order.failed, nothing sent', async () => {
       await o.setMode(false);
-      await o.t.services.orders.brokerSessions.set(1, 'upstox', { accessToken: 'eyJsomeUpstoxToken' });
+      await o.t.services.brokers.sessions.set(1, 'upstox', { accessToken: 'eyJsomeUpstoxToken' });
       try {
         const before = await trail();
         const res = await o.api('placeorder', order());
@@ -237,7 +237,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
         });
         expect(stub.requests.length).toBe(before.broker_requests);
       } finally {
-        await o.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
+        await o.t.services.brokers.sessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
       }
     });
   });
@@ -308,7 +308,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
     it('live mode: the broker session cannot be opened (decryption fails)', async () => {
       await o.setMode(false);
       const spy = vi
-        .spyOn(o.t.services.orders.brokerSessions, 'get')
+        .spyOn(o.t.services.brokers.sessions, 'get')
         .mockRejectedValueOnce(new Error('Unsupported state or unable to authenticate data'));
       try {
         const before = await trail();
@@ -329,7 +329,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
   describe('queueing for approval fails → order.failed and the pipeline’s generic 500, tagged in analyzer mode', () => {
     it.each(MODES)('%s mode: queueing a semi-automatic order fails', async (_m, analyze) => {
       await o.setMode(analyze);
-      await o.t.services.apiKeys.setOrderMode(1, 'semi_auto');
+      await o.t.services.auth.apiKeys.setOrderMode(1, 'semi_auto');
       const spy = vi
         .spyOn(o.t.services.orders.actionCenter, 'queue')
         .mockRejectedValueOnce(new Error('SQLITE_FULL: database or disk is full'));
@@ -348,7 +348,7 @@ describeEachDb('placeorder: the status table of "Errors → Order placement", in
         });
       } finally {
         spy.mockRestore();
-        await o.t.services.apiKeys.setOrderMode(1, 'auto');
+        await o.t.services.auth.apiKeys.setOrderMode(1, 'auto');
       }
     });
   });

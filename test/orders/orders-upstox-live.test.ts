@@ -132,7 +132,7 @@ describeEachDb('placeorder in live mode through the Upstox adapter', (dialect) =
 
   describe('a live order needs the session broker’s own master contract → 409', () => {
     it('a Zerodha session with Upstox’s contract loaded: 409, order.failed, nothing sent to any broker', async () => {
-      await o.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: 'kiteSomeOtherToken' });
+      await o.t.services.brokers.sessions.set(1, 'zerodha', { accessToken: 'kiteSomeOtherToken' });
       try {
         const sent = stub.requests.length;
         const res = await o.api('placeorder', order());
@@ -144,7 +144,7 @@ describeEachDb('placeorder in live mode through the Upstox adapter', (dialect) =
         });
         expect(stub.requests.length).toBe(sent);
       } finally {
-        await o.t.services.orders.brokerSessions.set(1, 'upstox', {
+        await o.t.services.brokers.sessions.set(1, 'upstox', {
           accessToken: stub.credentials.accessToken,
         });
       }
@@ -266,7 +266,7 @@ describeEachDb('placeorder in live mode through the Upstox adapter', (dialect) =
         expect((await o.web('GET', '/broker/session')).json()).toEqual({ status: 'success', data: null });
         expect(await o.t.db.database.db.selectFrom('broker_sessions').selectAll().execute()).toEqual([]);
       } finally {
-        await o.t.services.orders.brokerSessions.set(1, 'upstox', {
+        await o.t.services.brokers.sessions.set(1, 'upstox', {
           accessToken: stub.credentials.accessToken,
         });
       }
@@ -293,7 +293,7 @@ describeEachDb('placeorder in live mode through the Upstox adapter', (dialect) =
       expect(ok.json()).toEqual({ status: 'success', message: 'Logged in to upstox', broker: 'upstox' });
       const fresh = stub.credentials.accessToken;
       expect(fresh).not.toBe(before);
-      expect((await o.t.services.orders.brokerSessions.get(1))?.session.accessToken).toBe(fresh);
+      expect((await o.t.services.brokers.sessions.get(1))?.session.accessToken).toBe(fresh);
       const row = await o.t.db.database.db
         .selectFrom('broker_sessions')
         .selectAll()
@@ -309,7 +309,7 @@ describeEachDb('placeorder in live mode through the Upstox adapter', (dialect) =
       // The code is single-use: a replay with a valid state is Upstox's refusal, not a new session.
       const replay = await o.web('GET', `/upstox/callback?code=${code}&state=${state}`);
       expect(replay.statusCode).toBe(400);
-      expect((await o.t.services.orders.brokerSessions.get(1))?.session.accessToken).toBe(fresh);
+      expect((await o.t.services.brokers.sessions.get(1))?.session.accessToken).toBe(fresh);
     });
   });
 });

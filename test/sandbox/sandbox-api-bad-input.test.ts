@@ -297,7 +297,7 @@ describeEachDb('analyze mode: the admin switches it; live mode has no broker yet
   });
 
   it('a non-administrator gets 403, a missing CSRF token 403, no session 401; the mode is unchanged', async () => {
-    await h.t.services.users.create({ username: 'bob', password: 'bob horse battery' });
+    await h.t.services.auth.users.create({ username: 'bob', password: 'bob horse battery' });
     const bob = await login(h.t, 'bob', 'bob horse battery');
     expect((await switchTo('0', asBrowser(bob))).statusCode).toBe(403);
     expect(await getMode(bob.cookie)).toMatchObject({ mode: 'analyze' }); // any user may read it
@@ -343,7 +343,7 @@ describeEachDb('sandbox API: the API key never appears in a response or a log li
     for (const route of ROUTES) responses.push(await h.api(route, validBody(route, resting)));
 
     expect(responses.map((r) => r.statusCode)).toEqual(expect.arrayContaining([200, 400, 403, 404, 413]));
-    await h.t.services.traffic.flush();
+    await h.t.services.observability.traffic.flush();
     const logs = h.t.logs.join('\n');
     expect(h.t.logs.length).toBeGreaterThan(20);
     for (const secret of [key, key.slice(0, 16), key.slice(-16)]) {

@@ -15,8 +15,8 @@ describeEachDb("sandbox API: one user never sees or touches another user's order
   beforeEach(async () => {
     h = await startSandbox(dialect);
     await marketOpen(h);
-    const b = await h.t.services.users.create({ username: 'bob', password: 'bob horse battery' });
-    bKey = (await h.t.services.apiKeys.regenerate(b.id)).apikey;
+    const b = await h.t.services.auth.users.create({ username: 'bob', password: 'bob horse battery' });
+    bKey = (await h.t.services.auth.apiKeys.regenerate(b.id)).apikey;
   });
   afterEach(() => h?.close());
   const asB = (path: string, body: Row = {}) => h.api(path, body, bKey);

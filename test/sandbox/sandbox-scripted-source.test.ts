@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scriptedSource } from '../../src/modules/sandbox/sandbox.module.js';
+import { scriptedSource } from '../../src/modules/sandbox/sandbox.plugin.js';
 import { importContract } from '../helpers/contracts.js';
 import { MINI, ist, miniKiteContract } from '../helpers/sandbox.js';
 import { appWithAdmin, asBrowser, describeEachDb } from '../helpers/test-app.js';

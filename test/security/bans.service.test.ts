@@ -30,7 +30,7 @@ describeEachDb('bans (service)', (dialect) => {
     published = [];
     bus.subscribe('ipban', (ip) => published.push(ip));
     s = await createTestServices(dialect, { bus });
-    bans = s.services.bans;
+    bans = s.services.security.bans;
   });
   afterEach(() => s.close());
 
@@ -179,12 +179,12 @@ describeEachDb('bans (service)', (dialect) => {
     it('another instance on the same database and bus sees a ban and an unban at once, despite its cache', async () => {
       const b = await createTestServices(dialect, { db: s.db, bus, clock: s.clock });
       try {
-        expect(await b.services.bans.isBanned(IP)).toBe(false); // B caches "not banned"
-        expect(b.services.bans.isBanned(IP)).toBe(false); // synchronously, from its cache
+        expect(await b.services.security.bans.isBanned(IP)).toBe(false); // B caches "not banned"
+        expect(b.services.security.bans.isBanned(IP)).toBe(false); // synchronously, from its cache
         await manual({ permanent: true }); // on instance A
-        expect(await b.services.bans.isBanned(IP)).toBe(true);
+        expect(await b.services.security.bans.isBanned(IP)).toBe(true);
         await bans.unban(IP);
-        expect(await b.services.bans.isBanned(IP)).toBe(false);
+        expect(await b.services.security.bans.isBanned(IP)).toBe(false);
       } finally {
         await b.close();
       }

@@ -81,13 +81,13 @@ describeEachDb('rate limits: moving window per client IP, 429 JSON with Retry-Af
       const t = await make({ env: { API_RATE_LIMIT: '1 per minute' } });
       expect((await ping(t, '', IP, '{"apikey": "x"')).statusCode).toBe(400); // malformed, but counted
       expect((await ping(t, '', IP, '{"apikey": "x"')).statusCode).toBe(429);
-      await t.services.trackers.flush();
+      await t.services.security.trackers.flush();
       expect(await t.db.database.db.selectFrom('ip_bans').selectAll().execute()).toEqual([]);
     });
 
     it('a banned address gets the ban answer, not a rate-limit answer', async () => {
       const t = await make({ env: { API_RATE_LIMIT: '1 per minute' } });
-      await t.services.bans.ban({
+      await t.services.security.bans.ban({
         ip: IP,
         reason: 'x',
         durationHours: 0,

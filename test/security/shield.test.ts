@@ -112,20 +112,20 @@ describeEachDb('shield', (dialect) => {
       await from(PUBLIC_IP, '/probe/1', 'GET');
       await from(PUBLIC_IP, '/probe/2', 'GET');
       await t.app.inject({ method: 'GET', url: '/my/broken/link', headers: { cookie: admin.cookie } });
-      await t.services.trackers.flush();
-      expect(await t.services.trackers.list('404')).toEqual([
+      await t.services.security.trackers.flush();
+      expect(await t.services.security.trackers.list('404')).toEqual([
         expect.objectContaining({ ip: PUBLIC_IP, count: 3, items: ['/probe/1', '/probe/2'] }),
       ]);
     });
 
     it('POST /security/clear-404 removes the tracker of an address and says whether there was one', async () => {
       await from(PUBLIC_IP, '/a', 'GET');
-      await t.services.trackers.flush();
+      await t.services.security.trackers.flush();
       expect((await post('/security/clear-404', { ip: PUBLIC_IP })).json()).toEqual({
         status: 'success',
         cleared: true,
       });
-      expect(await t.services.trackers.list('404')).toEqual([]);
+      expect(await t.services.security.trackers.list('404')).toEqual([]);
       expect((await post('/security/clear-404', { ip: PUBLIC_IP })).json()).toEqual({
         status: 'success',
         cleared: false,
@@ -144,8 +144,8 @@ describeEachDb('shield', (dialect) => {
           payload: { apikey: `guess-${i}` },
         });
       }
-      await t.services.trackers.flush();
-      const [row] = await t.services.trackers.list('apikey');
+      await t.services.security.trackers.flush();
+      const [row] = await t.services.security.trackers.list('apikey');
       expect(row).toMatchObject({ ip: PUBLIC_IP, count: 25 });
       expect(row!.items).toHaveLength(20);
       expect(row!.items[0]).toBe(hmacSha256Hex(t.config.apiKeyPepper, 'guess-0'));
@@ -179,7 +179,7 @@ describeEachDb('shield', (dialect) => {
       }
     });
     it('a mix of valid and invalid values writes nothing; wrong types and unknown fields are 400', async () => {
-      const before = await t.services.securitySettings.get();
+      const before = await t.services.security.settings.get();
       const r = await settings({
         security_auto_ban_enabled: true,
         security_404_threshold: 50,
@@ -194,7 +194,7 @@ describeEachDb('shield', (dialect) => {
       ]) {
         expect((await settings(body)).statusCode, JSON.stringify(body)).toBe(400);
       }
-      expect(await t.services.securitySettings.get()).toEqual(before);
+      expect(await t.services.security.settings.get()).toEqual(before);
     });
   });
 
@@ -205,7 +205,7 @@ describeEachDb('shield', (dialect) => {
       await settings({ security_404_threshold: 10 });
       for (let i = 0; i < 8; i++) await from(PUBLIC_IP, `/p${i}`, 'GET');
       await from('198.51.100.50', '/once', 'GET');
-      await t.services.trackers.flush();
+      await t.services.security.trackers.flush();
       const stats = (
         await t.app.inject({ method: 'GET', url: '/security/stats', headers: { cookie: admin.cookie } })
       ).json();

@@ -26,7 +26,7 @@ describeEachDb('trackers and automatic bans (service)', (dialect) => {
   beforeEach(async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     s = await createTestServices(dialect);
-    trackers = s.services.trackers;
+    trackers = s.services.security.trackers;
   });
   afterEach(async () => {
     await s.close();
@@ -34,7 +34,7 @@ describeEachDb('trackers and automatic bans (service)', (dialect) => {
   });
 
   const banRows = () => s.db.database.db.selectFrom('ip_bans').selectAll().execute();
-  const settings = (patch: Partial<SecuritySettings>) => s.services.securitySettings.update(patch);
+  const settings = (patch: Partial<SecuritySettings>) => s.services.security.settings.update(patch);
   /** Records `n` distinct 404s from `ip` and writes them. */
   const probe404 = async (n: number, ip = IP, prefix = '/p') => {
     for (let i = 0; i < n; i++) trackers.record404(ip, `${prefix}${i}`);
@@ -154,14 +154,14 @@ describeEachDb('trackers and automatic bans (service)', (dialect) => {
 
   describe('automatic bans', () => {
     it('are off by default: a tracker over the threshold bans nobody', async () => {
-      expect(await s.services.securitySettings.get()).toMatchObject({ security_auto_ban_enabled: false });
+      expect(await s.services.security.settings.get()).toMatchObject({ security_auto_ban_enabled: false });
       await settings({ security_404_threshold: 2, security_api_threshold: 1 });
       await probe404(5);
       trackers.recordInvalidKey(IP, digest(1));
       await trackers.flush();
       expect((await trackers.list('404'))[0]).toMatchObject({ count: 5 });
       expect(await banRows()).toEqual([]);
-      expect(await s.services.bans.isBanned(IP)).toBe(false);
+      expect(await s.services.security.bans.isBanned(IP)).toBe(false);
     });
 
     it('ban at the 404 threshold for the configured hours, with the reason and an audit log line', async () => {
@@ -183,8 +183,8 @@ describeEachDb('trackers and automatic bans (service)', (dialect) => {
         expires_at: s.clock.now() + 5 * HOUR,
         reason: 'Automatic: 3 not-found requests within 24 h (threshold 3)',
       });
-      expect(await s.services.bans.isBanned(IP)).toBe(true);
-      expect(await s.services.bans.isBanned('198.51.100.9')).toBe(false);
+      expect(await s.services.security.bans.isBanned(IP)).toBe(true);
+      expect(await s.services.security.bans.isBanned('198.51.100.9')).toBe(false);
       expect(autoBanLogs()).toEqual([
         expect.objectContaining({ ip: IP, tracker: '404', ban_count: 1, permanent: false }),
       ]);
@@ -234,7 +234,7 @@ describeEachDb('trackers and automatic bans (service)', (dialect) => {
       const third = await offend();
       expect(third).toMatchObject({ ban_count: 3, expires_at: null });
       s.clock.advance(100 * HOUR);
-      expect(await s.services.bans.isBanned(IP)).toBe(true);
+      expect(await s.services.security.bans.isBanned(IP)).toBe(true);
       expect(autoBanLogs().map((l) => [l.ban_count, l.permanent])).toEqual([
         [1, false],
         [2, false],
@@ -268,7 +268,7 @@ describeEachDb('trackers and automatic bans (service)', (dialect) => {
       trackers.recordInvalidKey(IP, digest(4)); // the fifth reaches the threshold: written at once
       // No flush and no timer tick (the timer is faked): only the immediate flush can ban.
       await vi.waitFor(async () => expect(await banRows()).toHaveLength(1), { timeout: 2_000, interval: 5 });
-      expect(await s.services.bans.isBanned(IP)).toBe(true);
+      expect(await s.services.security.bans.isBanned(IP)).toBe(true);
       expect((await trackers.list('apikey'))[0]).toMatchObject({ count: 5 });
     });
 
@@ -294,7 +294,9 @@ describeEachDb('trackers and automatic bans (service)', (dialect) => {
       }
       await trackers.flush();
       expect(await banRows()).toEqual([]);
-      expect(await s.services.bans.autoBan('::ffff:10.0.0.5', 'Automatic: direct', 1, 3)).toBeUndefined();
+      expect(
+        await s.services.security.bans.autoBan('::ffff:10.0.0.5', 'Automatic: direct', 1, 3),
+      ).toBeUndefined();
       // They are still tracked, so an administrator sees them.
       expect((await trackers.list('404')).map((r) => r.ip).sort()).toEqual([...internal].sort());
       expect(await trackers.list('apikey')).toHaveLength(internal.length);

@@ -325,7 +325,7 @@ describeEachDb('an intent a crash left unsettled is reconciled before any decisi
   async function liveDiedAt(seam: 'order.recorded' | 'order.sent', beforeRestart?: () => void) {
     w = await startStrategyServices(dialect, { ...stub.appEnv(), INSTANCE_ID: 'desk-3' });
     const world = w;
-    await world.services.orders.brokerSessions.set(world.userId, 'zerodha', {
+    await world.services.brokers.sessions.set(world.userId, 'zerodha', {
       accessToken: CREDS.accessToken,
     });
     const { id, token } = await world.create({

@@ -33,7 +33,7 @@ const runStatus = async () => (await h.rows('strategy_runs')).map((r) => r.statu
 /** The harness with the live broker (Kite stub) configured and the admin's session stored. */
 async function liveHarness(dialect: 'sqlite' | 'postgres'): Promise<StrategyHarness> {
   const harness = await startStrategies(dialect, stub.appEnv());
-  await harness.t.services.orders.brokerSessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
+  await harness.t.services.brokers.sessions.set(1, 'zerodha', { accessToken: CREDS.accessToken });
   return harness;
 }
 

@@ -323,7 +323,7 @@ describeEachDb('POST /api/v1/strategy/events', (dialect) => {
     expect((await h.api('strategy/events', {})).statusCode).toBe(400);
     expect((await h.api('strategy/events', { strategy_id: id }, 'wrong-key')).statusCode).toBe(403);
     await createUser(h.t, 'bob', 'bob password 123');
-    const bobKey = (await h.t.services.apiKeys.regenerate(2)).apikey;
+    const bobKey = (await h.t.services.auth.apiKeys.regenerate(2)).apikey;
     const foreign = await h.api('strategy/events', { strategy_id: id }, bobKey);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.body).toBe((await h.api('strategy/events', { strategy_id: 424242 }, bobKey)).body);

@@ -205,7 +205,7 @@ describeEachDb('batch runs: start, stop, modes and leg resolution', (dialect) =>
 /** The world with the live broker (Kite stub) configured and user 1's session stored. */
 async function liveWorld(dialect: 'sqlite' | 'postgres'): Promise<StrategyWorld> {
   const world = await startStrategyServices(dialect, stub.appEnv());
-  await world.services.orders.brokerSessions.set(world.userId, 'zerodha', {
+  await world.services.brokers.sessions.set(world.userId, 'zerodha', {
     accessToken: CREDS.accessToken,
   });
   return world;

@@ -101,7 +101,7 @@ describeEachDb(
       }
       expect(await audited()).toEqual(Array(6).fill('rejected_token'));
       expect((await h.rows('webhook_deliveries')).every((d) => d.strategy_id === null)).toBe(true);
-      await h.t.services.trackers.flush();
+      await h.t.services.security.trackers.flush();
       const tracked = await h.t.db.database.db.selectFrom('error_404_tracker').selectAll().execute();
       expect(tracked).toEqual([]);
       expect(await h.rows('strategy_orders')).toEqual([]);
@@ -277,7 +277,7 @@ describeEachDb(
       });
       expect(extra.statusCode).toBe(404);
       expect((await h.hook(fresh, { action: 'long_entry' })).statusCode).toBe(429);
-      await h.t.services.traffic.flush();
+      await h.t.services.observability.traffic.flush();
       await h.t.services.orders.events.whenIdle();
       const db = h.t.db.database.db;
       const everything = JSON.stringify([
@@ -349,7 +349,7 @@ describeEachDb('a sender that goes away before its answer', (dialect) => {
     release();
     await vi.waitFor(async () => expect(await audited()).toEqual(['ok']));
     await vi.waitFor(async () => {
-      await h.t.services.traffic.flush();
+      await h.t.services.observability.traffic.flush();
       const rows = await h.t.db.database.db.selectFrom('traffic_log').selectAll().execute();
       expect(rows.filter((r) => r.path === '/strategy/webhook/[redacted]').map((r) => r.status)).toEqual([
         499,

@@ -39,7 +39,7 @@ describeEachDb('strategy webhook: result codes', (dialect) => {
       null,
     ]);
     // Never the 404 ban tracker's business.
-    await h.t.services.trackers.flush();
+    await h.t.services.security.trackers.flush();
     expect(await h.t.db.database.db.selectFrom('error_404_tracker').selectAll().execute()).toEqual([]);
   });
 
@@ -207,7 +207,7 @@ describeEachDb('strategy webhook: result codes', (dialect) => {
       nested: { auth_token: '[redacted]' },
       note: 'tv alert',
     });
-    await h.t.services.traffic.flush();
+    await h.t.services.observability.traffic.flush();
     const everything = JSON.stringify([
       h.t.logs,
       await h.rows('webhook_deliveries'),

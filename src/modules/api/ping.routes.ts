@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { ApiKeyGuard } from './api-key.guard.js';
+import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import { ErrorBody } from '../../platform/http/error-body.js';

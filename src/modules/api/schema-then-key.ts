@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { fieldMessages } from '../../platform/http/errors.plugin.js';
-import type { ApiKeyGuard } from './api-key.guard.js';
+import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { ErrorCode } from '../../platform/errors.js';
 
 /**

@@ -9,6 +9,16 @@ export const SESSION_COOKIE = 'algodesk_session';
 export const CSRF_HEADER = 'x-csrf-token';
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+const SESSION_COOKIE_PATTERN = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`);
+
+/**
+ * The session cookie's value read from a Cookie header without the cookie plugin (outside the
+ * session scopes: the not-found handler).
+ */
+export function sessionTokenOf(cookieHeader: string | undefined): string | undefined {
+  return SESSION_COOKIE_PATTERN.exec(cookieHeader ?? '')?.[1];
+}
+
 /** The session cookie's value, parsed on demand (cookies are not parsed for every request). */
 export function readSessionCookie(req: FastifyRequest): string | undefined {
   const header = req.headers.cookie;

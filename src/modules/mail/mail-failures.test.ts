@@ -6,7 +6,7 @@
  * diagnostics report which stage failed and how long each took.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MailError } from './mail.module.js';
+import { MailError } from './mail.plugin.js';
 import { forward465, mailOnTempDb, TEST_CONNECT } from '../../../test/helpers/mail-app.js';
 import { refusedPort, startSmtpServer, type SmtpTestServer } from '../../../test/helpers/smtp-test-server.js';
 

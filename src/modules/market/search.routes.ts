@@ -1,4 +1,4 @@
-import type { ApiKeyGuard } from '../api/api-key.guard.js';
+import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';

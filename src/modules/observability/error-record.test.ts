@@ -10,8 +10,8 @@ import {
   fingerprint,
   normaliseMessage,
 } from './error-record.js';
-import { capBytes, flatten, reportFileName } from './report.js';
-import { gitCommit, parseOsRelease } from './host-info.js';
+import { capBytes, flatten, reportFileName } from '../system/report.js';
+import { gitCommit, parseOsRelease } from '../system/host-info.js';
 import { safeUrl } from '../../platform/safe-url.js';
 
 describe('fingerprint normalisation', () => {

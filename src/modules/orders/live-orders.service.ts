@@ -7,7 +7,7 @@
  */
 import type { BrokerAdapter, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
-import { UnreadableSessionError } from './broker-sessions.service.js';
+import { UnreadableSessionError } from '../brokers/broker-sessions.service.js';
 import type { PipelineAnswer } from './order-pipeline.js';
 import type { Action, PriceType, Product } from '../../domain/orders.js';
 

@@ -165,6 +165,11 @@ export class OrderLogWriter {
     return { ...e, logId };
   }
 
+  /** The newest `limit` rows of a log, newest first (the administrator's log views). */
+  recent(table: LogTable, limit: number): Promise<OrderLogRow[]> {
+    return this.repo.logs(table, limit);
+  }
+
   /** Writes an order's row inside the order's own transaction `trx`; returns its id. */
   recordIn(trx: Kysely<DB>, e: OrderEvent): Promise<number> {
     return this.repo.insertLog(trx, logTableOf(e), toLogRow(e, null));

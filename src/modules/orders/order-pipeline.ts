@@ -20,7 +20,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { BrokerAdapter, BrokerOrder, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
 import type { SandboxService } from '../sandbox/sandbox.service.js';
-import { UnreadableSessionError } from './broker-sessions.service.js';
+import { UnreadableSessionError } from '../brokers/broker-sessions.service.js';
 import type { OrderEventBus, OrderEventName } from './order-events.js';
 import type { OrderLogWriter } from './order-log.writer.js';
 import type { LatencyService } from './latency.service.js';

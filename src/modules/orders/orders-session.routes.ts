@@ -10,7 +10,7 @@ import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { ActionCenterService } from './action-center.service.js';
 import type { LatencyService } from './latency.service.js';
-import type { OrdersRepository } from './orders.repository.js';
+import type { OrderLogWriter } from './order-log.writer.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
@@ -24,7 +24,8 @@ export function orderSessionRoutes(
   deps: {
     actionCenter: ActionCenterService;
     latency: LatencyService;
-    repo: OrdersRepository;
+    /** The order and analyzer logs (read for the administrator's views). */
+    logs: Pick<OrderLogWriter, 'recent'>;
     guard: SessionGuard;
     rateLimit: RateLimitHook;
   },
@@ -145,7 +146,7 @@ export function orderSessionRoutes(
       { ...admin, schema: { querystring: Limit, response: { 200: Success, ...errors } } },
       async (req) => ({
         status: 'success' as const,
-        data: (await deps.repo.logs(table, req.query.limit ?? 100)).map((r) => ({
+        data: (await deps.logs.recent(table, req.query.limit ?? 100)).map((r) => ({
           id: r.id,
           event: r.event,
           api_type: r.api_type,

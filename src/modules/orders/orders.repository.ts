@@ -1,22 +1,15 @@
 /**
- * The only place that touches the orders tables: the order and analyzer logs, latency records,
- * the Action Center queue and broker sessions.
+ * The only place that touches the orders tables: the order and analyzer logs, latency records and
+ * the Action Center queue.
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type {
-  BrokerSessionsTable,
-  DB,
-  OrderLatencyTable,
-  OrderLogsTable,
-  PendingOrdersTable,
-} from '../../db/schema.js';
+import type { DB, OrderLatencyTable, OrderLogsTable, PendingOrdersTable } from '../../db/schema.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
 import type { SqliteWriterThread } from '../../platform/db/sqlite-writer-thread.js';
 
 export type OrderLogRow = Selectable<OrderLogsTable>;
 export type LatencyRow = Selectable<OrderLatencyTable>;
 export type PendingOrderRow = Selectable<PendingOrdersTable>;
-export type BrokerSessionRow = Selectable<BrokerSessionsTable>;
 
 /** 11 columns a row: 1,000 rows are 11,000 parameters, within SQLite's and PostgreSQL's bounds. */
 export const LATENCY_ROWS_PER_INSERT = 1_000;
@@ -215,42 +208,5 @@ export class OrdersRepository {
       .where('user_id', '=', userId)
       .executeTakeFirst();
     return Number(r.numDeletedRows) === 1;
-  }
-
-  // ---- broker sessions ----
-
-  getBrokerSession(userId: number): Promise<BrokerSessionRow | undefined> {
-    return this.db.selectFrom('broker_sessions').selectAll().where('user_id', '=', userId).executeTakeFirst();
-  }
-
-  /** The most recently created session of any user (the sandbox's quotes run under it). */
-  latestBrokerSession(): Promise<BrokerSessionRow | undefined> {
-    return this.db
-      .selectFrom('broker_sessions')
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('user_id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-  }
-
-  async saveBrokerSession(row: BrokerSessionRow): Promise<void> {
-    await this.db
-      .insertInto('broker_sessions')
-      .values(row)
-      .onConflict((oc) =>
-        oc.column('user_id').doUpdateSet({
-          broker: row.broker,
-          access_token_encrypted: row.access_token_encrypted,
-          broker_user_id: row.broker_user_id,
-          expires_at: row.expires_at,
-          created_at: row.created_at,
-        }),
-      )
-      .execute();
-  }
-
-  async deleteBrokerSession(userId: number): Promise<void> {
-    await this.db.deleteFrom('broker_sessions').where('user_id', '=', userId).execute();
   }
 }

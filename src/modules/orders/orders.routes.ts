@@ -7,13 +7,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyGuard } from '../api/api-key.guard.js';
+import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
 import { forbidden } from '../../platform/errors.js';
 import { quantityOf } from '../sandbox/book.schema.js';
-import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
+import type { AnalyzeModeService } from '../sandbox/analyze-mode.service.js';
 import type { ActionCenterService } from './action-center.service.js';
 import type { OrderPipeline } from './order-pipeline.js';
 import { MAX_SPLIT_ORDERS, splitCount, TOO_MANY_SPLITS, type OrderInput } from './order-rules.js';

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { ApiKeyGuard } from '../api/api-key.guard.js';
+import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';

@@ -1,4 +1,3 @@
-import type { Services } from '../../app.js';
 import { notFound } from '../../platform/errors.js';
 import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
@@ -26,7 +25,12 @@ import { ErrorBody } from '../../platform/http/error-body.js';
 import { isInternal, normaliseIp } from '../../platform/client-ip.js';
 import { badRequest } from '../../platform/errors.js';
 import type { Clock } from '../../platform/clock.js';
-import { normaliseHost } from '../monitoring/traffic.service.js';
+import { normaliseHost, type TrafficLogService } from '../observability/traffic.service.js';
+import type { LoginActivityRepository } from '../auth/login-activity.repository.js';
+import type { SessionsService } from '../auth/sessions.service.js';
+import type { BanService } from './ban.service.js';
+import type { SecuritySettingsService } from './security-settings.service.js';
+import type { TrackersService } from './trackers.service.js';
 
 /** What "recent traffic" means for ban-host. */
 const RECENT_TRAFFIC_MS = 86_400_000;
@@ -48,9 +52,19 @@ function banView(b: BanRow) {
 /** `/security/*`: administrator session, CSRF on every POST (the guard's rule). */
 export function securityRoutes(
   app: App,
-  deps: { services: Services; guard: SessionGuard; rateLimit: RateLimitHook; clock: Clock },
+  deps: {
+    bans: BanService;
+    trackers: TrackersService;
+    securitySettings: SecuritySettingsService;
+    sessions: SessionsService;
+    loginActivity: LoginActivityRepository;
+    traffic: TrafficLogService;
+    guard: SessionGuard;
+    rateLimit: RateLimitHook;
+    clock: Clock;
+  },
 ): void {
-  const { bans, trackers, securitySettings, sessions, loginActivity, traffic } = deps.services;
+  const { bans, trackers, securitySettings, sessions, loginActivity, traffic } = deps;
   const admin = { onRequest: deps.rateLimit, preHandler: deps.guard({ admin: true }) };
   const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 

@@ -10,7 +10,7 @@
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Type } from 'typebox';
-import type { ApiKeyGuard } from '../api/api-key.guard.js';
+import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import { schemaThenKey } from '../api/schema-then-key.js';

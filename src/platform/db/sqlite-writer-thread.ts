@@ -58,11 +58,25 @@ export class SqliteWriterThread {
     { resolve: (ids: number[]) => void; reject: (e: Error) => void }
   >();
 
-  /** @param statements one-row INSERTs with `?` placeholders, by name. */
+  private readonly statements: Record<string, string>;
+
+  /** @param statements one-row INSERTs with `?` placeholders, by name (more with {@link define}). */
   constructor(
     private readonly file: string,
-    private readonly statements: Readonly<Record<string, string>>,
-  ) {}
+    statements: Readonly<Record<string, string>> = {},
+  ) {
+    this.statements = { ...statements };
+  }
+
+  /**
+   * Adds named statements (each module its own, as it is built). Only before the first write:
+   * the thread receives the statements when it starts.
+   */
+  define(statements: Readonly<Record<string, string>>): void {
+    if (this.worker !== undefined)
+      throw new Error('sqlite writer: statements are defined before the first write');
+    Object.assign(this.statements, statements);
+  }
 
   /** Writes `rows` with the named statement in one transaction; resolves with their rowids, committed. */
   insert(statement: string, rows: readonly RowTuple[]): Promise<number[]> {
@@ -95,7 +109,7 @@ export class SqliteWriterThread {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file: this.file, driver, statements: this.statements },
+      workerData: { file: this.file, driver, statements: { ...this.statements } },
     });
     worker.unref();
     worker.on('message', (m: { id: number; ok: boolean; ids?: number[]; error?: string }) => {

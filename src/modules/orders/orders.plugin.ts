@@ -1,48 +1,53 @@
 /**
- * Wiring of the orders module: repository, event bus with the log writer, latency, broker
- * sessions, the pipeline and the Action Center.
+ * Orders as a plugin: the pipeline every order passes (live broker, sandbox or the Action Center
+ * queue), the order events with the log writer that records them, latency, the Action Center,
+ * live order calls, and the browser's live order socket. Its routes are the `/api/v1` order
+ * calls and books (both modes), the Action Center, latency and log views, and the socket.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { AppDeps } from '../../app-deps.js';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { SqliteWriterThread } from '../../platform/db/sqlite-writer-thread.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { BrokerAdapter } from '../brokers/broker-adapter.js';
-import type { QuoteClient } from '../brokers/quotes/quote-client.js';
+import type { BrokerSessionsService } from '../brokers/broker-sessions.service.js';
 import { CONTRACT_TOPIC } from '../market/contracts.service.js';
 import type { Instrument } from '../market/instrument.js';
+import type { AnalyzeModeService } from '../sandbox/analyze-mode.service.js';
+import { sandboxApiRoutes } from '../sandbox/sandbox.routes.js';
 import type { SandboxService } from '../sandbox/sandbox.service.js';
-import type { AnalyzeModeService } from '../settings/analyze-mode.service.js';
 import { ActionCenterService } from './action-center.service.js';
-import { BrokerSessionsService } from './broker-sessions.service.js';
 import { LatencyService } from './latency.service.js';
+import { createLiveSocketHub, type LiveSocketHub } from './live-socket.js';
+import { liveSocketRoutes } from './live-socket.routes.js';
 import { LiveOrdersService } from './live-orders.service.js';
 import { OrderEventBus } from './order-events.js';
 import { OrderLogWriter } from './order-log.writer.js';
 import { OrderPipeline } from './order-pipeline.js';
-import { OrdersRepository } from './orders.repository.js';
+import { orderSessionRoutes } from './orders-session.routes.js';
+import { LOG_THREAD_STATEMENTS, OrdersRepository } from './orders.repository.js';
+import { orderRoutes } from './orders.routes.js';
 
 export interface OrderServices {
-  repo: OrdersRepository;
   events: OrderEventBus;
   /** Writes the order and analyzer logs in batches (its `dropped` counts lost rows). */
   logWriter: OrderLogWriter;
   latency: LatencyService;
-  brokerSessions: BrokerSessionsService;
   pipeline: OrderPipeline;
   actionCenter: ActionCenterService;
   /** orderstatus, cancelorder, modifyorder in live mode. */
   live: LiveOrdersService;
-  /** The quote client of the configured broker under the newest broker session (sandbox prices). */
-  sandboxQuoteClient(): QuoteClient | undefined;
+  /** Order events to each user's open browser sockets, on every instance (Redis fan-out). */
+  liveSocket: LiveSocketHub;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 export interface OrderDeps {
   db: Kysely<DB>;
-  appKey: string;
   clock: Clock;
   logger: Logger;
   bus: InvalidationBus;
@@ -53,8 +58,7 @@ export interface OrderDeps {
   sandbox: SandboxService;
   mode: AnalyzeModeService;
   adapter: (broker: string) => BrokerAdapter | undefined;
-  /** `BROKER_NAME`: whose quotes price the sandbox. */
-  brokerName: string | undefined;
+  brokerSessions: BrokerSessionsService;
   /**
    * SQLite only: the writer thread an order's log row is written through when it is not part of
    * a sandbox order's transaction (docs/rules/orders.md#record-of-an-order).
@@ -83,12 +87,13 @@ function liveContractBroker(deps: OrderDeps): () => Promise<string | null> {
 
 export function buildOrderServices(deps: OrderDeps): OrderServices {
   const log = deps.logger.child({ module: 'orders' });
+  deps.writerThread?.define(LOG_THREAD_STATEMENTS);
   const repo = new OrdersRepository(deps.db, deps.writerThread);
   const events = new OrderEventBus({ logger: log });
   const logWriter = new OrderLogWriter({ repo, clock: deps.clock, logger: log });
   events.subscribe('log-writer', logWriter.consume, { flush: () => logWriter.flush(), last: true });
   const latency = new LatencyService(repo, deps.clock, log);
-  const brokerSessions = new BrokerSessionsService(repo, deps.appKey, deps.clock, deps.bus);
+  const { brokerSessions } = deps;
   const pipeline = new OrderPipeline({
     instrument: deps.instrument,
     contractBroker: liveContractBroker(deps),
@@ -103,32 +108,27 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     clock: deps.clock,
     logger: log,
   });
-  let quoteClient: QuoteClient | undefined;
+  const liveSocket = createLiveSocketHub({
+    bus: deps.bus,
+    logger: deps.logger.child({ module: 'live-socket' }),
+    clock: deps.clock,
+  });
+  events.subscribe('live-socket', liveSocket.consumer());
   return {
-    repo,
     events,
     logWriter,
     latency,
-    brokerSessions,
     pipeline,
+    liveSocket,
     actionCenter: new ActionCenterService(repo, pipeline, deps.clock, log),
     live: new LiveOrdersService({
       brokerSession: (userId) => brokerSessions.get(userId),
       adapter: deps.adapter,
       instrument: deps.instrument,
     }),
-    sandboxQuoteClient() {
-      const primary = brokerSessions.primarySession();
-      if (!deps.brokerName || !primary || primary.broker !== deps.brokerName) return undefined;
-      quoteClient ??= deps
-        .adapter(deps.brokerName)
-        ?.quoteClient(() => brokerSessions.primarySession()?.session);
-      return quoteClient;
-    },
     async start() {
       latency.start();
       logWriter.start((e) => events.publish(e));
-      await brokerSessions.refreshPrimary();
     },
     async stop() {
       await events.whenIdle();
@@ -137,3 +137,67 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     },
   };
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    orders: OrderServices;
+  }
+}
+
+export const ordersPlugin = modulePlugin<AppDeps>(
+  'orders',
+  ['sqlite-writer', 'auth', 'market-admin', 'market', 'brokers', 'sandbox'],
+  async (app, deps) => {
+    const { config } = deps;
+    const { market, marketAdmin, brokers, sandbox, auth } = app;
+    const orders = buildOrderServices({
+      db: deps.database.db,
+      clock: deps.clock,
+      logger: deps.logger,
+      bus: deps.bus,
+      instrument: (symbol, exchange) => market.contracts.get(symbol, exchange),
+      contractBroker: () => market.imports.liveBroker(),
+      freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
+      sandbox: sandbox.service,
+      mode: sandbox.mode,
+      adapter: (name) => brokers.registry.load(name),
+      brokerSessions: brokers.sessions,
+      ...(app.sqliteWriter ? { writerThread: app.sqliteWriter } : {}),
+    });
+    app.decorate('orders', orders);
+    const limits = routeLimits(deps);
+    await sessionScope(app, async (web) => {
+      await liveSocketRoutes(web, {
+        hub: orders.liveSocket,
+        sessions: auth.sessions,
+        rateLimit: limits.admin,
+        allowedOrigins: [new URL(config.hostServer).origin],
+      });
+      orderSessionRoutes(web, {
+        actionCenter: orders.actionCenter,
+        latency: orders.latency,
+        logs: orders.logWriter,
+        guard: auth.guard,
+        rateLimit: limits.admin,
+      });
+    });
+    orderRoutes(app, {
+      pipeline: orders.pipeline,
+      actionCenter: orders.actionCenter,
+      mode: sandbox.mode,
+      apiKeyGuard: auth.apiKeyGuard,
+      orderRateLimit: limits.limit('order', limits.rules.order),
+      apiRateLimit: limits.api,
+    });
+    sandboxApiRoutes(app, {
+      service: sandbox.service,
+      books: sandbox.books,
+      analyze: () => sandbox.mode.analyze,
+      apiKeyGuard: auth.apiKeyGuard,
+      rateLimit: limits.api,
+      live: orders.live,
+    });
+    app.addHook('onReady', async () => orders.start());
+    app.addHook('onClose', async () => orders.stop());
+  },
+);

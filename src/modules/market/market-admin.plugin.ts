@@ -2,13 +2,14 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
-import type { App } from '../../platform/http/types.js';
+import type { AppDeps } from '../../app-deps.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import { FreezeRepository } from './freeze.repository.js';
 import { FreezeService } from './freeze.service.js';
 import { HolidaysRepository } from './holidays.repository.js';
 import { HolidaysService } from './holidays.service.js';
-import { registerMarketAdminRoutes, type MarketAdminRouteDeps } from './market-admin.routes.js';
+import { registerMarketAdminRoutes } from './market-admin.routes.js';
 import { TimingsRepository } from './timings.repository.js';
 import { MarketCalendar, TimingsService, type ExchangeSession } from './timings.service.js';
 
@@ -68,7 +69,33 @@ export function buildMarketAdminServices(deps: MarketAdminDeps): MarketAdminServ
   };
 }
 
-/** `/admin/api/{freeze,holidays,timings,stats}`; registered in its own scope (multipart). */
-export async function marketAdminRoutes(app: App, deps: MarketAdminRouteDeps): Promise<void> {
-  await registerMarketAdminRoutes(app, deps);
+declare module 'fastify' {
+  interface FastifyInstance {
+    marketAdmin: MarketAdminServices;
+  }
 }
+
+/**
+ * Market administration as a plugin: freeze quantities, holidays and timings (what orders and the
+ * sandbox consult), seeded and cached at start, with `/admin/api/{freeze,holidays,timings,stats}`
+ * (their own scope: the multipart parser of the uploads).
+ */
+export const marketAdminPlugin = modulePlugin<AppDeps>('market-admin', ['auth'], async (app, deps) => {
+  const marketAdmin = buildMarketAdminServices({
+    db: deps.database.db,
+    clock: deps.clock,
+    bus: deps.bus,
+    logger: deps.logger,
+  });
+  app.decorate('marketAdmin', marketAdmin);
+  const limits = routeLimits(deps);
+  await sessionScope(app, (web) =>
+    registerMarketAdminRoutes(web, {
+      services: marketAdmin,
+      guard: app.auth.guard,
+      rateLimit: limits.admin,
+      uploadRateLimit: limits.limit('freeze-upload', limits.rules.heavy),
+    }),
+  );
+  app.addHook('onReady', async () => marketAdmin.start());
+});

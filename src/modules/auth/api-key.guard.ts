@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from '../../platform/errors.js';
-import type { ApiKeysService, ApiPrincipal } from '../auth/api-keys.service.js';
+import type { ApiKeysService, ApiPrincipal } from './api-keys.service.js';
 
 /** Called with the client IP and the key's digest (never the key) when a presented key is refused. */
 export type InvalidKeyListener = (ip: string, keyDigest: string) => void;

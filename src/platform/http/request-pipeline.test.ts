@@ -2,10 +2,8 @@ import { request } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Services } from './app.js';
-import { registerRequestHooks } from './app-request-hooks.js';
-import type { TrafficEntry } from './modules/monitoring/traffic.service.js';
-import type { App } from './platform/http/types.js';
+import { registerRequestPipeline } from './request-pipeline.js';
+import type { App } from './types.js';
 
 const BIG = 32 * 1024 * 1024;
 
@@ -14,17 +12,19 @@ const BIG = 32 * 1024 * 1024;
  * the rules are about which traffic rows are written and when a request stops being in flight.
  */
 async function harness() {
-  const rows: TrafficEntry[] = [];
+  const rows: { url: string; status: number }[] = [];
   const ended: string[] = [];
-  const services = {
-    observability: {
-      errors: { requestStarted: () => undefined, requestEnded: (id: string) => ended.push(id) },
-    },
-    traffic: { record: (e: TrafficEntry) => rows.push(e) },
-    bans: { isBanned: () => false },
-  } as unknown as Pick<Services, 'observability' | 'traffic' | 'bans'>;
   const app = Fastify() as unknown as App;
-  const inFlight = registerRequestHooks(app, { trustProxyHeaders: false, disableBanCheck: false }, services);
+  const pipeline = registerRequestPipeline(app, { trustProxyHeaders: false });
+  pipeline.observer = {
+    started: () => undefined,
+    ended: (req, _reply, status) => {
+      rows.push({ url: req.url, status });
+      ended.push(req.id);
+    },
+  };
+  pipeline.gate = { admits: () => true, deny: () => undefined };
+  const { inFlight } = pipeline;
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   let handled = false;

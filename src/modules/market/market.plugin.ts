@@ -3,11 +3,9 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../../config.js';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
-import type { App } from '../../platform/http/types.js';
-import type { RateLimitHook } from '../../platform/http/rate-limit.js';
+import type { AppDeps } from '../../app-deps.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import type { ApiKeyGuard } from '../api/api-key.guard.js';
-import type { SessionGuard } from '../auth/session.guard.js';
 import { ContractImportService } from './contract-import.service.js';
 import { ContractImportsRepository } from './contract-imports.repository.js';
 import { ContractsService } from './contracts.service.js';
@@ -54,44 +52,52 @@ export function buildMarketServices(deps: {
   };
 }
 
-/**
- * Starts the market services without waiting for the index (the service answers from the
- * database until it is ready): interrupted imports are cleaned up first, then the index loads.
- */
-export function startMarketServices(m: MarketServices): void {
-  m.contracts.start(() => m.imports.purge());
-}
-
-export function marketSessionRoutes(
-  web: App,
-  deps: {
+declare module 'fastify' {
+  interface FastifyInstance {
     market: MarketServices;
-    config: Pick<ResolvedConfig, 'masterContractBroker' | 'masterContractBaseUrl'>;
-    guard: SessionGuard;
-    rateLimit: RateLimitHook;
-    logger: Logger;
-  },
-): void {
-  sessionSearchRoutes(web, { search: deps.market.search, guard: deps.guard });
-  masterContractRoutes(web, {
-    imports: deps.market.imports,
-    contracts: deps.market.contracts,
-    getFormat,
-    defaultBroker: deps.config.masterContractBroker,
-    baseUrl: deps.config.masterContractBaseUrl,
-    guard: deps.guard,
-    rateLimit: deps.rateLimit,
-    logger: deps.logger,
-  });
+  }
 }
 
-export function marketApiRoutes(
-  api: App,
-  deps: { market: MarketServices; apiKeyGuard: ApiKeyGuard; rateLimit: RateLimitHook },
-): void {
-  publicSearchRoutes(api, {
-    search: deps.market.search,
-    apiKeyGuard: deps.apiKeyGuard,
-    rateLimit: deps.rateLimit,
+/**
+ * The market as a plugin: the master contract (imports, the instrument index) and symbol search,
+ * on the browser and on `/api/v1`. At start interrupted imports are cleaned up, then the index
+ * loads without holding up start-up (lookups answer from the database until it is ready).
+ */
+export const marketPlugin = modulePlugin<AppDeps>('market', ['auth', 'market-admin'], async (app, deps) => {
+  const { config, logger } = deps;
+  const marketAdmin = app.marketAdmin;
+  const market = buildMarketServices({
+    db: deps.database.db,
+    config,
+    clock: deps.clock,
+    bus: deps.bus,
+    logger,
+    freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
   });
-}
+  app.decorate('market', market);
+  const limits = routeLimits(deps);
+  const guard = app.auth.guard;
+  await sessionScope(app, (web) => {
+    sessionSearchRoutes(web, { search: market.search, guard });
+    masterContractRoutes(web, {
+      imports: market.imports,
+      contracts: market.contracts,
+      getFormat,
+      defaultBroker: config.masterContractBroker,
+      baseUrl: config.masterContractBaseUrl,
+      guard,
+      rateLimit: limits.admin,
+      logger,
+    });
+  });
+  publicSearchRoutes(app, {
+    search: market.search,
+    apiKeyGuard: app.auth.apiKeyGuard,
+    rateLimit: limits.api,
+  });
+  app.addHook('onReady', async () => market.contracts.start(() => market.imports.purge()));
+  app.addHook('onClose', async () => {
+    market.contracts.stop();
+    await market.contracts.whenIdle();
+  });
+});

@@ -196,7 +196,6 @@ export class TrafficLogService {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.flush();
-    await this.repo.close();
   }
 
   /** Writes the buffer. Serialised: concurrent calls run one after the other. Never rejects. */

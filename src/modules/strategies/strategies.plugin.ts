@@ -1,18 +1,22 @@
 /**
- * Strategies: built once in app.ts from the market, sandbox and orders services. Routes:
+ * Strategies as a plugin: batch and signal strategies, their webhook (its own scope: the raw body
+ * parser) and event trail, built from the market, sandbox and orders services. Routes:
  * strategies.routes.ts. Every piece of run work holds the strategy's lock (strategy-lock.ts). At
  * start-up the leases this instance's previous life held are released and a reconcile pass runs;
  * the pass then runs every 10 s: it settles order intents a crash left unsettled and confirms
  * stop-pending runs once their exits have filled.
  */
 import type { Kysely } from 'kysely';
+import type { AppDeps } from '../../app-deps.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { strategyEventsApiRoute, strategyRoutes, strategyWebhookRoutes } from './strategies.routes.js';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import type { MarketServices } from '../market/market.module.js';
-import type { OrderServices } from '../orders/orders.module.js';
-import type { SandboxServices } from '../sandbox/sandbox.module.js';
+import type { MarketServices } from '../market/market.plugin.js';
+import type { OrderServices } from '../orders/orders.plugin.js';
+import type { SandboxServices } from '../sandbox/sandbox.plugin.js';
 import type { DerivativeContract } from './leg-resolver.js';
 import { StrategiesRepository } from './strategies.repository.js';
 import { StrategiesService } from './strategies.service.js';
@@ -24,8 +28,6 @@ import type { RunMode } from './strategy.types.js';
 import { WebhookService } from './webhook.service.js';
 import { UNDERLYING_EXCHANGES } from '../../domain/exchanges.js';
 import { DEDUPE_WINDOW_MS } from '../../domain/limits.js';
-
-export { strategyEventsApiRoute, strategyRoutes, strategyWebhookRoutes } from './strategies.routes.js';
 
 export interface StrategyServices {
   strategies: StrategiesService;
@@ -208,3 +210,56 @@ async function orderFate(
   if (DEAD_STATUSES.has(status)) return { state: 'dead', filled };
   return { state: 'working', filled };
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    strategies: StrategyServices;
+  }
+}
+
+export const strategiesPlugin = modulePlugin<AppDeps>(
+  'strategies',
+  ['auth', 'market', 'sandbox', 'orders', 'tunnel'],
+  async (app, deps) => {
+    const { config, logger } = deps;
+    const { tunnel, auth } = app;
+    // Webhook URLs are shown on the tunnel's public URL while it is up, else on HOST_SERVER.
+    const publicBase = deps.publicBaseUrl ?? (() => tunnel.publicUrl() ?? undefined);
+    const strategies = buildStrategyServices({
+      db: deps.database.db,
+      market: app.market,
+      sandbox: app.sandbox,
+      orders: app.orders,
+      bus: deps.bus,
+      clock: deps.clock,
+      logger,
+      publicBase: () => publicBase() ?? config.hostServer,
+      instanceId: config.instanceId,
+      ...(deps.strategySeam ? { seam: deps.strategySeam } : {}),
+    });
+    app.decorate('strategies', strategies);
+    const limits = routeLimits(deps);
+    await sessionScope(app, (web) =>
+      strategyRoutes(web, {
+        strategies: strategies.strategies,
+        runner: strategies.runner,
+        stopper: strategies.stopper,
+        guard: auth.guard,
+        rateLimit: limits.admin,
+      }),
+    );
+    strategyEventsApiRoute(app, {
+      strategies: strategies.strategies,
+      apiKeyGuard: auth.apiKeyGuard,
+      rateLimit: limits.api,
+    });
+    await strategyWebhookRoutes(app, {
+      webhook: strategies.webhook,
+      limiter: deps.rateLimiter,
+      rules: config.webhookRateLimit,
+      logger,
+    });
+    app.addHook('onReady', async () => strategies.start());
+    app.addHook('onClose', async () => strategies.stop());
+  },
+);

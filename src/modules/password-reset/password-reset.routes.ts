@@ -20,7 +20,7 @@ import {
   ResetPasswordResponse,
 } from './password-reset.schema.js';
 import { INVALID_RESET_TOKEN, RESET_LINK_PATH, type PasswordResetService } from './password-reset.service.js';
-import { MIN_PASSWORD_LENGTH } from './users.service.js';
+import { MIN_PASSWORD_LENGTH } from '../auth/users.service.js';
 
 export interface PasswordResetRouteDeps {
   reset: PasswordResetService;

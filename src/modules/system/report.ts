@@ -4,7 +4,7 @@
  * only from the snapshot (which holds no secret values) and the error log (redacted as the logs
  * are); capped at {@link REPORT_MAX_BYTES}.
  */
-import type { ErrorGroup, ErrorLogView, ErrorStats } from './error-log.service.js';
+import type { ErrorGroup, ErrorLogView, ErrorStats } from '../observability/error-log.service.js';
 import type { SystemSnapshot } from './system-snapshot.js';
 
 export type ReportFormat = 'md' | 'txt';

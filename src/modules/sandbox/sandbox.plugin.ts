@@ -1,9 +1,16 @@
 /**
- * Wiring of the sandbox (issue 5): service, books, jobs and engine over one repository, the
- * analyzer-mode switch that starts and stops the engine, and the routes.
+ * Analyzer mode as a plugin: the sandbox (paper-trading account, books, jobs and the matching
+ * engine over one repository), the analyzer/live switch that starts and stops the engine on every
+ * instance, and the switch's and the account reset's routes. The switch lives here, not with the
+ * orders: what it turns on and off is this module's engine; orders only read `mode.analyze`.
+ * The `/api/v1` books (sandbox.routes.ts) answer in both modes, so the orders plugin registers them.
  */
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
+import type { AppDeps } from '../../app-deps.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { analyzeModeRoutes } from './analyze-mode.routes.js';
+import { sandboxSessionRoutes } from './sandbox.routes.js';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../../config.js';
 import type { DB } from '../../db/schema.js';
@@ -11,7 +18,7 @@ import type { Clock } from '../../platform/clock.js';
 import { transactionRunner } from '../../platform/db/group-commit.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { ExchangeSession } from '../market/timings.service.js';
-import { AnalyzeModeService } from '../settings/analyze-mode.service.js';
+import { AnalyzeModeService } from './analyze-mode.service.js';
 import type { InstrumentLookup } from './sandbox.service.js';
 import { SandboxService } from './sandbox.service.js';
 import { SandboxBooks } from './sandbox-books.js';
@@ -138,3 +145,37 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     },
   };
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sandbox: SandboxServices;
+  }
+}
+
+export const sandboxPlugin = modulePlugin<AppDeps>(
+  'sandbox',
+  ['auth', 'market-admin', 'market', 'brokers'],
+  async (app, deps) => {
+    const { marketAdmin, brokers } = app;
+    const sandbox = buildSandboxServices({
+      db: deps.database.db,
+      config: deps.config,
+      clock: deps.clock,
+      logger: deps.logger,
+      bus: deps.bus,
+      instruments: app.market.contracts,
+      sessionOn: (exchange, date) => marketAdmin.sessionOn(exchange, date),
+      // Priced by the live broker's quotes, under the newest broker session.
+      quoteClient: () => brokers.quoteClient(),
+    });
+    app.decorate('sandbox', sandbox);
+    const limits = routeLimits(deps);
+    await sessionScope(app, (web) => {
+      analyzeModeRoutes(web, { mode: sandbox.mode, guard: app.auth.guard, rateLimit: limits.admin });
+      sandboxSessionRoutes(web, { service: sandbox.service, guard: app.auth.guard, rateLimit: limits.admin });
+    });
+    // The stored mode is read at start (the engine starts in analyzer mode) and followed after.
+    app.addHook('onReady', async () => sandbox.mode.reload());
+    app.addHook('onClose', async () => sandbox.mode.shutdown());
+  },
+);

@@ -7,8 +7,8 @@
 import type { Clock } from '../../platform/clock.js';
 import { SecretBox } from '../../platform/crypto.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import type { BrokerSession } from '../brokers/broker-adapter.js';
-import type { OrdersRepository } from './orders.repository.js';
+import type { BrokerSession } from './broker-adapter.js';
+import type { BrokerSessionsRepository } from './broker-sessions.repository.js';
 
 export const BROKER_SESSION_TOPIC = 'broker-session';
 
@@ -38,7 +38,7 @@ export class BrokerSessionsService {
   private refreshing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly repo: OrdersRepository,
+    private readonly repo: BrokerSessionsRepository,
     appKey: string,
     private readonly clock: Clock,
     private readonly bus: InvalidationBus,

@@ -15,7 +15,7 @@ import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
-import type { BrokerAdapter } from '../brokers/broker-adapter.js';
+import type { BrokerAdapter } from './broker-adapter.js';
 import type { BrokerSessionsService } from './broker-sessions.service.js';
 
 const STATE_TTL_MS = 10 * 60_000;

@@ -68,11 +68,6 @@ export class TrafficRepository {
     private readonly writer?: SqliteWriterThread,
   ) {}
 
-  /** Ends the writer thread, if any (graceful shutdown, after the last flush). */
-  async close(): Promise<void> {
-    await this.writer?.close();
-  }
-
   /**
    * Stores a batch with one multi-row INSERT per {@link INSERT_CHUNK} rows. Chunks of one batch
    * share a transaction so a flush is stored whole or not at all (and SQLite commits once).

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, PasswordResetsTable } from '../../db/schema.js';
-import type { UserRow } from './users.repository.js';
+import type { UserRow } from '../auth/users.repository.js';
 
 export type PasswordResetRow = Selectable<PasswordResetsTable>;
 

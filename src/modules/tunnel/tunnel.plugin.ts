@@ -1,6 +1,8 @@
 /**
- * Wires the public tunnel into the app (issue 10): the manager, its start when the server
- * listens and its stop when the app closes, the start-up warnings, and `GET /api/config/host`.
+ * The public tunnel as a plugin: the manager, its start when the server listens and its stop
+ * when the app closes, the start-up warnings, and `GET /api/config/host`. Registered before the
+ * modules with webhook routes: it records every webhook route registered after it (the start-up
+ * check warns when one is exposed in a way it should not be).
  *
  * The tunnel starts from Fastify's `onListen` hook, after the port is bound, without holding up
  * start-up (the manager bounds it and never throws). So only a process that actually serves opens
@@ -8,16 +10,12 @@
  * `serve`'s SIGINT/SIGTERM shutdown reaches through `app.close()`; serve's other exits (an
  * uncaught exception, the shutdown bound, a second signal) call `stopWithin()` themselves.
  */
-import cookie from '@fastify/cookie';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import type { AppDeps } from '../../app-deps.js';
 import type { ResolvedConfig } from '../../config.js';
-import { createSessionGuard } from '../auth/session.guard.js';
-import type { SessionsService } from '../auth/sessions.service.js';
-import type { UsersService } from '../auth/users.service.js';
-import { createRateLimitHooks, rateLimitsFrom } from '../../platform/http/rate-limit.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import type { App } from '../../platform/http/types.js';
-import type { RateLimiter } from '../../platform/rate-limiter.js';
 import { NgrokDriver } from './ngrok.driver.js';
 import { tunnelRoutes } from './tunnel.routes.js';
 import { Tunnel } from './tunnel.service.js';
@@ -84,31 +82,30 @@ export function watchWebhookRoutes(app: App, tunnel: TunnelServices): void {
   });
 }
 
-export interface TunnelWiringDeps {
-  config: ResolvedConfig;
-  logger: Logger;
-  rateLimiter: RateLimiter;
-  sessions: SessionsService;
-  users: UsersService;
+declare module 'fastify' {
+  interface FastifyInstance {
+    tunnel: TunnelServices;
+  }
 }
 
-/** Registers the route (its own cookie scope) and the start/stop hooks. */
-export async function registerTunnel(
-  app: App,
-  tunnel: TunnelServices,
-  deps: TunnelWiringDeps,
-): Promise<void> {
-  const limit = createRateLimitHooks(deps.rateLimiter, deps.logger);
-  await app.register(async (scope) => {
-    const web = scope as unknown as App;
-    await web.register(cookie, { hook: false });
+export const tunnelPlugin = modulePlugin<AppDeps>('tunnel', ['auth'], async (app, deps) => {
+  const tunnel = buildTunnelServices({
+    config: deps.config,
+    logger: deps.logger,
+    ...(deps.tunnelDriver ? { driver: deps.tunnelDriver } : {}),
+    ...(deps.tunnelStartTimeoutMs !== undefined ? { startTimeoutMs: deps.tunnelStartTimeoutMs } : {}),
+  });
+  app.decorate('tunnel', tunnel);
+  watchWebhookRoutes(app, tunnel);
+  const limits = routeLimits(deps);
+  await sessionScope(app, (web) =>
     tunnelRoutes(web, {
       tunnel: tunnel.manager,
       hostServer: deps.config.hostServer,
-      guard: createSessionGuard(deps.sessions, deps.users),
-      rateLimit: limit('admin', rateLimitsFrom(deps.config).admin),
-    });
-  });
+      guard: app.auth.guard,
+      rateLimit: limits.admin,
+    }),
+  );
   app.addHook('onListen', (done) => {
     const address = app.server.address() as AddressInfo | null;
     if (address) tunnel.started = tunnel.manager.start(address);
@@ -120,6 +117,6 @@ export async function registerTunnel(
     await tunnel.manager.stopWithin();
     await tunnel.started;
   });
-}
+});
 
 export type { TunnelManager };

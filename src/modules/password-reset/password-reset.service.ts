@@ -25,8 +25,8 @@ import { AppError, badRequest } from '../../platform/errors.js';
 import { isEmailAddress } from '../mail/mail-settings.service.js';
 import type { MailService } from '../mail/mail.service.js';
 import type { PasswordResetRepository, PasswordResetRow } from './password-reset.repository.js';
-import { invalidTotp, isTotpRequired, replayedTotp, type TotpService } from './totp.service.js';
-import { checkPassword } from './users.service.js';
+import { invalidTotp, isTotpRequired, replayedTotp, type TotpService } from '../auth/totp.service.js';
+import { checkPassword } from '../auth/users.service.js';
 
 /** Lifetime of a reset token, mailed or issued after a code. */
 export const RESET_TOKEN_TTL_MS = 15 * 60_000;

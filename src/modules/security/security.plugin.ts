@@ -1,0 +1,95 @@
+/**
+ * The shield as a plugin: IP bans (the request pipeline's gate, before any route logic), the
+ * 404 and invalid-API-key trackers that ban repeat offenders, the security settings, and the
+ * administrator's security routes. Bans past their retention and closed tracker windows are
+ * swept here; the request path only reads them.
+ */
+import type { AppDeps } from '../../app-deps.js';
+import type { ErrorCode } from '../../platform/errors.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { maskUrl } from '../../platform/logger.js';
+import { sessionTokenOf } from '../auth/session.guard.js';
+import { BAN_MESSAGE, BanService } from './ban.service.js';
+import { BansRepository } from './bans.repository.js';
+import { SecuritySettingsService } from './security-settings.service.js';
+import { securityRoutes } from './security.routes.js';
+import { TrackersRepository } from './trackers.repository.js';
+import { TrackersService } from './trackers.service.js';
+
+/** How often expired bans and closed tracker windows are deleted. */
+const SWEEP_MS = 10 * 60_000;
+
+export interface SecurityServices {
+  bans: BanService;
+  trackers: TrackersService;
+  settings: SecuritySettingsService;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    security: SecurityServices;
+  }
+}
+
+export const securityPlugin = modulePlugin<AppDeps>(
+  'security',
+  ['request-pipeline', 'auth', 'observability'],
+  async (app, deps) => {
+    const { clock, logger, config } = deps;
+    const db = deps.database.db;
+    const bans = new BanService(new BansRepository(db), clock, deps.bus);
+    const settings = new SecuritySettingsService(db, clock);
+    const trackers = new TrackersService(new TrackersRepository(db), bans, settings, clock, logger);
+    app.decorate('security', { bans, trackers, settings });
+    const { sessions } = app.auth;
+
+    if (!config.disableBanCheck)
+      app.requests.gate = {
+        admits: (ip) => {
+          const banned = bans.isBanned(ip);
+          return typeof banned === 'boolean' ? !banned : banned.then((b) => !b);
+        },
+        deny: (reply) => reply.code(403).type('text/plain; charset=utf-8').send(BAN_MESSAGE),
+      };
+    app.auth.invalidKeyListeners.push((ip, digest) => trackers.recordInvalidKey(ip, digest));
+    app.setNotFoundHandler(async (req, reply) => {
+      // Unauthenticated 404s feed the 404 tracker (a logged-in browser's broken link does not).
+      if ((await sessions.resolve(sessionTokenOf(req.headers.cookie))) === undefined)
+        trackers.record404(req.clientIp, req.url);
+      return reply.code(404).send({
+        status: 'error',
+        message: `No route for ${req.method} ${maskUrl(req.url)}`,
+        code: 'not_found' satisfies ErrorCode,
+      });
+    });
+
+    const limits = routeLimits(deps);
+    await sessionScope(app, (web) =>
+      securityRoutes(web, {
+        bans,
+        trackers,
+        securitySettings: settings,
+        sessions,
+        loginActivity: app.auth.loginActivity,
+        traffic: app.observability.traffic,
+        guard: app.auth.guard,
+        rateLimit: limits.admin,
+        clock,
+      }),
+    );
+    let sweep: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      trackers.start();
+      sweep = setInterval(() => {
+        Promise.all([bans.purgeExpired(), trackers.purge()]).catch((err: unknown) =>
+          logger.warn({ err }, 'ban and tracker cleanup failed'),
+        );
+      }, SWEEP_MS);
+      sweep.unref();
+    });
+    app.addHook('onClose', async () => {
+      clearInterval(sweep);
+      await trackers.stop();
+    });
+  },
+);
