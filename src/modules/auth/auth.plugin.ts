@@ -4,7 +4,7 @@
  * session and API-key routes. Expired sessions are swept here (the request path only reads them).
  */
 import type { AppDeps } from '../../app-deps.js';
-import { modulePlugin, sessionScope } from '../../platform/http/module-plugin.js';
+import { modulePlugin, repeatWhileUp, sessionScope } from '../../platform/http/module-plugin.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { apiKeyRoutes } from './api-keys.routes.js';
 import { ApiKeysService } from './api-keys.service.js';
@@ -99,14 +99,5 @@ export const authPlugin = modulePlugin<AppDeps>('auth', ['request-pipeline'], as
     });
     apiKeyRoutes(web, { apiKeys: auth.apiKeys, guard: auth.guard });
   });
-  let sweep: NodeJS.Timeout | undefined;
-  app.addHook('onReady', async () => {
-    sweep = setInterval(() => {
-      auth.sessions
-        .purgeExpired()
-        .catch((err: unknown) => deps.logger.warn({ err }, 'expired-session cleanup failed'));
-    }, SWEEP_MS);
-    sweep.unref();
-  });
-  app.addHook('onClose', async () => clearInterval(sweep));
+  repeatWhileUp(app, SWEEP_MS, () => auth.sessions.purgeExpired(), deps.logger, 'expired-session cleanup');
 });

@@ -4,7 +4,7 @@
  * codes) and mail; spent and expired reset tokens are swept here.
  */
 import type { AppDeps } from '../../app-deps.js';
-import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { safeUrl } from '../../platform/safe-url.js';
 import { PasswordResetRepository } from './password-reset.repository.js';
 import { passwordResetRoutes } from './password-reset.routes.js';
@@ -39,13 +39,6 @@ export const passwordResetPlugin = modulePlugin<AppDeps>(
     await sessionScope(app, (web) =>
       passwordResetRoutes(web, { reset, rateLimit: limits.limit('reset', config.resetRateLimit) }),
     );
-    let sweep: NodeJS.Timeout | undefined;
-    app.addHook('onReady', async () => {
-      sweep = setInterval(() => {
-        reset.purgeExpired().catch((err: unknown) => deps.logger.warn({ err }, 'reset-token cleanup failed'));
-      }, SWEEP_MS);
-      sweep.unref();
-    });
-    app.addHook('onClose', async () => clearInterval(sweep));
+    repeatWhileUp(app, SWEEP_MS, () => reset.purgeExpired(), deps.logger, 'reset-token cleanup');
   },
 );

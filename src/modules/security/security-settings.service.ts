@@ -1,7 +1,6 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { fromDbBool, toDbBool } from '../../platform/db/database.js';
+import type { SecuritySettingsRepository } from './security-settings.repository.js';
 
 /** The automatic-ban settings of the settings row, as the spec names and types them. */
 export interface SecuritySettings {
@@ -27,14 +26,14 @@ export class SecuritySettingsService {
   private cached: { at: number; value: SecuritySettings } | undefined;
 
   constructor(
-    private readonly db: Kysely<DB>,
+    private readonly repo: SecuritySettingsRepository,
     private readonly clock: Clock,
   ) {}
 
   async get(): Promise<SecuritySettings> {
     const now = this.clock.now();
     if (this.cached && now - this.cached.at < 5_000) return this.cached.value;
-    const r = await this.db.selectFrom('settings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+    const r = await this.repo.read();
     const value: SecuritySettings = {
       security_auto_ban_enabled: fromDbBool(r.security_auto_ban_enabled),
       security_404_threshold: r.security_404_threshold,
@@ -50,17 +49,13 @@ export class SecuritySettingsService {
   /** Writes the given fields (already range-checked by the route schema) in one statement. */
   async update(patch: Partial<SecuritySettings>): Promise<SecuritySettings> {
     const { security_auto_ban_enabled, ...numbers } = patch;
-    await this.db
-      .updateTable('settings')
-      .set({
-        ...numbers,
-        ...(security_auto_ban_enabled === undefined
-          ? {}
-          : { security_auto_ban_enabled: toDbBool(security_auto_ban_enabled) }),
-        updated_at: this.clock.now(),
-      })
-      .where('id', '=', 1)
-      .execute();
+    await this.repo.write({
+      ...numbers,
+      ...(security_auto_ban_enabled === undefined
+        ? {}
+        : { security_auto_ban_enabled: toDbBool(security_auto_ban_enabled) }),
+      updated_at: this.clock.now(),
+    });
     this.cached = undefined;
     return this.get();
   }

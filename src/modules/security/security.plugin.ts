@@ -6,11 +6,12 @@
  */
 import type { AppDeps } from '../../app-deps.js';
 import type { ErrorCode } from '../../platform/errors.js';
-import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { maskUrl } from '../../platform/logger.js';
 import { sessionTokenOf } from '../auth/session.guard.js';
 import { BAN_MESSAGE, BanService } from './ban.service.js';
 import { BansRepository } from './bans.repository.js';
+import { SecuritySettingsRepository } from './security-settings.repository.js';
 import { SecuritySettingsService } from './security-settings.service.js';
 import { securityRoutes } from './security.routes.js';
 import { TrackersRepository } from './trackers.repository.js';
@@ -38,7 +39,7 @@ export const securityPlugin = modulePlugin<AppDeps>(
     const { clock, logger, config } = deps;
     const db = deps.database.db;
     const bans = new BanService(new BansRepository(db), clock, deps.bus);
-    const settings = new SecuritySettingsService(db, clock);
+    const settings = new SecuritySettingsService(new SecuritySettingsRepository(db), clock);
     const trackers = new TrackersService(new TrackersRepository(db), bans, settings, clock, logger);
     app.decorate('security', { bans, trackers, settings });
     const { sessions } = app.auth;
@@ -77,19 +78,14 @@ export const securityPlugin = modulePlugin<AppDeps>(
         clock,
       }),
     );
-    let sweep: NodeJS.Timeout | undefined;
-    app.addHook('onReady', async () => {
-      trackers.start();
-      sweep = setInterval(() => {
-        Promise.all([bans.purgeExpired(), trackers.purge()]).catch((err: unknown) =>
-          logger.warn({ err }, 'ban and tracker cleanup failed'),
-        );
-      }, SWEEP_MS);
-      sweep.unref();
-    });
-    app.addHook('onClose', async () => {
-      clearInterval(sweep);
-      await trackers.stop();
-    });
+    app.addHook('onReady', async () => trackers.start());
+    app.addHook('onClose', async () => trackers.stop());
+    repeatWhileUp(
+      app,
+      SWEEP_MS,
+      () => Promise.all([bans.purgeExpired(), trackers.purge()]),
+      logger,
+      'ban and tracker cleanup',
+    );
   },
 );

@@ -60,3 +60,24 @@ export function routeLimits(deps: { rateLimiter: RateLimiter; logger: Logger; co
   const rules = rateLimitsFrom(deps.config);
   return { limit, rules, admin: limit('admin', rules.admin), api: limit('api', rules.api) };
 }
+
+/**
+ * Runs `task` every `ms` from `onReady` until `onClose` (unref'd: it never keeps the process
+ * alive); a failure is logged as `<what> failed` and the next round runs as usual.
+ */
+export function repeatWhileUp(
+  app: App,
+  ms: number,
+  task: () => Promise<unknown>,
+  log: Pick<Logger, 'warn'>,
+  what: string,
+): void {
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    timer = setInterval(() => {
+      task().catch((err: unknown) => log.warn({ err }, `${what} failed`));
+    }, ms);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
+}

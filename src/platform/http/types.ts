@@ -24,7 +24,7 @@ declare module 'fastify' {
     /**
      * What the request still has to do before a graceful shutdown may stop the services under it
      * (bits: handler pending, response pending) and whether its traffic row is written. See
-     * app-request-hooks.ts.
+     * platform/http/request-pipeline.ts.
      */
     inFlight: number;
   }
