@@ -1,5 +1,5 @@
 /**
- * The sandbox's part of the configuration (issue 5), parsed by `loadConfig` like every other
+ * The sandbox's part of the configuration, parsed by `loadConfig` like every other
  * variable. Amounts are rupees in the environment and {@link Money} here.
  */
 import { DEFAULT_LEVERAGE, type LeverageTable } from './modules/sandbox/margin.js';

@@ -108,7 +108,7 @@ export interface Config {
   telegramApiBaseUrl: string | undefined;
 }
 
-/** The live broker's app credentials (orders issue, "Brokers"). */
+/** The live broker's app credentials. */
 export interface BrokerConfig {
   /** `BROKER_NAME`: zerodha or upstox; unset = no live broker (live orders answer 404). */
   name: string | undefined;

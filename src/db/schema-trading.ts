@@ -1,12 +1,12 @@
 /**
- * Row types of the trading tables: the sandbox (issue 5), order placement and alerts (issue 6),
- * strategies (issue 7) and the error log (issue 9). Split from schema.ts, which re-exports them
- * and lists every table in `DB`.
+ * Row types of the trading tables: the sandbox (analyzer mode), order placement and alerts,
+ * strategies and the error log. Split from schema.ts, which re-exports them and lists every table
+ * in `DB`.
  */
 import type { ColumnType } from 'kysely';
 import type { DbBool, Id } from './column-types.js';
 
-/** Sandbox tables (issue 5). Money columns are ten-thousandths of a rupee (sandbox/money.ts). */
+/** Sandbox tables (analyzer mode). Money columns are ten-thousandths of a rupee (sandbox/money.ts). */
 export interface SandboxAccountsTable {
   user_id: number;
   starting_funds: number;
@@ -144,7 +144,7 @@ export interface BrokerSessionsTable {
   created_at: number;
 }
 
-/** Chat alerts per user (orders issue): secrets sealed (SecretBox). */
+/** Chat alerts per user: secrets sealed (SecretBox). */
 export interface AlertSettingsTable {
   user_id: number;
   telegram_enabled: DbBool;
@@ -157,7 +157,7 @@ export interface AlertSettingsTable {
   updated_at: number;
 }
 
-/** A batch or signal strategy (issue 7). */
+/** A batch or signal strategy (docs/rules/strategies.md#strategy-management). */
 export interface StrategiesTable {
   id: Id;
   user_id: number;
@@ -278,7 +278,7 @@ export interface WebhookDedupeTable {
   at: number;
 }
 
-/** Warnings and errors of the server's log and of browsers (observability issue); bounded. */
+/** Warnings and errors of the server's log and of browsers; bounded. */
 export interface ErrorLogTable {
   id: Id;
   created_at: number;

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BROKERS, isBroker } from './brokers.js';
+import { DERIVATIVE_TYPES, INSTRUMENT_TYPES, instrumentKind, OPTION_TYPES } from './instruments.js';
 import {
   CASH_EXCHANGES,
   CURRENCY_HOLIDAY_EXCHANGES,
@@ -63,6 +64,12 @@ describe('the order vocabulary', () => {
     expect([closingAction(3), closingAction(-2)]).toEqual(['SELL', 'BUY']);
     expect([isBroker('zerodha'), isBroker('fyers')]).toEqual([true, false]);
   });
+
+  it('instrument types: the options and the derivative leg types are among them; each has a kind', () => {
+    expect(OPTION_TYPES.every((t) => INSTRUMENT_TYPES.includes(t))).toBe(true);
+    expect([...DERIVATIVE_TYPES].sort()).toEqual(['CE', 'FUT', 'PE']);
+    expect(INSTRUMENT_TYPES.map(instrumentKind)).toEqual(['equity', 'index', 'future', 'option', 'option']);
+  });
 });
 
 /** Every value list the scan looks for, by name. */
@@ -72,6 +79,7 @@ const FACTS: Record<string, readonly string[]> = {
   'price types': PRICE_TYPES,
   actions: ACTIONS,
   brokers: BROKERS,
+  'instrument types': INSTRUMENT_TYPES,
 };
 
 const SRC = join(import.meta.dirname, '..');
@@ -113,7 +121,7 @@ describe('facts are written once: src/domain/ is the only place each set is writ
     expect(literalCopies(`/** NFO, BFO */ // 'NFO', 'BFO'`)).toEqual([]);
   });
 
-  it('no file of src/ outside src/domain/ writes out a list of exchanges, products, price types, actions or brokers', () => {
+  it('no file of src/ outside src/domain/ writes out a list of exchanges, products, price types, actions, brokers or instrument types', () => {
     const copies = sourceFiles().flatMap((file) =>
       literalCopies(readFileSync(file, 'utf8')).map((c) => `${relative(SRC, file)}: ${c.fact}: ${c.text}`),
     );

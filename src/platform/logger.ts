@@ -60,7 +60,7 @@ export const REDACT_PATHS = [
 
 /**
  * Receives every record at `warn` and above as the exact line written to the log (already
- * redacted), for the error log store (observability issue). Until a consumer attaches, the
+ * redacted), for the error log store. Until a consumer attaches, the
  * newest lines wait in a small buffer (start-up warnings logged before the database is open).
  */
 export class WarnCapture implements DestinationStream {

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { withId } from './helpers.js';
 
 /**
- * Market reference data (market data issue): the master contract (`instruments`, one generation
+ * Market reference data: the master contract (`instruments`, one generation
  * per import), import runs, freeze quantities, holidays with their per-exchange sessions, and
  * per-exchange timings.
  */

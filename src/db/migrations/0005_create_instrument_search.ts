@@ -2,12 +2,12 @@ import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../../platform/db/database.js';
 
 /**
- * The database fallback of the instrument search (search rule 6) reads a trigram index instead of
- * scanning every row. SQLite: an FTS5 table with the trigram tokenizer over `search_key`, keyed by
- * the instrument id and kept in step by triggers (so every import and purge maintains it inside
- * its own statements). PostgreSQL: a GIN trigram index (`pg_trgm`) on `search_key`, which
- * `LIKE '%term%'` uses, when the extension is installed or this role may install it; otherwise
- * the search stays a sequential scan (correct, slower).
+ * The database fallback of the instrument search (docs/rules/market.md#index-or-database) reads a
+ * trigram index instead of scanning every row. SQLite: an FTS5 table with the trigram tokenizer
+ * over `search_key`, keyed by the instrument id and kept in step by triggers (so every import and
+ * purge maintains it inside its own statements). PostgreSQL: a GIN trigram index (`pg_trgm`) on
+ * `search_key`, which `LIKE '%term%'` uses, when the extension is installed or this role may
+ * install it; otherwise the search stays a sequential scan (correct, slower).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   // A numeric term also matches by strike: those rows are found through this index.

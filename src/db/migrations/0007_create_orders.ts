@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { withId } from './helpers.js';
 
 /**
- * Order placement (orders issue): the order log (live) and the analyzer log (analyzer mode), the
+ * Order placement: the order log (live) and the analyzer log (analyzer mode), the
  * latency record of every placement, the Action Center's queue of semi-automatic orders, and the
  * broker session of each user (access token encrypted at rest).
  */

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Chat alerts (orders issue, part 5): each user's Telegram and Slack-compatible alert settings.
- * The bot token and the webhook URL are credentials, stored only as AES-256-GCM ciphertext
- * (SecretBox, purposes `telegram-token` and `slack-webhook`); the chat id is an address, kept
- * in clear so the settings page can show a hint of it.
+ * Chat alerts: each user's Telegram and Slack-compatible alert settings. The bot token and the
+ * webhook URL are credentials (docs/rules/alerts.md#alert-credentials), stored only as
+ * AES-256-GCM ciphertext (SecretBox, purposes `telegram-token` and `slack-webhook`); the chat id
+ * is an address, kept in clear so the settings page can show a hint of it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

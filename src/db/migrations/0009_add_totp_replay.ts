@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Two-factor codes (issue 8, parts 1 and 2).
+ * Two-factor codes (docs/rules/auth.md#totp-codes, docs/rules/auth.md#login-with-totp).
  *
  * - `users.totp_last_step`: the RFC 6238 time step of the last accepted code. A code is accepted
  *   only for a later step, written with a compare-and-set, so a code cannot be used twice even

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Password reset (issue 8, part 5).
+ * Password reset (docs/rules/auth.md#password-reset-paths).
  *
  * `password_resets`: one row per reset token handed out, by the e-mailed link or after a correct
  * authenticator code. The token itself is shown once (in the mail, or in the TOTP step's

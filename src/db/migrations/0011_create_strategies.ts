@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { withId } from './helpers.js';
 
 /**
- * Strategies (issue 7): the strategy and its legs, its runs, the orders each run owns, the
- * append-only event trail, the webhook audit and the batch de-duplication window.
+ * Strategies: the strategy and its legs, its runs, the orders each run owns, the append-only
+ * event trail, the webhook audit and the batch de-duplication window.
  *
  * Claims that must hold across instances live in the database, not in one process's memory:
  * - a strategy has at most one active run: `strategies.active_run_id` is set with a conditional

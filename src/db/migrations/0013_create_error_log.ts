@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { withId } from './helpers.js';
 
 /**
- * The error log store (observability issue, part 1): every server log record at `warn` and above
- * (the already-redacted line pino wrote) and every browser error report, one row each. Written in
- * batches off the request path; bounded by a row cap and an age limit (observability module).
+ * The error log store: every server log record at `warn` and above (the already-redacted line
+ * pino wrote) and every browser error report, one row each. Written in batches off the request
+ * path; bounded by a row cap and an age limit (observability module).
  * No foreign key on `user_id`: the rows outlive the users they mention and pruning stays one
  * indexed range delete.
  */

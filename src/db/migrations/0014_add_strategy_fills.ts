@@ -1,10 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Strategies keep what their orders *filled*, not what the broker acknowledged (issue 7: "the run
- * becomes stopped only when the run's own fills prove it flat"). An order acknowledged and then
- * rejected by the exchange must not count as held, or a stop would send an exit that opens the
- * opposite position.
+ * Strategies keep what their orders *filled*, not what the broker acknowledged (the run becomes
+ * stopped only when its own fills prove it flat: docs/rules/strategies.md#stop). An order
+ * acknowledged and then rejected by the exchange must not count as held, or a stop would send an
+ * exit that opens the opposite position.
  *
  * - `strategy_orders.filled_quantity`: what the order filled; its `status` gains `filled` (done,
  *   whole) and `dead` (acknowledged, then rejected, cancelled or expired, with whatever it filled).

@@ -1,6 +1,6 @@
 /**
- * Alert text per order event (orders issue, part 5). Plain text; each channel escapes for its
- * own format. Rules:
+ * Alert text per order event (docs/rules/alerts.md#alert-text). Plain text; each channel escapes
+ * for its own format. Rules:
  * - a placement reads `✅ BUY 10 SBIN NSE MIS MARKET — order 123 (live)`;
  * - a failure reads `❌ Order failed: <message>` and never carries the success mark: an
  *   `order.placed` event whose status or body says error is reported as a failure, and the ✅

@@ -1,8 +1,9 @@
 /**
- * Each user's chat-alert settings (orders issue, part 5): Telegram (bot token + chat id) and a
- * Slack-compatible incoming webhook, plus which events to send. The token and the webhook URL
- * are credentials: sealed with SecretBox before they are written, opened only in memory for a
- * send, never shown again (the view says whether they are set and gives a harmless hint).
+ * Each user's chat-alert settings: Telegram (bot token + chat id) and a Slack-compatible incoming
+ * webhook, plus which events to send (docs/rules/alerts.md#alert-events). The token and the
+ * webhook URL are credentials (docs/rules/alerts.md#alert-credentials): sealed with SecretBox
+ * before they are written, opened only in memory for a send, never shown again (the view says
+ * whether they are set and gives a harmless hint).
  * The consumer's per-user lookup is cached and dropped here and on every other instance through
  * the invalidation bus when the settings change; a short TTL covers a lost message.
  */

@@ -1,9 +1,10 @@
 /**
- * The chat-alert consumer of order events (orders issue, part 5): looks up the event's user's
- * settings (cached), applies `notify_on`, formats the text and sends it to each enabled channel
- * at once. It never throws and is bounded in time (each attempt times out, at most one retry
- * after ≤ 2 s), so a dead chat server costs a dispatch worker seconds, never the order path.
- * Failures are logged with the channel, status and host only: never the token or webhook URL.
+ * The chat-alert consumer of order events (docs/rules/alerts.md#alert-events): looks up the
+ * event's user's settings (cached), applies `notify_on`, formats the text and sends it to each
+ * enabled channel at once. It never throws and is bounded in time (each attempt times out, at
+ * most one retry after ≤ 2 s), so a dead chat server costs a dispatch worker seconds, never the
+ * order path. Failures are logged with the channel, status and host only: never the token or
+ * webhook URL (docs/rules/alerts.md#alert-delivery-failures).
  */
 import type { Logger } from 'pino';
 import type { OrderEvent } from '../orders/order-events.js';

@@ -1,5 +1,5 @@
 /**
- * Chat-alert settings of the logged-in user (orders issue, part 5):
+ * Chat-alert settings of the logged-in user (docs/rules/alerts.md#alert-credentials):
  * `GET /settings/alerts` (session), `POST /settings/alerts` (session + CSRF) and
  * `POST /settings/alerts/test` (session + CSRF): a test message to each enabled channel, with
  * each channel's outcome. No answer ever carries the bot token or the webhook URL.

@@ -23,7 +23,8 @@ export function totpRoutes(app: App, deps: TotpRoutesDeps): void {
     async (req) => totp.status(req.session!.userId, req.session!.totpVerifiedAt),
   );
 
-  // Rule 7: the enrollment response shows the secret; it must not be cached (or logged).
+  // docs/rules/auth.md#enrollment-secret-shown-once: the response shows the secret; it must not be
+  // cached (or logged).
   app.post(
     '/auth/2fa/setup',
     { preHandler: guard(), schema: { response: { 200: TotpSetupResponse, ...errors } } },

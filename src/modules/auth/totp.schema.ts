@@ -8,7 +8,10 @@ export type TotpLoginBody = Static<typeof TotpLoginBody>;
 
 export const TotpConfigureBody = Type.Object(
   {
-    /** A valid current code: required for every change, also to disable (rule 1). */
+    /**
+     * A valid current code: required for every change, also to disable
+     * (docs/rules/auth.md#totp-change-needs-a-code).
+     */
     totp_code: TotpCode,
     /** Master switch; false clears every purpose flag in the same write. */
     enabled: Type.Boolean(),

@@ -36,7 +36,7 @@ async function setup() {
   return { database, clock, users, sessions, totp, user, session, secret };
 }
 
-describe('isTotpRequired: a purpose is required only while the master switch is on (rules 1-2)', () => {
+describe('isTotpRequired: a purpose is required only while the master switch is on', () => {
   const flags = (enabled: number, login: number, mcp: number, reset: number) => ({
     totp_enabled: enabled,
     totp_required_for_login: login,
@@ -61,7 +61,7 @@ describe('isTotpRequired: a purpose is required only while the master switch is 
   });
 });
 
-describe('requireFreshTotp: write scope + TOTP required for mcp needs a code verified within 60 s (rule 6)', () => {
+describe('requireFreshTotp: write scope + TOTP required for mcp needs a code verified within 60 s', () => {
   let s: Awaited<ReturnType<typeof setup>>;
   beforeEach(async () => {
     s = await setup();

@@ -35,7 +35,7 @@ type TotpFlags = Pick<
 >;
 
 /**
- * Spec, "User two-factor fields" rules 1–2: a purpose is required only while the master switch is
+ * docs/rules/auth.md#effective-totp-flags: a purpose is required only while the master switch is
  * on; with the master off the answer is false for every purpose, whatever its flag says.
  */
 export function isTotpRequired(user: TotpFlags, purpose: TotpPurpose): boolean {
@@ -68,7 +68,7 @@ export interface TotpStatus {
   totp_required_for_login: boolean;
   totp_required_for_mcp: boolean;
   totp_required_for_password_reset: boolean;
-  /** This browser session's marker (rule 4), ISO-8601 UTC, or null. */
+  /** This browser session's marker (docs/rules/auth.md#session-totp-marker), ISO-8601 UTC, or null. */
   last_totp_verified_at: string | null;
 }
 
@@ -95,10 +95,11 @@ export const replayedTotp = (status: number) =>
   new AppError(status, 'totp_replayed', 'This authenticator code was already used; wait for the next one');
 
 /**
- * Two-factor codes (issue 8 parts 1 and 6). Secrets are sealed with SecretBox; a code is
+ * Two-factor codes (docs/rules/auth.md#totp-codes). Secrets are sealed with SecretBox; a code is
  * accepted once: the step it matched must be later than the user's `totp_last_step`, written by
- * a compare-and-set in the database so the rule holds across instances. No backup codes (rule 3).
- * Secrets, URIs and codes never go to a log line or an error message.
+ * a compare-and-set in the database so the rule holds across instances. No backup codes
+ * (docs/rules/auth.md#no-backup-codes). Secrets, URIs and codes never go to a log line or an
+ * error message.
  */
 export class TotpService {
   private readonly box: SecretBox;
@@ -117,7 +118,10 @@ export class TotpService {
     return isTotpRequired(user, purpose);
   }
 
-  /** `GET /auth/2fa/status`: effective flags (rule 2) and this session's marker. */
+  /**
+   * `GET /auth/2fa/status`: effective flags (docs/rules/auth.md#effective-totp-flags) and this
+   * session's marker.
+   */
   async status(userId: number, marker: number | null): Promise<TotpStatus> {
     const user = await this.user(userId);
     return {
@@ -157,7 +161,8 @@ export class TotpService {
   }
 
   /**
-   * `POST /auth/2fa/configure` (rule 1): a valid current code is required, also to disable.
+   * `POST /auth/2fa/configure` (docs/rules/auth.md#totp-change-needs-a-code): a valid current code
+   * is required, also to disable.
    * The code is checked against the pending secret while enrolling (master off and a pending
    * secret present), else the active one. One UPDATE writes every flag, the step and (when an
    * enrollment is confirmed) the secret; disabling the master clears every purpose flag in it.
@@ -204,9 +209,9 @@ export class TotpService {
   }
 
   /**
-   * A code entered on a page of an open session (the remote-agent consent page, rule 6):
-   * verified and consumed, then the session's marker is restamped. Throws 400 on a wrong or
-   * replayed code; returns the new marker.
+   * A code entered on a page of an open session (the remote-agent consent page,
+   * docs/rules/auth.md#consent-needs-fresh-code): verified and consumed, then the session's marker
+   * is restamped. Throws 400 on a wrong or replayed code; returns the new marker.
    */
   async verifyConsentCode(session: TotpSessionRef, code: string): Promise<number> {
     const result = await this.check(await this.user(session.userId), code);
@@ -216,7 +221,7 @@ export class TotpService {
   }
 
   /**
-   * Spec, "Session routes: two-factor" rule 6: when write scope is requested and TOTP is required
+   * docs/rules/auth.md#consent-needs-fresh-code: when write scope is requested and TOTP is required
    * for the purpose (`mcp`), the session must hold a code verified within the last 60 seconds.
    * The marker is read from the database, so a code verified on another instance counts.
    * Throws 403 `totp_required` otherwise.

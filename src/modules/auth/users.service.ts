@@ -124,7 +124,7 @@ export class UsersService {
   }
 }
 
-/** Password policy: at least 8 characters (the issue's rule), at most 1024. */
+/** Password policy: at least 8 characters, at most 1024. */
 export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw badRequest(`password must be at least ${MIN_PASSWORD_LENGTH} characters`, {

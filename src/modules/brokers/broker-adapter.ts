@@ -1,5 +1,5 @@
 /**
- * The contract of a live broker (orders issue, "Brokers"): what the placeorder pipeline, the
+ * The contract of a live broker: what the placeorder pipeline, the
  * book routes in live mode and the sandbox's price source need from a broker, and the login
  * flow that produces its session. One implementation per broker (`zerodha/`, `upstox/`), loaded
  * by name through the registry (`broker-registry.ts`).

@@ -1,5 +1,5 @@
 /**
- * The broker login (orders issue, "Brokers"): `GET /broker/login` sends the logged-in user's
+ * The broker login: `GET /broker/login` sends the logged-in user's
  * browser to the broker's login page; the broker redirects back to `BROKER_REDIRECT_URL` —
  * `/zerodha/callback?request_token=…` or `/upstox/callback?code=…`, as OpenAlgo registers them —
  * where the code is exchanged for an access token, stored sealed as the user's broker session.

@@ -1,5 +1,5 @@
 /**
- * The live brokers by name (orders issue, "Brokers"). The placeorder pipeline and the live book
+ * The live brokers by name. The placeorder pipeline and the live book
  * routes ask for `BROKER_NAME`; an unknown name is `undefined`, which they answer with 404
  * "Broker-specific module not found" (OpenAlgo's wording). Adapters are built on first use and
  * kept in the registry instance — not in module state — so each app (and each test) has its

@@ -1,5 +1,5 @@
 /**
- * Each user's broker session (orders issue, "Brokers"): the access token from the broker login
+ * Each user's broker session: the access token from the broker login
  * (or `algodesk broker-session set`), stored only as AES-256-GCM ciphertext (SecretBox, purpose
  * `broker-token`) and decrypted in memory when an order needs it. Kept in a small cache, dropped
  * here and on every other instance (invalidation bus) when a session changes.

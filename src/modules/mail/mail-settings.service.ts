@@ -1,11 +1,11 @@
 /**
- * The mail settings of the settings row (spec "Settings row" smtp_*, "Session routes: two-factor,
- * mail, profile" rules 2–4). Input is validated here (host name syntax, port 1–65535, e-mail
- * syntax) so that JSON and form bodies get the same 400 with messages by field. The password is
- * sealed with SecretBox (purpose `smtp-password`) before it is written and opened only in memory
- * for a connection; a blank password keeps the stored one. Nothing read from here for a response
- * carries the password or its ciphertext: {@link MailSettingsService.view} says only whether one
- * is set.
+ * The mail settings of the settings row (spec "Settings row" smtp_*;
+ * docs/rules/mail.md#smtp-settings-form). Input is validated here (host name syntax, port
+ * 1–65535, e-mail syntax) so that JSON and form bodies get the same 400 with messages by field.
+ * The password is sealed with SecretBox (purpose `smtp-password`) before it is written and opened
+ * only in memory for a connection; a blank password keeps the stored one. Nothing read from here
+ * for a response carries the password or its ciphertext: {@link MailSettingsService.view} says
+ * only whether one is set (docs/rules/mail.md#password-never-shown).
  */
 import { isIP, isIPv4 } from 'node:net';
 import type { Clock } from '../../platform/clock.js';
@@ -19,7 +19,7 @@ import type { MailSettingsView, SmtpConfigBody } from './mail.schema.js';
 export const SMTP_PASSWORD_PURPOSE = 'smtp-password';
 /** Spec "Limits": the port when the form omits it. */
 export const DEFAULT_SMTP_PORT = 587;
-/** The port that opens with TLS from the start (spec rule 4). */
+/** The port that opens with TLS from the start (docs/rules/mail.md#implicit-tls-port). */
 export const IMPLICIT_TLS_PORT = 465;
 
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
@@ -47,8 +47,8 @@ export function isEmailAddress(value: string): boolean {
 }
 
 /**
- * The EHLO name as sent: `smtp_helo_hostname`, else `smtp_server` (spec rule 4). An IP address
- * is sent as an address literal (`[192.0.2.1]`, `[IPv6:…]`, RFC 5321 §4.1.3).
+ * The EHLO name as sent: `smtp_helo_hostname`, else `smtp_server` (docs/rules/mail.md#ehlo-name).
+ * An IP address is sent as an address literal (`[192.0.2.1]`, `[IPv6:…]`, RFC 5321 §4.1.3).
  */
 export function ehloName(helo: string | null, server: string): string {
   const name = helo ?? server;

@@ -1,6 +1,6 @@
 /**
- * How a connection to the SMTP server is made (spec "Session routes: two-factor, mail, profile"
- * rule 4), shared by sending and by the diagnostics so both behave alike:
+ * How a connection to the SMTP server is made (docs/rules/mail.md#implicit-tls-port,
+ * docs/rules/mail.md#ehlo-name), shared by sending and by the diagnostics so both behave alike:
  * - port 465: TLS from the first byte (`secure: true`);
  * - any other port: plain, then STARTTLS when `smtp_use_tls` — required (`requireTLS`), so a
  *   server or a man in the middle that hides STARTTLS cannot downgrade the login to plain text;

@@ -1,6 +1,6 @@
 /**
- * Mail routes (spec "Session routes: two-factor, mail, profile", rules 2–4; "Authentication":
- * mail settings changes need a session plus the CSRF token):
+ * Mail routes (docs/rules/mail.md#smtp-settings-form, #password-never-shown; spec
+ * "Authentication": mail settings changes need a session plus the CSRF token):
  * - `POST /auth/smtp-config` (administrator, CSRF; JSON or form) saves the mail settings;
  * - `GET /auth/profile-data` (any session) shows them without the password;
  * - `POST /auth/test-smtp` `{recipient}` (administrator, CSRF) sends a test message;

@@ -1,5 +1,6 @@
 /**
- * Schemas of the mail routes (spec "Session routes: two-factor, mail, profile", rules 2–4).
+ * Schemas of the mail routes (docs/rules/mail.md#smtp-settings-form,
+ * docs/rules/mail.md#password-never-shown).
  *
  * `POST /auth/smtp-config` takes JSON or an HTML form (`application/x-www-form-urlencoded`,
  * parsed by platform/http/body.plugin.ts into string fields). Form fields are text, and JSON
@@ -40,7 +41,7 @@ export const MailSettingsView = Type.Object({
   smtp_use_tls: Type.Boolean(),
   smtp_from_email: Type.Union([Type.String(), Type.Null()]),
   smtp_helo_hostname: Type.Union([Type.String(), Type.Null()]),
-  /** Whether a password is stored (spec rule 3): the only thing said about it. */
+  /** Whether a password is stored: the only thing said about it (docs/rules/mail.md#password-never-shown). */
   smtp_password_set: Type.Boolean(),
   /** Server and sender are set: mail can be sent. */
   smtp_configured: Type.Boolean(),

@@ -1,10 +1,10 @@
 /**
- * Outgoing mail (issue 8 part 4). Other modules send through {@link MailService.send} (the caller
- * needs the result) or {@link MailService.sendLater} (off the request path: failures are logged,
- * sanitised). The settings are read from the settings row for every message, so a change made on
- * one instance applies on all of them without a cache to invalidate; mail is rare enough that
- * one indexed read per message costs nothing. One transport per message, closed after it:
- * nothing stays connected between messages.
+ * Outgoing mail. Other modules send through {@link MailService.send} (the caller needs the
+ * result) or {@link MailService.sendLater} (off the request path: failures are logged, sanitised,
+ * docs/rules/mail.md#no-credentials-in-mail-errors). The settings are read from the settings row
+ * for every message, so a change made on one instance applies on all of them without a cache to
+ * invalidate; mail is rare enough that one indexed read per message costs nothing. One transport
+ * per message, closed after it: nothing stays connected between messages.
  */
 import { createTransport } from 'nodemailer';
 import type { Logger } from 'pino';

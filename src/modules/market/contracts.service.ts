@@ -16,8 +16,9 @@ export const istDate = (t: number): string => new Date(t + 5.5 * 3_600_000).toIS
 
 /**
  * The live master contract for readers: the in-memory index when it is loaded and current,
- * otherwise the database (search rule 6). The index is built asynchronously (the service answers
- * before it is ready) and rebuilt whenever a new generation goes live on any instance.
+ * otherwise the database (docs/rules/market.md#index-or-database). The index is built
+ * asynchronously (the service answers before it is ready) and rebuilt whenever a new generation
+ * goes live on any instance.
  */
 export class ContractsService {
   private index: InstrumentIndex | null = null;
@@ -149,7 +150,10 @@ export class ContractsService {
     return this.index ? this.index.searchFno(terms, f, limit) : this.repo.searchFno(terms, f, limit);
   }
 
-  /** Future expiries (ISO, ascending) of derivatives matching the filters (rule 4). */
+  /**
+   * Future expiries (ISO, ascending) of derivatives matching the filters
+   * (docs/rules/market.md#expiry-list).
+   */
   async expiries(f: {
     exchanges: string[];
     underlying: string | null;

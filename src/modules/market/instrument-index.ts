@@ -164,7 +164,10 @@ export class InstrumentIndex {
     return { rows, total };
   }
 
-  /** The F&O search of the session routes (rules 2 and 3): filters, optional terms. */
+  /**
+   * The F&O search of the session routes (docs/rules/market.md#fno-or-general-search,
+   * docs/rules/market.md#multi-value-filters): filters, optional terms.
+   */
   searchFno(terms: SearchTerm[], f: FnoFilters, limit: number): SearchResult {
     const first = terms[0];
     const matches: { rank: number; r: InstrumentEntry }[] = [];
@@ -212,7 +215,10 @@ export class InstrumentIndex {
     return this.byUnderlying.get(underlying) ?? [];
   }
 
-  /** Distinct underlyings of options (and futures when asked), test symbols dropped (rule 5). */
+  /**
+   * Distinct underlyings of options (and futures when asked), test symbols dropped
+   * (docs/rules/market.md#underlyings-without-test-symbols).
+   */
   underlyings(f: { exchanges: string[]; includeFutures: boolean }): string[] {
     const out = new Set<string>();
     const ex = f.exchanges.length ? new Set(f.exchanges) : null;

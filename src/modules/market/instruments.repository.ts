@@ -1,4 +1,5 @@
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { DERIVATIVE_TYPES, OPTION_TYPES } from '../../domain/instruments.js';
 import type { DB, InstrumentsTable } from '../../db/schema.js';
 import { isPostgres } from '../../platform/db/database.js';
 import type { Instrument } from './instrument.js';
@@ -340,7 +341,7 @@ export class InstrumentsRepository {
   async underlyings(f: { exchanges: string[]; includeFutures: boolean }): Promise<string[]> {
     let q = this.base()
       .where('underlying', 'is not', null)
-      .where('instrumenttype', 'in', f.includeFutures ? ['CE', 'PE', 'FUT'] : ['CE', 'PE'])
+      .where('instrumenttype', 'in', f.includeFutures ? DERIVATIVE_TYPES : OPTION_TYPES)
       .where('underlying', 'not like', '%NSETEST%')
       .where('underlying', 'not like', '%BSETEST%');
     if (f.exchanges.length) q = q.where('exchange', 'in', f.exchanges);

@@ -15,7 +15,7 @@ import { masterContractRoutes } from './master-contract.routes.js';
 import { publicSearchRoutes, sessionSearchRoutes } from './search.routes.js';
 import { SearchService } from './search.service.js';
 
-/** The master contract and its search (market data issue). */
+/** The master contract and its search. */
 export interface MarketServices {
   /** The live contract: lookups for orders and strategies, index or database. */
   contracts: ContractsService;

@@ -2,8 +2,9 @@ import type { Instrument } from './instrument.js';
 import { EXCHANGES } from '../../domain/exchanges.js';
 
 /**
- * The search semantics shared by the in-memory index and the database fallback (search rule 6:
- * both paths return the same results, so both are written from these definitions).
+ * The search semantics shared by the in-memory index and the database fallback
+ * (docs/rules/market.md#index-or-database: both paths return the same results, so both are
+ * written from these definitions).
  *
  * - A query is split on whitespace into upper-cased terms; every term must match.
  * - A term matches an instrument when it is a substring of its canonical symbol, broker symbol,
@@ -79,7 +80,10 @@ export const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0
 /** Exchanges `/api/v1/search` accepts in its optional `exchange` field: every exchange. */
 export const SEARCH_EXCHANGES = EXCHANGES;
 
-/** Filters of the session search's F&O path (search rules 2 and 3). */
+/**
+ * Filters of the session search's F&O path (docs/rules/market.md#fno-or-general-search,
+ * docs/rules/market.md#multi-value-filters).
+ */
 export interface FnoFilters {
   /** Canonical exchanges (union); empty = any. */
   exchanges: string[];
@@ -133,5 +137,5 @@ export function expandInstrumentTypes(values: string[]): string[] {
   return [...out];
 }
 
-/** Underlyings that are exchange test contracts (search rule 5). */
+/** Underlyings that are exchange test contracts (docs/rules/market.md#underlyings-without-test-symbols). */
 export const isTestUnderlying = (u: string): boolean => u.includes('NSETEST') || u.includes('BSETEST');

@@ -96,14 +96,17 @@ export class SearchService {
   }
 
   /**
-   * `GET /search/api/search` (rules 1–3). Each exchange is searched on its own path (F&O
-   * exchanges, or any exchange once an F&O filter is given, use the F&O search; the others the
-   * general search); the union is the general matches then the F&O matches.
+   * `GET /search/api/search` (docs/rules/market.md#empty-session-search,
+   * docs/rules/market.md#fno-or-general-search, docs/rules/market.md#multi-value-filters).
+   * Each exchange is searched on its own path (F&O exchanges, or any exchange once an F&O filter
+   * is given, use the F&O search; the others the general search); the union is the general
+   * matches then the F&O matches.
    */
   async sessionSearch(p: SessionSearchParams): Promise<{ results: SearchItem[]; total: number }> {
     const exchanges = exchangeList(p.exchange);
     const q = p.q?.trim() ?? '';
-    if (!q && exchanges.length === 0) return { results: [], total: 0 }; // rule 1
+    // docs/rules/market.md#empty-session-search
+    if (!q && exchanges.length === 0) return { results: [], total: 0 };
     const terms = parseTerms(q);
     const instrumentTypes = expandInstrumentTypes(commaList(p.instrumenttype)).filter((t) => t.length <= 16);
     let expiryDate: string | null = null;
@@ -151,7 +154,10 @@ export class SearchService {
     return { results: rows.slice(0, SESSION_SEARCH_LIMIT).map((r) => this.item(r)), total };
   }
 
-  /** Future expiries, `DD-MMM-YY`, by date (rule 4: `instrumenttype=options` keeps option expiries). */
+  /**
+   * Future expiries, `DD-MMM-YY`, by date (docs/rules/market.md#expiry-list:
+   * `instrumenttype=options` keeps option expiries).
+   */
   async expiries(p: { exchange?: string; underlying?: string; instrumenttype?: string }): Promise<string[]> {
     const list = await this.contracts.expiries({
       exchanges: exchangeList(p.exchange),
@@ -161,7 +167,10 @@ export class SearchService {
     return list.map(expiryLabel);
   }
 
-  /** Underlyings of options (and futures with `include_futures`), test symbols dropped (rule 5). */
+  /**
+   * Underlyings of options (and futures with `include_futures`), test symbols dropped
+   * (docs/rules/market.md#underlyings-without-test-symbols).
+   */
   underlyings(p: { exchange?: string; include_futures?: string }): Promise<string[]> {
     const flag = (p.include_futures ?? '').trim().toLowerCase();
     return this.contracts.underlyings({

@@ -9,9 +9,10 @@
  * - indices: a space-less upper-case name on `NSE_INDEX` / `BSE_INDEX` (`NIFTY 50` → `NIFTY`).
  */
 import { INDEX_EXCHANGE_OF, type IndexExchange } from '../../domain/exchanges.js';
+import type { DerivativeType, OptionType } from '../../domain/instruments.js';
 
 /** Canonical instrument types. */
-export type InstrumentType = 'EQ' | 'INDEX' | 'FUT' | 'CE' | 'PE';
+export type { InstrumentType } from '../../domain/instruments.js';
 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'] as const;
 const MONTH_INDEX = new Map<string, number>(MONTHS.map((m, i) => [m, i + 1]));
@@ -108,7 +109,7 @@ export function futureSymbol(base: string, expiryIso: string): string {
 }
 
 /** `NIFTY`, `2025-12-30`, 26000, `CE` → `NIFTY30DEC2526000CE`. */
-export function optionSymbol(base: string, expiryIso: string, strike: number, type: 'CE' | 'PE'): string {
+export function optionSymbol(base: string, expiryIso: string, strike: number, type: OptionType): string {
   return `${base}${expiryCode(expiryIso)}${formatStrike(strike)}${type}`;
 }
 
@@ -148,7 +149,7 @@ const DATE_CODE_RE = /^\d{2}(?:[A-Z]{3}|[1-9OND]\d{2})$/;
  */
 export function underlyingFromTradingSymbol(
   tradingSymbol: string,
-  type: 'FUT' | 'CE' | 'PE',
+  type: DerivativeType,
   strike?: number,
 ): string | null {
   let rest: string;

@@ -1,5 +1,5 @@
 /**
- * The error log store (observability issue, parts 1–3). Server records arrive as the lines pino
+ * The error log store (its decisions: src/modules/observability/README.md). Server records arrive as the lines pino
  * already wrote (so redaction is exactly the log's), are parsed and queued in memory, and a 1 s
  * timer writes them in batches: the request path only pushes a string into an array. Retention
  * (a row cap and an age limit) runs after writes, at most once a minute.

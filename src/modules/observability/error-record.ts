@@ -1,5 +1,5 @@
 /**
- * Pure pieces of the error log (observability issue): turning a pino line into a row,
+ * Pure pieces of the error log: turning a pino line into a row,
  * cleaning browser input, and the fingerprint that groups repeats of one problem.
  */
 import { createHash } from 'node:crypto';

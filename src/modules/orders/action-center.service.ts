@@ -1,9 +1,10 @@
 /**
- * The Action Center (orders issue, part 3): in semi-automatic mode an API order is queued for the
- * user's decision instead of being placed. The queue stores the validated order without the API
- * key. Approving runs the pipeline from step 3 with the stored order, as the user; rejecting
- * keeps the reason; each decision is a compare-and-set on the row's status, so one order is
- * never placed twice (two clicks, two instances).
+ * The Action Center (docs/rules/orders.md#action-center): in semi-automatic mode an API order is
+ * queued for the user's decision instead of being placed. The queue stores the validated order
+ * without the API key. Approving runs the pipeline from step 3 of
+ * docs/rules/orders.md#placement-steps with the stored order, as the user; rejecting keeps the
+ * reason; each decision is a compare-and-set on the row's status, so one order is never placed
+ * twice (two clicks, two instances).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
@@ -87,7 +88,7 @@ export class ActionCenterService {
       apiType: row.api_type,
       ...(order.splitsize ? { chunk: order.splitsize } : {}),
     });
-    const orderid = typeof answer.body.orderid === 'string' ? answer.body.orderid : null;
+    const orderid = answer.body.status === 'success' ? answer.body.orderid : null;
     await this.repo.decidePending(id, 'approved', {
       status: 'approved',
       order_id: orderid,
@@ -98,9 +99,9 @@ export class ActionCenterService {
   }
 
   /** Approves every pending order of the user, oldest first. */
-  async approveAll(userId: number): Promise<{ id: number; status: number; body: Record<string, unknown> }[]> {
+  async approveAll(userId: number): Promise<({ id: number } & PipelineAnswer)[]> {
     const pending = (await this.repo.pendingOf(userId, 'pending')).reverse();
-    const out = [];
+    const out: ({ id: number } & PipelineAnswer)[] = [];
     for (const p of pending) {
       try {
         out.push({ id: p.id, ...(await this.approve(userId, p.id)) });

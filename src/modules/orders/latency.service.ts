@@ -1,8 +1,8 @@
 /**
- * Order latency (orders issue, part 6): every placement records total, broker round trip,
- * validation and overhead milliseconds under label `PLACE`, with broker, symbol and status.
- * Recording only appends to a buffer; a timer writes it (off the request path), and the stats
- * read the window's rows (see latency-stats.ts for the percentile method).
+ * Order latency (docs/rules/orders.md#latency-statistics): every placement records total, broker
+ * round trip, validation and overhead milliseconds under label `PLACE`, with broker, symbol and
+ * status. Recording only appends to a buffer; a timer writes it (off the request path), and the
+ * stats read the window's rows (see latency-stats.ts for the percentile method).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';

@@ -1,14 +1,14 @@
 /**
- * Order management in live mode (issue 5, part 7: "from the broker adapter in live mode where
- * the adapter supports it"): `orderstatus`, `cancelorder` and `modifyorder` go to the user's
- * broker with their broker session; the broker's status is passed through like placeorder's.
- * The books (orderbook, tradebook, positionbook, holdings, funds) are not part of the adapter
- * contract yet and answer 501 in live mode.
+ * Order management in live mode, through the broker adapter where it supports it
+ * (docs/rules/orders.md#live-order-management): `orderstatus`, `cancelorder` and `modifyorder` go
+ * to the user's broker with their broker session; the broker's status is passed through like
+ * placeorder's. The books (orderbook, tradebook, positionbook, holdings, funds) are not part of
+ * the adapter contract yet and answer 501 in live mode.
  */
 import type { BrokerAdapter, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
 import { UnreadableSessionError } from '../brokers/broker-sessions.service.js';
-import type { PipelineAnswer } from './order-pipeline.js';
+import type { LiveCallAnswer, RefusedBody } from './order-pipeline.types.js';
 import type { Action, PriceType, Product } from '../../domain/orders.js';
 
 export interface LiveOrdersDeps {
@@ -82,7 +82,7 @@ export class LiveOrdersService {
 
   private async broker(
     userId: number,
-  ): Promise<{ adapter: BrokerAdapter; session: BrokerSession } | PipelineAnswer> {
+  ): Promise<{ adapter: BrokerAdapter; session: BrokerSession } | { status: number; body: RefusedBody }> {
     const s = await this.deps.brokerSession(userId).catch((err: unknown) => {
       if (err instanceof UnreadableSessionError) return 'unreadable' as const;
       throw err;
@@ -106,7 +106,10 @@ export class LiveOrdersService {
     return { adapter, session: s.session };
   }
 
-  private static answer(r: BrokerResult, ok: () => Record<string, unknown>): PipelineAnswer {
+  private static answer(
+    r: BrokerResult,
+    ok: () => { status: 'success'; [field: string]: unknown },
+  ): LiveCallAnswer {
     if (r.ok) return { status: 200, body: ok() };
     return {
       status: r.httpStatus >= 400 ? r.httpStatus : 500,
@@ -114,14 +117,14 @@ export class LiveOrdersService {
     };
   }
 
-  async cancel(userId: number, orderid: string): Promise<PipelineAnswer> {
+  async cancel(userId: number, orderid: string): Promise<LiveCallAnswer> {
     const b = await this.broker(userId);
     if ('status' in b) return b;
     const r = await b.adapter.cancelOrder(orderid, b.session);
     return LiveOrdersService.answer(r, () => ({ status: 'success', orderid }));
   }
 
-  async status(userId: number, orderid: string): Promise<PipelineAnswer> {
+  async status(userId: number, orderid: string): Promise<LiveCallAnswer> {
     const b = await this.broker(userId);
     if ('status' in b) return b;
     const r = await b.adapter.orderStatus(orderid, b.session);
@@ -136,7 +139,7 @@ export class LiveOrdersService {
    */
   async ordersByTag(userId: number, tag: string): Promise<Record<string, unknown>[]> {
     const b = await this.broker(userId);
-    if ('status' in b) throw new Error(String(b.body.message));
+    if ('status' in b) throw new Error(b.body.message);
     const r = await b.adapter.ordersByTag(tag, b.session);
     if (!r.ok)
       throw new Error(`the broker's order book is unavailable (${r.httpStatus}): ${r.message ?? ''}`);
@@ -146,7 +149,7 @@ export class LiveOrdersService {
     );
   }
 
-  async modify(userId: number, orderid: string, m: LiveModify): Promise<PipelineAnswer> {
+  async modify(userId: number, orderid: string, m: LiveModify): Promise<LiveCallAnswer> {
     const b = await this.broker(userId);
     if ('status' in b) return b;
     const inst = await this.deps.instrument(m.symbol, m.exchange);

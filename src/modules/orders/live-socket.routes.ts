@@ -1,10 +1,10 @@
 /**
- * `GET /ws`, the live socket (orders issue, part 5). Authentication happens before the upgrade,
- * as an ordinary HTTP answer the client can read: no session → 401 `session_required`, a foreign
- * `Origin` → 403 `origin_forbidden`, over the per-user bound → 429 `too_many_sockets`, over the
- * total bound → 503 `socket_capacity`; a plain (non-upgrade) GET → 426. Only an admitted request
- * is upgraded. Later, the socket closes with 4401 when its session ends and with 1013 when it
- * cannot keep up (see live-socket.ts).
+ * `GET /ws`, the live socket (docs/rules/orders.md#live-socket). Authentication happens before the
+ * upgrade, as an ordinary HTTP answer the client can read: no session → 401 `session_required`, a
+ * foreign `Origin` → 403 `origin_forbidden`, over the per-user bound → 429 `too_many_sockets`, over
+ * the total bound → 503 `socket_capacity`; a plain (non-upgrade) GET → 426. Only an admitted
+ * request is upgraded. Later, the socket closes with 4401 when its session ends and with 1013 when
+ * it cannot keep up (see live-socket.ts).
  *
  * Must be registered inside the session scope (the `@fastify/cookie` plugin parses the cookie).
  * `@fastify/websocket` is registered here in a child scope of its own, so its hooks touch no

@@ -1,6 +1,6 @@
 /**
- * The live socket hub (orders issue, part 5): order events pushed to the browser sockets of the
- * user they belong to, and only to that user.
+ * The live socket hub (docs/rules/orders.md#live-socket): order events pushed to the browser
+ * sockets of the user they belong to, and only to that user.
  *
  * - **Fan-out across instances** (ARCHITECTURE.md "Scale-out"): the {@link OrderEventBus} is per
  *   process, so the hub's consumer delivers to this instance's sockets and publishes a compact,

@@ -34,7 +34,12 @@ import {
   type OrderInput,
 } from './order-rules.js';
 import { FNO_ORDER_EXCHANGES } from '../../domain/exchanges.js';
-import { INTERNAL_ERROR, type PipelineAnswer, type RunOptions } from './order-pipeline.types.js';
+import {
+  INTERNAL_ERROR,
+  type PipelineAnswer,
+  type RefusedBody,
+  type RunOptions,
+} from './order-pipeline.types.js';
 import { OrderRecorder } from './order-recorder.js';
 import { placeInSandbox, type SandboxPlacementDeps } from './pipeline-sandbox.js';
 
@@ -99,7 +104,7 @@ export class OrderPipeline {
     this.deps.logger.error({ err, apiType: opts.apiType }, logMessage);
     const analyze = opts.mode ? opts.mode === 'analyze' : this.deps.analyze();
     const mode = analyze ? ('analyze' as const) : ('live' as const);
-    const body = {
+    const body: RefusedBody = {
       status: 'error',
       message: INTERNAL_ERROR,
       ...(analyze ? { mode } : {}),
@@ -123,7 +128,7 @@ export class OrderPipeline {
       name: OrderEventName = 'order.failed',
       broker: string | null = null,
     ): Promise<PipelineAnswer> => {
-      const body = { status: 'error', message, ...(analyze ? { mode } : {}) };
+      const body: RefusedBody = { status: 'error', message, ...(analyze ? { mode } : {}) };
       await this.recorder.emit(
         this.recorder.event(name, mode, userId, opts.apiType, broker, null, status, request, body),
       );
@@ -203,7 +208,7 @@ export class OrderPipeline {
         const message = r.ok
           ? 'Broker reported success without an order id'
           : (r.message ?? 'Order rejected by the broker');
-        const body = { status: 'error', message, ...(ids.length ? { orderids: ids } : {}) };
+        const body: RefusedBody = { status: 'error', message, ...(ids.length ? { orderids: ids } : {}) };
         await this.recorder.emit(
           this.recorder.event(
             'order.failed',
@@ -237,7 +242,7 @@ export class OrderPipeline {
     }
     return {
       status: 200,
-      body: { status: 'success', orderid: ids[0], ...(ids.length > 1 ? { orderids: ids } : {}) },
+      body: { status: 'success', orderid: ids[0]!, ...(ids.length > 1 ? { orderids: ids } : {}) },
       quantities: sizes,
     };
   }

@@ -17,10 +17,40 @@ export interface RunOptions {
   tag?: string;
 }
 
-/** What the route answers: the HTTP status and the JSON body. */
+/**
+ * placeorder's and splitorder's success (OpenAlgo's shape): the order id, every child's id when
+ * the order was split, and `mode: "analyze"` when the sandbox took it.
+ */
+export type PlacedBody = {
+  status: 'success';
+  orderid: string;
+  orderids?: string[];
+  mode?: 'analyze';
+};
+
+/**
+ * A refusal or failure of an order call: the message; for a split that stopped part-way the ids
+ * of the children placed; the mode in analyzer mode.
+ */
+export type RefusedBody = {
+  status: 'error';
+  message: string;
+  /** The sandbox's id of an order it recorded as rejected (an account rule refused it). */
+  orderid?: string;
+  orderids?: string[];
+  mode?: 'analyze' | 'live';
+};
+
+/** A live order call's answer (orderstatus, cancelorder, modifyorder): its success shape or a refusal. */
+export interface LiveCallAnswer {
+  status: number;
+  body: { status: 'success'; [field: string]: unknown } | RefusedBody;
+}
+
+/** What the placement routes answer: the HTTP status and one of the documented bodies. */
 export interface PipelineAnswer {
   status: number;
-  body: Record<string, unknown>;
+  body: PlacedBody | RefusedBody;
   /**
    * The quantities of the child orders placed (splitting): all of them on success, those placed
    * before the refusal when a split failed part-way (`body.orderids` holds their ids).

@@ -1,7 +1,7 @@
 /**
- * Session routes of the orders module: the Action Center (orders issue, part 3: any logged-in
- * user acts on their own queue; CSRF on every change) and, for the administrator, latency
- * statistics (part 6) and the order / analyzer logs.
+ * Session routes of the orders module: the Action Center (docs/rules/orders.md#action-center: any
+ * logged-in user acts on their own queue; CSRF on every change) and, for the administrator,
+ * latency statistics (docs/rules/orders.md#latency-statistics) and the order / analyzer logs.
  */
 import { Type } from 'typebox';
 import { ErrorBody } from '../../platform/http/error-body.js';

@@ -1,9 +1,9 @@
 /**
- * `/api/v1/placeorder`, `/api/v1/splitorder` (orders issue, parts 1-2) and OpenAlgo's
- * `/api/v1/analyzer`, `/api/v1/analyzer/toggle` (part 7). Steps 1-2 of the spec's placement
- * rules happen here: the order rate limit, the schema (a failure is 400 with the messages keyed
- * by field, before the key is even looked at), then the Action Center for a key in
- * semi-automatic mode; the pipeline does the rest.
+ * `/api/v1/placeorder`, `/api/v1/splitorder` and OpenAlgo's `/api/v1/analyzer`,
+ * `/api/v1/analyzer/toggle` (docs/rules/orders.md#analyzer-mode-switch). Steps 1-2 of
+ * docs/rules/orders.md#placement-steps happen here: the order rate limit, the schema (a failure
+ * is 400 with the messages keyed by field, before the key is even looked at), then the Action
+ * Center for a key in semi-automatic mode; the pipeline does the rest.
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -140,8 +140,8 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
       chunk: splitsize,
       started,
     });
-    if (a.status !== 200) return reply.code(a.status).send(a.body);
-    const ids = (a.body.orderids as string[] | undefined) ?? [a.body.orderid as string];
+    if (a.body.status !== 'success') return reply.code(a.status).send(a.body);
+    const ids = a.body.orderids ?? [a.body.orderid];
     const sizes = a.quantities ?? [order.quantity];
     return {
       status: 'success' as const,

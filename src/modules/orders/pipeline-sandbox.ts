@@ -9,7 +9,12 @@ import type { PlaceOutcome, SandboxService } from '../sandbox/sandbox.service.js
 import type { OrderEvent, OrderEventBus } from './order-events.js';
 import type { OrderLogWriter } from './order-log.writer.js';
 import type { LatencyService } from './latency.service.js';
-import { INTERNAL_ERROR, type PipelineAnswer, type RunOptions } from './order-pipeline.types.js';
+import {
+  INTERNAL_ERROR,
+  type PipelineAnswer,
+  type RefusedBody,
+  type RunOptions,
+} from './order-pipeline.types.js';
 import type { OrderRecorder } from './order-recorder.js';
 import type { OrderInput } from './order-rules.js';
 
@@ -38,6 +43,13 @@ export async function placeInSandbox(
     const t0 = performance.now();
     // The event of the sandbox's decision (placed, or refused by an account rule: funds,
     // holdings, square-off), its log row written in the order's own transaction.
+    const refusal = (o: Extract<PlaceOutcome, { ok: false }>): RefusedBody => ({
+      status: 'error',
+      message: o.message,
+      mode: 'analyze',
+      orderid: o.order.orderId,
+      ...(ids.length ? { orderids: [...ids] } : {}),
+    });
     const eventOf = (o: PlaceOutcome): OrderEvent => {
       const orderid = o.order.orderId;
       if (o.ok)
@@ -52,13 +64,6 @@ export async function placeInSandbox(
           { ...request, quantity },
           { status: 'success', orderid, mode: 'analyze' },
         );
-      const body = {
-        status: 'error',
-        message: o.message,
-        mode: 'analyze',
-        orderid,
-        ...(ids.length ? { orderids: [...ids] } : {}),
-      };
       return deps.recorder.event(
         'order.failed',
         'analyze',
@@ -68,7 +73,7 @@ export async function placeInSandbox(
         orderid,
         400,
         { ...request, quantity },
-        body,
+        refusal(o),
       );
     };
     const r = await deps.sandbox
@@ -114,7 +119,12 @@ export async function placeInSandbox(
         // but listing the orders already placed, as every other part-way failure does (the
         // caller must not think nothing was placed and send the whole split again).
         deps.logger.error({ err: r.error, apiType }, 'order pipeline failed part-way through a split');
-        const body = { status: 'error', message: INTERNAL_ERROR, mode: 'analyze', orderids: ids };
+        const body: RefusedBody = {
+          status: 'error',
+          message: INTERNAL_ERROR,
+          mode: 'analyze',
+          orderids: ids,
+        };
         await deps.recorder.emit(
           deps.recorder.event(
             'order.failed',
@@ -132,7 +142,7 @@ export async function placeInSandbox(
       }
       // Input the sandbox refused (tick grid, decimals) is a validation failure: the
       // analyzer-error event, and nothing was written.
-      const body = {
+      const body: RefusedBody = {
         status: 'error',
         message: err.message ?? 'Order rejected',
         mode: 'analyze',
@@ -157,14 +167,14 @@ export async function placeInSandbox(
     // records its event now.
     const recorded = r.journal ?? (await deps.recorder.record(eventOf(r)));
     deps.events.publish(recorded);
-    if (!r.ok) return { status: 400, body: recorded.response, quantities: sizes.slice(0, ids.length) };
+    if (!r.ok) return { status: 400, body: refusal(r), quantities: sizes.slice(0, ids.length) };
     ids.push(r.order.orderId);
   }
   return {
     status: 200,
     body: {
       status: 'success',
-      orderid: ids[0],
+      orderid: ids[0]!,
       ...(ids.length > 1 ? { orderids: ids } : {}),
       mode: 'analyze',
     },

@@ -1,5 +1,6 @@
 /**
- * Password-reset routes (issue 8 part 5), no session needed, both under `RESET_RATE_LIMIT`:
+ * Password-reset routes (docs/rules/auth.md#password-reset-paths), no session needed, both under
+ * `RESET_RATE_LIMIT`:
  * - `POST /auth/reset-password` (JSON or form): the steps of {@link PasswordResetService}. A form
  *   posted by a browser (`Accept: text/html`, the link's page) gets an HTML page back; anything
  *   else gets JSON.

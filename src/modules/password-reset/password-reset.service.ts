@@ -1,5 +1,5 @@
 /**
- * Password reset (issue 8 part 5; spec "Session routes: two-factor, mail, profile" rule 5).
+ * Password reset (docs/rules/auth.md#password-reset-paths).
  *
  * One route, `POST /auth/reset-password`, in steps (the OpenAlgo wire shape, field `step`):
  * - `email` `{email}`: always the same answer; nothing is stored.
@@ -111,7 +111,8 @@ export class PasswordResetService {
 
   private async selectEmail(email: string, ip: string): Promise<ResetResult> {
     const user = await this.deps.repo.findUserByEmail(email);
-    // Rule 5: the account's own choice closes the e-mail path; it is sent to the authenticator.
+    // docs/rules/auth.md#password-reset-paths: the account's own choice closes the e-mail path; it
+    // is sent to the authenticator.
     if (user !== undefined && isTotpRequired(user, 'password_reset')) {
       throw new AppError(400, 'totp_required', TOTP_REQUIRED_FOR_RESET);
     }

@@ -1,7 +1,7 @@
 /**
- * The sandbox's records in OpenAlgo's wire shapes (issue 5): the `data` of orderbook, tradebook,
- * positionbook, holdings, funds and orderstatus. Pure functions; shapes and the reasons for each
- * choice are in docs/openalgo-book-shapes.md.
+ * The sandbox's records in OpenAlgo's wire shapes (docs/rules/sandbox.md#read-apis): the `data` of
+ * orderbook, tradebook, positionbook, holdings, funds and orderstatus. Pure functions; shapes and
+ * the reasons for each choice are in docs/openalgo-book-shapes.md.
  *
  * Numbers: every amount is computed exactly in {@link Money} and rounded once, at the end, half
  * away from zero, to 2 decimals as OpenAlgo does (`round(float(x), 2)`), except on the currency

@@ -1,9 +1,10 @@
 /**
  * Wire schemas of OpenAlgo's book and order-management endpoints as the sandbox serves them
- * (issue 5): orderbook, tradebook, positionbook, holdings, funds, orderstatus, cancelorder,
- * cancelallorder, modifyorder, closeposition. Field names, types and row order follow OpenAlgo;
- * where OpenAlgo's own code and documentation disagree the choice is recorded in
- * docs/openalgo-book-shapes.md. Bodies allow unknown fields (OpenAlgo clients send extras).
+ * (docs/rules/sandbox.md#read-apis): orderbook, tradebook, positionbook, holdings, funds,
+ * orderstatus, cancelorder, cancelallorder, modifyorder, closeposition. Field names, types and row
+ * order follow OpenAlgo; where OpenAlgo's own code and documentation disagree the choice is
+ * recorded in docs/openalgo-book-shapes.md. Bodies allow unknown fields (OpenAlgo clients send
+ * extras).
  */
 import { Type, type Static } from 'typebox';
 import { SEARCH_EXCHANGES } from '../market/search-rules.js';

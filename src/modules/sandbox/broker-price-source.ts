@@ -1,10 +1,10 @@
 /**
- * The connected broker's quote API as the sandbox's price source (issue 5, "Price source (a)"):
- * the instruments the engine watches (working orders, open positions) are asked for in one
- * batched call per poll (`SANDBOX_QUOTE_POLL_MS`), and a placement asks for its one instrument
- * when no fresh quote is at hand. A failed poll fills nothing and is retried on the next one;
- * each kind of failure is logged once until a poll succeeds again (the broker's message only:
- * the quote client never puts a credential in it).
+ * The connected broker's quote API as the sandbox's price source
+ * (docs/rules/sandbox.md#price-source): the instruments the engine watches (working orders, open
+ * positions) are asked for in one batched call per poll (`SANDBOX_QUOTE_POLL_MS`), and a placement
+ * asks for its one instrument when no fresh quote is at hand. A failed poll fills nothing and is
+ * retried on the next one; each kind of failure is logged once until a poll succeeds again (the
+ * broker's message only: the quote client never puts a credential in it).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';

@@ -1,5 +1,5 @@
 /**
- * The sandbox's bookkeeping inside one transaction (issue 5): an order's state transitions with
+ * The sandbox's bookkeeping inside one transaction: an order's state transitions with
  * their event rows, and what a fill does to the account, the position, the holdings and the
  * trade list. Every function takes a repository bound to the caller's transaction, which has
  * already locked the account (`lockAccount`).
@@ -135,11 +135,11 @@ export type FillingOrder = Pick<
 >;
 
 /**
- * What filling `order` whole at `price` does (issue 5): the position nets the execution (average,
- * realised P&L, reversal), the blocked margin moves to the position and margin released by a
- * closing quantity returns to available funds with the realised P&L. For CNC the holdings (`held`)
- * count as the long side, so selling held shares opens no new exposure. Pure: `position` and
- * `held` are what the caller read inside its transaction.
+ * What filling `order` whole at `price` does (docs/rules/sandbox.md#fills): the position nets the
+ * execution (average, realised P&L, reversal), the blocked margin moves to the position and margin
+ * released by a closing quantity returns to available funds with the realised P&L. For CNC the
+ * holdings (`held`) count as the long side, so selling held shares opens no new exposure. Pure:
+ * `position` and `held` are what the caller read inside its transaction.
  */
 export function planFill(
   account: AccountRow,
@@ -202,9 +202,9 @@ export async function writeFill(repo: SandboxRepository, orderId: number, plan: 
 }
 
 /**
- * Fills a working order whole at `price` (issue 5): the order becomes `complete` (through `open`
- * when an SL triggers in the same step), then {@link planFill} and {@link writeFill}. Undefined
- * when the order was no longer working.
+ * Fills a working order whole at `price` (docs/rules/sandbox.md#fills): the order becomes
+ * `complete` (through `open` when an SL triggers in the same step), then {@link planFill} and
+ * {@link writeFill}. Undefined when the order was no longer working.
  */
 export async function fillOrder(
   repo: SandboxRepository,

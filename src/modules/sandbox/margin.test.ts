@@ -21,7 +21,7 @@ const funds = (available: string, used = '0', realised = '0'): Funds => ({
   realisedPnl: r(realised),
 });
 
-describe('leverage per product and instrument kind (issue 5 defaults)', () => {
+describe('leverage per product and instrument kind (defaults)', () => {
   it('equity MIS 5, CNC 1, NRML 1; futures 10; option buy 1, option sell 1', () => {
     expect(leverageFor('equity', 'MIS', 'BUY')).toBe(5);
     expect(leverageFor('equity', 'CNC', 'BUY')).toBe(1);

@@ -1,14 +1,14 @@
 /**
- * Margin of the sandbox (issue 5, "Margin"): blocked at placement for new exposure only, as
- * trade value ÷ leverage by instrument kind and product; moved to the position when the order
- * fills; released with the realised P&L when the position closes. Pure functions over
- * {@link Funds}; amounts in {@link Money}.
+ * Margin of the sandbox (docs/rules/sandbox.md#margin-at-placement): blocked at placement for new
+ * exposure only, as trade value ÷ leverage by instrument kind and product; moved to the position
+ * when the order fills; released with the realised P&L when the position closes. Pure functions
+ * over {@link Funds}; amounts in {@link Money}.
  */
 import { divCeil, moneyToRupees, proRata, tradeValue, type Money } from './money.js';
 import { splitFill } from './positions.js';
 import type { Funds, FundsDelta, InstrumentKind, Product, Side } from './types.js';
 
-/** Leverage per instrument kind and product (issue 5 defaults in {@link DEFAULT_LEVERAGE}). */
+/** Leverage per instrument kind and product (defaults in {@link DEFAULT_LEVERAGE}). */
 export interface LeverageTable {
   /** Cash equity, intraday. */
   equityMis: number;
@@ -24,7 +24,10 @@ export interface LeverageTable {
   optionSell: number;
 }
 
-/** Issue 5 defaults: equity MIS 5×, equity CNC/NRML 1×, futures 10×, option buy 1×, option sell 1×. */
+/**
+ * Default leverage (docs/rules/sandbox.md#margin-at-placement): equity MIS 5×, equity CNC/NRML 1×,
+ * futures 10×, option buy 1×, option sell 1×.
+ */
 export const DEFAULT_LEVERAGE: Readonly<LeverageTable> = Object.freeze({
   equityMis: 5,
   equityCnc: 1,
@@ -90,8 +93,9 @@ export interface PlacementMarginInput {
 }
 
 /**
- * Margin blocked at placement (issue 5): only the NEW exposure pays. A reducing order blocks
- * nothing; a reversal blocks only the quantity beyond the current opposite position.
+ * Margin blocked at placement (docs/rules/sandbox.md#margin-at-placement): only the NEW exposure
+ * pays. A reducing order blocks nothing; a reversal blocks only the quantity beyond the current
+ * opposite position.
  */
 export function placementMargin(input: PlacementMarginInput): { margin: Money; openingQuantity: number } {
   const { opening } = splitFill(input.positionQuantity, input.side, input.quantity);
@@ -127,8 +131,8 @@ export function applyFundsDelta(funds: Funds, d: FundsDelta): Funds {
 }
 
 /**
- * Blocks `margin` (issue 5: insufficient funds → rejected with a reason). Blocking 0 always
- * succeeds.
+ * Blocks `margin`; insufficient funds reject the order with a reason
+ * (docs/rules/sandbox.md#margin-at-placement). Blocking 0 always succeeds.
  */
 export function blockMargin(
   funds: Funds,

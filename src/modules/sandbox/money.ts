@@ -1,5 +1,5 @@
 /**
- * Exact money for the sandbox (issue 5: "P&L math is exact").
+ * Exact money for the sandbox (docs/rules/sandbox.md#exact-money).
  *
  * Amounts are integers in ten-thousandths of a rupee (hundredths of a paisa), not whole paise:
  * currency derivatives (CDS, BCD) tick in ₹0.0025, which whole paise cannot hold. Every price on

@@ -1,7 +1,8 @@
 /**
- * Positions and holdings of the sandbox (issue 5, "Positions"): netting per (symbol, exchange,
- * product), average price on adds, realised P&L on reductions, reversals, mark-to-market, and the
- * T+1 settlement of CNC positions into holdings. Pure functions over plain values.
+ * Positions and holdings of the sandbox (docs/rules/sandbox.md#positions-and-holdings): netting per
+ * (symbol, exchange, product), average price on adds, realised P&L on reductions, reversals,
+ * mark-to-market, and the T+1 settlement of CNC positions into holdings. Pure functions over plain
+ * values.
  *
  * A position keeps its entry value (`cost`, average price × |quantity|) rather than an average
  * price, so adds are exact sums. A reduction releases the pro-rata share of `cost` and `margin`
@@ -83,7 +84,7 @@ export interface FillOutcome {
 }
 
 /**
- * Nets one execution into a position (issue 5):
+ * Nets one execution into a position (docs/rules/sandbox.md#positions-and-holdings):
  * - an add (same direction or from flat) adds its value to `cost`: the average is weighted;
  * - a reduction releases the pro-rata `cost` and `margin` and realises
  *   (exit − average) × closed quantity for a long, (average − exit) × closed quantity for a short;
@@ -154,10 +155,11 @@ export interface Settlement {
 }
 
 /**
- * T+1 settlement (issue 5, "Holdings"): every CNC position becomes holdings. A long CNC position
- * adds its shares at its average price (a holding's average is weighted on adds); a short CNC
- * position (a sale of held shares) removes shares at the holding's average and realises the
- * difference. Flat CNC positions vanish (their P&L was realised when they closed).
+ * T+1 settlement (docs/rules/sandbox.md#positions-and-holdings): every CNC position becomes
+ * holdings. A long CNC position adds its shares at its average price (a holding's average is
+ * weighted on adds); a short CNC position (a sale of held shares) removes shares at the holding's
+ * average and realises the difference. Flat CNC positions vanish (their P&L was realised when they
+ * closed).
  */
 export function settleCncToHoldings(
   positions: readonly Position[],

@@ -1,7 +1,8 @@
 /**
- * Where the sandbox gets prices (issue 5, "Price source"): an interface with two implementations,
- * the connected broker's quote API (broker-price-source.ts) and a deterministic scripted feed
- * (this file) for tests and demos. The engine fills nothing without a quote from here.
+ * Where the sandbox gets prices (docs/rules/sandbox.md#price-source): an interface with two
+ * implementations, the connected broker's quote API (broker-price-source.ts) and a deterministic
+ * scripted feed (this file) for tests and demos. The engine fills nothing without a quote from
+ * here.
  */
 import type { Quote } from './types.js';
 

@@ -1,5 +1,5 @@
 /**
- * The sandbox's stored records as the service hands them out (issue 5): what the read APIs
+ * The sandbox's stored records as the service hands them out: what the read APIs
  * format into OpenAlgo's wire shapes (book-format.ts). Amounts are {@link Money}; times epoch ms.
  */
 import type { Money } from './money.js';

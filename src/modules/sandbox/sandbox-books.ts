@@ -1,5 +1,5 @@
 /**
- * The sandbox's books as the read APIs answer them (issue 5, "Read and manage APIs"): orders,
+ * The sandbox's books as the read APIs answer them (docs/rules/sandbox.md#read-apis): orders,
  * trades, positions and holdings marked at the latest LTP of the price source, and funds with the
  * unrealised P&L of the open positions.
  */

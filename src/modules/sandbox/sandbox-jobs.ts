@@ -1,9 +1,9 @@
 /**
- * The sandbox's day-boundary work (issue 5, "Engine"), run on every engine tick and at start as
- * the catch-up after a restart. Every job is idempotent: it acts only on rows still in the state
- * it changes (orders of a past day still working, MIS positions still open after the cut-off, CNC
- * positions of a past day, accounts last reset before the slot), so running it twice, late, or on
- * two instances at once does the work exactly once.
+ * The sandbox's day-boundary work (docs/rules/sandbox.md#day-boundary-jobs), run on every engine
+ * tick and at start as the catch-up after a restart. Every job is idempotent: it acts only on rows
+ * still in the state it changes (orders of a past day still working, MIS positions still open after
+ * the cut-off, CNC positions of a past day, accounts last reset before the slot), so running it
+ * twice, late, or on two instances at once does the work exactly once.
  *
  * - Rollover (a new IST day): working orders of past days expire (cancelled, margin released);
  *   MIS positions a missed square-off left open are closed at market; CNC positions of past days

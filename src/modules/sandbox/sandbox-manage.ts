@@ -1,6 +1,7 @@
 /**
- * Managing working orders and positions of a sandbox account (issue 5, "Cancel and modify",
- * closeposition): split from sandbox.service.ts, whose transaction helpers they use.
+ * Managing working orders and positions of a sandbox account (modifyorder, closeposition:
+ * docs/rules/sandbox.md#cancel-and-modify): split from sandbox.service.ts, whose transaction
+ * helpers they use.
  */
 import { badRequest } from '../../platform/errors.js';
 import { accountContext, fundsOf, reducibleFor, transition, withFunds } from './ledger.js';
@@ -33,8 +34,8 @@ export interface PositionFilter {
 }
 
 /**
- * Modifies a working order (issue 5, "Cancel and modify"): symbol, exchange, action and product
- * must be the order's; price type, quantity, price and trigger may change. The order is
+ * Modifies a working order (docs/rules/sandbox.md#cancel-and-modify): symbol, exchange, action and
+ * product must be the order's; price type, quantity, price and trigger may change. The order is
  * validated and margined again as if placed now (its old block released first); on any
  * failure the order stays as it was.
  */

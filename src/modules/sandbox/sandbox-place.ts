@@ -1,7 +1,8 @@
 /**
- * Placement of a sandbox order (issue 5, "Orders"), split from sandbox.service.ts: validation,
- * margin, the order row and, when the quote fills it at once, the fill, all in one transaction
- * over the locked account.
+ * Placement of a sandbox order, split from sandbox.service.ts: validation
+ * (docs/rules/sandbox.md#order-validation), margin (docs/rules/sandbox.md#margin-at-placement), the
+ * order row and, when the quote fills it at once, the fill (docs/rules/sandbox.md#fills), all in one
+ * transaction over the locked account.
  *
  * An order the quote fills at once (every MARKET order with a usable quote) is written in its
  * final state: the order row is inserted already `complete` beside the event rows of each of

@@ -82,7 +82,7 @@ function readPrice(value: number | string | undefined, field: string, tick: Mone
 }
 
 /**
- * Validates a new order (issue 5, "Orders: Validation"), in this order:
+ * Validates a new order (docs/rules/sandbox.md#order-validation), in this order:
  * 1. the instrument is tradable (not an index); CNC only on cash equity (delivery);
  * 2. quantity a positive integer; for futures and options a multiple of the lot size;
  * 3. LIMIT needs a price, SL a price and a trigger, SL-M a trigger, each > 0 and on the tick grid;
@@ -175,9 +175,10 @@ const feed = (x: number | undefined): number =>
   x !== undefined && Number.isFinite(x) ? Math.round(x * 10_000) : 0;
 
 /**
- * Whether a quote may fill anything (issue 5): not when it is missing, older than `maxAgeMs` at
- * `now`, without a positive LTP, or when its LTP lies outside its own day's `[low, high]` (a bad
- * print or a quote from another day). A negative or zero bid/ask counts as absent.
+ * Whether a quote may fill anything (docs/rules/sandbox.md#stale-quotes): not when it is missing,
+ * older than `maxAgeMs` at `now`, without a positive LTP, or when its LTP lies outside its own
+ * day's `[low, high]` (a bad print or a quote from another day). A negative or zero bid/ask counts
+ * as absent.
  */
 export function checkQuote(
   quote: Quote | undefined,
@@ -231,7 +232,7 @@ export type MatchResult =
   | { fill: false; triggered: boolean; reason: NoFillReason };
 
 /**
- * One order against checked prices (issue 5, "Orders"):
+ * One order against checked prices (docs/rules/sandbox.md#fills):
  * - `trigger pending` (SL, SL-M): waits until {@link isTriggered}; once triggered an SL-M behaves
  *   as MARKET and an SL as LIMIT at its price, in the same step;
  * - MARKET fills at the {@link executionPrice};
@@ -286,10 +287,11 @@ export interface PassResult {
 }
 
 /**
- * The matching pass for one price update (issue 5): every resting order whose instrument appears
- * in `quotes` (keyed by {@link quoteKey}) is matched by {@link matchPrices}; orders of instruments
- * absent from the update are left alone. Each quote is checked once; the pass is one loop, O(orders).
- * Orders are visited in the given order, so the caller decides priority (e.g. by placement time).
+ * The matching pass for one price update (docs/rules/sandbox.md#matching-engine): every resting
+ * order whose instrument appears in `quotes` (keyed by {@link quoteKey}) is matched by
+ * {@link matchPrices}; orders of instruments absent from the update are left alone. Each quote is
+ * checked once; the pass is one loop, O(orders). Orders are visited in the given order, so the
+ * caller decides priority (e.g. by placement time).
  */
 export function matchPass(
   orders: Iterable<RestingOrder>,

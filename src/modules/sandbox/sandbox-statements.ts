@@ -1,5 +1,5 @@
 /**
- * The statements of an order's placement and fill (issue 5), compiled once per database
+ * The statements of an order's placement and fill, compiled once per database
  * (platform/db/prepared.ts): building and compiling them on every call cost as much CPU as
  * running them. Used by sandbox.repository.ts only.
  */

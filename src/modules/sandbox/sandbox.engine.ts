@@ -1,10 +1,10 @@
 /**
- * The sandbox execution engine (issue 5, "Engine"): started and stopped by the analyzer-mode
- * switch. It keeps every working order in memory, grouped by instrument, and on each price update
- * runs one matching pass over the orders of the instruments that moved — no per-order sleeps or
- * queries — then writes the fills, each in its own transaction. The database stays the truth: a
- * start reloads the book, and a periodic resync (and the bus) picks up orders placed by other
- * instances; compare-and-set transitions keep two engines from filling one order twice.
+ * The sandbox execution engine (docs/rules/sandbox.md#matching-engine): started and stopped by the
+ * analyzer-mode switch. It keeps every working order in memory, grouped by instrument, and on each
+ * price update runs one matching pass over the orders of the instruments that moved — no per-order
+ * sleeps or queries — then writes the fills, each in its own transaction. The database stays the
+ * truth: a start reloads the book, and a periodic resync (and the bus) picks up orders placed by
+ * other instances; compare-and-set transitions keep two engines from filling one order twice.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';

@@ -50,7 +50,7 @@ export interface SandboxDeps {
   instruments: InstrumentLookup;
   sessionOn: (exchange: string, date: string) => ExchangeSession | undefined;
   /**
-   * The quote client of the current broker session (the orders issue's broker login provides
+   * The quote client of the current broker session (the brokers module's broker login provides
    * it); undefined while there is none, and then nothing fills.
    */
   quoteClient?: () => QuoteClient | undefined;

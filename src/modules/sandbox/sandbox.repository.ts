@@ -1,5 +1,5 @@
 /**
- * The only place that touches the sandbox tables (issue 5), with the hot statements it compiles
+ * The only place that touches the sandbox tables, with the hot statements it compiles
  * once (sandbox-statements.ts). A repository is bound to the database or to one transaction
  * (`transaction()` hands the callback a repository bound to it), so the service's rules run the
  * same way inside and outside transactions.

@@ -1,9 +1,10 @@
 /**
- * `/api/v1` book and order-management routes (issue 5, "Read and manage APIs"), OpenAlgo's names
- * and shapes, API key in the body. In analyzer mode they answer from the sandbox and carry
+ * `/api/v1` book and order-management routes (docs/rules/sandbox.md#read-apis), OpenAlgo's names and
+ * shapes, API key in the body. In analyzer mode they answer from the sandbox and carry
  * `"mode": "analyze"`; in live mode they go to the connected broker's adapter, and without one
  * answer 404 "Broker-specific module not found" (spec "Errors → Order placement").
  */
+import type { LiveCallAnswer } from '../orders/order-pipeline.types.js';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
@@ -62,8 +63,8 @@ export interface SandboxRouteDeps {
 
 /** What the live branch of orderstatus, cancelorder and modifyorder calls. */
 export interface LiveOrderCalls {
-  status(userId: number, orderid: string): Promise<{ status: number; body: Record<string, unknown> }>;
-  cancel(userId: number, orderid: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  status(userId: number, orderid: string): Promise<LiveCallAnswer>;
+  cancel(userId: number, orderid: string): Promise<LiveCallAnswer>;
   modify(
     userId: number,
     orderid: string,
@@ -78,7 +79,7 @@ export interface LiveOrderCalls {
       trigger_price: string;
       disclosed_quantity: number;
     },
-  ): Promise<{ status: number; body: Record<string, unknown> }>;
+  ): Promise<LiveCallAnswer>;
 }
 
 /** The error body, with OpenAlgo's `"mode": "analyze"` on analyzer-mode errors. */
@@ -107,7 +108,7 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
   const analyzer = async (
     reply: FastifyReply,
     fn: () => Promise<object>,
-    live?: () => Promise<{ status: number; body: Record<string, unknown> }>,
+    live?: () => Promise<LiveCallAnswer>,
   ): Promise<never> => {
     if (!deps.analyze()) {
       if (!live) throw NO_LIVE_BOOK;

@@ -1,5 +1,5 @@
 /**
- * The sandbox account (issue 5): placement, cancel, modify and close of paper orders, each in one
+ * The sandbox account: placement, cancel, modify and close of paper orders, each in one
  * transaction over the user's locked account, and the reads the `/api/v1` books answer from.
  * Matching on price updates is the engine's (sandbox.engine.ts); day-boundary jobs are in
  * sandbox-jobs.ts.
@@ -97,10 +97,10 @@ export class SandboxService implements SandboxCore {
   }
 
   /**
-   * Places an order (issue 5, "Orders"). Input errors (unknown symbol, lot size, prices, product)
-   * throw a 400 and write nothing; account rules (funds, holdings, square-off, no price) record
-   * the order as `rejected` with its reason. A MARKET order fills at once; a marketable LIMIT
-   * fills at once at the better price; the rest wait for the engine.
+   * Places an order (docs/rules/sandbox.md#order-validation). Input errors (unknown symbol, lot
+   * size, prices, product) throw a 400 and write nothing; account rules (funds, holdings,
+   * square-off, no price) record the order as `rejected` with its reason. A MARKET order fills at
+   * once; a marketable LIMIT fills at once at the better price; the rest wait for the engine.
    */
   placeOrder<J = never>(
     userId: number,

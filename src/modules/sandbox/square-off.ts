@@ -1,8 +1,9 @@
 /**
- * When MIS positions are squared off (issue 5, "Engine"): per exchange at a configured IST time
- * (NSE/BSE and their F&O 15:15, CDS/BCD 16:45, MCX 23:30 by default; `SANDBOX_SQUARE_OFF`).
- * On a day whose session does not contain that time (a special session such as Muhurat trading
- * in the evening) the square-off falls 15 minutes before the session ends instead.
+ * When MIS positions are squared off (docs/rules/sandbox.md#day-boundary-jobs): per exchange at a
+ * configured IST time (NSE/BSE and their F&O 15:15, CDS/BCD 16:45, MCX 23:30 by default;
+ * `SANDBOX_SQUARE_OFF`). On a day whose session does not contain that time (a special session such
+ * as Muhurat trading in the evening) the square-off falls 15 minutes before the session ends
+ * instead.
  */
 import { istInstant } from '../market/timings.service.js';
 

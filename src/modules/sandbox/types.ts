@@ -8,9 +8,9 @@ export type Side = Action;
 export type { PriceType, Product };
 
 /**
- * States of a sandbox order (issue 5). `trigger pending` is an SL / SL-M order waiting for its
- * trigger; `open` is a LIMIT (or triggered SL) order resting until the price crosses it. The last
- * three are final.
+ * States of a sandbox order (docs/rules/sandbox.md#order-states). `trigger pending` is an SL / SL-M
+ * order waiting for its trigger; `open` is a LIMIT (or triggered SL) order resting until the price
+ * crosses it. The last three are final.
  */
 export type OrderStatus = 'open' | 'trigger pending' | 'complete' | 'cancelled' | 'rejected';
 
@@ -20,23 +20,7 @@ export type SandboxInstrument = Pick<
   'symbol' | 'exchange' | 'lotsize' | 'instrumenttype' | 'tickSize'
 >;
 
-/** How margin and lot rules see an instrument: cash equity, future, option, or an untradable index. */
-export type InstrumentKind = 'equity' | 'future' | 'option' | 'index';
-
-/** The kind of an instrument from its canonical `instrumenttype` (EQ, INDEX, FUT, CE, PE). */
-export function instrumentKind(instrumenttype: string): InstrumentKind {
-  switch (instrumenttype) {
-    case 'FUT':
-      return 'future';
-    case 'CE':
-    case 'PE':
-      return 'option';
-    case 'INDEX':
-      return 'index';
-    default:
-      return 'equity';
-  }
-}
+export { instrumentKind, type InstrumentKind } from '../../domain/instruments.js';
 
 /**
  * A market snapshot of one instrument as the price source delivers it, in rupees (the edge).
@@ -82,9 +66,9 @@ export function quoteKey(exchange: string, symbol: string): string {
 }
 
 /**
- * A sandbox account's funds (issue 5). `available` is what new margin can come from;
- * `usedMargin` is blocked by open orders and positions; `realisedPnl` is the running total of
- * realised P&L (already included in `available`).
+ * A sandbox account's funds (docs/rules/sandbox.md#account-and-reset). `available` is what new
+ * margin can come from; `usedMargin` is blocked by open orders and positions; `realisedPnl` is the
+ * running total of realised P&L (already included in `available`).
  */
 export interface Funds {
   available: Money;

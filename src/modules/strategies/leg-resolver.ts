@@ -1,5 +1,6 @@
 /**
- * Resolves a batch leg to a concrete contract at run start (issue 7 part 1):
+ * Resolves a batch leg to a concrete contract at run start
+ * (docs/rules/strategies.md#batch-leg-resolution):
  * - an instrument leg is itself (a quantity in lots is multiplied by the lot size);
  * - a derivative leg takes the expiry of its rank among the underlying's future expiries (a
  *   nearer one, with a `leg_expiry_fallback` warning, when the rank is unavailable), then the

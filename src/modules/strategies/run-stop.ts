@@ -1,6 +1,6 @@
 /**
- * Stopping a batch run (issue 7 part 5; spec "Strategy run stop"). A stop first writes the
- * durable intent (`run_stop_requested`, run `stop_pending`), then drives the run toward flat:
+ * Stopping a batch run (docs/rules/strategies.md#stop). A stop first writes the durable intent
+ * (`run_stop_requested`, run `stop_pending`), then drives the run toward flat:
  *
  * - working entries are cancelled (an exit is only sized once the entry's fill is known);
  * - every leg whose *filled* net quantity is not zero gets one exit for that quantity;

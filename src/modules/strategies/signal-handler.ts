@@ -1,13 +1,15 @@
 /**
- * Signal strategies (issue 7 part 6; spec rules 6-9). The leg is named by `leg_id`, else by
- * `symbol` + `exchange` (a one-leg strategy needs neither); its instrument is checked against the
- * master contract at signal time (rule 7: not a contract on an exchange that has rows →
- * `rejected_invalid_action`; an exchange with no rows passes); a cash `short_entry` needs product
- * MIS (rule 8); direction limits refuse the other side's entries. `long_entry`/`short_entry` open
- * or flip (the outgoing exit first: if it is rejected, the critical
- * `flip_outgoing_exit_rejected` and no new entry); `*_exit` flattens; a signal that would not
- * change the held position is `ok` with a note (rule 9). The first accepted signal opens a run, in
- * the mode the service is in (analyzer → sandbox). The caller holds the strategy's lock.
+ * Signal strategies. The leg is named by `leg_id`, else by `symbol` + `exchange` (a one-leg
+ * strategy needs neither; docs/rules/strategies.md#signal-leg-selection); its instrument is
+ * checked against the master contract at signal time (not a contract on an exchange that has
+ * rows → `rejected_invalid_action`; an exchange with no rows passes:
+ * docs/rules/strategies.md#signal-contract-at-signal-time); a cash `short_entry` needs product
+ * MIS (docs/rules/strategies.md#signal-product-default); direction limits refuse the other side's
+ * entries. `long_entry`/`short_entry` open or flip (the outgoing exit first: if it is rejected, the
+ * critical `flip_outgoing_exit_rejected` and no new entry); `*_exit` flattens; a signal that would
+ * not change the held position is `ok` with a note (docs/rules/strategies.md#no-op-signals). The
+ * first accepted signal opens a run, in the mode the service is in (analyzer → sandbox). The
+ * caller holds the strategy's lock.
  */
 import type { LegRow, StrategyRow } from './strategies.repository.js';
 import type { DerivativeContract } from './leg-resolver.js';
@@ -68,7 +70,8 @@ export async function handleSignal(
   if ('result' in leg) return leg;
   const symbol = leg.symbol!;
   const exchange = leg.exchange;
-  // Rule 7, at signal time: the contract may have changed since the leg was saved.
+  // docs/rules/strategies.md#signal-contract-at-signal-time: the contract may have changed since
+  // the leg was saved.
   let lotsize = 1;
   if (await contract.hasExchange(exchange)) {
     const inst = await contract.get(symbol, exchange);

@@ -202,7 +202,7 @@ async function orderFate(
     return { state: 'dead', filled: o.filledQuantity };
   }
   const a = await deps.orders.live.status(userId, orderId);
-  if (a.status !== 200) throw new Error(`order status answered ${a.status}`);
+  if (a.body.status !== 'success') throw new Error(`order status answered ${a.status}`);
   const data = (a.body.data ?? {}) as { order_status?: unknown; filled_quantity?: unknown };
   const status = String(data.order_status ?? '').toLowerCase();
   const filled = Number(data.filled_quantity) || 0;

@@ -1,5 +1,5 @@
 /**
- * Strategy routes (issue 7):
+ * Strategy routes:
  * - management under `/strategy/api` (session; CSRF on writes): CRUD, token rotation, the lock,
  *   the live switch, runs, events, deliveries; another user's strategy is a plain 404;
  * - `POST /api/v1/strategy/events` (API key): the event trail, newest first;
@@ -221,8 +221,8 @@ export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): P
     s.removeAllContentTypeParsers();
     // Bodies are read as text whatever their type; the pipeline parses and audits them. A body
     // sent without a declared length (chunked) is read up to 16,384 bytes: past that the rest is
-    // discarded unread into memory and the pipeline audits `rejected_payload` (rule 10 refuses
-    // only a *declared* size before reading, in `limits`).
+    // discarded unread into memory and the pipeline audits `rejected_payload` (only a *declared*
+    // size is refused before reading, in `limits`: docs/rules/strategies.md#webhook-audit).
     s.addContentTypeParser('*', (_req, payload, done) => {
       const chunks: Buffer[] = [];
       let size = 0;

@@ -1,9 +1,9 @@
 /**
- * Strategy management (issue 7 part 2-3, 7): create, read, update, delete, token rotation, the
- * webhook lock and the live switch, each configuration change written to the event trail
- * (`run_id` null). Another user's strategy is the same 404 as a missing one. The webhook token is
- * shown once (creation, rotation); only its digest is kept, and the webhook's digest → strategy
- * cache is invalidated on every instance when a strategy changes.
+ * Strategy management (docs/rules/strategies.md#strategy-management): create, read, update,
+ * delete, token rotation, the webhook lock and the live switch, each configuration change written
+ * to the event trail (`run_id` null). Another user's strategy is the same 404 as a missing one.
+ * The webhook token is shown once (creation, rotation); only its digest is kept, and the
+ * webhook's digest → strategy cache is invalidated on every instance when a strategy changes.
  */
 import type { Updateable } from 'kysely';
 import { LRUCache } from 'lru-cache';

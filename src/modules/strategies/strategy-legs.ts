@@ -7,8 +7,10 @@
  *   (`CE`/`PE`/`FUT`), `strike_offset` (ATM ± strikes, options only), `quantity` in lots and
  *   `side`, resolved to a contract at run start.
  * An instrument leg is checked against the master contract when the contract holds rows for its
- * exchange (rule 7's test, applied at configuration time as well as at signal time).
+ * exchange (the test of docs/rules/strategies.md#signal-contract-at-signal-time, applied at
+ * configuration time as well as at signal time).
  */
+import type { DerivativeType } from '../../domain/instruments.js';
 import { badRequest } from '../../platform/errors.js';
 import type { NewLeg } from './strategies.repository.js';
 import type { StrategyKind } from './strategy.types.js';
@@ -23,7 +25,7 @@ export interface LegInput {
   side?: Action | undefined;
   underlying?: string | undefined;
   expiry_rank?: number | string | undefined;
-  option_type?: 'CE' | 'PE' | 'FUT' | undefined;
+  option_type?: DerivativeType | undefined;
   strike_offset?: number | undefined;
 }
 

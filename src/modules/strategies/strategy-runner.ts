@@ -327,8 +327,7 @@ export class StrategyRunner {
     const children = acknowledged(answer, quantity);
     const orderId = children[0]?.orderId;
     const ok = answer.status === 200 && children.length > 0;
-    const message =
-      typeof answer.body.message === 'string' ? answer.body.message : ok ? 'placed' : 'rejected';
+    const message = answer.body.status === 'error' ? answer.body.message : ok ? 'placed' : 'rejected';
     const kind =
       purpose === 'entry' ? (ok ? 'entry_placed' : 'entry_rejected') : ok ? 'exit_placed' : 'exit_rejected';
     const ids = children.map((c) => c.orderId);

@@ -103,11 +103,7 @@ export interface Refreshed {
  * part-way), none for a refusal.
  */
 export function acknowledged(a: PipelineAnswer, quantity: number): { orderId: string; quantity: number }[] {
-  const ids = Array.isArray(a.body.orderids)
-    ? (a.body.orderids as unknown[]).filter((x): x is string => typeof x === 'string')
-    : a.status === 200 && typeof a.body.orderid === 'string'
-      ? [a.body.orderid]
-      : [];
+  const ids = a.body.orderids ?? (a.body.status === 'success' ? [a.body.orderid] : []);
   const sizes = a.quantities ?? (ids.length === 1 ? [quantity] : []);
   return ids.flatMap((orderId, i) => (sizes[i] === undefined ? [] : [{ orderId, quantity: sizes[i] }]));
 }

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { DIRECTIONS, EVENT_KINDS, RUN_MODES, SEVERITIES, STRATEGY_KINDS } from './strategy.types.js';
 import { ACTIONS, PRODUCTS } from '../../domain/orders.js';
 import { literalUnion } from '../../platform/http/literal-union.js';
+import { DERIVATIVE_TYPES } from '../../domain/instruments.js';
 import { STRATEGY_EVENTS_MAX } from '../../domain/limits.js';
 
 export const LegBody = Type.Object(
@@ -18,7 +19,7 @@ export const LegBody = Type.Object(
         literalUnion(['current', 'next', 'far'] as const),
       ]),
     ),
-    option_type: Type.Optional(literalUnion(['CE', 'PE', 'FUT'] as const)),
+    option_type: Type.Optional(literalUnion(DERIVATIVE_TYPES)),
     strike_offset: Type.Optional(Type.Integer({ minimum: -50, maximum: 50 })),
   },
   { additionalProperties: false },

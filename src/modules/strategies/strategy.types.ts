@@ -1,6 +1,6 @@
 /**
- * The closed vocabularies of strategies (issue 7): kinds, products, directions, webhook actions
- * and result codes, and the event kinds of the trail, each with its fixed severity.
+ * The closed vocabularies of strategies: kinds, products, directions, webhook actions and result
+ * codes, and the event kinds of the trail, each with its fixed severity.
  */
 import type { Product } from '../../domain/orders.js';
 

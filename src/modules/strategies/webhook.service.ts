@@ -1,10 +1,10 @@
 /**
- * The strategy webhook's validation pipeline (issue 7 part 4; spec "Strategy webhook request
- * rules" 1-10 and "Strategy webhook result codes"), in order: token → lock → IP allowlist →
- * payload (a JSON object of at most 16,384 bytes) → action/mode vocabulary per kind → live
- * enablement → batch de-duplication (60 s) → cooling-off (30 s) → the runner. Every terminal
- * result is audited in `webhook_deliveries` with a redacted payload; the declared-size and
- * rate-limit refusals happen in the route before this runs and are not.
+ * The strategy webhook's validation pipeline (docs/rules/strategies.md#webhook-pipeline), in
+ * order: token → lock → IP allowlist → payload (a JSON object of at most 16,384 bytes) →
+ * action/mode vocabulary per kind → live enablement → batch de-duplication (60 s) → cooling-off
+ * (30 s) → the runner. Every terminal result is audited in `webhook_deliveries` with a redacted
+ * payload; the declared-size and rate-limit refusals happen in the route before this runs and are
+ * not (docs/rules/strategies.md#webhook-audit).
  */
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -52,7 +52,10 @@ export interface WebhookDeps {
   logger: Logger;
 }
 
-/** Body fields that look like credentials: redacted before the payload is audited (rule 3). */
+/**
+ * Body fields that look like credentials: redacted before the payload is audited
+ * (docs/rules/strategies.md#webhook-credential-redaction).
+ */
 const CREDENTIAL_KEY =
   /pass|pwd|secret|token|key|auth|signature|otp|pin|session|cookie|credential|private|jwt|bearer/i;
 /**
@@ -260,9 +263,9 @@ function canonical(v: unknown): string {
 }
 
 /**
- * Credential-looking fields replaced, at any depth (rule 3), and credential-looking text inside
- * any string value: a pasted webhook URL or token, a JWT, a bearer header, a long hex or base64
- * run such as an API key.
+ * Credential-looking fields replaced, at any depth, and credential-looking text inside any string
+ * value: a pasted webhook URL or token, a JWT, a bearer header, a long hex or base64 run such as an
+ * API key (docs/rules/strategies.md#webhook-credential-redaction).
  */
 export function redact(v: unknown, depth = 0): unknown {
   if (depth > 8) return '[truncated]';

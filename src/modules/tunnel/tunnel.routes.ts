@@ -1,7 +1,8 @@
 /**
  * `GET /api/config/host` (any session): the base URL webhook senders must use, for the UI and
- * the strategy pages (issue 10 part 4). Read-only; nothing secret in it: `HOST_SERVER` is shown
- * as the system snapshot shows it, without user, password, query or fragment.
+ * the strategy pages (docs/rules/tunnel.md#public-base-url). Read-only; nothing secret in it:
+ * `HOST_SERVER` is shown as the system snapshot shows it, without user, password, query or
+ * fragment.
  */
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';

@@ -1,5 +1,5 @@
 /**
- * One broker origin for order traffic (orders issue, "Brokers"): a keep-alive undici `Pool`
+ * One broker origin for order traffic: a keep-alive undici `Pool`
  * (ARCHITECTURE.md "outbound HTTP": one pool per broker origin) whose calls never throw — a
  * timeout or a broken connection comes back as an outcome the adapter turns into a
  * `BrokerResult` with status 504 or 502.

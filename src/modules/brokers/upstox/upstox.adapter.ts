@@ -10,7 +10,7 @@
  *
  * OpenAlgo (broker/upstox/api/order_api.py) has moved placement, modification and cancellation
  * to the v3 endpoints (`/v3/order/place` answers `data.order_ids`, a list, because v3 may slice
- * an order); this adapter follows the documented v2 API, as the orders issue asks — v2 is marked
+ * an order); this adapter follows the documented v2 API — v2 is marked
  * deprecated in Upstox's docs but still served. Both hosts are configurable.
  */
 import type {

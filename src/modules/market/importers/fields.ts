@@ -1,4 +1,5 @@
 import type { Instrument } from '../instrument.js';
+import type { DerivativeType } from '../../../domain/instruments.js';
 import {
   expiryLabel,
   futureSymbol,
@@ -100,7 +101,7 @@ export interface DerivativeInput {
   brexchange: string;
   exchange: string;
   token: string;
-  type: 'FUT' | 'CE' | 'PE';
+  type: DerivativeType;
   /** Raw expiry text (any form {@link parseExpiry} reads). */
   expiry: string | undefined;
   /** Raw strike text; read for options only. */

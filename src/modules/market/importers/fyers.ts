@@ -1,4 +1,5 @@
 import type { Instrument, MasterContractFormat, ParsedItem } from '../instrument.js';
+import type { DerivativeType } from '../../../domain/instruments.js';
 import { indexSymbol, NSE_SHARE_SERIES } from '../symbology.js';
 import type { ContractInput } from './csv.js';
 import {
@@ -135,7 +136,7 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
 
   if (segment.kind === 'derivative') {
     const option = f[col.option]!.trim();
-    let side: 'FUT' | 'CE' | 'PE';
+    let side: DerivativeType;
     if (option === 'CE' || option === 'PE') side = option;
     else if (option === 'XX' || option === '') side = 'FUT';
     else return skipRow(`bad option type ${shown(option)}`);

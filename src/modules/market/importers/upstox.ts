@@ -1,4 +1,5 @@
 import type { Instrument, MasterContractFormat, ParsedItem } from '../instrument.js';
+import type { DerivativeType } from '../../../domain/instruments.js';
 import { indexSymbol } from '../symbology.js';
 import type { ContractInput } from './csv.js';
 import {
@@ -86,7 +87,7 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
 
   if (kind === 'derivative') {
     if (type === '') skipRow(`no instrument type (option_type ${shown(f[col.option_type]!)})`);
-    let side: 'FUT' | 'CE' | 'PE';
+    let side: DerivativeType;
     if (type.startsWith('FUT')) side = 'FUT';
     else if (type.startsWith('OPT')) {
       const opt = f[col.option_type]!.trim();
