@@ -40,6 +40,9 @@ async function twoInstances(dialect: 'sqlite' | 'postgres'): Promise<[StrategyHa
     bus: await redisBus(prefix),
     env: { WEBHOOK_RATE_LIMIT: '100000 per second' },
   });
+  // Both price from the same feed (in production, the same broker's quotes): without it B's
+  // market orders find no price and are rejected, and a run of B's deliveries would each open one.
+  await b.services.sandbox.usePriceSource(a.t.services.sandbox.prices());
   cleanup.push(() => a.close());
   cleanup.push(() => b.close());
   return [a, b];
