@@ -64,6 +64,24 @@ describe('comments cite what the repository holds', () => {
     expect(missing).toEqual([]);
   });
 
+  it('every docs/architecture.md section a comment names exists', () => {
+    const sections = new Set(
+      [...readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8').matchAll(/^## +(.+?)\s*$/gm)].map((m) =>
+        m[1]!.toLowerCase(),
+      ),
+    );
+    const missing = files.flatMap((f) =>
+      [
+        ...readFileSync(f, 'utf8')
+          .replace(/\n \* /g, ' ')
+          .matchAll(/docs\/architecture\.md, "([^"]+)"/g),
+      ]
+        .filter((m) => !sections.has(m[1]!.toLowerCase()))
+        .map((m) => `${relative(SRC, f)}: ${m[1]}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('the scan sees a numbered citation where there is one', () => {
     expect('see issue 7, part 3 and rules 6-9'.match(NUMBERED)).toEqual(['issue 7', 'part 3', 'rules 6']);
     expect('a partial 3-leg order; rule-based'.match(NUMBERED)).toBeNull();

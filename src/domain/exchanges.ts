@@ -1,6 +1,6 @@
 /**
  * The exchanges of the Indian markets algodesk knows, with their segment — written once
- * (docs/architecture.md, "Facts are written once"). Every set of exchanges the rules use is
+ * (docs/architecture.md, "Where each rule lives"). Every set of exchanges the rules use is
  * derived here from this one table; `src/domain/domain.test.ts` fails when a literal list of
  * exchanges appears anywhere else in `src/`.
  */

@@ -57,7 +57,7 @@ export class MailSettingsRepository {
       .updateTable('settings')
       .set({
         ...rest,
-        // Booleans are written as 0/1, which both dialects accept (docs/architecture.md).
+        // Booleans are written as 0/1, which both dialects accept (docs/architecture.md, "Platform decisions").
         smtp_use_tls: toDbBool(smtp_use_tls),
         ...(smtp_password_encrypted === undefined ? {} : { smtp_password_encrypted }),
         updated_at: now,

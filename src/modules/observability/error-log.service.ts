@@ -19,7 +19,7 @@ import {
   type ErrorOrigin,
 } from './error-record.js';
 
-/** Retention and buffering figures (documented in docs/architecture.md). */
+/** Retention and buffering figures (documented in this module's README.md). */
 export const ERROR_LOG_LIMITS = {
   /** Rows kept at most; the oldest go first. */
   maxRows: 10_000,

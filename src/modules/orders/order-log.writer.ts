@@ -4,8 +4,7 @@
  * The stored request never holds the API key (publishers strip it; this writer strips it again,
  * whatever the casing).
  *
- * The row of an answered order is part of the order (docs/architecture.md, "The record of an
- * order"): the pipeline writes it before it answers — in the sandbox order's own transaction, or
+ * The row of an answered order is part of the order (docs/rules/orders.md#record-of-an-order): the pipeline writes it before it answers — in the sandbox order's own transaction, or
  * through {@link OrderLogWriter.record} (the SQLite writer thread) right after the broker answered —
  * and publishes the event with the row's id. The row is then an outbox entry: `dispatched_at` is
  * null until the event's fan-out (socket, chat alerts) has run, when this consumer marks it, in

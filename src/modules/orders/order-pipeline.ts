@@ -7,8 +7,7 @@
  * analyzer mode) and every placement records its latency off the request path. The broker's
  * HTTP status is passed through, never rewritten to a generic 500.
  *
- * The event's log row is committed before the answer (docs/architecture.md, "The record of an
- * order"): a sandbox order's in the order's own transaction, any other in its own (group) commit
+ * The event's log row is committed before the answer (docs/rules/orders.md#record-of-an-order): a sandbox order's in the order's own transaction, any other in its own (group) commit
  * right after the outcome is known; the event is published after that, carrying the row's id.
  *
  * Steps 1-2 (schema, rate limit, semi-automatic queue) are the route's and the Action Center's;

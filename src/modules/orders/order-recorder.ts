@@ -1,7 +1,6 @@
 /**
  * The order pipeline's events (spec "Events → Order events") with their record: an event's log
- * row is committed before the answer that depends on it (docs/architecture.md, "The record of an
- * order"), then the event is published carrying the row's id.
+ * row is committed before the answer that depends on it (docs/rules/orders.md#record-of-an-order), then the event is published carrying the row's id.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';

@@ -5,10 +5,8 @@
  * and — through the invalidation bus — on every other instance, which starts or stops its own
  * engine in step.
  */
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { DB } from '../../db/schema.js';
-import { fromDbBool } from '../../platform/db/database.js';
+import type { AnalyzeModeRepository } from './analyze-mode.repository.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 
 export const ANALYZE_MODE_TOPIC = 'analyze-mode';
@@ -25,7 +23,7 @@ export class AnalyzeModeService {
   private applying: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly db: Kysely<DB>,
+    private readonly repo: AnalyzeModeRepository,
     private readonly bus: InvalidationBus,
     private readonly logger: Logger,
   ) {
@@ -44,21 +42,12 @@ export class AnalyzeModeService {
 
   /** Reads the flag and brings the followers in line (start-up, and messages from other instances). */
   async reload(): Promise<void> {
-    const row = await this.db
-      .selectFrom('settings')
-      .select('analyze_mode')
-      .where('id', '=', 1)
-      .executeTakeFirst();
-    await this.apply(fromDbBool(row?.analyze_mode));
+    await this.apply(await this.repo.read());
   }
 
   /** Switches the mode (administrator): writes the flag, starts or stops the engine, tells the other instances. */
   async set(analyze: boolean): Promise<void> {
-    await this.db
-      .updateTable('settings')
-      .set({ analyze_mode: analyze ? 1 : 0 })
-      .where('id', '=', 1)
-      .execute();
+    await this.repo.write(analyze);
     await this.apply(analyze);
     this.bus.publish(ANALYZE_MODE_TOPIC, analyze ? '1' : '0');
     this.logger.info({ mode: analyze ? 'analyze' : 'live' }, 'trading mode switched');

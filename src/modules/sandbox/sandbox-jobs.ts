@@ -15,6 +15,7 @@
  * - Scheduled reset (`SANDBOX_RESET_DAY`/`SANDBOX_RESET_TIME`): accounts last reset before the
  *   latest slot are reset.
  */
+import type { SandboxRepository } from './sandbox.repository.js';
 import type { Logger } from 'pino';
 import type { SandboxConfig } from '../../config-sandbox.js';
 import type { Clock } from '../../platform/clock.js';
@@ -31,6 +32,8 @@ const DAY_MS = 86_400_000;
 
 export interface SandboxJobsDeps {
   service: SandboxService;
+  /** The accounts' rows the day-boundary work reads and settles. */
+  repo: SandboxRepository;
   sessionOn: (exchange: string, date: string) => ExchangeSession | undefined;
   clock: Clock;
   config: SandboxConfig;
@@ -51,8 +54,8 @@ export class SandboxJobs {
     await this.scheduledReset(now);
   }
 
-  private get repo() {
-    return this.deps.service.repo;
+  private get repo(): SandboxRepository {
+    return this.deps.repo;
   }
 
   /** The new-day work (see the file comment). */

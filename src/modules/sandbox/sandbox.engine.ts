@@ -6,6 +6,7 @@
  * truth: a start reloads the book, and a periodic resync (and the bus) picks up orders placed by
  * other instances; compare-and-set transitions keep two engines from filling one order twice.
  */
+import type { SandboxRepository } from './sandbox.repository.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
@@ -22,6 +23,8 @@ export const SANDBOX_ORDER_TOPIC = 'sandbox-order';
 
 export interface EngineDeps {
   service: SandboxService;
+  /** The account rows the engine reads to know what to watch and match. */
+  repo: SandboxRepository;
   prices: () => PriceSource;
   clock: Clock;
   logger: Logger;
@@ -204,7 +207,7 @@ export class SandboxEngine {
   }
 
   private async reloadOrder(id: number): Promise<void> {
-    const o = await this.deps.service.repo.getOrder(id);
+    const o = await this.deps.repo.getOrder(id);
     if (o) this.apply(o);
     else {
       const key = this.keyOf.get(id);
@@ -217,13 +220,13 @@ export class SandboxEngine {
   /** Rebuilds the book from the database (start, and periodically against missed bus messages). */
   private async resync(): Promise<void> {
     if (!this.running) return;
-    const rows = await this.deps.service.repo.restingOrders();
+    const rows = await this.deps.repo.restingOrders();
     this.byKey.clear();
     this.keyOf.clear();
     this.userOf.clear();
     for (const o of rows) this.apply(o);
     // Open positions are marked to market too: watch their instruments.
-    for (const p of await this.deps.service.repo.allPositions(true)) {
+    for (const p of await this.deps.repo.allPositions(true)) {
       const key = quoteKey(p.exchange, p.symbol);
       if (!this.watched.has(key)) await this.watchKey(key, p.symbol, p.exchange);
     }

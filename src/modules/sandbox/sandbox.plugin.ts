@@ -18,6 +18,7 @@ import type { Clock } from '../../platform/clock.js';
 import { transactionRunner } from '../../platform/db/group-commit.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { ExchangeSession } from '../market/timings.service.js';
+import { AnalyzeModeRepository } from './analyze-mode.repository.js';
 import { AnalyzeModeService } from './analyze-mode.service.js';
 import type { InstrumentLookup } from './sandbox.service.js';
 import { SandboxService } from './sandbox.service.js';
@@ -113,9 +114,10 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     logger: log,
   });
   const books = new SandboxBooks({ repo, prices, clock, config: sc });
-  const jobs = new SandboxJobs({ service, sessionOn: deps.sessionOn, clock, config: sc, logger: log });
+  const jobs = new SandboxJobs({ service, repo, sessionOn: deps.sessionOn, clock, config: sc, logger: log });
   const engine = new SandboxEngine({
     service,
+    repo,
     prices,
     clock,
     logger: log,
@@ -128,7 +130,7 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
       await jobs.run();
     },
   });
-  const mode = new AnalyzeModeService(deps.db, bus, logger);
+  const mode = new AnalyzeModeService(new AnalyzeModeRepository(deps.db), bus, logger);
   mode.follow(engine);
   return {
     service,

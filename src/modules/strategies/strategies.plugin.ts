@@ -97,6 +97,7 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
   const strategies = new StrategiesService(repo, contract, deps.clock, deps.bus, deps.publicBase);
   const runner = new StrategyRunner({
     strategies,
+    repo,
     pipeline: deps.orders.pipeline,
     contract,
     analyze: () => deps.sandbox.mode.analyze,
@@ -114,6 +115,7 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
   const stopper = new RunStopper(runner, deps.clock, deps.logger);
   const webhook = new WebhookService({
     strategies,
+    repo,
     runner,
     stopper,
     contract,
@@ -137,10 +139,9 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
         );
       stopper.reconcileSoon();
       timer = setInterval(() => {
-        Promise.all([
-          stopper.reconcile(),
-          strategies.repo.purgeDedupe(deps.clock.now() - DEDUPE_WINDOW_MS),
-        ]).catch((err: unknown) => deps.logger.warn({ err }, 'strategy reconcile failed'));
+        Promise.all([stopper.reconcile(), repo.purgeDedupe(deps.clock.now() - DEDUPE_WINDOW_MS)]).catch(
+          (err: unknown) => deps.logger.warn({ err }, 'strategy reconcile failed'),
+        );
       }, 10_000);
       timer.unref();
     },

@@ -1,6 +1,5 @@
 /**
- * One piece of run work per strategy at a time (docs/architecture.md, "Strategy runs under one
- * lock"): every signal, batch start, stop, stop follow-up and reconcile pass of a strategy runs
+ * One piece of run work per strategy at a time (docs/rules/strategies.md#one-piece-of-work-at-a-time): every signal, batch start, stop, stop follow-up and reconcile pass of a strategy runs
  * holding its lock, so no two of them can both decide that a leg needs an order.
  *
  * The lock is two layers: a queue per strategy in this process, and the strategy's lease in the

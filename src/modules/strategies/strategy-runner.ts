@@ -17,6 +17,7 @@
  * leg's filled net quantity (`strategy_positions`). {@link StrategyRunner.refresh} asks about the
  * working orders before any decision that depends on the position.
  */
+import type { StrategiesRepository } from './strategies.repository.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { PipelineAnswer } from '../orders/order-pipeline.js';
@@ -44,6 +45,8 @@ import type { Action } from '../../domain/orders.js';
 
 export interface RunnerDeps {
   strategies: StrategiesService;
+  /** The strategies module's repository (runs, orders, positions, events). */
+  repo: StrategiesRepository;
   pipeline: {
     run(
       userId: number,
@@ -71,8 +74,8 @@ export interface RunnerDeps {
 export class StrategyRunner {
   constructor(readonly deps: RunnerDeps) {}
 
-  get repo() {
-    return this.deps.strategies.repo;
+  get repo(): StrategiesRepository {
+    return this.deps.repo;
   }
 
   /**

@@ -6,6 +6,7 @@
  * payload; the declared-size and rate-limit refusals happen in the route before this runs and are
  * not (docs/rules/strategies.md#webhook-audit).
  */
+import type { StrategiesRepository } from './strategies.repository.js';
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -44,6 +45,8 @@ export interface WebhookAnswer {
 
 export interface WebhookDeps {
   strategies: StrategiesService;
+  /** The deliveries' audit and de-duplication rows (the strategies module's repository). */
+  repo: StrategiesRepository;
   runner: StrategyRunner;
   stopper: RunStopper;
   contract: SignalContract;
@@ -98,7 +101,7 @@ export class WebhookService {
       ...(outcome.stopPending !== undefined ? { stop_pending: outcome.stopPending } : {}),
       ...(outcome.exits !== undefined ? { exits: outcome.exits } : {}),
     };
-    await this.deps.strategies.repo
+    await this.deps.repo
       .insertDelivery({
         strategy_id: audit.strategyId,
         ts: this.deps.clock.now(),
@@ -178,7 +181,7 @@ export class WebhookService {
           return refuse('rejected_live_disabled', 'Live batch start is not enabled for this strategy');
         }
       }
-      const repo = this.deps.strategies.repo;
+      const repo = this.deps.repo;
       const fingerprint = createHash('sha256').update(canonical(body)).digest('hex');
       const claimedAt = this.deps.clock.now();
       if (!(await repo.claimDelivery(s.id, fingerprint, claimedAt, DEDUPE_WINDOW_MS))) {
@@ -219,7 +222,7 @@ export class WebhookService {
     // docs/rules/strategies.md#one-piece-of-work-at-a-time: two copies of an alert arriving
     // together see each other's position, not both open one; a signal never interleaves a stop.
     return this.deps.runner.locked(s.id, async () => {
-      const fresh = (await this.deps.strategies.repo.find(s.id)) ?? s;
+      const fresh = (await this.deps.repo.find(s.id)) ?? s;
       return handleSignal(
         this.deps.runner,
         this.deps.contract,
