@@ -10,6 +10,7 @@ import { alertsPlugin } from './modules/alerts/alerts.plugin.js';
 import { apiPlugin } from './modules/api/api.plugin.js';
 import { authPlugin } from './modules/auth/auth.plugin.js';
 import { brokersPlugin } from './modules/brokers/brokers.plugin.js';
+import { healthPlugin } from './modules/health/health.plugin.js';
 import { mailPlugin } from './modules/mail/mail.plugin.js';
 import { marketAdminPlugin } from './modules/market/market-admin.plugin.js';
 import { marketPlugin } from './modules/market/market.plugin.js';
@@ -46,6 +47,7 @@ const MODULES = [
   alertsPlugin,
   strategiesPlugin,
   apiPlugin,
+  healthPlugin,
   systemPlugin,
 ];
 

@@ -13,6 +13,11 @@ export interface InvalidationBus {
   publish(topic: string, key: string): void;
   subscribe(topic: string, handler: Handler): void;
   close(): Promise<void>;
+  /**
+   * Resolves when the bus's shared transport answers (a Redis PING), rejects with the reason
+   * when it does not; absent on a bus with nothing to reach (in-process).
+   */
+  ping?(timeoutMs: number): Promise<void>;
 }
 
 /** Single-process bus. */
@@ -79,5 +84,19 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
 
   override async close(): Promise<void> {
     await this.sub.unsubscribe(this.channel).catch(() => undefined);
+  }
+
+  /** A PING on the publishing connection, bounded; a connection not ready fails at once. */
+  async ping(timeoutMs: number): Promise<void> {
+    if (this.pub.status !== 'ready') throw new Error(`connection ${this.pub.status}`);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.pub.ping(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -46,6 +46,9 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
     app.requests.observer = {
       started: (req) => errors.requestStarted(req.id, req.method, req.url),
       ended: (req, reply, status) => {
+        errors.requestEnded(req.id);
+        // Probes (health, readiness) poll every few seconds: they are not traffic.
+        if (req.routeOptions.config?.probe) return;
         traffic.record({
           ip: req.clientIp,
           method: req.method,
@@ -56,7 +59,6 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
           host: req.headers.host,
           userId: req.session?.userId,
         });
-        errors.requestEnded(req.id);
       },
     };
     // Capture starts now: the warnings of the modules registered after this one are recorded.

@@ -52,6 +52,8 @@ export class BanService {
    * after one indexed lookup. A temporary ban stops blocking at its expiry, also from the cache.
    */
   isBanned(ip: string): boolean | Promise<boolean> {
+    // Loopback is never banned (ban() refuses it, the trackers skip internal addresses).
+    if (isLoopback(ip)) return false;
     const hit = this.cache.get(ip);
     if (hit !== undefined) return this.active(hit);
     return this.bans.find(ip).then((row) => {

@@ -98,7 +98,10 @@ export function registerRequestPipeline(
     const admitted = gate.admits(req.clientIp);
     if (admitted === true) return done();
     if (admitted === false) return gate.deny(reply);
-    admitted.then((ok) => (ok ? done() : gate.deny(reply)), done);
+    admitted.then(
+      (ok) => (ok ? done() : gate.deny(reply)),
+      (err: unknown) => (req.routeOptions.config?.probe ? done() : done(err as Error)),
+    );
   });
   app.addHook('onSend', (req, _reply, payload, done) => {
     if (req.raw.socket?.destroyed) req.inFlight |= CLIENT_GONE;

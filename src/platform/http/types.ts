@@ -34,5 +34,10 @@ declare module 'fastify' {
      * token): it exposes nothing, so the public tunnel's start-up check does not warn about it.
      */
     webhookRefusal?: boolean;
+    /**
+     * A probe route (health, readiness): no traffic-log row, and it is answered even when the
+     * gate's lookup fails (a database outage must not make liveness fail).
+     */
+    probe?: boolean;
   }
 }
