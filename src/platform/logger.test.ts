@@ -40,4 +40,18 @@ describe('logs never carry secrets', () => {
     expect(maskUrl('/api/v1/ping?apikey=secret')).toBe('/api/v1/ping');
     expect(maskUrl('/auth/reset-password-email/abc_DEF-123')).toBe('/auth/reset-password-email/[redacted]');
   });
+  it('masks a token whatever the shape of the path around it', () => {
+    const t = 'tok_9f8e7d6c5b4a';
+    for (const url of [
+      `//strategy/webhook/${t}`,
+      `/strategy//webhook/${t}`,
+      `/x/../strategy/webhook/${t}/more`,
+      `/STRATEGY/WEBHOOK/${t}`,
+      `/strategy%2Fwebhook%2F${t}`,
+      `/strategy/webhook%3F${t}`,
+      `/scanner/webhook/${t}`,
+    ])
+      expect(maskUrl(url), url).not.toContain(t);
+    expect(maskUrl('/strategy/webhook/%E0%A4%A')).toBe('[undecodable path]');
+  });
 });

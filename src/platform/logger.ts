@@ -123,11 +123,21 @@ export function createLogger(level: LogLevel, stream?: DestinationStream): Logge
  * other integrations' webhook paths) is masked, and query strings are dropped because
  * credentials sometimes travel there.
  */
+/** The path segment after one of these carries a secret (a webhook token, a reset token). */
+const SECRET_AFTER = /(^|\/)(webhook|reset-password-email)(\/+)[^/]+/gi;
+
 export function maskUrl(url: string): string {
-  const path = url.split('?')[0] ?? url;
-  return path
-    .replace(/^\/(strategy|flow|scanner)\/webhook\/[^/]+/, '/$1/webhook/[redacted]')
-    .replace(/^\/auth\/reset-password-email\/[^/]+/, '/auth/reset-password-email/[redacted]');
+  let path = url;
+  // Decoded first, so an encoded slash or question mark cannot hide a token from the mask.
+  if (path.includes('%')) {
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      return '[undecodable path]';
+    }
+  }
+  // Whatever the path's shape (`//strategy/webhook/…`, `/x/../strategy//webhook/…`, any case).
+  return (path.split('?')[0] ?? path).replace(SECRET_AFTER, '$1$2$3[redacted]');
 }
 
 /**

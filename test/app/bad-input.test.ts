@@ -153,6 +153,22 @@ describeEachDb('bad input gets a 4xx with a clear message, never a 500, and writ
     expect(get.statusCode).toBe(404);
   });
 
+  it('a 404 never echoes a webhook token, whatever the shape of the path', async () => {
+    const token = 'whk_7c1e9a2b4d6f8e0a1c3b5d7f';
+    for (const url of [
+      `//strategy/webhook/${token}`,
+      `/strategy//webhook/${token}/x`,
+      `/STRATEGY/WEBHOOK/${token}`,
+      `/strategy%2Fwebhook%2F${token}`,
+      `/nothing/webhook/${token}`,
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url, payload: {} });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.body, url).not.toContain(token);
+    }
+    expect(t.logs.join('\n')).not.toContain(token);
+  });
+
   it('an unreadable session cookie is just "not logged in"', async () => {
     for (const cookie of [
       'algodesk_session=',
