@@ -92,6 +92,24 @@ describeEachDb('scale-out: API-key revocation reaches every instance through Red
 
   // Needs Redis; skipped with a notice from global-setup when it is unreachable (required in CI).
   it.skipIf(redisUrl === '')(
+    'automatic-ban settings changed on instance A are in force on instance B at once, despite its cache',
+    async () => {
+      const [a, b] = await twoInstances();
+      expect((await b.services.security.settings.get()).security_404_threshold).not.toBe(7); // B caches
+      await a.services.security.settings.update({ security_404_threshold: 7 });
+      // Pub/sub delivery is asynchronous; the shared clock does not move, so B's 5 s cache
+      // cannot be what lets the new value through.
+      let seen = 0;
+      for (let i = 0; i < 50 && seen !== 7; i++) {
+        seen = (await b.services.security.settings.get()).security_404_threshold;
+        if (seen !== 7) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(seen).toBe(7);
+    },
+  );
+
+  // Needs Redis; skipped with a notice from global-setup when it is unreachable (required in CI).
+  it.skipIf(redisUrl === '')(
     'a ban or unban on instance A takes effect on instance B at once, despite its ban cache',
     async () => {
       const [a, b] = await twoInstances();

@@ -1,5 +1,6 @@
 import type { Clock } from '../../platform/clock.js';
 import { fromDbBool, toDbBool } from '../../platform/db/database.js';
+import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { SecuritySettingsRepository } from './security-settings.repository.js';
 
 /** The automatic-ban settings of the settings row, as the spec names and types them. */
@@ -21,14 +22,23 @@ export const SECURITY_RANGES = {
   security_repeat_offender_limit: [1, 10],
 } as const;
 
-/** Reads and writes the automatic-ban settings; reads are cached briefly (trackers read per flush). */
+/** The bus topic of a change of the automatic-ban settings (every instance drops its cached copy). */
+export const SECURITY_SETTINGS_TOPIC = 'security-settings';
+
+/**
+ * Reads and writes the automatic-ban settings. Reads are cached briefly (the trackers read them
+ * on every flush); a change drops the cached copy here and, through the bus, on every instance.
+ */
 export class SecuritySettingsService {
   private cached: { at: number; value: SecuritySettings } | undefined;
 
   constructor(
     private readonly repo: SecuritySettingsRepository,
     private readonly clock: Clock,
-  ) {}
+    private readonly bus: InvalidationBus,
+  ) {
+    bus.subscribe(SECURITY_SETTINGS_TOPIC, () => (this.cached = undefined));
+  }
 
   async get(): Promise<SecuritySettings> {
     const now = this.clock.now();
@@ -57,6 +67,7 @@ export class SecuritySettingsService {
       updated_at: this.clock.now(),
     });
     this.cached = undefined;
+    this.bus.publish(SECURITY_SETTINGS_TOPIC, '1');
     return this.get();
   }
 }

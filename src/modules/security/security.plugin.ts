@@ -39,7 +39,7 @@ export const securityPlugin = modulePlugin<AppDeps>(
     const { clock, logger, config } = deps;
     const db = deps.database.db;
     const bans = new BanService(new BansRepository(db), clock, deps.bus);
-    const settings = new SecuritySettingsService(new SecuritySettingsRepository(db), clock);
+    const settings = new SecuritySettingsService(new SecuritySettingsRepository(db), clock, deps.bus);
     const trackers = new TrackersService(new TrackersRepository(db), bans, settings, clock, logger);
     app.decorate('security', { bans, trackers, settings });
     const { sessions } = app.auth;
