@@ -36,6 +36,28 @@ describe('config defaults', () => {
   });
 });
 
+describe('REDIS_PREFIX: one namespace per install', () => {
+  const pg = (url: string) => load({ DATABASE_URL: url }).redisPrefix;
+  it('defaults to a name derived from the database: the same for its instances, another for another', () => {
+    expect(load({ DATA_DIR: '/srv/a' }).redisPrefix).toMatch(/^algodesk-[0-9a-f]{8}$/);
+    expect(load({ DATA_DIR: '/srv/a', PORT: '5001' }).redisPrefix).toBe(
+      load({ DATA_DIR: '/srv/a' }).redisPrefix,
+    );
+    expect(load({ DATA_DIR: '/srv/b' }).redisPrefix).not.toBe(load({ DATA_DIR: '/srv/a' }).redisPrefix);
+    expect(pg('postgres://u:one@db:5432/algo')).toBe(pg('postgres://other:two@db/algo'));
+    expect(pg('postgres://db/algo')).not.toBe(pg('postgres://db/algo2'));
+    expect(pg('postgres://db/algo')).not.toBe(pg('postgres://db2/algo'));
+  });
+  it('never carries the database password', () => {
+    const url = 'postgres://u:hunter2secret@db/algo';
+    expect(pg(url)).not.toContain('hunter2');
+  });
+  it('takes an explicit name, and refuses one with other characters', () => {
+    expect(load({ REDIS_PREFIX: 'desk-1' }).redisPrefix).toBe('desk-1');
+    expect(() => load({ REDIS_PREFIX: 'has space' })).toThrow(/REDIS_PREFIX: must be 1-64/);
+  });
+});
+
 describe('a bad value stops start-up naming the variable and the reason', () => {
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'abc' }, /PORT: "abc" is not an integer/],

@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -38,6 +38,11 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Optional Redis for shared state across instances (`REDIS_URL`). */
   redisUrl: string | undefined;
+  /**
+   * Namespace of this install's Redis channel and keys (`REDIS_PREFIX`; default derived from the
+   * database, so the instances of one install share it and two installs on one Redis do not).
+   */
+  redisPrefix: string;
   /** `APP_KEY` as given; when unset, {@link ensureInstallSecrets} generates one. */
   appKey: string | undefined;
   /** `API_KEY_PEPPER` as given; when unset, {@link ensureInstallSecrets} generates one. */
@@ -175,6 +180,10 @@ export function loadConfig(
   );
   const databaseUrl = check('DATABASE_URL', undefined, parseDatabaseUrl);
   const redisUrl = check('REDIS_URL', undefined, (raw) => parseUrl(raw, ['redis:', 'rediss:']));
+  const redisPrefix = check('REDIS_PREFIX', defaultRedisPrefix(databaseUrl, dataDir), (raw) => {
+    if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new Error('must be 1-64 letters, digits or . _ : - characters');
+    return raw;
+  });
   const hostServer = check('HOST_SERVER', `http://127.0.0.1:${port}`, (raw) =>
     parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
   );
@@ -185,6 +194,7 @@ export function loadConfig(
     dataDir,
     databaseUrl,
     redisUrl,
+    redisPrefix,
     appKey: check('APP_KEY', undefined, (raw) => parseSecret(raw)),
     apiKeyPepper: check('API_KEY_PEPPER', undefined, (raw) => parseSecret(raw)),
     trustProxyHeaders: check('TRUST_PROXY_HEADERS', false, parseBoolean),
@@ -280,6 +290,19 @@ function parseUrl(raw: string, protocols: string[]): string {
   }
   if (!protocols.includes(url.protocol)) throw new Error(`must use ${protocols.join(' or ')}`);
   return raw;
+}
+
+/**
+ * `algodesk-<8 hex>` of the database's identity: the PostgreSQL server, port, database and
+ * options without user or password, or the SQLite file's absolute path.
+ */
+function defaultRedisPrefix(databaseUrl: string | undefined, dataDir: string): string {
+  let identity = join(dataDir, 'algodesk.db');
+  if (databaseUrl) {
+    const u = new URL(databaseUrl);
+    identity = `${u.hostname}:${u.port || '5432'}${u.pathname}${u.search}`;
+  }
+  return `algodesk-${createHash('sha256').update(identity).digest('hex').slice(0, 8)}`;
 }
 
 function parseDatabaseUrl(raw: string): string {

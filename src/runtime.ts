@@ -41,11 +41,11 @@ export async function openRuntime(
   if (config.redisUrl) {
     const pub = createRedis(config.redisUrl, 'pub');
     const sub = createRedis(config.redisUrl, 'sub');
-    const redisBus = new RedisInvalidationBus(pub, sub, logger);
+    const redisBus = new RedisInvalidationBus(pub, sub, logger, config.redisPrefix);
     await redisBus.start();
     bus = redisBus;
     // Several instances share one window per client (the subscriber connection cannot run commands).
-    rateLimiter = new RedisRateLimiter(pub, clock);
+    rateLimiter = new RedisRateLimiter(pub, clock, { prefix: `${config.redisPrefix}:rl` });
     closers.push(
       () => redisBus.close(),
       () => pub.quit(),
