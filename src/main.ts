@@ -113,9 +113,9 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
   if ((await services.auth.users.count()) === 0) {
     process.stderr.write(
       'No user exists yet. Create the administrator with:\n' +
-        '  npm run cli -- user create --username admin --email you@example.com --password-stdin\n' +
-        '(type the password, then Ctrl-D), then an API key with:\n' +
-        '  npm run cli -- apikey create --username admin\n',
+        "  read -rsp 'Password: ' PW && printf '%s' \"$PW\" | npm run -s cli -- user create --username admin --email you@example.com --password-stdin; unset PW\n" +
+        'then an API key with:\n' +
+        '  npm run -s cli -- apikey create --username admin\n',
     );
   }
 }

@@ -274,9 +274,26 @@ describeEachDb('error log: browser error reports', (dialect) => {
       payload: '{"message":',
     });
     expect(notJson.statusCode).toBe(400);
-    const nul = await post({ message: 'a\u0000b' }); // the platform refuses NUL in any body
-    expect(nul.statusCode).toBe(400);
     expect(await errorEntries(t, admin, '?origin=client')).toHaveLength(0);
+  });
+
+  it('a report holding NUL and other control characters is stored cleaned, not refused', async () => {
+    ({ t, admin } = await appWithAdmin(dialect));
+    const res = await post({ message: 'a\u0000b\u0007c', stack: 'at f\u0000 (x.js:1)\nat g' });
+    expect(res.statusCode).toBe(200);
+    const [e] = await errorEntries(t, admin, '?origin=client');
+    // Each control character becomes a space; newlines stay in stacks.
+    expect(e!.message).toBe('a b c');
+    expect(e!.stack).not.toContain('\u0000');
+    expect(e!.stack).toMatch(/^at f\s+\(x\.js:1\)\nat g$/);
+    // Only this route keeps NUL for its own cleaning: any other body with one is still a 400.
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ping',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"apikey":"a\\u0000b"}',
+    });
+    expect(other.statusCode).toBe(400);
   });
 
   it('has its own rate limit (60 per minute) that does not spend the admin window', async () => {

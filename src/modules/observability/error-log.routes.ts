@@ -52,6 +52,8 @@ export function errorLogRoutes(app: App, deps: ErrorLogRouteDeps): void {
       onRequest: deps.clientRateLimit,
       preHandler,
       bodyLimit: CLIENT_REPORT_BODY_LIMIT,
+      // A browser's message may hold any character: control characters are stripped, not refused.
+      config: { keepNul: true },
       schema: { body: ClientErrorBody, response: { 200: ClientErrorResponse, 413: ErrorBody, ...failures } },
     },
     async (req) => {

@@ -15,7 +15,8 @@ const NUL_MESSAGE = 'Request body must not contain NUL characters';
 /**
  * Body parsing for every route.
  * - NUL is never meaningful in this API's text and PostgreSQL cannot store it in a text column,
- *   so it is refused while parsing (400) and can never surface later as a database error.
+ *   so it is refused while parsing (400) and can never surface later as a database error; a route
+ *   that strips control characters itself (`config.keepNul`) receives it instead.
  * - Clients written for OpenAlgo often post JSON without a JSON content type (`curl -d '{…}'`
  *   sends `application/x-www-form-urlencoded`, some send none): a body that looks like JSON is
  *   parsed as JSON — with Fastify's prototype-poisoning protection — and any other body as form
@@ -25,7 +26,7 @@ export function registerBodyParsing(app: App): void {
   const json = app.getDefaultJsonParser('error', 'error');
 
   const parseJson = (req: FastifyRequest, body: string, done: Done) => {
-    if (JSON_NUL.test(body)) return done(badRequest(NUL_MESSAGE));
+    if (JSON_NUL.test(body) && !req.routeOptions.config?.keepNul) return done(badRequest(NUL_MESSAGE));
     return json(req, body, done);
   };
 

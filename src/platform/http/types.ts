@@ -35,6 +35,11 @@ declare module 'fastify' {
      */
     webhookRefusal?: boolean;
     /**
+     * A route that cleans control characters out of its text itself (browser error reports): a
+     * NUL in its JSON body is passed through to it instead of refused.
+     */
+    keepNul?: boolean;
+    /**
      * A probe route (health, readiness): no traffic-log row, and it is answered even when the
      * gate's lookup fails (a database outage must not make liveness fail).
      */
