@@ -181,7 +181,8 @@ export function loadConfig(
   const databaseUrl = check('DATABASE_URL', undefined, parseDatabaseUrl);
   const redisUrl = check('REDIS_URL', undefined, (raw) => parseUrl(raw, ['redis:', 'rediss:']));
   const redisPrefix = check('REDIS_PREFIX', defaultRedisPrefix(databaseUrl, dataDir), (raw) => {
-    if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new Error('must be 1-64 letters, digits or . _ : - characters');
+    if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw))
+      throw new Error('must be 1-64 letters, digits or . _ : - characters');
     return raw;
   });
   const hostServer = check('HOST_SERVER', `http://127.0.0.1:${port}`, (raw) =>
