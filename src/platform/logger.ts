@@ -133,7 +133,8 @@ export function maskUrl(url: string): string {
     try {
       path = decodeURIComponent(path);
     } catch {
-      return '[undecodable path]';
+      // A malformed escape elsewhere: the separators are decoded alone, the rest kept as sent.
+      path = path.replace(/%2f/gi, '/').replace(/%3f/gi, '?');
     }
   }
   // Whatever the path's shape (`//strategy/webhook/…`, `/x/../strategy//webhook/…`, any case).
