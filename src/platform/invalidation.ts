@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { noAnswerWithin, withDeadline } from './deadline.js';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -89,14 +90,6 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
   /** A PING on the publishing connection, bounded; a connection not ready fails at once. */
   async ping(timeoutMs: number): Promise<void> {
     if (this.pub.status !== 'ready') throw new Error(`connection ${this.pub.status}`);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      await Promise.race([this.pub.ping(), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withDeadline(this.pub.ping(), timeoutMs, noAnswerWithin(timeoutMs));
   }
 }

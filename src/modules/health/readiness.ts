@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { noAnswerWithin, withDeadline } from '../../platform/deadline.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 
 /** How long one check may take before it counts as failed. */
@@ -41,22 +42,12 @@ export interface ReadinessSources {
 
 async function timed(probe: () => Promise<unknown>): Promise<Check> {
   const t0 = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-  });
+  const ms = () => Math.round(performance.now() - t0);
   try {
-    await Promise.race([probe(), late]);
-    return { ok: true, state: 'up', ms: Math.round(performance.now() - t0) };
+    await withDeadline(probe(), CHECK_TIMEOUT_MS, noAnswerWithin(CHECK_TIMEOUT_MS));
+    return { ok: true, state: 'up', ms: ms() };
   } catch (err) {
-    return {
-      ok: false,
-      state: 'down',
-      reason: reasonOf(err),
-      ms: Math.round(performance.now() - t0),
-    };
-  } finally {
-    clearTimeout(timer);
+    return { ok: false, state: 'down', reason: reasonOf(err), ms: ms() };
   }
 }
 

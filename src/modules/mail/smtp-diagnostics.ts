@@ -13,6 +13,7 @@
  * sending can log in; its time includes that fresh connection. A stage that fails stops the
  * probe; the later ones are reported as skipped. Every detail is redacted like mail errors.
  */
+import { withDeadline } from '../../platform/deadline.js';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -113,16 +114,7 @@ class ReplyReader {
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string, onTimeout?: () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      onTimeout?.();
-      reject(new Error(`${what} took longer than ${ms} ms`));
-    }, ms);
-    p.then(
-      (v) => (clearTimeout(timer), resolve(v)),
-      (e: unknown) => (clearTimeout(timer), reject(e)),
-    );
-  });
+  return withDeadline(p, ms, () => new Error(`${what} took longer than ${ms} ms`), onTimeout);
 }
 
 function tcpConnect(host: string, port: number, timeoutMs: number): Promise<Socket> {

@@ -5,6 +5,7 @@
  * the call returns within that bound whatever a target does (accepts and never answers included).
  * Details name hosts and error codes only, never credentials of a URL.
  */
+import { noAnswerWithin, withDeadline } from '../../platform/deadline.js';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -59,22 +60,15 @@ async function timed(
 ): Promise<ProbeResult> {
   const started = performance.now();
   const ctl = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // Settled before the abort, so the race reports the deadline, not the probe's own abort.
-      reject(new Error(`no answer within ${timeoutMs} ms`));
-      ctl.abort();
-    }, timeoutMs);
-  });
   try {
-    const detail = await Promise.race([fn(ctl.signal), deadline]);
+    // The deadline settles before the abort, so it is what is reported, not the probe's own abort.
+    const detail = await withDeadline(fn(ctl.signal), timeoutMs, noAnswerWithin(timeoutMs), () =>
+      ctl.abort(),
+    );
     return { name, target, ok: true, skipped: false, ms: elapsed(started), detail };
   } catch (err) {
     ctl.abort();
     return { name, target, ok: false, skipped: false, ms: elapsed(started), detail: describe(err) };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

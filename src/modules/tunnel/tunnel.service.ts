@@ -3,6 +3,7 @@
  * `TUNNEL_ALLOW` is TRUE; tunnel up → off on shutdown; a failing start stays off, is logged, and
  * the service keeps serving with no public URL. The provider is a {@link TunnelDriver}.
  */
+import { withDeadline } from '../../platform/deadline.js';
 import type { Logger } from 'pino';
 import { safeUrl } from '../../platform/safe-url.js';
 import { customDomain, forwardUrl, scrubCredential } from './tunnel-target.js';
@@ -133,10 +134,5 @@ export class Tunnel implements TunnelManager {
 
 /** `p`, or a {@link TunnelTimeout} after `ms`; a late rejection of `p` is swallowed. */
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TunnelTimeout(ms)), ms);
-  });
-  p.catch(() => undefined);
-  return Promise.race([p, bound]).finally(() => clearTimeout(timer));
+  return withDeadline(p, ms, () => new TunnelTimeout(ms));
 }
