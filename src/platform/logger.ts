@@ -124,7 +124,7 @@ export function createLogger(level: LogLevel, stream?: DestinationStream): Logge
  * credentials sometimes travel there.
  */
 /** The path segment after one of these carries a secret (a webhook token, a reset token). */
-const SECRET_AFTER = /(^|\/)(webhook|reset-password-email)(\/+)[^/]+/gi;
+const SECRET_AFTER = /(^|\/)(webhook|reset-password-email)\/+[^/]+/gi;
 
 export function maskUrl(url: string): string {
   let path = url;
@@ -138,7 +138,7 @@ export function maskUrl(url: string): string {
     }
   }
   // Whatever the path's shape (`//strategy/webhook/…`, `/x/../strategy//webhook/…`, any case).
-  return (path.split('?')[0] ?? path).replace(SECRET_AFTER, '$1$2$3[redacted]');
+  return (path.split('?')[0] ?? path).replace(SECRET_AFTER, '$1$2/[redacted]');
 }
 
 /**

@@ -92,32 +92,13 @@ function validPort(p: string): boolean {
   return PORT.test(p) && (p === '' || Number(p) <= 65_535);
 }
 
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}
-
 /**
- * The path as stored: {@link maskUrl} (query dropped, canonical webhook tokens masked), then
- * any spelling of a webhook path the shared rule misses (`/Strategy/WEBHOOK/…`,
- * `/strategy/%77ebhook/…`, `webhook%2F…`, other prefixes) is cut after its webhook segment:
- * the router decodes such spellings and may have matched them, so what follows is a token.
- * Control characters become `?` (PostgreSQL text cannot hold NUL); at most 512 characters.
+ * The path as stored: {@link maskUrl} (query dropped, the segment after any spelling of a webhook
+ * segment masked), control characters as `?` (PostgreSQL text cannot hold NUL), at most 512
+ * characters.
  */
 export function trafficPath(url: string): string {
-  let path = maskUrl(url);
-  if (/webhook|%/i.test(path)) {
-    const segs = path.split('/');
-    const i = segs.findIndex((s) => {
-      const d = safeDecode(s).toLowerCase();
-      return d === 'webhook' || d.startsWith('webhook/');
-    });
-    const alreadyMasked = segs[i] === 'webhook' && (i + 1 === segs.length || segs[i + 1] === '[redacted]');
-    if (i >= 0 && !alreadyMasked) path = [...segs.slice(0, i), 'webhook', '[redacted]'].join('/');
-  }
+  const path = maskUrl(url);
   // eslint-disable-next-line no-control-regex
   return path.replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 512);
 }
