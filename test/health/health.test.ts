@@ -104,6 +104,13 @@ describeEachDb('health and readiness', (dialect) => {
     expect(r.body.checks.database!.reason).toBeTruthy();
     expect(r.body.checks.database!.reason).not.toMatch(/postgres(ql)?:\/\//);
     expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    // From another address the ban check needs the database: a probe route still answers, any
+    // other route fails as the database does. Loopback, never banned, needs no lookup at all.
+    const remote = { remoteAddress: '203.0.113.7' };
+    expect((await t.app.inject({ method: 'GET', url: '/health', ...remote })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/ready', ...remote })).statusCode).toBe(503);
+    expect((await t.app.inject({ method: 'GET', url: '/no-such-page', ...remote })).statusCode).toBe(500);
+    expect((await t.app.inject({ method: 'GET', url: '/no-such-page' })).statusCode).toBe(404);
     // The first instance, on its own connection, is unaffected.
     expect((await ready(healthy)).status).toBe(200);
   });
