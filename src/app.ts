@@ -52,23 +52,23 @@ const MODULES = [
 ];
 
 /** What the modules decorate the app with: the services tests and the CLI use directly. */
-export type Services = Pick<
-  FastifyInstance,
-  | 'auth'
-  | 'observability'
-  | 'security'
-  | 'mail'
-  | 'passwordReset'
-  | 'marketAdmin'
-  | 'market'
-  | 'tunnel'
-  | 'brokers'
-  | 'sandbox'
-  | 'orders'
-  | 'alerts'
-  | 'strategies'
-  | 'system'
->;
+const SERVICE_NAMES = [
+  'auth',
+  'observability',
+  'security',
+  'mail',
+  'passwordReset',
+  'marketAdmin',
+  'market',
+  'tunnel',
+  'brokers',
+  'sandbox',
+  'orders',
+  'alerts',
+  'strategies',
+  'system',
+] as const satisfies readonly (keyof FastifyInstance)[];
+export type Services = Pick<FastifyInstance, (typeof SERVICE_NAMES)[number]>;
 
 /** How long shutdown waits for requests in flight before stopping the services (main.ts allows 15 s). */
 const DRAIN_MS = 10_000;
@@ -111,21 +111,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
         'shutdown: requests still in flight after the drain bound',
       );
   });
-  const services: Services = {
-    auth: app.auth,
-    observability: app.observability,
-    security: app.security,
-    mail: app.mail,
-    passwordReset: app.passwordReset,
-    marketAdmin: app.marketAdmin,
-    market: app.market,
-    tunnel: app.tunnel,
-    brokers: app.brokers,
-    sandbox: app.sandbox,
-    orders: app.orders,
-    alerts: app.alerts,
-    strategies: app.strategies,
-    system: app.system,
-  };
+  const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, app[name]])) as Services;
   return { app, services };
 }
