@@ -33,15 +33,31 @@ async function withServices<T>(fn: (s: Services, rt: Runtime) => Promise<T>): Pr
   }
 }
 
-async function readStdin(
-  whenTty = 'no password given: use --password or pipe it with --password-stdin',
-): Promise<string> {
+async function readStdin(whenTty: string): Promise<string> {
   if (process.stdin.isTTY) throw new Error(whenTty);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
+}
+
+/**
+ * A new password: typed twice on a terminal with nothing echoed (the prompt on stderr, so stdout
+ * stays the command's answer), or read from a pipe. Never from the command line unless `--password`
+ * was given, which lands in shell history.
+ */
+async function newPassword(): Promise<string> {
+  if (!process.stdin.isTTY) return readStdin('');
+  const { read } = await import('read');
+  const ask = (prompt: string) =>
+    read({ prompt, silent: true, replace: '', input: process.stdin, output: process.stderr });
+  const first = await ask('Password: ');
+  if (first.length === 0) throw new Error('no password given');
+  const again = await ask('Password again: ');
+  process.stderr.write('\n'); // the hidden answer left the cursor after the prompt
+  if (again !== first) throw new Error('the two passwords differ; nothing was created');
+  return first;
 }
 
 export function buildCli(): Command {
@@ -70,12 +86,18 @@ export function buildCli(): Command {
     .command('create')
     .description('create a user (the first user becomes the administrator)')
     .requiredOption('--username <name>', 'login name (case-insensitive)')
-    .option('--password <password>', 'password, at least 8 characters (prefer --password-stdin)')
-    .option('--password-stdin', 'read the password from standard input')
+    .option(
+      '--password <password>',
+      'password, at least 8 characters (lands in shell history: prefer the prompt)',
+    )
+    .option(
+      '--password-stdin',
+      'read the password from standard input (a pipe); on a terminal it is asked, hidden',
+    )
     .option('--email <email>', 'e-mail address')
     .action(
       async (opts: { username: string; password?: string; passwordStdin?: boolean; email?: string }) => {
-        const password = opts.password ?? (await readStdin());
+        const password = opts.password ?? (await newPassword());
         await withServices(async (s) => {
           const created = await s.auth.users.create({
             username: opts.username,

@@ -71,6 +71,11 @@ describe('a bad value stops start-up naming the variable and the reason', () => 
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL: must be one of/],
     [{ APP_KEY: 'short' }, /APP_KEY: must be at least 16 characters/],
     [{ HOST: 'a b' }, /HOST: "a b" is not a host name/],
+    [{ HOST: '999.1.1.1' }, /HOST: "999\.1\.1\.1" is not a valid IPv4 address/],
+    [{ HOST: '10.0.0' }, /HOST: "10\.0\.0" is not a valid IPv4 address/],
+    [{ HOST: 'fe80::1::2' }, /HOST: "fe80::1::2" is not a valid IPv6 address/],
+    [{ HOST: '-bad.example' }, /HOST: "-bad\.example" is not a host name/],
+    [{ HOST: 'a..b' }, /HOST: "a\.\.b" is not a host name/],
     [{ TRAFFIC_RETENTION_DAYS: '0' }, /TRAFFIC_RETENTION_DAYS: 0 is outside 1\.\.3650/],
   ];
   for (const [env, reason] of cases) {
@@ -86,6 +91,10 @@ describe('a bad value stops start-up naming the variable and the reason', () => 
     } catch (err) {
       expect((err as ConfigError).problems).toHaveLength(2);
     }
+  });
+  it('takes an IPv4 or IPv6 address or a host name for HOST', () => {
+    for (const host of ['0.0.0.0', '127.0.0.1', '::', '::1', 'localhost', 'algo-1.internal', 'example.com.'])
+      expect(load({ HOST: host }).host).toBe(host);
   });
   it('accepts compound rate strings', () => {
     expect(load({ API_RATE_LIMIT: '10 per second;40 per minute' }).apiRateLimit).toHaveLength(2);

@@ -52,6 +52,8 @@ export function openDatabase(target: DatabaseTarget): Database {
     connectionString: target.url,
     max: target.poolSize ?? 10,
     types: pgTypes,
+    // A server that does not answer fails the query instead of holding it forever.
+    connectionTimeoutMillis: 5_000,
     // A schema per test run (or per tenant) without touching the URL.
     ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
   });
