@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+import { describePriceSource, effectivePriceSource } from './config-sandbox.js';
 
 const load = (env: Record<string, string>) => loadConfig(env, { envFile: false }).sandbox;
 
@@ -26,8 +27,43 @@ describe('sandbox configuration (SANDBOX_*)', () => {
       'sunday',
       '00:00',
       60_000,
-      'broker',
+      'auto',
     ]);
+  });
+
+  it('SANDBOX_PRICE_SOURCE: auto, broker, simulated or scripted, any case', () => {
+    for (const v of ['auto', 'broker', 'simulated', 'scripted'])
+      expect(load({ SANDBOX_PRICE_SOURCE: v.toUpperCase() }).priceSource).toBe(v);
+  });
+
+  it('auto is the broker’s quotes when a broker is configured, else simulated; a named source is kept as named', () => {
+    const effective = (env: Record<string, string>) =>
+      effectivePriceSource(loadConfig(env, { envFile: false }));
+    expect(effective({})).toBe('simulated');
+    expect(effective({ BROKER_NAME: 'zerodha' })).toBe('broker');
+    expect(effective({ BROKER_NAME: 'upstox', SANDBOX_PRICE_SOURCE: 'auto' })).toBe('broker');
+    expect(effective({ BROKER_NAME: 'zerodha', SANDBOX_PRICE_SOURCE: 'simulated' })).toBe('simulated');
+    expect(effective({ SANDBOX_PRICE_SOURCE: 'broker' })).toBe('broker');
+    expect(effective({ BROKER_NAME: 'zerodha', SANDBOX_PRICE_SOURCE: 'scripted' })).toBe('scripted');
+  });
+
+  it('describePriceSource: one line for the start-up banner that says when prices are not market data', () => {
+    const line = (env: Record<string, string>) => describePriceSource(loadConfig(env, { envFile: false }));
+    expect(line({})).toBe(
+      'sandbox prices: simulated (demo prices, not market data, auto: no broker configured)',
+    );
+    expect(line({ SANDBOX_PRICE_SOURCE: 'simulated' })).toBe(
+      'sandbox prices: simulated (demo prices, not market data)',
+    );
+    expect(line({ BROKER_NAME: 'zerodha' })).toBe(
+      "sandbox prices: broker (the zerodha broker's quotes, auto: broker configured)",
+    );
+    expect(line({ SANDBOX_PRICE_SOURCE: 'broker' })).toBe(
+      "sandbox prices: broker (the connected broker's quotes)",
+    );
+    expect(line({ SANDBOX_PRICE_SOURCE: 'scripted' })).toBe(
+      'sandbox prices: scripted (played from SANDBOX_SCRIPT_FILE, not market data)',
+    );
   });
 
   it('overrides are partial and parsed exactly', () => {

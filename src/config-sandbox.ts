@@ -43,12 +43,65 @@ export interface SandboxConfig {
   resetTime: string;
   /** `SANDBOX_MAX_QUOTE_AGE_SECONDS` (default 60): an older quote fills nothing. */
   maxQuoteAgeMs: number;
-  /** `SANDBOX_PRICE_SOURCE`: `broker` (default: the connected broker's quote API) or `scripted`. */
-  priceSource: 'broker' | 'scripted';
+  /**
+   * `SANDBOX_PRICE_SOURCE` as configured: `auto` (default), `broker`, `simulated` or `scripted`.
+   * What `auto` means is decided by {@link effectivePriceSource}.
+   */
+  priceSource: PriceSourceSetting;
   /** `SANDBOX_SCRIPT_FILE`: JSON ticks `[{at, quotes}]` the scripted source plays (demos). */
   scriptFile: string | undefined;
   /** `SANDBOX_QUOTE_POLL_MS` (default 1000): how often the broker source asks for quotes. */
   quotePollMs: number;
+}
+
+/** Where analyzer mode's prices come from (docs/rules/sandbox.md#price-source). */
+export const PRICE_SOURCES = ['broker', 'simulated', 'scripted'] as const;
+export type PriceSourceName = (typeof PRICE_SOURCES)[number];
+/** `SANDBOX_PRICE_SOURCE`: one of {@link PRICE_SOURCES}, or `auto`. */
+export type PriceSourceSetting = PriceSourceName | 'auto';
+
+export function parsePriceSource(raw: string): PriceSourceSetting {
+  const v = raw.toLowerCase();
+  if (v === 'auto' || (PRICE_SOURCES as readonly string[]).includes(v)) return v as PriceSourceSetting;
+  throw new Error(`must be one of auto, ${PRICE_SOURCES.join(', ')}`);
+}
+
+/** The parts of the configuration the price source depends on. */
+export interface PriceSourceConfig {
+  sandbox: Pick<SandboxConfig, 'priceSource'>;
+  broker: { name?: string | undefined };
+}
+
+/**
+ * The price source analyzer mode uses (docs/rules/sandbox.md#price-source): `auto` is the broker's
+ * quotes when a live broker is configured (`BROKER_NAME`) and the simulated source otherwise. It
+ * is decided once, from the configuration, never from whether a broker session is open now: an
+ * expired session must not turn market prices into demo prices unnoticed.
+ */
+export function effectivePriceSource(config: PriceSourceConfig): PriceSourceName {
+  const set = config.sandbox.priceSource;
+  if (set !== 'auto') return set;
+  return config.broker.name ? 'broker' : 'simulated';
+}
+
+/**
+ * One line saying where analyzer mode's prices come from, for the start-up banner:
+ * `sandbox prices: simulated (demo prices, not market data)`.
+ */
+export function describePriceSource(config: PriceSourceConfig): string {
+  const source = effectivePriceSource(config);
+  const why =
+    config.sandbox.priceSource === 'auto'
+      ? source === 'broker'
+        ? ', auto: broker configured'
+        : ', auto: no broker configured'
+      : '';
+  const what = {
+    broker: `the ${config.broker.name ?? 'connected'} broker's quotes`,
+    simulated: 'demo prices, not market data',
+    scripted: 'played from SANDBOX_SCRIPT_FILE, not market data',
+  }[source];
+  return `sandbox prices: ${source} (${what}${why})`;
 }
 
 const LEVERAGE_KEYS: Record<string, keyof LeverageTable> = {

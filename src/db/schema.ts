@@ -199,6 +199,8 @@ export interface InstrumentsTable {
   tick_size: number;
   underlying: string | null;
   search_key: string;
+  /** The price the broker's file states (rupees), null when none: the simulated prices' reference. */
+  reference_price: number | null;
 }
 
 export interface QtyFreezeTable {

@@ -12,3 +12,16 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * A 32-bit seed from a text (FNV-1a): the same text gives the same seed on every run and every
+ * instance, so a seed can be named (`NSE:SBIN:2026-01-05`) instead of numbered.
+ */
+export function seedOf(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

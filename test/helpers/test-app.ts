@@ -90,6 +90,11 @@ export async function createTestDeps(dialect: Dialect, opts: TestAppOptions = {}
       DATA_DIR: dataDir,
       LOG_LEVEL: 'trace',
       INSTANCE_ID: `test-${randomBytes(4).toString('hex')}`,
+      // Tests put their own feed in (usePriceSource); until then, and in an app restarted on the
+      // same data, the sandbox's source stays quiet: the broker's quotes without a session. The
+      // default (`auto`: simulated prices without a broker) would price resting orders at start.
+      // A test of the default passes `SANDBOX_PRICE_SOURCE: ''` (empty is unset).
+      SANDBOX_PRICE_SOURCE: 'broker',
       ...opts.env,
     },
     { envFile: false },

@@ -14,6 +14,7 @@ import * as m0012 from './0012_add_sandbox_resting_index.js';
 import * as m0013 from './0013_create_error_log.js';
 import * as m0014 from './0014_add_strategy_fills.js';
 import * as m0015 from './0015_add_crash_safety.js';
+import * as m0016 from './0016_add_instrument_reference_price.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0013_create_error_log': m0013,
   '0014_add_strategy_fills': m0014,
   '0015_add_crash_safety': m0015,
+  '0016_add_instrument_reference_price': m0016,
 };
 
 export const migrationProvider: MigrationProvider = {

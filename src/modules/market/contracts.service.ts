@@ -172,6 +172,15 @@ export class ContractsService {
     return this.index ? this.index.get(symbol, exchange) : this.repo.get(symbol, exchange);
   }
 
+  /**
+   * The price the live contract's instrument file states for the instrument (rupees), undefined
+   * when none: read from the database, as the index does not hold it (the simulated prices ask
+   * once per instrument, docs/rules/sandbox.md#simulated-prices).
+   */
+  referencePrice(symbol: string, exchange: string): Promise<number | undefined> {
+    return this.repo.referencePrice(symbol, exchange);
+  }
+
   async getByToken(token: string, exchange?: string): Promise<InstrumentEntry[]> {
     return this.index ? this.index.getByToken(token, exchange) : this.repo.getByToken(token, exchange);
   }

@@ -34,6 +34,12 @@ export interface Instrument {
   tickSize: number;
   /** Underlying base symbol of a derivative (`NIFTY`, `SBIN`), null for cash and indices. */
   underlying: string | null;
+  /**
+   * The price the broker's file states for the contract (its `last_price`), in rupees (> 0);
+   * undefined when the file states none. Set by the parsers and stored with the row; the rows the
+   * index and lookups return leave it out (`ContractsService.referencePrice` reads it).
+   */
+  referencePrice?: number | undefined;
 }
 
 /**

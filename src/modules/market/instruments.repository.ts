@@ -6,12 +6,10 @@ import type { Instrument } from './instrument.js';
 import type { InstrumentEntry, SearchResult } from './instrument-index.js';
 import { searchKey, type FnoFilters, type SearchTerm } from './search-rules.js';
 
-/** Rows per multi-row INSERT: 15 parameters each, under both dialects' parameter limits. */
+/** Rows per multi-row INSERT: 16 parameters each, under both dialects' parameter limits. */
 const INSERT_BATCH = 1000;
 /** Rows per DELETE when a generation is dropped, so no statement holds the write lock long. */
 const DELETE_BATCH = 5000;
-
-type Row = Omit<Selectable<InstrumentsTable>, 'generation'>;
 
 const COLUMNS = [
   'id',
@@ -30,6 +28,12 @@ const COLUMNS = [
   'underlying',
   'search_key',
 ] as const;
+
+/**
+ * The columns lookups and the index read. `reference_price` is not among them: only the
+ * simulated prices read it, once per instrument ({@link InstrumentsRepository.referencePrice}).
+ */
+type Row = Pick<Selectable<InstrumentsTable>, (typeof COLUMNS)[number]>;
 
 /** Identity for the few rows a query returns. */
 const asIs = <T>(s: T): T => s;
@@ -106,6 +110,7 @@ export class InstrumentsRepository {
             tick_size: r.tickSize,
             underlying: r.underlying,
             search_key: searchKey(r),
+            reference_price: r.referencePrice ?? null,
           })),
         )
         .execute();
@@ -113,19 +118,20 @@ export class InstrumentsRepository {
   }
 
   /**
-   * PostgreSQL: one INSERT … SELECT FROM unnest(arrays) per batch: 14 parameters whatever the
+   * PostgreSQL: one INSERT … SELECT FROM unnest(arrays) per batch: 15 parameters whatever the
    * row count, one plan, a fraction of the protocol work of a multi-row VALUES list.
    */
   private async insertUnnest(generation: number, rows: Instrument[]): Promise<void> {
     const col = <T>(f: (r: Instrument) => T): T[] => rows.map(f);
     await sql`insert into instruments (generation, symbol, brsymbol, name, exchange, brexchange, token, expiry,
-        expiry_date, strike, lotsize, instrumenttype, tick_size, underlying, search_key)
+        expiry_date, strike, lotsize, instrumenttype, tick_size, underlying, search_key, reference_price)
       select ${generation}::bigint, * from unnest(
         ${col((r) => r.symbol)}::text[], ${col((r) => r.brsymbol)}::text[], ${col((r) => r.name)}::text[],
         ${col((r) => r.exchange)}::text[], ${col((r) => r.brexchange)}::text[], ${col((r) => r.token)}::text[],
         ${col((r) => r.expiry)}::text[], ${col((r) => r.expiryDate)}::text[], ${col((r) => r.strike)}::float8[],
         ${col((r) => r.lotsize)}::int[], ${col((r) => r.instrumenttype)}::text[], ${col((r) => r.tickSize)}::float8[],
-        ${col((r) => r.underlying)}::text[], ${col((r) => searchKey(r))}::text[])`.execute(this.db);
+        ${col((r) => r.underlying)}::text[], ${col((r) => searchKey(r))}::text[],
+        ${col((r) => r.referencePrice ?? null)}::float8[])`.execute(this.db);
   }
 
   /**
@@ -356,6 +362,20 @@ export class InstrumentsRepository {
       .where('exchange', '=', exchange)
       .executeTakeFirst();
     return row ? toEntry(row) : undefined;
+  }
+
+  /**
+   * The price the live contract's file states for the instrument (rupees), undefined when it
+   * states none or the contract has no such instrument.
+   */
+  async referencePrice(symbol: string, exchange: string): Promise<number | undefined> {
+    const row = await this.base()
+      .select('reference_price')
+      .where('symbol', '=', symbol)
+      .where('exchange', '=', exchange)
+      .executeTakeFirst();
+    const price = row?.reference_price;
+    return price === null || price === undefined ? undefined : Number(price);
   }
 
   async getByToken(token: string, exchange?: string): Promise<InstrumentEntry[]> {

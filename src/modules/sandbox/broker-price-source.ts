@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { QuoteClient } from '../brokers/quotes/quote-client.js';
-import { QuoteFanout, type PricedInstrument, type PriceSource, type QuoteListener } from './price-source.js';
+import { PolledPriceSource, type PricedInstrument } from './price-source.js';
 import { quoteKey, type Quote } from './types.js';
 
 export interface BrokerPriceSourceOptions {
@@ -22,17 +22,11 @@ export interface BrokerPriceSourceOptions {
   logger: Logger;
 }
 
-export class BrokerPriceSource implements PriceSource {
-  private readonly fanout = new QuoteFanout();
-  private watched: PricedInstrument[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private inflight: Promise<void> | undefined;
+export class BrokerPriceSource extends PolledPriceSource {
   private lastFailure: string | undefined;
 
-  constructor(private readonly opts: BrokerPriceSourceOptions) {}
-
-  latest(key: string): Quote | undefined {
-    return this.fanout.latestByKey.get(key);
+  constructor(private readonly opts: BrokerPriceSourceOptions) {
+    super(opts.pollMs);
   }
 
   async quote(instrument: PricedInstrument): Promise<Quote | undefined> {
@@ -51,45 +45,17 @@ export class BrokerPriceSource implements PriceSource {
     return this.latest(key);
   }
 
-  watch(instruments: Iterable<PricedInstrument>): void {
-    this.watched = [...instruments];
-  }
-
-  onQuotes(listener: QuoteListener): () => void {
-    return this.fanout.add(listener);
-  }
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.poll(), this.opts.pollMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.inflight;
-  }
-
-  /** One poll of every watched instrument (the timer's work; tests call it directly). */
-  poll(): Promise<void> {
-    if (this.inflight) return this.inflight;
+  /** One batched call for every watched instrument; nothing while there is no broker session. */
+  protected fetch(batch: PricedInstrument[]): Promise<void> | undefined {
     const client = this.opts.client();
-    if (!client || this.watched.length === 0) return Promise.resolve();
-    const batch = this.watched;
-    this.inflight = client
-      .quotes(batch)
-      .then(
-        (quotes) => {
-          this.succeeded();
-          this.fanout.emit(quotes);
-        },
-        (err: unknown) => this.failed(err),
-      )
-      .finally(() => {
-        this.inflight = undefined;
-      });
-    return this.inflight;
+    if (!client) return undefined;
+    return client.quotes(batch).then(
+      (quotes) => {
+        this.succeeded();
+        this.fanout.emit(quotes);
+      },
+      (err: unknown) => this.failed(err),
+    );
   }
 
   private succeeded(): void {

@@ -1,8 +1,8 @@
 /**
- * Where the sandbox gets prices (docs/rules/sandbox.md#price-source): an interface with two
- * implementations, the connected broker's quote API (broker-price-source.ts) and a deterministic
- * scripted feed (this file) for tests and demos. The engine fills nothing without a quote from
- * here.
+ * Where the sandbox gets prices (docs/rules/sandbox.md#price-source): an interface with three
+ * implementations, the connected broker's quote API (broker-price-source.ts), simulated demo
+ * prices (simulated-price-source.ts) and a deterministic scripted feed (this file) for tests and
+ * demos. The engine fills nothing without a quote from here.
  */
 import type { Quote } from './types.js';
 
@@ -13,6 +13,8 @@ export interface PricedInstrument {
   brsymbol: string;
   brexchange: string;
   token: string;
+  /** Tick size in rupees (the master contract's); the simulated source moves in it. */
+  tickSize?: number;
 }
 
 /** Receives each price update: quotes keyed by `EXCHANGE:SYMBOL` (see `quoteKey`). */
@@ -32,6 +34,12 @@ export interface PriceSource {
   onQuotes(listener: QuoteListener): () => void;
   start(): void;
   stop(): Promise<void>;
+  /** Set by a source whose prices are not market data (simulated): fills at them are logged as such. */
+  readonly demo?: boolean;
+  /** Why no price is known for the instrument, when the source can say better than "no quote". */
+  noPriceReason?(instrument: PricedInstrument): string | undefined;
+  /** Told after an order on the instrument was placed (the simulated source may learn a price). */
+  orderPlaced?(instrument: PricedInstrument): void;
 }
 
 /** Shared listener bookkeeping of the sources. */
@@ -52,6 +60,64 @@ export class QuoteFanout {
       if (!prev || prev.timestamp <= q.timestamp) this.latestByKey.set(k, q);
     }
     if (quotes.size > 0) for (const l of this.listeners) l(quotes);
+  }
+}
+
+/**
+ * A source that polls the watched instruments on a timer (`SANDBOX_QUOTE_POLL_MS`): one poll at a
+ * time (asked for while one runs, it joins that one), the newest quotes kept and handed to the
+ * listeners. Subclasses say how one poll gets its quotes.
+ */
+export abstract class PolledPriceSource implements PriceSource {
+  protected readonly fanout = new QuoteFanout();
+  private watched: PricedInstrument[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private inflight: Promise<void> | undefined;
+
+  constructor(private readonly pollMs: number) {}
+
+  abstract quote(instrument: PricedInstrument): Promise<Quote | undefined>;
+
+  /** One poll's work for `batch` (never empty), emitting through `fanout`; undefined: nothing to do. */
+  protected abstract fetch(batch: PricedInstrument[]): Promise<void> | undefined;
+
+  /** Called once when the timer starts (a source may say what it is). */
+  protected started(): void {}
+
+  latest(key: string): Quote | undefined {
+    return this.fanout.latestByKey.get(key);
+  }
+
+  watch(instruments: Iterable<PricedInstrument>): void {
+    this.watched = [...instruments];
+  }
+
+  onQuotes(listener: QuoteListener): () => void {
+    return this.fanout.add(listener);
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.started();
+    this.timer = setInterval(() => void this.poll(), this.pollMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.inflight;
+  }
+
+  /** One poll of every watched instrument (the timer's work; the engine's tick and tests call it too). */
+  poll(): Promise<void> {
+    if (this.inflight) return this.inflight;
+    const run = this.watched.length === 0 ? undefined : this.fetch(this.watched);
+    if (!run) return Promise.resolve();
+    this.inflight = run.finally(() => {
+      this.inflight = undefined;
+    });
+    return this.inflight;
   }
 }
 

@@ -84,7 +84,10 @@ export async function modifyOrder(
       if (!v.ok) throw badRequest(v.reason);
       const refPrice = placementPrice(v.order, prices ?? fallback);
       if (refPrice === undefined)
-        throw badRequest(`No price is available for ${order.exchange}:${order.symbol}`);
+        throw badRequest(
+          s.deps.prices().noPriceReason?.(instrument) ??
+            `No price is available for ${order.exchange}:${order.symbol}`,
+        );
       const funds = releaseMargin(fundsOf(account), order.blocked_margin);
       const pm = placementMargin({
         kind: instrumentKind(instrument.instrumenttype),

@@ -75,6 +75,7 @@ export async function placeOrder<J>(
       };
     })
     .catch(outOfRange);
+  s.deps.prices().orderPlaced?.(instrument);
   s.changed(row);
   return { ...outcome, ...written };
 }
@@ -132,7 +133,8 @@ async function placeIn(
   const refPrice = placementPrice(v.order, prices ?? fallback);
   if (refPrice === undefined)
     return rejectWith(
-      `No price is available for ${req.exchange}:${req.symbol}; a MARKET order needs a quote`,
+      s.deps.prices().noPriceReason?.(instrument) ??
+        `No price is available for ${req.exchange}:${req.symbol}; a MARKET order needs a quote`,
     );
   const pm = placementMargin({
     kind,

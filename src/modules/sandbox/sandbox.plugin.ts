@@ -29,6 +29,10 @@ import { SandboxRepository } from './sandbox.repository.js';
 import type { QuoteClient } from '../brokers/quotes/quote-client.js';
 import { BrokerPriceSource } from './broker-price-source.js';
 import { ScriptedFeed, type PriceSource, type ScriptedTick } from './price-source.js';
+import { referenceLookup, SimulatedPriceSource } from './simulated-price-source.js';
+import { CONTRACT_TOPIC } from '../market/contracts.service.js';
+import { effectivePriceSource } from '../../config-sandbox.js';
+import { moneyToRupees } from './money.js';
 
 export interface SandboxServices {
   service: SandboxService;
@@ -49,6 +53,11 @@ export interface SandboxDeps {
   logger: Logger;
   bus: InvalidationBus;
   instruments: InstrumentLookup;
+  /**
+   * The price the live instrument file states for an instrument (rupees), undefined when none:
+   * the simulated prices' first choice of reference.
+   */
+  fileReferencePrice?: (symbol: string, exchange: string) => Promise<number | undefined>;
   sessionOn: (exchange: string, date: string) => ExchangeSession | undefined;
   /**
    * The quote client of the current broker session (the brokers module's broker login provides
@@ -103,8 +112,20 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     clock,
     logger: log,
   });
+  const simulated = new SimulatedPriceSource({
+    clock,
+    logger: log,
+    pollMs: sc.quotePollMs,
+    reference: referenceLookup(
+      async (i) => deps.fileReferencePrice?.(i.symbol, i.exchange),
+      (i) => repo.firstLimitPrice(i.symbol, i.exchange),
+    ),
+  });
+  // A new instrument file may state other prices: every instance looks its references up again.
+  bus.subscribe(CONTRACT_TOPIC, () => simulated.forgetReferences());
+  const configured = { broker, scripted, simulated }[effectivePriceSource(config)];
   let override: PriceSource | undefined;
-  const prices = (): PriceSource => override ?? (sc.priceSource === 'broker' ? broker : scripted);
+  const prices = (): PriceSource => override ?? configured;
   const service = new SandboxService({
     repo,
     instruments: deps.instruments,
@@ -127,8 +148,23 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     onTick: async () => {
       const p = prices();
       if (p instanceof ScriptedFeed) p.advanceTo(clock.now());
+      if (p instanceof SimulatedPriceSource) await p.poll();
       await jobs.run();
     },
+  });
+  // Nobody is to take a simulated fill for a market price (docs/rules/sandbox.md#simulated-prices).
+  service.onOrderChange((o) => {
+    if (o.status === 'complete' && prices().demo)
+      log.info(
+        {
+          orderId: o.id,
+          instrument: `${o.exchange}:${o.symbol}`,
+          side: o.side,
+          quantity: o.quantity,
+          price: moneyToRupees(o.average_price),
+        },
+        'sandbox fill at a simulated price (demo prices, not market data)',
+      );
   });
   const mode = new AnalyzeModeService(new AnalyzeModeRepository(deps.db), bus, logger);
   mode.follow(engine);
@@ -166,6 +202,7 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
       logger: deps.logger,
       bus: deps.bus,
       instruments: app.market.contracts,
+      fileReferencePrice: (symbol, exchange) => app.market.contracts.referencePrice(symbol, exchange),
       sessionOn: (exchange, date) => marketAdmin.sessionOn(exchange, date),
       // Priced by the live broker's quotes, under the newest broker session.
       quoteClient: () => brokers.quoteClient(),

@@ -19,6 +19,7 @@ import {
   type EventParams,
   type NewOrderRow,
 } from './sandbox-statements.js';
+import type { Money } from './money.js';
 import { RESTING, type OrderStatus } from './types.js';
 
 export type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
@@ -199,6 +200,23 @@ export class SandboxRepository {
       .where('user_id', '=', userId)
       .orderBy('id')
       .execute();
+  }
+
+  /**
+   * The price of the first order with one (LIMIT or SL) placed on the instrument by any user and
+   * still kept: the simulated price source's reference when the master contract has none.
+   */
+  async firstLimitPrice(symbol: string, exchange: string): Promise<Money | undefined> {
+    const row = await this.db
+      .selectFrom('sandbox_orders')
+      .select('price')
+      .where('symbol', '=', symbol)
+      .where('exchange', '=', exchange)
+      .where('price', '>', 0)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : Number(row.price);
   }
 
   /** Every working order of every user, oldest first (the engine's book). */

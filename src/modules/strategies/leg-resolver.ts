@@ -32,15 +32,22 @@ export interface DerivativeContract {
     instrumentType: string;
     expiryDate: string;
   }): Promise<ContractRow[]>;
-  /** The underlying's last price, undefined when no quote is available. */
-  underlyingLtp(underlying: string, exchange: string): Promise<number | undefined>;
+  /**
+   * The underlying's last price, undefined when no quote is available. For a live run (`live`)
+   * only a market price: never the sandbox's simulated demo prices.
+   */
+  underlyingLtp(underlying: string, exchange: string, live?: boolean): Promise<number | undefined>;
 }
 
 export type Resolved =
   | { ok: true; symbol: string; exchange: string; quantity: number; fallback?: string }
   | { ok: false; message: string };
 
-export async function resolveDerivativeLeg(leg: LegRow, c: DerivativeContract): Promise<Resolved> {
+export async function resolveDerivativeLeg(
+  leg: LegRow,
+  c: DerivativeContract,
+  live = false,
+): Promise<Resolved> {
   if (leg.leg_type !== 'derivative') {
     const symbol = leg.symbol!;
     if (leg.quantity_unit !== 'lots')
@@ -69,7 +76,7 @@ export async function resolveDerivativeLeg(leg: LegRow, c: DerivativeContract): 
     const strikes = chain.filter((r) => r.strike !== null).sort((a, b) => a.strike! - b.strike!);
     if (strikes.length === 0)
       return { ok: false, message: `No ${underlying} ${type} strikes for ${expiryDate}` };
-    const ltp = await c.underlyingLtp(underlying, leg.exchange);
+    const ltp = await c.underlyingLtp(underlying, leg.exchange, live);
     if (ltp === undefined) return { ok: false, message: `No price for ${underlying}: ATM strike unknown` };
     let atm = 0;
     for (let i = 1; i < strikes.length; i++) {

@@ -82,11 +82,14 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
       );
       return r.rows;
     },
-    async underlyingLtp(underlying, exchange) {
+    async underlyingLtp(underlying, exchange, live) {
+      const source = deps.sandbox.prices();
+      // Simulated prices are the sandbox's demo prices: they never pick a live order's strike.
+      if (live && source.demo) return undefined;
       for (const ex of UNDERLYING_EXCHANGES[exchange] ?? []) {
         const inst = await contracts.get(underlying, ex);
         if (!inst) continue;
-        const q = await deps.sandbox.prices().quote(inst);
+        const q = await source.quote(inst);
         if (q && q.ltp > 0) return q.ltp;
       }
       return undefined;

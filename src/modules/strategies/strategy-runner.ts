@@ -144,7 +144,7 @@ export class StrategyRunner {
     const resolved: { leg: LegRow; symbol: string; exchange: string; quantity: number }[] = [];
     let buyFailed = false;
     for (const leg of legs) {
-      const r = await resolveDerivativeLeg(leg, this.deps.contract);
+      const r = await resolveDerivativeLeg(leg, this.deps.contract, mode === 'live');
       if (!r.ok) {
         await this.event(s, runId, 'entry_rejected', `Leg ${leg.id}: ${r.message}`, leg.id);
         if (leg.side === 'BUY') buyFailed = true;

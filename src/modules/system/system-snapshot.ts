@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { sql } from 'kysely';
 import { isStrongSecret, type ResolvedConfig } from '../../config.js';
+import { effectivePriceSource } from '../../config-sandbox.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/database.js';
 import { safeUrl } from '../../platform/safe-url.js';
@@ -116,7 +117,8 @@ export class SystemSnapshotService {
         instrument_index: config.instrumentIndex,
         master_contract_broker: config.masterContractBroker ?? null,
         ban_check_disabled: config.disableBanCheck,
-        sandbox_price_source: config.sandbox.priceSource,
+        // The source in use (`auto` resolved): broker, simulated or scripted.
+        sandbox_price_source: effectivePriceSource(config),
         secrets_present: {
           app_key: Boolean(config.appKey),
           api_key_pepper: Boolean(config.apiKeyPepper),

@@ -64,6 +64,17 @@ export function readTick(text: string | undefined, zeroOk = false, divisor = 1):
   return divisor === 1 ? n : Math.round((n / divisor) * 1e10) / 1e10;
 }
 
+/**
+ * The price a file states for a contract (`last_price`), in rupees, or undefined when it states
+ * none: blank, 0 (Kite's file often has 0), negative or not a number. Never a reason to skip
+ * the row: the price only seeds the simulated prices (docs/rules/sandbox.md#simulated-prices).
+ */
+export function readReferencePrice(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = parseDecimal(text);
+  return n !== null && n > 0 ? n : undefined;
+}
+
 /** Distinct expiry texts remembered per file; a master has a few hundred. */
 const EXPIRY_MEMO_LIMIT = 4096;
 
@@ -108,6 +119,8 @@ export interface DerivativeInput {
   strike: string | undefined;
   lotsize: number;
   tickSize: number;
+  /** The file's price for the contract (rupees), undefined when none ({@link readReferencePrice}). */
+  referencePrice?: number | undefined;
   /**
    * Underlying to use when the trading symbol has no recognisable date code but starts with
    * this (Kite's `name`, Fyers' underlying column).
@@ -146,6 +159,7 @@ export function derivativeRow(d: DerivativeInput, expiries: ExpiryReader): Instr
     instrumenttype: d.type,
     tickSize: d.tickSize,
     underlying: base,
+    referencePrice: d.referencePrice,
   };
 }
 
@@ -156,6 +170,8 @@ export function cashFields(p: {
   brexchange: string;
   token: string;
   name: string;
+  /** The file's price for the contract (rupees), undefined when none. */
+  referencePrice?: number | undefined;
 }): Omit<Instrument, 'instrumenttype' | 'lotsize' | 'tickSize'> {
   return {
     symbol: p.brsymbol,
@@ -168,5 +184,6 @@ export function cashFields(p: {
     expiryDate: null,
     strike: null,
     underlying: null,
+    referencePrice: p.referencePrice,
   };
 }

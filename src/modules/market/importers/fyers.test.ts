@@ -52,6 +52,11 @@ describe('the headerless Fyers masters (test/fixtures/market/fyers, a cut of the
     expect(countBy(parsed[file].rows)).toEqual(counts);
   });
 
+  it('states no reference price: the masters have no price column', () => {
+    for (const file of FILES)
+      expect(parsed[file].rows.filter((r) => r.referencePrice !== undefined)).toEqual([]);
+  });
+
   it('BSE_CM: 372 lines = 314 equities + 56 indices + 2 bonds of two issuers listed under one symbol', () => {
     expect(countBy(parsed.BSE_CM.rows)).toEqual({ 'BSE EQ': 314, 'BSE_INDEX INDEX': 56 });
     expect(parsed.BSE_CM.skips.map((s) => s.reason)).toEqual([

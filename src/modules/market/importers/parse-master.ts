@@ -34,6 +34,11 @@ export interface MasterSpec<C extends string> {
    */
   columns: readonly C[];
   /**
+   * Columns read when the header names them; absent, their fields read as undefined (`col` holds
+   * -1). Headerless formats have none.
+   */
+  optional?: readonly C[];
+  /**
    * For a file without a header row: whether its first line looks like this format (checked
    * before anything is yielded). Rows are then read by position, `columns` in file order.
    */
@@ -69,6 +74,9 @@ export async function* parseMaster<C extends string>(
           const { index, missing } = columnIndex(fields, spec.columns);
           if (missing.length > 0)
             throw new Error(`not ${spec.what}: ${describeHeader(fields)} lacks ${missing.join(', ')}`);
+          const optional = columnIndex(fields, spec.optional ?? []);
+          for (const name of optional.missing) optional.index[name] = -1;
+          Object.assign(index, optional.index);
           col = index;
           width = fields.length;
           continue;

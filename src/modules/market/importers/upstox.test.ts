@@ -99,6 +99,7 @@ describe('Upstox derivatives get canonical symbols from the trading symbol and t
       instrumenttype: 'FUT',
       tickSize: 0.2,
       underlying: 'BANKNIFTY',
+      referencePrice: 60538.8,
     });
   });
 
@@ -263,6 +264,52 @@ describe('the same security gets the same canonical symbol from Kite and Upstox'
     expect(equities.filter((r) => upstox.has(r.symbol))).toHaveLength(434);
     // What OpenAlgo's Zerodha mapper (Kite symbol kept as is) would have matched:
     expect(equities.filter((r) => upstox.has(r.brsymbol))).toHaveLength(131);
+  });
+});
+
+describe('the file’s last_price becomes the reference price (rupees), when it states one', () => {
+  it('keeps the price of real rows in every segment, in rupees even where ticks are in paise', () => {
+    expect(find('NSE', 'SBIN')).toMatchObject({ referencePrice: 1064.2, tickSize: 0.1 });
+    expect(find('BSE', 'SBIN')).toMatchObject({ referencePrice: 1064.25 });
+    expect(find('NSE_INDEX', 'NIFTY')).toMatchObject({ referencePrice: 25727.55 });
+    // NCD_FO states its tick in paise (0.25) and its price in rupees (90.345).
+    expect(find('CDS', 'USDINR25FEB26FUT')).toMatchObject({ referencePrice: 90.345, tickSize: 0.0025 });
+    expect(find('MCX', 'CRUDEOIL19MAR26FUT')).toMatchObject({ referencePrice: 5696, tickSize: 1 });
+    expect(find('MCX', 'COPPER20FEB26985CE')).toMatchObject({ referencePrice: 234.88 });
+  });
+
+  it('gives none for a 0 (real rows: a BSE bond, a BCD future)', () => {
+    expect(find('BSE', '775IRFC33')).toMatchObject({ token: 'BSE_EQ|INE053F08270' });
+    expect(find('BSE', '775IRFC33')!.referencePrice).toBeUndefined();
+    expect(find('BCD', 'USDINR25FEB26FUT')!.referencePrice).toBeUndefined();
+    const priced = all.rows.filter((r) => r.referencePrice !== undefined);
+    expect(priced.length).toBeGreaterThan(2_000);
+    expect(priced.every((r) => Number.isFinite(r.referencePrice) && r.referencePrice! > 0)).toBe(true);
+  });
+
+  it('gives none for a blank, negative or unreadable price, and never skips the row for it', async () => {
+    const sbin = (price: string) =>
+      `"NSE_EQ|INE062A01020","3045","SBIN","STATE BANK OF INDIA","${price}","","","0.1","1","EQUITY","","NSE_EQ"`;
+    for (const price of ['', '0.0', '-5', 'n/a', 'Infinity']) {
+      const { rows, skips } = await collect(parseUpstox(Readable.from([`${HEADER}\n${sbin(price)}\n`])));
+      expect({ price, skips, referencePrice: rows[0]?.referencePrice, symbol: rows[0]?.symbol }).toEqual({
+        price,
+        skips: [],
+        referencePrice: undefined,
+        symbol: 'SBIN',
+      });
+    }
+  });
+
+  it('reads a file without the column as stating no prices', async () => {
+    const header = HEADER.replace('"last_price",', '');
+    const line =
+      '"NSE_EQ|INE062A01020","3045","SBIN","STATE BANK OF INDIA","","","0.1","1","EQUITY","","NSE_EQ"';
+    const { rows, skips } = await collect(parseUpstox(Readable.from([`${header}\n${line}\n`])));
+    expect(skips).toEqual([]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ symbol: 'SBIN', tickSize: 0.1 });
+    expect(rows[0]!.referencePrice).toBeUndefined();
   });
 });
 

@@ -6,6 +6,7 @@ import {
   cashFields,
   derivativeRow,
   readLot,
+  readReferencePrice,
   readTick,
   readToken,
   readTradingSymbol,
@@ -29,7 +30,12 @@ const COLUMNS = [
   'option_type',
   'exchange',
 ] as const;
-type Column = (typeof COLUMNS)[number];
+/**
+ * Read when the header names it: `last_price` in rupees in every segment (USDINR `94.5175`, MCX
+ * crude `5696.0`), unlike the paise ticks of some segments; 0 is no price.
+ */
+const OPTIONAL = ['last_price'] as const;
+type Column = (typeof COLUMNS)[number] | (typeof OPTIONAL)[number];
 
 interface Segment {
   exchange: string;
@@ -73,7 +79,12 @@ const ORDINARY_SHARE_ISIN = /^INE[A-Z0-9]{4}01/;
  * - NSE_COM rows without an instrument type (spot references such as `GOLDMINI`) are skipped.
  */
 export function parseUpstox(input: ContractInput): AsyncGenerator<ParsedItem> {
-  return parseMaster(input, { what: 'an Upstox instruments file', columns: COLUMNS, map: mapRow });
+  return parseMaster(input, {
+    what: 'an Upstox instruments file',
+    columns: COLUMNS,
+    optional: OPTIONAL,
+    map: mapRow,
+  });
 }
 
 function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryReader): MappedRow {
@@ -84,6 +95,7 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
   const brsymbol = readTradingSymbol(f[col.tradingsymbol]);
   const type = f[col.instrument_type]!.trim();
   const { exchange, kind } = segment;
+  const referencePrice = readReferencePrice(f[col.last_price]);
 
   if (kind === 'derivative') {
     if (type === '') skipRow(`no instrument type (option_type ${shown(f[col.option_type]!)})`);
@@ -105,13 +117,21 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
         strike: f[col.strike],
         lotsize: readLot(f[col.lot_size]),
         tickSize: readTick(f[col.tick_size], false, segment.paise ? 100 : 1),
+        referencePrice,
       },
       expiries,
     );
     return { kind: 'free', row };
   }
 
-  const base = cashFields({ brsymbol, exchange, brexchange, token, name: f[col.name]!.trim() });
+  const base = cashFields({
+    brsymbol,
+    exchange,
+    brexchange,
+    token,
+    name: f[col.name]!.trim(),
+    referencePrice,
+  });
   if (kind === 'index') {
     if (type !== 'INDEX') skipRow(`unexpected instrument type ${shown(type)} on ${brexchange}`);
     const row: Instrument = {

@@ -304,6 +304,57 @@ describe('Kite rows of the exchanges the snapshots lack map the same way (raw Ki
   });
 });
 
+describe('the file’s last_price becomes the reference price (rupees) when it is positive', () => {
+  const SBIN = '779521,3045,SBIN,STATE BANK OF INDIA,0.0,,0.0,0.05,1,EQ,NSE,NSE';
+  const SBIN_FUT = '14945794,58382,SBIN26AUGFUT,SBIN,0.0,2026-08-25,0.0,0.1,750,FUT,NFO-FUT,NFO';
+  const NIFTY_INDEX = '256265,1001,NIFTY 50,NIFTY 50,0.0,,0.0,0.0,0,EQ,INDICES,NSE';
+  /** A real fixture line with its last_price field replaced. */
+  const priced = (line: string, price: string) => {
+    const f = line.split(',');
+    f[4] = price;
+    return f.join(',');
+  };
+
+  it('the snapshots state 0.0 everywhere: no row of either fixture has a price', () => {
+    for (const line of [SBIN, SBIN_FUT, NIFTY_INDEX])
+      expect(readFileSync(line === SBIN_FUT ? FO_FILE : NSE_FILE, 'utf8')).toContain(`\n${line}\n`);
+    expect([...nse.rows, ...fo.rows].filter((r) => r.referencePrice !== undefined)).toEqual([]);
+  });
+
+  it('keeps a positive price on cash, derivative and index rows', async () => {
+    const { rows, skips } = await parseText(
+      [HEADER, priced(SBIN, '812.35'), priced(SBIN_FUT, '815'), priced(NIFTY_INDEX, '25727.55')].join('\n'),
+    );
+    expect(skips).toEqual([]);
+    expect(rows.map((r) => [r.exchange, r.symbol, r.referencePrice])).toEqual([
+      ['NSE', 'SBIN', 812.35],
+      ['NFO', 'SBIN25AUG26FUT', 815],
+      ['NSE_INDEX', 'NIFTY', 25727.55],
+    ]);
+  });
+
+  it('gives none for 0, blank, negative or unreadable prices, and never skips the row for it', async () => {
+    for (const line of [SBIN, SBIN_FUT])
+      for (const p of ['0', '0.0', '', '-1.5', 'NaN']) {
+        const one = await parseText(`${HEADER}\n${priced(line, p)}\n`);
+        expect({ p, skips: one.skips, rows: one.rows.length, price: one.rows[0]?.referencePrice }).toEqual({
+          p,
+          skips: [],
+          rows: 1,
+          price: undefined,
+        });
+      }
+  });
+
+  it('reads a file without the column as stating no prices', async () => {
+    const drop = (line: string) => line.split(',').toSpliced(4, 1).join(',');
+    const { rows, skips } = await parseText(`${drop(HEADER)}\n${drop(SBIN)}\n`);
+    expect(skips).toEqual([]);
+    expect(rows).toMatchObject([{ symbol: 'SBIN', tickSize: 0.05 }]);
+    expect(rows[0]!.referencePrice).toBeUndefined();
+  });
+});
+
 describe('a bad Kite line becomes a skip with a short reason, the rest of the file is read', () => {
   it('reports each problem with its line number', async () => {
     const text = [

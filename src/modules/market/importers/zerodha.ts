@@ -5,6 +5,7 @@ import {
   cashFields,
   derivativeRow,
   readLot,
+  readReferencePrice,
   readTick,
   readToken,
   readTradingSymbol,
@@ -28,7 +29,9 @@ const COLUMNS = [
   'segment',
   'exchange',
 ] as const;
-type Column = (typeof COLUMNS)[number];
+/** Read when the header names it (Kite's does; often 0, which is no price). */
+const OPTIONAL = ['last_price'] as const;
+type Column = (typeof COLUMNS)[number] | (typeof OPTIONAL)[number];
 
 /** A Kite series suffix: a hyphen and two capitals/digits (`-BE`, `-N0`); `BAJAJ-AUTO` has none. */
 const SERIES_RE = /^(.+)-([A-Z0-9]{2})$/;
@@ -46,7 +49,12 @@ const SERIES_RE = /^(.+)-([A-Z0-9]{2})$/;
  *   (Kite's `name` as a fallback), the `expiry` date and the `strike`.
  */
 export function parseZerodha(input: ContractInput): AsyncGenerator<ParsedItem> {
-  return parseMaster(input, { what: 'a Zerodha instruments file', columns: COLUMNS, map: mapRow });
+  return parseMaster(input, {
+    what: 'a Zerodha instruments file',
+    columns: COLUMNS,
+    optional: OPTIONAL,
+    map: mapRow,
+  });
 }
 
 function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryReader): MappedRow {
@@ -56,12 +64,13 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
   const segment = f[col.segment]!.trim();
   const type = f[col.instrument_type]!.trim();
   const name = f[col.name]!.trim();
+  const referencePrice = readReferencePrice(f[col.last_price]);
 
   if (segment === 'INDICES') {
     const exchange = indexExchangeOf(brexchange);
     if (exchange === undefined) skipRow(`unsupported index exchange ${shown(brexchange)}`);
     const row: Instrument = {
-      ...cashFields({ brsymbol, exchange, brexchange, token, name: name || brsymbol }),
+      ...cashFields({ brsymbol, exchange, brexchange, token, name: name || brsymbol, referencePrice }),
       symbol: indexSymbol(brsymbol, exchange),
       instrumenttype: 'INDEX',
       lotsize: readLot(f[col.lot_size], true),
@@ -73,7 +82,7 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
   if (CASH_EXCHANGES.has(brexchange)) {
     if (type !== 'EQ') skipRow(`unexpected instrument type ${shown(type)} on ${brexchange}`);
     const row: Instrument = {
-      ...cashFields({ brsymbol, exchange: brexchange, brexchange, token, name }),
+      ...cashFields({ brsymbol, exchange: brexchange, brexchange, token, name, referencePrice }),
       instrumenttype: 'EQ',
       lotsize: readLot(f[col.lot_size]),
       tickSize: readTick(f[col.tick_size]),
@@ -101,6 +110,7 @@ function mapRow(f: readonly string[], col: Columns<Column>, expiries: ExpiryRead
         strike: f[col.strike],
         lotsize: readLot(f[col.lot_size]),
         tickSize: readTick(f[col.tick_size]),
+        referencePrice,
         fallbackBase: name,
       },
       expiries,
