@@ -19,6 +19,7 @@ const SECRET_KEYS = [
   'secret',
   'api_secret',
   'apiSecret',
+  'metricsToken',
   'client_secret',
   'accessToken',
   'totp_secret',

@@ -43,7 +43,7 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
       retentionDays: config.trafficRetentionDays,
     });
     app.decorate('observability', { errors, traffic });
-    app.requests.observer = {
+    app.requests.observe({
       started: (req) => errors.requestStarted(req.id, req.method, req.url),
       ended: (req, reply, status) => {
         errors.requestEnded(req.id);
@@ -60,7 +60,7 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
           userId: req.session?.userId,
         });
       },
-    };
+    });
     // Capture starts now: the warnings of the modules registered after this one are recorded.
     errors.start();
     const limits = routeLimits(deps);

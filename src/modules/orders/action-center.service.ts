@@ -15,6 +15,9 @@ import type { OrdersRepository, PendingOrderRow } from './orders.repository.js';
 
 export type PendingStatus = 'pending' | 'approved' | 'rejected';
 
+/** What happened to a semi-automatic order: queued, or the user's decision on it. */
+export type PendingDecision = 'queued' | 'approved' | 'rejected';
+
 /** A queued order as the session routes show it. */
 export interface PendingOrderView {
   id: number;
@@ -45,6 +48,9 @@ export function toView(r: PendingOrderRow): PendingOrderView {
 }
 
 export class ActionCenterService {
+  /** Told of every order queued, approved or rejected (the metrics module's counter); never throw. */
+  readonly listeners: ((decision: PendingDecision) => void)[] = [];
+
   constructor(
     private readonly repo: OrdersRepository,
     private readonly pipeline: OrderPipeline,
@@ -61,6 +67,7 @@ export class ActionCenterService {
       status: 'pending',
       created_at: this.clock.now(),
     });
+    this.told('queued');
     return row.id;
   }
 
@@ -83,6 +90,7 @@ export class ActionCenterService {
     const now = this.clock.now();
     if (!(await this.repo.decidePending(id, 'pending', { status: 'approved', decided_at: now })))
       throw badRequest(`Pending order ${id} is already ${row.status === 'pending' ? 'decided' : row.status}`);
+    this.told('approved');
     const order = JSON.parse(row.request) as OrderInput & { splitsize?: number };
     const answer = await this.pipeline.run(userId, order, {
       apiType: row.api_type,
@@ -131,6 +139,11 @@ export class ActionCenterService {
       }))
     )
       throw badRequest(`Pending order ${id} is already ${row.status}`);
+    this.told('rejected');
+  }
+
+  private told(decision: PendingDecision): void {
+    for (const listener of this.listeners) listener(decision);
   }
 
   async remove(userId: number, id: number): Promise<void> {

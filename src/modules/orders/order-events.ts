@@ -69,6 +69,11 @@ export class OrderEventBus {
   dropped = 0;
   /** Events delivered to every consumer (since start). */
   delivered = 0;
+  /**
+   * Told at once of every event handed to `publish`, also one the full queue drops, before any
+   * consumer runs (the metrics module's counters). Listeners are synchronous, cheap, never throw.
+   */
+  readonly publishListeners: ((event: OrderEvent) => void)[] = [];
 
   constructor(private readonly opts: DispatcherOptions) {
     this.workers = opts.workers ?? EVENT_WORKERS;
@@ -99,6 +104,7 @@ export class OrderEventBus {
    * Returns false when dropped.
    */
   publish(event: OrderEvent): boolean {
+    for (const listener of this.publishListeners) listener(event);
     if (this.active < this.workers) {
       this.active++;
       setImmediate(() => void this.work(event));

@@ -26,6 +26,9 @@ export interface ManualBan {
   by: string;
 }
 
+/** Told of every ban written: by an administrator or automatic, temporary or permanent. */
+export type BanListener = (ban: { automatic: boolean; permanent: boolean }) => void;
+
 /**
  * IP bans: the check that runs before any route logic, manual bans and unbans, and the
  * automatic bans the trackers ask for. Every change invalidates the cached entry of the address
@@ -33,6 +36,8 @@ export interface ManualBan {
  */
 export class BanService {
   private readonly cache: LRUCache<string, CacheEntry>;
+  /** Told after each ban is written (the metrics module's counter); synchronous, never throw. */
+  readonly listeners: BanListener[] = [];
 
   constructor(
     private readonly bans: BansRepository,
@@ -92,6 +97,7 @@ export class BanService {
       banCount: prev?.ban_count ?? 1,
     }));
     this.bus.publish(TOPIC, ip);
+    this.told(false, row);
     return row;
   }
 
@@ -121,7 +127,12 @@ export class BanService {
       };
     });
     this.bus.publish(TOPIC, ip);
+    this.told(true, row);
     return row;
+  }
+
+  private told(automatic: boolean, row: BanRow): void {
+    for (const listener of this.listeners) listener({ automatic, permanent: row.expires_at === null });
   }
 
   async unban(rawIp: string): Promise<boolean> {
