@@ -14,6 +14,7 @@ import { healthPlugin } from './modules/health/health.plugin.js';
 import { mailPlugin } from './modules/mail/mail.plugin.js';
 import { marketAdminPlugin } from './modules/market/market-admin.plugin.js';
 import { marketPlugin } from './modules/market/market.plugin.js';
+import { metricsPlugin } from './modules/metrics/metrics.plugin.js';
 import { observabilityPlugin } from './modules/observability/observability.plugin.js';
 import { ordersPlugin } from './modules/orders/orders.plugin.js';
 import { passwordResetPlugin } from './modules/password-reset/password-reset.plugin.js';
@@ -25,6 +26,7 @@ import { tunnelPlugin } from './modules/tunnel/tunnel.plugin.js';
 import { sqliteWriterPlugin } from './platform/db/sqlite-writer.plugin.js';
 import { registerBodyParsing } from './platform/http/body.plugin.js';
 import { registerErrorHandling } from './platform/http/errors.plugin.js';
+import { openapiPlugin } from './platform/http/openapi.plugin.js';
 import { requestPipelinePlugin } from './platform/http/request-pipeline.js';
 import type { App } from './platform/http/types.js';
 import { registerValidation } from './platform/http/validation.plugin.js';
@@ -49,6 +51,8 @@ const MODULES = [
   apiPlugin,
   healthPlugin,
   systemPlugin,
+  // Last: it observes the request pipeline, orders, security, market and sandbox.
+  metricsPlugin,
 ];
 
 /** What the modules decorate the app with: the services tests and the CLI use directly. */
@@ -99,6 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   registerBodyParsing(app);
   await app.register(sqliteWriterPlugin, deps);
   await app.register(requestPipelinePlugin, deps);
+  // Before the modules: the API reference collects each route as it is registered.
+  await app.register(openapiPlugin);
   for (const plugin of MODULES) await app.register(plugin, deps);
 
   // Registered after every module, so it runs before their `onClose` hooks (they run in reverse):

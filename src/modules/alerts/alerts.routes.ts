@@ -81,7 +81,14 @@ export function alertRoutes(app: App, deps: AlertRouteDeps): void {
 
   app.get(
     '/settings/alerts',
-    { ...user, schema: { response: { 200: SettingsResponse, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Chat alert settings (never the credentials)',
+        tags: ['alerts'],
+        response: { 200: SettingsResponse, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       settings: await deps.settings.view(req.session!.userId),
@@ -90,7 +97,15 @@ export function alertRoutes(app: App, deps: AlertRouteDeps): void {
 
   app.post(
     '/settings/alerts',
-    { ...user, schema: { body: AlertSettingsBody, response: { 200: SettingsResponse, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Update the chat alert settings',
+        tags: ['alerts'],
+        body: AlertSettingsBody,
+        response: { 200: SettingsResponse, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       settings: await deps.settings.update(req.session!.userId, req.body),
@@ -103,7 +118,11 @@ export function alertRoutes(app: App, deps: AlertRouteDeps): void {
     {
       onRequest: deps.testRateLimit ?? deps.rateLimit,
       preHandler: deps.guard(),
-      schema: { response: { 200: TestResponse, ...errors } },
+      schema: {
+        summary: 'Send a test alert to each enabled channel',
+        tags: ['alerts'],
+        response: { 200: TestResponse, ...errors },
+      },
     },
     async (req) => {
       const targets = await deps.settings.targets(req.session!.userId);

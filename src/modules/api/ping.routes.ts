@@ -31,6 +31,8 @@ export function pingRoutes(
       onRequest: deps.rateLimit,
       preHandler: deps.apiKeyGuard,
       schema: {
+        summary: 'Check an API key',
+        tags: ['openalgo-api'],
         body: ApiKeyBody,
         response: { 200: PingResponse, 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       },

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import { documentHook, hookDoc } from '../../platform/http/hook-doc.js';
 import { fieldMessages } from '../../platform/http/errors.plugin.js';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { ErrorCode } from '../../platform/errors.js';
@@ -9,7 +10,7 @@ import type { ErrorCode } from '../../platform/errors.js';
  * consulted), then the API key is checked. `extra` adds fields to the 400 body (e.g. the mode).
  */
 export function schemaThenKey(apiKeyGuard: ApiKeyGuard, extra: () => Record<string, unknown> = () => ({})) {
-  return (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+  const hook = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const v = (req as { validationError?: { validation?: unknown[] } }).validationError;
     if (v) {
       const message = fieldMessages((v.validation ?? []) as Parameters<typeof fieldMessages>[0]);
@@ -20,4 +21,14 @@ export function schemaThenKey(apiKeyGuard: ApiKeyGuard, extra: () => Record<stri
     }
     apiKeyGuard(req, reply, done);
   };
+  // Documented as the guard is, plus the schema failure it answers itself.
+  return documentHook(documentHook(hook, hookDoc(apiKeyGuard)), {
+    answers: [
+      {
+        status: 400,
+        code: 'validation_failed',
+        when: "the body does not match the schema: `message` is an object keyed by field (OpenAlgo's shape)",
+      },
+    ],
+  });
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from '../../platform/errors.js';
+import { documentHook, type HookDoc } from '../../platform/http/hook-doc.js';
 import type { ApiKeysService, ApiPrincipal } from './api-keys.service.js';
 
 /** Called with the client IP and the key's digest (never the key) when a presented key is refused. */
@@ -34,7 +35,7 @@ export function createApiKeyGuard(
     }
     return done(new AppError(403, 'invalid_api_key', message));
   };
-  return function apiKeyGuard(req, _reply, done) {
+  return documentHook<ApiKeyGuard>(function apiKeyGuard(req, _reply, done) {
     const apikey = (req.body as { apikey?: unknown } | undefined)?.apikey;
     if (typeof apikey !== 'string') return settle(req, apikey, null, done);
     const known = apiKeys.cached(apikey);
@@ -43,5 +44,20 @@ export function createApiKeyGuard(
       (principal) => settle(req, apikey, principal, done),
       (err: unknown) => done(err as Error),
     );
-  };
+  }, API_KEY_DOC);
 }
+
+/** What the guard reads and may answer, for the API reference (platform/http/hook-doc.ts). */
+const API_KEY_DOC: HookDoc = {
+  credentials: [
+    {
+      in: 'body',
+      name: 'apikey',
+      description:
+        "The account's API key, in the JSON body (OpenAlgo's convention, not a header). Created with `POST /apikey` and shown once; only its digest is stored.",
+    },
+  ],
+  answers: [
+    { status: 403, code: 'invalid_api_key', when: 'the `apikey` field is missing, unknown or revoked' },
+  ],
+};

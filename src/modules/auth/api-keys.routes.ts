@@ -11,7 +11,14 @@ export function apiKeyRoutes(app: App, deps: { apiKeys: ApiKeysService; guard: S
 
   app.get(
     '/apikey',
-    { preHandler: guard(), schema: { response: { 200: ApiKeyStatus, ...errors } } },
+    {
+      preHandler: guard(),
+      schema: {
+        summary: "The API key's status (never the key)",
+        tags: ['auth'],
+        response: { 200: ApiKeyStatus, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       ...(await apiKeys.status(req.session!.userId)),
@@ -20,7 +27,14 @@ export function apiKeyRoutes(app: App, deps: { apiKeys: ApiKeysService; guard: S
 
   app.post(
     '/apikey',
-    { preHandler: guard(), schema: { response: { 200: ApiKeyCreated, ...errors } } },
+    {
+      preHandler: guard(),
+      schema: {
+        summary: 'Generate a new API key (shown once; the old one stops working)',
+        tags: ['auth'],
+        response: { 200: ApiKeyCreated, ...errors },
+      },
+    },
     async (req, reply) => {
       const created = await apiKeys.regenerate(req.session!.userId);
       reply.header('cache-control', 'no-store');
@@ -34,7 +48,15 @@ export function apiKeyRoutes(app: App, deps: { apiKeys: ApiKeysService; guard: S
 
   app.post(
     '/apikey/mode',
-    { preHandler: guard(), schema: { body: OrderModeBody, response: { 200: OrderModeResponse, ...errors } } },
+    {
+      preHandler: guard(),
+      schema: {
+        summary: "Set the API key's order mode (automatic or semi-automatic)",
+        tags: ['auth'],
+        body: OrderModeBody,
+        response: { 200: OrderModeResponse, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       order_mode: await apiKeys.setOrderMode(req.session!.userId, req.body.mode),

@@ -62,7 +62,14 @@ export function authRoutes(app: App, deps: AuthRoutesDeps): void {
 
   app.post(
     '/auth/login',
-    { schema: { body: LoginBody, response: { 200: LoginResponse, ...errors } } },
+    {
+      schema: {
+        summary: 'Log in with user name and password',
+        tags: ['auth'],
+        body: LoginBody,
+        response: { 200: LoginResponse, ...errors },
+      },
+    },
     async (req, reply) => {
       const outcome = await login.login(req.body.username, req.body.password, {
         ip: req.clientIp,
@@ -84,7 +91,14 @@ export function authRoutes(app: App, deps: AuthRoutesDeps): void {
   // Spec, "Login with TOTP": completes a pending login with a six-digit code within 5 minutes.
   app.post(
     '/auth/login/totp',
-    { schema: { body: TotpLoginBody, response: { 200: StatusSuccess, ...errors } } },
+    {
+      schema: {
+        summary: 'Complete a login with the authenticator code',
+        tags: ['auth'],
+        body: TotpLoginBody,
+        response: { 200: StatusSuccess, ...errors },
+      },
+    },
     async (req, reply) => {
       const created = await login.completeTotp(readCookie(req, PENDING_TOTP_COOKIE), req.body.totp_code, {
         ip: req.clientIp,
@@ -99,7 +113,14 @@ export function authRoutes(app: App, deps: AuthRoutesDeps): void {
 
   app.post(
     '/auth/logout',
-    { preHandler: guard(), schema: { response: { 200: StatusSuccess, ...errors } } },
+    {
+      preHandler: guard(),
+      schema: {
+        summary: 'Log out (end this session)',
+        tags: ['auth'],
+        response: { 200: StatusSuccess, ...errors },
+      },
+    },
     async (req, reply) => {
       await sessions.revokeById(req.session!.sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
@@ -109,7 +130,14 @@ export function authRoutes(app: App, deps: AuthRoutesDeps): void {
 
   app.get(
     '/auth/session',
-    { preHandler: guard(), schema: { response: { 200: SessionResponse, ...errors } } },
+    {
+      preHandler: guard(),
+      schema: {
+        summary: 'The logged-in user',
+        tags: ['auth'],
+        response: { 200: SessionResponse, ...errors },
+      },
+    },
     async (req) => {
       const user = await users.findById(req.session!.userId);
       return { status: 'success' as const, user: toPublicUser(user!) };
@@ -118,7 +146,14 @@ export function authRoutes(app: App, deps: AuthRoutesDeps): void {
 
   app.get(
     '/auth/csrf-token',
-    { preHandler: guard(), schema: { response: { 200: CsrfResponse, ...errors } } },
+    {
+      preHandler: guard(),
+      schema: {
+        summary: "The session's CSRF token",
+        tags: ['auth'],
+        response: { 200: CsrfResponse, ...errors },
+      },
+    },
     async (req, reply) => {
       reply.header('cache-control', 'no-store');
       return { csrf_token: req.session!.csrfToken };

@@ -2,12 +2,19 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import { safeEqual } from '../../platform/crypto.js';
 import { fromDbBool } from '../../platform/db/database.js';
 import { AppError, forbidden } from '../../platform/errors.js';
+import {
+  documentHook,
+  STATE_CHANGING_METHODS,
+  type Credential,
+  type ErrorAnswer,
+  type HookDoc,
+} from '../../platform/http/hook-doc.js';
 import type { SessionsService } from './sessions.service.js';
 import type { UsersService } from './users.service.js';
 
 export const SESSION_COOKIE = 'algodesk_session';
 export const CSRF_HEADER = 'x-csrf-token';
-const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const STATE_CHANGING = new Set(STATE_CHANGING_METHODS);
 
 const SESSION_COOKIE_PATTERN = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]+)`);
 
@@ -49,7 +56,7 @@ export interface GuardOptions {
  */
 export function createSessionGuard(sessions: SessionsService, users: UsersService) {
   return (opts: GuardOptions = {}): preHandlerAsyncHookHandler =>
-    async function sessionGuard(req: FastifyRequest, _reply: FastifyReply) {
+    documentHook(async function sessionGuard(req: FastifyRequest, _reply: FastifyReply) {
       const token = readSessionCookie(req);
       const row = await sessions.resolve(token);
       if (row === undefined) throw new AppError(401, 'session_required', 'Session expired or not logged in');
@@ -70,7 +77,41 @@ export function createSessionGuard(sessions: SessionsService, users: UsersServic
           throw new AppError(403, 'csrf_failed', 'Missing or invalid CSRF token (send it in X-CSRF-Token)');
         }
       }
-    };
+    }, sessionGuardDoc(opts));
+}
+
+/** The session cookie as the API reference documents it (platform/http/hook-doc.ts). */
+export const SESSION_CREDENTIAL: Credential = {
+  in: 'cookie',
+  name: SESSION_COOKIE,
+  scheme: 'session',
+  description: 'The browser session: set (HttpOnly) by `POST /auth/login`, cleared by `POST /auth/logout`.',
+};
+
+/** What the guard reads and may answer, for the API reference. */
+function sessionGuardDoc(opts: GuardOptions): HookDoc {
+  const credentials: Credential[] = [SESSION_CREDENTIAL];
+  const answers: ErrorAnswer[] = [
+    { status: 401, code: 'session_required', when: `no live session (the \`${SESSION_COOKIE}\` cookie)` },
+  ];
+  if (opts.admin) answers.push({ status: 403, code: 'forbidden', when: 'the user is not an administrator' });
+  if (opts.csrf !== false) {
+    credentials.push({
+      in: 'header',
+      name: CSRF_HEADER,
+      scheme: 'csrf',
+      description:
+        "The session's CSRF token (`GET /auth/csrf-token`), sent on every state-changing session request.",
+      methods: STATE_CHANGING_METHODS,
+    });
+    answers.push({
+      status: 403,
+      code: 'csrf_failed',
+      when: `the \`${CSRF_HEADER}\` header is missing or is not the session's CSRF token`,
+      methods: STATE_CHANGING_METHODS,
+    });
+  }
+  return { credentials, answers };
 }
 
 export type SessionGuard = ReturnType<typeof createSessionGuard>;

@@ -19,7 +19,14 @@ export function totpRoutes(app: App, deps: TotpRoutesDeps): void {
 
   app.get(
     '/auth/2fa/status',
-    { preHandler: guard(), schema: { response: { 200: TotpStatusResponse, ...errors } } },
+    {
+      preHandler: guard(),
+      schema: {
+        summary: 'Two-factor status',
+        tags: ['auth'],
+        response: { 200: TotpStatusResponse, ...errors },
+      },
+    },
     async (req) => totp.status(req.session!.userId, req.session!.totpVerifiedAt),
   );
 
@@ -27,7 +34,14 @@ export function totpRoutes(app: App, deps: TotpRoutesDeps): void {
   // cached (or logged).
   app.post(
     '/auth/2fa/setup',
-    { preHandler: guard(), schema: { response: { 200: TotpSetupResponse, ...errors } } },
+    {
+      preHandler: guard(),
+      schema: {
+        summary: 'Begin two-factor enrollment (the secret is shown once)',
+        tags: ['auth'],
+        response: { 200: TotpSetupResponse, ...errors },
+      },
+    },
     async (req, reply) => {
       reply.header('cache-control', 'no-store');
       reply.header('pragma', 'no-cache');
@@ -39,7 +53,12 @@ export function totpRoutes(app: App, deps: TotpRoutesDeps): void {
     '/auth/2fa/configure',
     {
       preHandler: guard(),
-      schema: { body: TotpConfigureBody, response: { 200: TotpStatusResponse, ...errors } },
+      schema: {
+        summary: 'Turn two-factor and its purposes on or off (needs a current code)',
+        tags: ['auth'],
+        body: TotpConfigureBody,
+        response: { 200: TotpStatusResponse, ...errors },
+      },
     },
     async (req) => totp.configure(req.session!, req.body),
   );

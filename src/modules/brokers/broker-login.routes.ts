@@ -50,12 +50,24 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
     504: ErrorBody,
   };
 
-  app.get('/broker/login', { ...user, schema: { response: errors } }, async (req, reply) => {
-    const { adapter: a } = adapter();
-    const expiry = deps.clock.now() + STATE_TTL_MS;
-    const userId = req.session!.userId;
-    return reply.redirect(a.loginUrl(`${userId}.${expiry}.${sign(userId, expiry)}`), 302);
-  });
+  const redirect = Type.Null({ description: "Found: the browser is sent to the broker's login page" });
+  app.get(
+    '/broker/login',
+    {
+      ...user,
+      schema: {
+        summary: "Go to the broker's login page",
+        tags: ['brokers'],
+        response: { 302: redirect, ...errors },
+      },
+    },
+    async (req, reply) => {
+      const { adapter: a } = adapter();
+      const expiry = deps.clock.now() + STATE_TTL_MS;
+      const userId = req.session!.userId;
+      return reply.redirect(a.loginUrl(`${userId}.${expiry}.${sign(userId, expiry)}`), 302);
+    },
+  );
 
   const callback = async (userId: number, code: string | undefined, state: string | undefined) => {
     const { name, adapter: a } = adapter();
@@ -91,6 +103,8 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
     {
       ...user,
       schema: {
+        summary: 'Zerodha login callback (stores the broker session)',
+        tags: ['brokers'],
         querystring: Type.Object({
           request_token: Type.Optional(Type.String({ maxLength: 128 })),
           state: Type.Optional(Type.String({ maxLength: 128 })),
@@ -106,6 +120,8 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
     {
       ...user,
       schema: {
+        summary: 'Upstox login callback (stores the broker session)',
+        tags: ['brokers'],
         querystring: Type.Object({
           code: Type.Optional(Type.String({ maxLength: 512 })),
           state: Type.Optional(Type.String({ maxLength: 128 })),
@@ -126,7 +142,14 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
   const Removed = Type.Object({ status: Type.Literal('success'), message: Type.String() });
   app.get(
     '/broker/session',
-    { ...user, schema: { response: { 200: SessionView, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: "The user's broker session (never the token)",
+        tags: ['brokers'],
+        response: { 200: SessionView, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       data: await deps.sessions.status(req.session!.userId),
@@ -134,7 +157,14 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
   );
   app.delete(
     '/broker/session',
-    { ...user, schema: { response: { 200: Removed, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Forget the broker session',
+        tags: ['brokers'],
+        response: { 200: Removed, ...errors },
+      },
+    },
     async (req) => {
       await deps.sessions.clear(req.session!.userId);
       return { status: 'success' as const, message: 'Broker session removed' };

@@ -38,13 +38,31 @@ export const healthPlugin = modulePlugin<AppDeps>(
   (app, deps) => {
     const { market, sandbox } = app;
     const probe = { probe: true } as const;
-    app.get('/health', { config: probe, schema: { response: { 200: LiveBody } } }, async (_req, reply) => {
-      reply.header('cache-control', 'no-store');
-      return { status: 'ok' as const };
-    });
+    app.get(
+      '/health',
+      {
+        config: probe,
+        schema: {
+          summary: 'Liveness: the process answers',
+          tags: ['operations'],
+          response: { 200: LiveBody },
+        },
+      },
+      async (_req, reply) => {
+        reply.header('cache-control', 'no-store');
+        return { status: 'ok' as const };
+      },
+    );
     app.get(
       '/ready',
-      { config: probe, schema: { response: { 200: ReadyBody, 503: ReadyBody } } },
+      {
+        config: probe,
+        schema: {
+          summary: 'Readiness: this instance can serve (503 names what fails)',
+          tags: ['operations'],
+          response: { 200: ReadyBody, 503: ReadyBody },
+        },
+      },
       async (_req, reply) => {
         const r = await readiness({
           db: deps.database.db,

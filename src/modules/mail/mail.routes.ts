@@ -41,7 +41,12 @@ export function mailRoutes(app: App, deps: MailRouteDeps): void {
     {
       onRequest: deps.rateLimit,
       preHandler: admin,
-      schema: { body: SmtpConfigBody, response: { 200: SmtpConfigResponse, ...errors } },
+      schema: {
+        summary: 'Save the mail settings',
+        tags: ['mail'],
+        body: SmtpConfigBody,
+        response: { 200: SmtpConfigResponse, ...errors },
+      },
     },
     async (req) => {
       const smtp = await deps.mail.settings.update(req.body);
@@ -55,7 +60,11 @@ export function mailRoutes(app: App, deps: MailRouteDeps): void {
     {
       onRequest: deps.rateLimit,
       preHandler: deps.guard(),
-      schema: { response: { 200: ProfileDataResponse, ...errors } },
+      schema: {
+        summary: 'The profile and, for the administrator, the mail settings (never the password)',
+        tags: ['mail'],
+        response: { 200: ProfileDataResponse, ...errors },
+      },
     },
     async (req, reply) => {
       const session = req.session!;
@@ -76,7 +85,12 @@ export function mailRoutes(app: App, deps: MailRouteDeps): void {
     {
       onRequest: deps.probeRateLimit,
       preHandler: admin,
-      schema: { body: TestSmtpBody, response: { 200: TestSmtpResponse, ...errors, 502: ErrorBody } },
+      schema: {
+        summary: 'Send a test message',
+        tags: ['mail'],
+        body: TestSmtpBody,
+        response: { 200: TestSmtpResponse, ...errors, 502: ErrorBody },
+      },
     },
     async (req) => {
       const to = req.body.recipient.trim();
@@ -90,7 +104,11 @@ export function mailRoutes(app: App, deps: MailRouteDeps): void {
     {
       onRequest: deps.probeRateLimit,
       preHandler: admin,
-      schema: { response: { 200: DebugSmtpResponse, ...errors } },
+      schema: {
+        summary: 'Run the SMTP diagnostics, step by step',
+        tags: ['mail'],
+        response: { 200: DebugSmtpResponse, ...errors },
+      },
     },
     () => deps.mail.diagnose(),
   );

@@ -94,13 +94,28 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
 
   app.get(
     '/admin/api/freeze',
-    { ...admin, schema: { response: { 200: FreezeListResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Freeze quantities',
+        tags: ['market'],
+        response: { 200: FreezeListResponse, ...errors },
+      },
+    },
     async () => ({ status: 'success' as const, data: await freeze.list() }),
   );
 
   app.post(
     '/admin/api/freeze',
-    { ...admin, schema: { body: FreezeBody, response: { 200: FreezeEntryResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Add a freeze quantity',
+        tags: ['market'],
+        body: FreezeBody,
+        response: { 200: FreezeEntryResponse, ...errors },
+      },
+    },
     async (req) => {
       const data = await freeze.add(req.body);
       return { status: 'success' as const, message: `Freeze quantity added for ${data.symbol}`, data };
@@ -111,7 +126,13 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
     '/admin/api/freeze/:id',
     {
       ...admin,
-      schema: { params: IdParams, body: FreezeUpdateBody, response: { 200: FreezeEntryResponse, ...errors } },
+      schema: {
+        summary: 'Update a freeze quantity',
+        tags: ['market'],
+        params: IdParams,
+        body: FreezeUpdateBody,
+        response: { 200: FreezeEntryResponse, ...errors },
+      },
     },
     async (req) => {
       const data = await freeze.update(req.params.id, req.body);
@@ -121,7 +142,15 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
 
   app.delete(
     '/admin/api/freeze/:id',
-    { ...admin, schema: { params: IdParams, response: { 200: MessageResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Delete a freeze quantity',
+        tags: ['market'],
+        params: IdParams,
+        response: { 200: MessageResponse, ...errors },
+      },
+    },
     async (req) => {
       await freeze.remove(req.params.id);
       return { status: 'success' as const, message: 'Freeze quantity deleted' };
@@ -137,7 +166,11 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
     {
       onRequest: deps.uploadRateLimit,
       preHandler,
-      schema: { response: { 200: FreezeUploadResponse, 413: ErrorBody, 415: ErrorBody, ...errors } },
+      schema: {
+        summary: "Replace an exchange's freeze quantities from a CSV file",
+        tags: ['market'],
+        response: { 200: FreezeUploadResponse, 413: ErrorBody, 415: ErrorBody, ...errors },
+      },
     },
     async (req) => {
       if (!req.isMultipart()) {
@@ -174,7 +207,15 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
 
   app.get(
     '/admin/api/holidays',
-    { ...admin, schema: { querystring: YearQuery, response: { 200: HolidayListResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Market holidays of a year',
+        tags: ['market'],
+        querystring: YearQuery,
+        response: { 200: HolidayListResponse, ...errors },
+      },
+    },
     async (req) => {
       const year = req.query.year ?? holidays.currentYear();
       return { status: 'success' as const, year, data: await holidays.list(year) };
@@ -183,7 +224,15 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
 
   app.post(
     '/admin/api/holidays',
-    { ...admin, schema: { body: HolidayBody, response: { 200: HolidayResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Add a market holiday',
+        tags: ['market'],
+        body: HolidayBody,
+        response: { 200: HolidayResponse, ...errors },
+      },
+    },
     async (req) => {
       const data = await holidays.add(req.body);
       return { status: 'success' as const, message: `Holiday added on ${data.holiday_date}`, data };
@@ -192,7 +241,15 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
 
   app.delete(
     '/admin/api/holidays/:id',
-    { ...admin, schema: { params: IdParams, response: { 200: MessageResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Delete a market holiday',
+        tags: ['market'],
+        params: IdParams,
+        response: { 200: MessageResponse, ...errors },
+      },
+    },
     async (req) => {
       await holidays.remove(req.params.id);
       return { status: 'success' as const, message: 'Holiday deleted' };
@@ -203,7 +260,14 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
 
   app.get(
     '/admin/api/timings',
-    { ...admin, schema: { response: { 200: TimingsResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Market session timings',
+        tags: ['market'],
+        response: { 200: TimingsResponse, ...errors },
+      },
+    },
     async () => ({ status: 'success' as const, data: await timings.list() }),
   );
 
@@ -211,7 +275,13 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
     '/admin/api/timings/:exchange',
     {
       ...admin,
-      schema: { params: ExchangeParams, body: TimingBody, response: { 200: TimingResponse, ...errors } },
+      schema: {
+        summary: "Update an exchange's session timing",
+        tags: ['market'],
+        params: ExchangeParams,
+        body: TimingBody,
+        response: { 200: TimingResponse, ...errors },
+      },
     },
     async (req) => {
       const data = await timings.update(req.params.exchange, req.body.start_time, req.body.end_time);
@@ -221,7 +291,15 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
 
   app.post(
     '/admin/api/timings/check',
-    { ...admin, schema: { body: CheckBody, response: { 200: CheckResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Market sessions on a date',
+        tags: ['market'],
+        body: CheckBody,
+        response: { 200: CheckResponse, ...errors },
+      },
+    },
     async (req) => {
       const date = requireIsoDate(req.body.date, 'date');
       return {
@@ -239,7 +317,14 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
 
   app.get(
     '/admin/api/stats',
-    { ...admin, schema: { response: { 200: StatsResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Market calendar counts',
+        tags: ['market'],
+        response: { 200: StatsResponse, ...errors },
+      },
+    },
     async () => {
       const [freeze_count, holiday_count, timing_count] = await Promise.all([
         freeze.count(),

@@ -73,7 +73,12 @@ export function masterContractRoutes(
     {
       onRequest: deps.rateLimit,
       preHandler: deps.guard({ admin: true }),
-      schema: { body: Type.Optional(DownloadBody), response: { 202: DownloadResponse, ...errors } },
+      schema: {
+        summary: "Download and import a broker's master contract (in the background)",
+        tags: ['market'],
+        body: Type.Optional(DownloadBody),
+        response: { 202: DownloadResponse, ...errors },
+      },
     },
     async (req, reply) => {
       const broker = (req.body?.broker ?? deps.defaultBroker)?.trim().toLowerCase();
@@ -104,7 +109,14 @@ export function masterContractRoutes(
 
   app.get(
     '/api/master-contract/status',
-    { preHandler: deps.guard(), schema: { response: { 200: StatusResponse, 401: ErrorBody } } },
+    {
+      preHandler: deps.guard(),
+      schema: {
+        summary: 'Master contract import status',
+        tags: ['market'],
+        response: { 200: StatusResponse, 401: ErrorBody },
+      },
+    },
     async () => {
       const latest = await deps.imports.latest();
       const live = await deps.imports.liveGeneration();

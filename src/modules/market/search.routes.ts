@@ -29,6 +29,8 @@ export function publicSearchRoutes(
       onRequest: deps.rateLimit,
       preHandler: deps.apiKeyGuard,
       schema: {
+        summary: 'Search instruments',
+        tags: ['openalgo-api'],
         body: PublicSearchBody,
         response: { 200: PublicSearchResponse, 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       },
@@ -50,18 +52,39 @@ export function sessionSearchRoutes(app: App, deps: { search: SearchService; gua
     '/search/api/search',
     {
       ...user,
-      schema: { querystring: SessionSearchQuery, response: { 200: SessionSearchResponse, ...errors } },
+      schema: {
+        summary: 'Search instruments',
+        tags: ['market'],
+        querystring: SessionSearchQuery,
+        response: { 200: SessionSearchResponse, ...errors },
+      },
     },
     (req) => deps.search.sessionSearch(req.query),
   );
   app.get(
     '/search/api/expiries',
-    { ...user, schema: { querystring: ExpiriesQuery, response: { 200: ExpiriesResponse, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Expiry dates of an underlying',
+        tags: ['market'],
+        querystring: ExpiriesQuery,
+        response: { 200: ExpiriesResponse, ...errors },
+      },
+    },
     async (req) => ({ status: 'success' as const, expiries: await deps.search.expiries(req.query) }),
   );
   app.get(
     '/search/api/underlyings',
-    { ...user, schema: { querystring: UnderlyingsQuery, response: { 200: UnderlyingsResponse, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Underlyings that have derivatives',
+        tags: ['market'],
+        querystring: UnderlyingsQuery,
+        response: { 200: UnderlyingsResponse, ...errors },
+      },
+    },
     async (req) => ({ status: 'success' as const, underlyings: await deps.search.underlyings(req.query) }),
   );
   // Legacy search: the query comes from `symbol`, not `q`.
@@ -69,13 +92,26 @@ export function sessionSearchRoutes(app: App, deps: { search: SearchService; gua
     '/search/',
     {
       ...user,
-      schema: { querystring: LegacySearchQuery, response: { 200: SessionSearchResponse, ...errors } },
+      schema: {
+        summary: 'Search instruments (the legacy form: the query in `symbol`)',
+        tags: ['market'],
+        querystring: LegacySearchQuery,
+        response: { 200: SessionSearchResponse, ...errors },
+      },
     },
     (req) => deps.search.sessionSearch({ q: req.query.symbol, exchange: req.query.exchange }),
   );
   app.get(
     '/search/token',
-    { ...user, schema: { querystring: TokenQuery, response: { 200: TokenResponse, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Look up an instrument by symbol or token',
+        tags: ['market'],
+        querystring: TokenQuery,
+        response: { 200: TokenResponse, ...errors },
+      },
+    },
     async (req) => ({ status: 'success' as const, data: await deps.search.token(req.query) }),
   );
 }

@@ -38,7 +38,15 @@ export function errorLogRoutes(app: App, deps: ErrorLogRouteDeps): void {
 
   app.get(
     '/admin/api/errors',
-    { ...admin, schema: { querystring: ErrorsQuery, response: { 200: ErrorsResponse, ...failures } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Error log entries',
+        tags: ['observability'],
+        querystring: ErrorsQuery,
+        response: { 200: ErrorsResponse, ...failures },
+      },
+    },
     async (req, reply) => {
       reply.header('cache-control', 'no-store');
       const { limit, entries } = await errorLog.list(req.query);
@@ -54,7 +62,12 @@ export function errorLogRoutes(app: App, deps: ErrorLogRouteDeps): void {
       bodyLimit: CLIENT_REPORT_BODY_LIMIT,
       // A browser's message may hold any character: control characters are stripped, not refused.
       config: { keepNul: true },
-      schema: { body: ClientErrorBody, response: { 200: ClientErrorResponse, 413: ErrorBody, ...failures } },
+      schema: {
+        summary: 'Report a browser error',
+        tags: ['observability'],
+        body: ClientErrorBody,
+        response: { 200: ClientErrorResponse, 413: ErrorBody, ...failures },
+      },
     },
     async (req) => {
       const stored = errorLog.ingestClient(req.body, req.session!.userId);
@@ -69,7 +82,14 @@ export function errorLogRoutes(app: App, deps: ErrorLogRouteDeps): void {
 
   app.get(
     '/admin/api/errors/stats',
-    { ...admin, schema: { response: { 200: StatsResponse, ...failures } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Error log statistics',
+        tags: ['observability'],
+        response: { 200: StatsResponse, ...failures },
+      },
+    },
     async (_req, reply) => {
       reply.header('cache-control', 'no-store');
       return { status: 'success' as const, data: await errorLog.stats() };
@@ -78,7 +98,15 @@ export function errorLogRoutes(app: App, deps: ErrorLogRouteDeps): void {
 
   app.get(
     '/admin/api/errors/groups',
-    { ...admin, schema: { querystring: GroupsQuery, response: { 200: GroupsResponse, ...failures } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Error log entries, grouped',
+        tags: ['observability'],
+        querystring: GroupsQuery,
+        response: { 200: GroupsResponse, ...failures },
+      },
+    },
     async (req, reply) => {
       reply.header('cache-control', 'no-store');
       return { status: 'success' as const, data: await errorLog.groups(req.query) };

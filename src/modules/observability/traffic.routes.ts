@@ -76,7 +76,15 @@ export function trafficRoutes(
 
   app.get(
     '/logs/api/traffic',
-    { ...admin, schema: { querystring: TrafficQuery, response: { 200: TrafficResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Recent requests (the traffic log)',
+        tags: ['observability'],
+        querystring: TrafficQuery,
+        response: { 200: TrafficResponse, ...errors },
+      },
+    },
     async (req) => {
       const rows = await traffic.recent({
         limit: req.query.limit ?? 100,
@@ -103,7 +111,12 @@ export function trafficRoutes(
     '/logs/api/traffic/stats',
     {
       ...admin,
-      schema: { querystring: TrafficStatsQuery, response: { 200: TrafficStatsResponse, ...errors } },
+      schema: {
+        summary: 'Traffic statistics by endpoint group',
+        tags: ['observability'],
+        querystring: TrafficStatsQuery,
+        response: { 200: TrafficStatsResponse, ...errors },
+      },
     },
     async (req) => {
       const s = await traffic.stats({ since: parseSince(req.query.since) });

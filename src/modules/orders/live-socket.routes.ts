@@ -12,12 +12,14 @@
  */
 import type { IncomingMessage } from 'node:http';
 import websocket from '@fastify/websocket';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { AppError, type ErrorCode } from '../../platform/errors.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
-import { readSessionCookie } from '../auth/session.guard.js';
+import { documentHook, type HookDoc } from '../../platform/http/hook-doc.js';
+import { readSessionCookie, SESSION_CREDENTIAL } from '../auth/session.guard.js';
 import type { SessionsService } from '../auth/sessions.service.js';
 import type { LiveSocket, LiveSocketHub } from './live-socket.js';
 
@@ -52,6 +54,18 @@ function originAllowed(req: FastifyRequest, allowed: readonly string[]): boolean
   }
 }
 
+/** What the upgrade check reads and may answer, for the API reference (platform/http/hook-doc.ts). */
+const UPGRADE_DOC: HookDoc = {
+  credentials: [SESSION_CREDENTIAL],
+  answers: [
+    { status: 401, code: 'session_required', when: 'no live session' },
+    { status: 403, code: 'origin_forbidden', when: "the `Origin` is not this service's" },
+    { status: 426, code: 'upgrade_required', when: 'a plain GET, not a WebSocket upgrade' },
+    { status: 429, code: 'too_many_sockets', when: 'the user has the most live sockets allowed' },
+    { status: 503, code: 'socket_capacity', when: 'the server has the most live sockets it takes' },
+  ],
+};
+
 /** Registers `@fastify/websocket` (in a child scope) and `GET /ws`. */
 export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Promise<void> {
   const { hub, sessions } = deps;
@@ -70,9 +84,18 @@ export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Pro
       url: '/ws',
       ...(deps.rateLimit ? { onRequest: deps.rateLimit } : {}),
       schema: {
-        response: { 401: ErrorBody, 403: ErrorBody, 426: ErrorBody, 429: ErrorBody, 503: ErrorBody },
+        summary: 'Live socket (WebSocket): order events as they happen',
+        tags: ['orders'],
+        response: {
+          101: Type.Null({ description: 'Switching Protocols: the socket is open' }),
+          401: ErrorBody,
+          403: ErrorBody,
+          426: ErrorBody,
+          429: ErrorBody,
+          503: ErrorBody,
+        },
       },
-      preHandler: async (req, reply) => {
+      preHandler: documentHook(async (req: FastifyRequest, reply: FastifyReply) => {
         if (!req.ws) return; // a plain GET: the handler answers 426 without a lookup
         // A refusal ends the connection (the plugin destroys the socket): say so to the client.
         reply.header('connection', 'close');
@@ -95,7 +118,7 @@ export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Pro
         if (room !== 'ok')
           throw new AppError(503, 'socket_capacity', 'Live socket capacity reached, retry later');
         admitted.set(req.raw, { userId: row.user_id, token });
-      },
+      }, UPGRADE_DOC),
       handler: async (_req, reply) =>
         reply
           .code(426)

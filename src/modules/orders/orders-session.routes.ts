@@ -39,6 +39,8 @@ export function orderSessionRoutes(
     {
       ...user,
       schema: {
+        summary: 'Orders in the Action Center',
+        tags: ['orders'],
         querystring: Type.Object({
           status: Type.Optional(
             Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')]),
@@ -54,7 +56,15 @@ export function orderSessionRoutes(
   );
   app.post(
     '/action-center/api/orders/:id/approve',
-    { ...user, schema: { params: IdParams, response: { 200: Success, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Approve a pending order (it is placed)',
+        tags: ['orders'],
+        params: IdParams,
+        response: { 200: Success, ...errors },
+      },
+    },
     async (req) => {
       const a = await ac.approve(req.session!.userId, req.params.id);
       return {
@@ -67,7 +77,14 @@ export function orderSessionRoutes(
   );
   app.post(
     '/action-center/api/orders/approve-all',
-    { ...user, schema: { response: { 200: Success, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Approve every pending order',
+        tags: ['orders'],
+        response: { 200: Success, ...errors },
+      },
+    },
     async (req) => {
       const results = await ac.approveAll(req.session!.userId);
       return { status: 'success' as const, message: `Approved ${results.length} orders`, results };
@@ -78,6 +95,8 @@ export function orderSessionRoutes(
     {
       ...user,
       schema: {
+        summary: 'Reject a pending order',
+        tags: ['orders'],
         params: IdParams,
         body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }),
         response: { 200: Success, ...errors },
@@ -90,7 +109,15 @@ export function orderSessionRoutes(
   );
   app.delete(
     '/action-center/api/orders/:id',
-    { ...user, schema: { params: IdParams, response: { 200: Success, ...errors } } },
+    {
+      ...user,
+      schema: {
+        summary: 'Delete a pending order',
+        tags: ['orders'],
+        params: IdParams,
+        response: { 200: Success, ...errors },
+      },
+    },
     async (req) => {
       await ac.remove(req.session!.userId, req.params.id);
       return { status: 'success' as const, message: `Pending order ${req.params.id} deleted` };
@@ -102,6 +129,8 @@ export function orderSessionRoutes(
     {
       ...admin,
       schema: {
+        summary: 'Order latency percentiles',
+        tags: ['orders'],
         querystring: Type.Object({ hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 90 })) }),
         response: { 200: Success, ...errors },
       },
@@ -119,7 +148,15 @@ export function orderSessionRoutes(
   const Limit = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) });
   app.get(
     '/logs/api/latency/logs',
-    { ...admin, schema: { querystring: Limit, response: { 200: Success, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Recent order latencies',
+        tags: ['orders'],
+        querystring: Limit,
+        response: { 200: Success, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       data: (await deps.latency.logs(req.query.limit ?? 100)).map((r) => ({
@@ -137,13 +174,16 @@ export function orderSessionRoutes(
       })),
     }),
   );
-  for (const [path, table] of [
-    ['/logs/api/orders', 'order_logs'],
-    ['/logs/api/analyzer', 'analyzer_logs'],
+  for (const [path, table, summary] of [
+    ['/logs/api/orders', 'order_logs', 'Recent order log entries (live mode)'],
+    ['/logs/api/analyzer', 'analyzer_logs', 'Recent analyzer log entries (analyze mode)'],
   ] as const)
     app.get(
       path,
-      { ...admin, schema: { querystring: Limit, response: { 200: Success, ...errors } } },
+      {
+        ...admin,
+        schema: { summary, tags: ['orders'], querystring: Limit, response: { 200: Success, ...errors } },
+      },
       async (req) => ({
         status: 'success' as const,
         data: (await deps.logs.recent(table, req.query.limit ?? 100)).map((r) => ({

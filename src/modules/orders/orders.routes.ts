@@ -74,13 +74,13 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
         ? { ...(payload as Record<string, unknown>), mode: 'analyze' }
         : payload,
     );
-  const route = (body: unknown, ok: unknown) => ({
+  const route = (summary: string, body: unknown, ok: unknown) => ({
     onRequest: deps.orderRateLimit,
     attachValidation: true,
     // Schema failures first (step 1: 400, key not consulted), then the API key.
     preHandler: schemaThenKey(deps.apiKeyGuard, modeTag),
     preSerialization: tagErrors,
-    schema: { body, response: { 200: ok, ...errors } },
+    schema: { summary, tags: ['openalgo-api'], body, response: { 200: ok, ...errors } },
   });
 
   /** Queues an order for approval; its pending id, or the order.failed answer when that fails. */
@@ -95,67 +95,75 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
     }
   };
 
-  app.post('/api/v1/placeorder', route(PlaceOrderBody, PlaceOrderResponse), async (req, reply) => {
-    const started = performance.now();
-    const principal = req.apiPrincipal!;
-    const order = toOrderInput(req.body as PlaceOrderBody);
-    if (principal.orderMode === 'semi_auto') {
-      const id = await queued(principal.userId, 'placeorder', order);
-      if (typeof id !== 'number') return reply.code(id.status).send(id.body);
-      return {
-        status: 'success' as const,
-        message: 'Order queued for approval in the Action Center',
-        mode: 'semi_auto' as const,
-        pending_order_id: id,
-      };
-    }
-    const a = await deps.pipeline.run(principal.userId, order, { apiType: 'placeorder', started });
-    return reply.code(a.status).send(a.body);
-  });
+  app.post(
+    '/api/v1/placeorder',
+    route('Place an order', PlaceOrderBody, PlaceOrderResponse),
+    async (req, reply) => {
+      const started = performance.now();
+      const principal = req.apiPrincipal!;
+      const order = toOrderInput(req.body as PlaceOrderBody);
+      if (principal.orderMode === 'semi_auto') {
+        const id = await queued(principal.userId, 'placeorder', order);
+        if (typeof id !== 'number') return reply.code(id.status).send(id.body);
+        return {
+          status: 'success' as const,
+          message: 'Order queued for approval in the Action Center',
+          mode: 'semi_auto' as const,
+          pending_order_id: id,
+        };
+      }
+      const a = await deps.pipeline.run(principal.userId, order, { apiType: 'placeorder', started });
+      return reply.code(a.status).send(a.body);
+    },
+  );
 
-  app.post('/api/v1/splitorder', route(SplitOrderBody, SplitOrderResponse), async (req, reply) => {
-    const started = performance.now();
-    const principal = req.apiPrincipal!;
-    const body = req.body as SplitOrderBody;
-    const order = toOrderInput(body);
-    const splitsize = quantityOf(body.splitsize);
-    // Refused before it is queued or placed; the pipeline checks again with the lot size.
-    if (splitCount(order.quantity, splitsize, 1) > MAX_SPLIT_ORDERS)
-      return reply.code(400).send({ status: 'error' as const, message: TOO_MANY_SPLITS, ...modeTag() });
-    if (principal.orderMode === 'semi_auto') {
-      const id = await queued(principal.userId, 'splitorder', order, splitsize);
-      if (typeof id !== 'number') return reply.code(id.status).send(id.body);
+  app.post(
+    '/api/v1/splitorder',
+    route('Place an order in chunks of `splitsize`', SplitOrderBody, SplitOrderResponse),
+    async (req, reply) => {
+      const started = performance.now();
+      const principal = req.apiPrincipal!;
+      const body = req.body as SplitOrderBody;
+      const order = toOrderInput(body);
+      const splitsize = quantityOf(body.splitsize);
+      // Refused before it is queued or placed; the pipeline checks again with the lot size.
+      if (splitCount(order.quantity, splitsize, 1) > MAX_SPLIT_ORDERS)
+        return reply.code(400).send({ status: 'error' as const, message: TOO_MANY_SPLITS, ...modeTag() });
+      if (principal.orderMode === 'semi_auto') {
+        const id = await queued(principal.userId, 'splitorder', order, splitsize);
+        if (typeof id !== 'number') return reply.code(id.status).send(id.body);
+        return {
+          status: 'success' as const,
+          split_size: splitsize,
+          total_quantity: order.quantity,
+          results: [],
+          message: 'Order queued for approval in the Action Center',
+          mode: 'semi_auto' as const,
+          pending_order_id: id,
+        };
+      }
+      const a = await deps.pipeline.run(principal.userId, order, {
+        apiType: 'splitorder',
+        chunk: splitsize,
+        started,
+      });
+      if (a.body.status !== 'success') return reply.code(a.status).send(a.body);
+      const ids = a.body.orderids ?? [a.body.orderid];
+      const sizes = a.quantities ?? [order.quantity];
       return {
         status: 'success' as const,
         split_size: splitsize,
         total_quantity: order.quantity,
-        results: [],
-        message: 'Order queued for approval in the Action Center',
-        mode: 'semi_auto' as const,
-        pending_order_id: id,
+        results: ids.map((orderid, i) => ({
+          order_num: i + 1,
+          orderid,
+          quantity: sizes[i]!,
+          status: 'success' as const,
+        })),
+        ...modeTag(),
       };
-    }
-    const a = await deps.pipeline.run(principal.userId, order, {
-      apiType: 'splitorder',
-      chunk: splitsize,
-      started,
-    });
-    if (a.body.status !== 'success') return reply.code(a.status).send(a.body);
-    const ids = a.body.orderids ?? [a.body.orderid];
-    const sizes = a.quantities ?? [order.quantity];
-    return {
-      status: 'success' as const,
-      split_size: splitsize,
-      total_quantity: order.quantity,
-      results: ids.map((orderid, i) => ({
-        order_num: i + 1,
-        orderid,
-        quantity: sizes[i]!,
-        status: 'success' as const,
-      })),
-      ...modeTag(),
-    };
-  });
+    },
+  );
 
   const analyzerView = () => ({
     status: 'success' as const,
@@ -169,7 +177,12 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
     {
       onRequest: deps.apiRateLimit,
       preHandler: deps.apiKeyGuard,
-      schema: { body: AnalyzerBody, response: { 200: AnalyzerResponse, ...errors } },
+      schema: {
+        summary: 'The trading mode (live or analyze)',
+        tags: ['openalgo-api'],
+        body: AnalyzerBody,
+        response: { 200: AnalyzerResponse, ...errors },
+      },
     },
     () => analyzerView(),
   );
@@ -178,7 +191,12 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
     {
       onRequest: deps.apiRateLimit,
       preHandler: deps.apiKeyGuard,
-      schema: { body: AnalyzerToggleBody, response: { 200: AnalyzerResponse, ...errors } },
+      schema: {
+        summary: "Switch between live and analyze mode (the administrator's key)",
+        tags: ['openalgo-api'],
+        body: AnalyzerToggleBody,
+        response: { 200: AnalyzerResponse, ...errors },
+      },
     },
     async (req) => {
       const principal = req.apiPrincipal!;

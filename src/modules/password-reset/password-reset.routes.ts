@@ -47,7 +47,12 @@ export function passwordResetRoutes(app: App, deps: PasswordResetRouteDeps): voi
     '/auth/reset-password',
     {
       onRequest: deps.rateLimit,
-      schema: { body: ResetPasswordBody, response: { 200: ResetPasswordResponse, ...errors } },
+      schema: {
+        summary: 'Reset a forgotten password, one step at a time',
+        tags: ['auth'],
+        body: ResetPasswordBody,
+        response: { 200: ResetPasswordResponse, ...errors },
+      },
     },
     async (req, reply) => {
       reply.header('cache-control', 'no-store');
@@ -66,7 +71,12 @@ export function passwordResetRoutes(app: App, deps: PasswordResetRouteDeps): voi
     `${RESET_LINK_PATH}:token`,
     {
       onRequest: deps.rateLimit,
-      schema: { params: ResetLinkParams, response: { 200: ResetLinkResponse, ...errors } },
+      schema: {
+        summary: 'Open a password-reset link (the form, or its validity as JSON)',
+        tags: ['auth'],
+        params: ResetLinkParams,
+        response: { 200: ResetLinkResponse, ...errors },
+      },
     },
     async (req, reply) => {
       const row = await reset.peekLink(req.params.token);

@@ -30,7 +30,14 @@ export function analyzeModeRoutes(
   });
   app.get(
     '/settings/analyze-mode',
-    { preHandler: deps.guard(), schema: { response: { 200: ModeResponse, ...errors } } },
+    {
+      preHandler: deps.guard(),
+      schema: {
+        summary: 'The trading mode (live or analyze)',
+        tags: ['sandbox'],
+        response: { 200: ModeResponse, ...errors },
+      },
+    },
     () => view(),
   );
   app.post(
@@ -39,6 +46,8 @@ export function analyzeModeRoutes(
       onRequest: deps.rateLimit,
       preHandler: deps.guard({ admin: true }),
       schema: {
+        summary: 'Switch between live (0) and analyze (1) mode',
+        tags: ['sandbox'],
         params: Type.Object({ mode: Type.String({ maxLength: 16 }) }),
         response: { 200: ModeResponse, ...errors },
       },

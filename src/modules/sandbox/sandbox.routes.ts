@@ -95,10 +95,10 @@ const NO_LIVE_BOOK = new AppError(
 
 export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
   const { service, books } = deps;
-  const opts = <B, R>(body: B, response: R) => ({
+  const opts = <B, R>(summary: string, body: B, response: R) => ({
     onRequest: deps.rateLimit,
     preHandler: deps.apiKeyGuard,
-    schema: { body, response: { 200: response, ...errors } },
+    schema: { summary, tags: ['openalgo-api'], body, response: { 200: response, ...errors } },
   });
 
   /**
@@ -129,47 +129,50 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
   };
   const user = (req: { apiPrincipal?: { userId: number } }): number => req.apiPrincipal!.userId;
 
-  app.post('/api/v1/orderbook', opts(ApiKeyBody, OrderbookResponse), (req, reply) =>
+  app.post('/api/v1/orderbook', opts('Order book', ApiKeyBody, OrderbookResponse), (req, reply) =>
     analyzer(reply, async () => ({
       status: 'success' as const,
       data: formatOrderbook(await books.orders(user(req))),
     })),
   );
-  app.post('/api/v1/tradebook', opts(ApiKeyBody, TradebookResponse), (req, reply) =>
+  app.post('/api/v1/tradebook', opts('Trade book', ApiKeyBody, TradebookResponse), (req, reply) =>
     analyzer(reply, async () => ({
       status: 'success' as const,
       data: formatTradebook(await books.trades(user(req))),
     })),
   );
-  app.post('/api/v1/positionbook', opts(ApiKeyBody, PositionbookResponse), (req, reply) =>
+  app.post('/api/v1/positionbook', opts('Position book', ApiKeyBody, PositionbookResponse), (req, reply) =>
     analyzer(reply, async () => ({
       status: 'success' as const,
       data: formatPositionbook(await books.positions(user(req))),
     })),
   );
-  app.post('/api/v1/holdings', opts(ApiKeyBody, HoldingsResponse), (req, reply) =>
+  app.post('/api/v1/holdings', opts('Holdings', ApiKeyBody, HoldingsResponse), (req, reply) =>
     analyzer(reply, async () => ({
       status: 'success' as const,
       data: formatHoldings(await books.holdings(user(req))),
     })),
   );
-  app.post('/api/v1/funds', opts(ApiKeyBody, FundsResponse), (req, reply) =>
+  app.post('/api/v1/funds', opts('Funds and margin', ApiKeyBody, FundsResponse), (req, reply) =>
     analyzer(reply, async () => ({
       status: 'success' as const,
       data: formatFunds(await books.funds(user(req))),
     })),
   );
-  app.post('/api/v1/orderstatus', opts(OrderIdBody, OrderStatusResponse), (req, reply) =>
-    analyzer(
-      reply,
-      async () => {
-        const id = parseOrderId(orderIdString(req.body.orderid));
-        return { status: 'success' as const, data: formatOrderStatus(await service.order(user(req), id)) };
-      },
-      () => deps.live.status(user(req), orderIdString(req.body.orderid)),
-    ),
+  app.post(
+    '/api/v1/orderstatus',
+    opts('The status of an order', OrderIdBody, OrderStatusResponse),
+    (req, reply) =>
+      analyzer(
+        reply,
+        async () => {
+          const id = parseOrderId(orderIdString(req.body.orderid));
+          return { status: 'success' as const, data: formatOrderStatus(await service.order(user(req), id)) };
+        },
+        () => deps.live.status(user(req), orderIdString(req.body.orderid)),
+      ),
   );
-  app.post('/api/v1/cancelorder', opts(OrderIdBody, OrderActionResponse), (req, reply) =>
+  app.post('/api/v1/cancelorder', opts('Cancel an order', OrderIdBody, OrderActionResponse), (req, reply) =>
     analyzer(
       reply,
       async () => {
@@ -180,68 +183,77 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
       () => deps.live.cancel(user(req), orderIdString(req.body.orderid)),
     ),
   );
-  app.post('/api/v1/cancelallorder', opts(StrategyBody, CancelAllOrderResponse), (req, reply) =>
-    analyzer(reply, async () => {
-      const r = await service.cancelAll(user(req));
-      return {
-        status: 'success' as const,
-        message:
-          r.cancelled.length + r.failed.length === 0
-            ? 'No open orders to cancel'
-            : `Canceled ${r.cancelled.length} orders. Failed to cancel ${r.failed.length} orders.`,
-        canceled_orders: r.cancelled,
-        failed_cancellations: r.failed,
-      };
-    }),
+  app.post(
+    '/api/v1/cancelallorder',
+    opts('Cancel every open order', StrategyBody, CancelAllOrderResponse),
+    (req, reply) =>
+      analyzer(reply, async () => {
+        const r = await service.cancelAll(user(req));
+        return {
+          status: 'success' as const,
+          message:
+            r.cancelled.length + r.failed.length === 0
+              ? 'No open orders to cancel'
+              : `Canceled ${r.cancelled.length} orders. Failed to cancel ${r.failed.length} orders.`,
+          canceled_orders: r.cancelled,
+          failed_cancellations: r.failed,
+        };
+      }),
   );
-  app.post('/api/v1/modifyorder', opts(ModifyOrderBody, OrderActionResponse), (req, reply) =>
-    analyzer(
-      reply,
-      async () => {
-        const b = req.body;
-        const id = parseOrderId(orderIdString(b.orderid));
-        const o = await service.modifyOrder(user(req), id, {
-          symbol: b.symbol,
-          exchange: b.exchange,
-          side: b.action.toUpperCase() as Side,
-          product: b.product as Product,
-          priceType: b.pricetype,
-          quantity: quantityOf(b.quantity),
-          price: b.price,
-          triggerPrice: b.trigger_price,
-        });
-        return { status: 'success' as const, orderid: o.orderId, message: `Order ${o.orderId} modified` };
-      },
-      () => {
-        const b = req.body;
-        return deps.live.modify(user(req), orderIdString(b.orderid), {
-          symbol: b.symbol,
-          exchange: b.exchange,
-          action: b.action.toUpperCase() as Side,
-          product: b.product as Product,
-          pricetype: b.pricetype,
-          quantity: quantityOf(b.quantity),
-          price: String(b.price),
-          trigger_price: String(b.trigger_price ?? '0'),
-          disclosed_quantity: b.disclosed_quantity === undefined ? 0 : quantityOf(b.disclosed_quantity),
-        });
-      },
-    ),
+  app.post(
+    '/api/v1/modifyorder',
+    opts('Modify an open order', ModifyOrderBody, OrderActionResponse),
+    (req, reply) =>
+      analyzer(
+        reply,
+        async () => {
+          const b = req.body;
+          const id = parseOrderId(orderIdString(b.orderid));
+          const o = await service.modifyOrder(user(req), id, {
+            symbol: b.symbol,
+            exchange: b.exchange,
+            side: b.action.toUpperCase() as Side,
+            product: b.product as Product,
+            priceType: b.pricetype,
+            quantity: quantityOf(b.quantity),
+            price: b.price,
+            triggerPrice: b.trigger_price,
+          });
+          return { status: 'success' as const, orderid: o.orderId, message: `Order ${o.orderId} modified` };
+        },
+        () => {
+          const b = req.body;
+          return deps.live.modify(user(req), orderIdString(b.orderid), {
+            symbol: b.symbol,
+            exchange: b.exchange,
+            action: b.action.toUpperCase() as Side,
+            product: b.product as Product,
+            pricetype: b.pricetype,
+            quantity: quantityOf(b.quantity),
+            price: String(b.price),
+            trigger_price: String(b.trigger_price ?? '0'),
+            disclosed_quantity: b.disclosed_quantity === undefined ? 0 : quantityOf(b.disclosed_quantity),
+          });
+        },
+      ),
   );
-  app.post('/api/v1/closeposition', opts(StrategyBody, ClosePositionResponse), (req, reply) =>
-    analyzer(reply, async () => {
-      const results = await service.closePositions(user(req), {}, req.body.strategy ?? null);
-      const failed = results.filter((r) => !r.ok).length;
-      return {
-        status: 'success' as const,
-        message:
-          results.length === 0
-            ? 'No open positions to close'
-            : `Closing orders placed for ${results.length - failed} positions${failed ? `; ${failed} could not be closed` : ''}`,
-        closed_positions: results.length - failed,
-        failed_closures: failed,
-      };
-    }),
+  app.post(
+    '/api/v1/closeposition',
+    opts('Close every open position', StrategyBody, ClosePositionResponse),
+    (req, reply) =>
+      analyzer(reply, async () => {
+        const results = await service.closePositions(user(req), {}, req.body.strategy ?? null);
+        const failed = results.filter((r) => !r.ok).length;
+        return {
+          status: 'success' as const,
+          message:
+            results.length === 0
+              ? 'No open positions to close'
+              : `Closing orders placed for ${results.length - failed} positions${failed ? `; ${failed} could not be closed` : ''}`,
+          closed_positions: results.length - failed,
+          failed_closures: failed,
+        };
+      }),
   );
 }
 
@@ -256,6 +268,8 @@ export function sandboxSessionRoutes(
       onRequest: deps.rateLimit,
       preHandler: deps.guard(),
       schema: {
+        summary: "Reset the user's sandbox account",
+        tags: ['sandbox'],
         response: {
           200: Type.Object({ status: Type.Literal('success'), message: Type.String() }),
           401: ErrorBody,

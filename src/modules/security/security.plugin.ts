@@ -51,6 +51,11 @@ export const securityPlugin = modulePlugin<AppDeps>(
           return typeof banned === 'boolean' ? !banned : banned.then((b) => !b);
         },
         deny: (reply) => reply.code(403).type('text/plain; charset=utf-8').send(BAN_MESSAGE),
+        refusal: {
+          status: 403,
+          when: 'the client address is banned (a plain-text answer, before any route logic)',
+          contentType: 'text/plain',
+        },
       };
     app.auth.invalidKeyListeners.push((ip, digest) => trackers.recordInvalidKey(ip, digest));
     app.setNotFoundHandler(async (req, reply) => {

@@ -70,7 +70,15 @@ export function securityRoutes(
 
   app.post(
     '/security/ban',
-    { ...admin, schema: { body: BanBody, response: { 200: BanResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Ban an IP address',
+        tags: ['security'],
+        body: BanBody,
+        response: { 200: BanResponse, ...errors },
+      },
+    },
     async (req) => {
       const b = req.body;
       const row = await bans.ban({
@@ -93,7 +101,15 @@ export function securityRoutes(
   // address bans itself. Loopback and internal clients are reported as skipped, never banned.
   app.post(
     '/security/ban-host',
-    { ...admin, schema: { body: HostBody, response: { 200: BanHostResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Ban the addresses seen with a host name',
+        tags: ['security'],
+        body: HostBody,
+        response: { 200: BanHostResponse, ...errors },
+      },
+    },
     async (req) => {
       const host = normaliseHost(req.body.host);
       if (host === undefined) {
@@ -127,7 +143,15 @@ export function securityRoutes(
 
   app.post(
     '/security/unban',
-    { ...admin, schema: { body: IpBody, response: { 200: MessageResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Lift a ban',
+        tags: ['security'],
+        body: IpBody,
+        response: { 200: MessageResponse, ...errors },
+      },
+    },
     async (req) => {
       if (!(await bans.unban(req.body.ip))) throw notFound(`${req.body.ip} is not banned`);
       return { status: 'success' as const, message: `${req.body.ip} unbanned` };
@@ -136,7 +160,15 @@ export function securityRoutes(
 
   app.post(
     '/security/clear-404',
-    { ...admin, schema: { body: IpBody, response: { 200: ClearedResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: "Clear an address's 404 tracker",
+        tags: ['security'],
+        body: IpBody,
+        response: { 200: ClearedResponse, ...errors },
+      },
+    },
     async (req) => {
       const cleared = await trackers.clear('404', req.body.ip);
       return { status: 'success' as const, cleared };
@@ -145,7 +177,14 @@ export function securityRoutes(
 
   app.get(
     '/security/api/data',
-    { ...admin, schema: { response: { 200: DataResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Active bans, trackers and settings',
+        tags: ['security'],
+        response: { 200: DataResponse, ...errors },
+      },
+    },
     async () => {
       const [active, t404, tKeys, settings] = await Promise.all([
         bans.listActive(),
@@ -172,7 +211,14 @@ export function securityRoutes(
 
   app.get(
     '/security/stats',
-    { ...admin, schema: { response: { 200: StatsResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Ban and tracker counts',
+        tags: ['security'],
+        response: { 200: StatsResponse, ...errors },
+      },
+    },
     async () => {
       const [counts, t404, tKeys, s] = await Promise.all([
         bans.countActive(),
@@ -199,7 +245,15 @@ export function securityRoutes(
 
   app.post(
     '/security/settings',
-    { ...admin, schema: { body: SettingsBody, response: { 200: SettingsResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Update the security settings',
+        tags: ['security'],
+        body: SettingsBody,
+        response: { 200: SettingsResponse, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       settings: await securitySettings.update(req.body),
@@ -208,7 +262,15 @@ export function securityRoutes(
 
   app.get(
     '/security/api/login-activity',
-    { ...admin, schema: { querystring: LimitQuery, response: { 200: LoginActivityResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Recent login attempts',
+        tags: ['security'],
+        querystring: LimitQuery,
+        response: { 200: LoginActivityResponse, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       data: (await loginActivity.recent(req.query.limit ?? 200)).map((r) => ({
@@ -223,7 +285,14 @@ export function securityRoutes(
 
   app.post(
     '/security/api/login-activity/clear',
-    { ...admin, schema: { response: { 200: ClearedResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Clear the login activity',
+        tags: ['security'],
+        response: { 200: ClearedResponse, ...errors },
+      },
+    },
     async () => ({
       status: 'success' as const,
       cleared: await loginActivity.clear(),
@@ -232,7 +301,14 @@ export function securityRoutes(
 
   app.get(
     '/security/api/active-sessions',
-    { ...admin, schema: { response: { 200: SessionsResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: "Every user's active sessions",
+        tags: ['security'],
+        response: { 200: SessionsResponse, ...errors },
+      },
+    },
     async (req) => ({
       status: 'success' as const,
       data: (await sessions.listActive()).map((s) => ({
@@ -249,7 +325,15 @@ export function securityRoutes(
 
   app.post(
     '/security/api/active-sessions/revoke',
-    { ...admin, schema: { body: SessionIdBody, response: { 200: OkResponse, ...errors } } },
+    {
+      ...admin,
+      schema: {
+        summary: 'Revoke a session',
+        tags: ['security'],
+        body: SessionIdBody,
+        response: { 200: OkResponse, ...errors },
+      },
+    },
     async (req) => {
       if (!(await sessions.revokeById(req.body.id))) throw notFound('No such session');
       return { status: 'success' as const };

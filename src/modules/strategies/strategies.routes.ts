@@ -14,6 +14,7 @@ import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
+import { documentHook, type ErrorAnswer, type HookDoc } from '../../platform/http/hook-doc.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { RateLimiter } from '../../platform/rate-limiter.js';
@@ -31,7 +32,7 @@ import {
   UpdateStrategyBody,
 } from './strategy.schema.js';
 import { tokenDigest } from './strategy-token.js';
-import { RESULT_STATUS } from './strategy.types.js';
+import { RESULT_STATUS, type WebhookResult } from './strategy.types.js';
 import type { RunStopper } from './run-stop.js';
 import type { StrategyRunner } from './strategy-runner.js';
 import type { RunnerOutcome } from './strategy-runner.types.js';
@@ -70,34 +71,78 @@ export function strategyRoutes(
   const user = (req: FastifyRequest) => req.session!.userId;
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
-  app.post(base, { ...opts, schema: { body: CreateStrategyBody, response: errors } }, async (req, reply) => {
-    noStore(reply);
-    const created = await svc.create(user(req), req.body as StrategyInput);
-    return reply.code(201).send({ status: 'success', data: created });
-  });
-  app.get(base, { ...opts, schema: { response: errors } }, async (req) => ({
-    status: 'success',
-    data: await svc.list(user(req)),
-  }));
-  app.get(`${base}/:id`, { ...opts, schema: { params: IdParams, response: errors } }, async (req) => ({
-    status: 'success',
-    data: await svc.view(user(req), req.params.id),
-  }));
+  app.post(
+    base,
+    {
+      ...opts,
+      schema: {
+        summary: 'Create a strategy',
+        tags: ['strategies'],
+        body: CreateStrategyBody,
+        response: errors,
+      },
+    },
+    async (req, reply) => {
+      noStore(reply);
+      const created = await svc.create(user(req), req.body as StrategyInput);
+      return reply.code(201).send({ status: 'success', data: created });
+    },
+  );
+  app.get(
+    base,
+    { ...opts, schema: { summary: "The user's strategies", tags: ['strategies'], response: errors } },
+    async (req) => ({
+      status: 'success',
+      data: await svc.list(user(req)),
+    }),
+  );
+  app.get(
+    `${base}/:id`,
+    { ...opts, schema: { summary: 'A strategy', tags: ['strategies'], params: IdParams, response: errors } },
+    async (req) => ({
+      status: 'success',
+      data: await svc.view(user(req), req.params.id),
+    }),
+  );
   app.put(
     `${base}/:id`,
-    { ...opts, schema: { params: IdParams, body: UpdateStrategyBody, response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: 'Update a strategy',
+        tags: ['strategies'],
+        params: IdParams,
+        body: UpdateStrategyBody,
+        response: errors,
+      },
+    },
     async (req) => ({
       status: 'success',
       data: await svc.update(user(req), req.params.id, req.body as StrategyUpdate),
     }),
   );
-  app.delete(`${base}/:id`, { ...opts, schema: { params: IdParams, response: errors } }, async (req) => {
-    await svc.remove(user(req), req.params.id);
-    return { status: 'success', message: 'Strategy deleted' };
-  });
+  app.delete(
+    `${base}/:id`,
+    {
+      ...opts,
+      schema: { summary: 'Delete a strategy', tags: ['strategies'], params: IdParams, response: errors },
+    },
+    async (req) => {
+      await svc.remove(user(req), req.params.id);
+      return { status: 'success', message: 'Strategy deleted' };
+    },
+  );
   app.post(
     `${base}/:id/rotate-token`,
-    { ...opts, schema: { params: IdParams, response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: 'Issue a new webhook token (the old one stops working)',
+        tags: ['strategies'],
+        params: IdParams,
+        response: errors,
+      },
+    },
     async (req, reply) => {
       noStore(reply);
       return { status: 'success', data: await svc.rotateToken(user(req), req.params.id) };
@@ -105,7 +150,16 @@ export function strategyRoutes(
   );
   app.post(
     `${base}/:id/lock`,
-    { ...opts, schema: { params: IdParams, body: LockBody, response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: 'Lock or unlock a strategy',
+        tags: ['strategies'],
+        params: IdParams,
+        body: LockBody,
+        response: errors,
+      },
+    },
     async (req) => ({
       status: 'success',
       data: await svc.setLocked(user(req), req.params.id, req.body.locked),
@@ -113,7 +167,16 @@ export function strategyRoutes(
   );
   app.post(
     `${base}/:id/live`,
-    { ...opts, schema: { params: IdParams, body: LiveBody, response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: 'Allow or forbid live orders for a strategy',
+        tags: ['strategies'],
+        params: IdParams,
+        body: LiveBody,
+        response: errors,
+      },
+    },
     async (req) => ({
       status: 'success',
       data: await svc.setLive(user(req), req.params.id, req.body.enabled),
@@ -123,7 +186,16 @@ export function strategyRoutes(
   // scheduler and a webhook can never open two runs.
   app.post(
     `${base}/:id/start`,
-    { ...opts, schema: { params: IdParams, body: StartBody, response: outcome } },
+    {
+      ...opts,
+      schema: {
+        summary: 'Start a batch strategy run',
+        tags: ['strategies'],
+        params: IdParams,
+        body: StartBody,
+        response: outcome,
+      },
+    },
     async (req, reply) => {
       const s = await svc.owned(user(req), req.params.id);
       if (s.kind !== 'batch')
@@ -139,7 +211,15 @@ export function strategyRoutes(
   );
   app.post(
     `${base}/:id/stop`,
-    { ...opts, schema: { params: IdParams, response: outcome } },
+    {
+      ...opts,
+      schema: {
+        summary: "Stop the strategy's active run",
+        tags: ['strategies'],
+        params: IdParams,
+        response: outcome,
+      },
+    },
     async (req, reply) => {
       const s = await svc.owned(user(req), req.params.id);
       const out = await deps.stopper.stop(s);
@@ -148,7 +228,16 @@ export function strategyRoutes(
   );
   app.get(
     `${base}/:id/runs`,
-    { ...opts, schema: { params: IdParams, querystring: ListQuery, response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: "A strategy's runs",
+        tags: ['strategies'],
+        params: IdParams,
+        querystring: ListQuery,
+        response: errors,
+      },
+    },
     async (req) => ({
       status: 'success',
       data: await svc.runs(user(req), req.params.id, req.query.limit ?? 100),
@@ -156,7 +245,16 @@ export function strategyRoutes(
   );
   app.get(
     `${base}/:id/events`,
-    { ...opts, schema: { params: IdParams, querystring: ListQuery, response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: "A strategy's events",
+        tags: ['strategies'],
+        params: IdParams,
+        querystring: ListQuery,
+        response: errors,
+      },
+    },
     async (req) => ({
       status: 'success',
       data: await svc.events(user(req), req.params.id, {
@@ -169,7 +267,16 @@ export function strategyRoutes(
   );
   app.get(
     `${base}/:id/deliveries`,
-    { ...opts, schema: { params: IdParams, querystring: ListQuery, response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: "A strategy's webhook deliveries",
+        tags: ['strategies'],
+        params: IdParams,
+        querystring: ListQuery,
+        response: errors,
+      },
+    },
     async (req) => ({
       status: 'success',
       data: await svc.deliveries(user(req), req.params.id, req.query.limit ?? 100),
@@ -188,7 +295,11 @@ export function strategyEventsApiRoute(
       onRequest: deps.rateLimit,
       attachValidation: true,
       preHandler: schemaThenKey(deps.apiKeyGuard),
-      schema: { body: StrategyEventsBody },
+      schema: {
+        summary: "A strategy's event trail, newest first",
+        tags: ['openalgo-api'],
+        body: StrategyEventsBody,
+      },
     },
     async (req) => {
       const b = req.body;
@@ -210,6 +321,56 @@ export interface WebhookRouteDeps {
   rules: readonly RateRule[];
   logger: Logger;
 }
+
+/**
+ * The webhook's answer (webhook.service.ts `WebhookAnswer`), for the API reference only: the route
+ * declares no response schema, so its answers are written as the service builds them.
+ */
+const WebhookAnswerBody = Type.Object({
+  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+  result: Type.Union(Object.keys(RESULT_STATUS).map((r) => Type.Literal(r))),
+  message: Type.String(),
+  strategy_id: Type.Optional(Type.Integer()),
+  run_id: Type.Optional(Type.Integer()),
+  stop_pending: Type.Optional(Type.Boolean()),
+  exits: Type.Optional(Type.Array(Type.Unknown())),
+});
+
+/** A refusal of the pipeline, as the reference lists it (docs/rules/strategies.md#webhook-pipeline). */
+const refused = (status: number, result: WebhookResult, when: string): ErrorAnswer => ({
+  status,
+  when: `\`${result}\`: ${when}`,
+  body: WebhookAnswerBody,
+});
+
+/** What the pipeline may refuse a delivery with (the answer's `result`). */
+const DELIVERY_ANSWERS: HookDoc = {
+  answers: [
+    refused(400, 'rejected_payload', 'the body is not a JSON object of the expected fields'),
+    refused(400, 'rejected_invalid_action', "the action or mode does not fit the strategy's kind"),
+    refused(403, 'rejected_locked', 'the strategy is locked'),
+    refused(403, 'rejected_ip', "the sender's address is not in the strategy's allowlist"),
+    refused(403, 'rejected_live_disabled', 'a live signal while live orders are not enabled'),
+    refused(404, 'rejected_token', 'no strategy has this token, or the path cannot hold one'),
+    refused(409, 'rejected_cooling_off', 'within the cooling-off after a run, or while one is stopping'),
+    refused(500, 'rejected_engine_error', 'an unexpected failure, or the strategy busy on another instance'),
+  ],
+};
+
+/** What the size and rate checks before the body may refuse (neither is audited). */
+const LIMITS_ANSWERS: HookDoc = {
+  answers: [
+    {
+      status: 413,
+      when: `a declared \`Content-Length\` over ${WEBHOOK_MAX_BYTES} bytes (no \`result\`)`,
+      body: Type.Object({ status: Type.Literal('error'), message: Type.String() }),
+    },
+    refused(429, 'rate_limited', 'too many deliveries from this address or to this token'),
+  ],
+};
+
+const WEBHOOK_DESCRIPTION =
+  'The token in the path is the only credential (no `apikey`, no session). The body is read as text whatever its content type and must be a JSON object; every delivery is audited. An accepted or de-duplicated delivery answers 200 with `result` `ok` or `rejected_dedupe`.';
 
 /** What the webhook's body parser hands on for a body over the size limit. */
 const TOO_LARGE = Symbol('webhook body too large');
@@ -244,7 +405,7 @@ export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): P
       payload.on('error', (err: Error) => settle(err));
     });
 
-    const limits = (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    const limits = documentHook((req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const declared = Number(req.headers['content-length'] ?? 0);
       if (declared > WEBHOOK_MAX_BYTES) {
         reply.code(413).send({ status: 'error', message: `Body over ${WEBHOOK_MAX_BYTES} bytes` });
@@ -267,9 +428,9 @@ export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): P
           done();
         },
       );
-    };
+    }, LIMITS_ANSWERS);
 
-    const deliver = async (req: FastifyRequest, reply: FastifyReply) => {
+    const deliver = documentHook(async (req: FastifyRequest, reply: FastifyReply) => {
       const params = req.params as { token?: string; '*'?: string };
       const token = params.token ?? params['*'] ?? '';
       // Over the size (undeclared): answered, and the connection closed on the unread rest.
@@ -277,14 +438,34 @@ export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): P
       const raw = typeof req.body === 'string' ? req.body : undefined;
       const answer = await deps.webhook.deliver(token, raw, req.clientIp);
       return reply.code(answer.http).send(answer.body);
-    };
-    s.post('/strategy/webhook/:token', { onRequest: limits }, deliver);
+    }, DELIVERY_ANSWERS);
+    const tags = ['webhooks'];
+    s.post(
+      '/strategy/webhook/:token',
+      {
+        onRequest: limits,
+        schema: {
+          summary: 'Deliver a signal to a strategy',
+          description: WEBHOOK_DESCRIPTION,
+          tags,
+        },
+      },
+      deliver,
+    );
     // Any other path under the webhook (a token longer than a route parameter may be, an extra
     // segment, a trailing slash, none at all) is a malformed token: the same audited 404
     // `rejected_token`, never the not-found handler that feeds the 404 ban tracker.
     const refusal = { onRequest: limits, config: { webhookRefusal: true } };
-    s.post('/strategy/webhook/*', refusal, deliver);
-    s.post('/strategy/webhook', refusal, deliver);
+    const malformed = (summary: string) => ({
+      ...refusal,
+      schema: { summary, description: 'Always refused: 404 `rejected_token`, audited.', tags },
+    });
+    // The same handler, documented with the one answer these paths give.
+    const refuse = documentHook((req: FastifyRequest, reply: FastifyReply) => deliver(req, reply), {
+      answers: [refused(404, 'rejected_token', 'the path cannot hold a token')],
+    });
+    s.post('/strategy/webhook/*', malformed('A malformed webhook path (a token that cannot be one)'), refuse);
+    s.post('/strategy/webhook', malformed('A webhook path without a token'), refuse);
   });
 }
 

@@ -36,7 +36,14 @@ export function systemRoutes(app: App, deps: SystemRouteDeps): void {
 
   app.get(
     '/admin/api/system',
-    { ...admin, schema: { response: { 200: SystemResponse, ...failures } } },
+    {
+      ...admin,
+      schema: {
+        summary: "The install's snapshot",
+        tags: ['system'],
+        response: { 200: SystemResponse, ...failures },
+      },
+    },
     async (_req, reply) => {
       reply.header('cache-control', 'no-store');
       return { status: 'success' as const, data: await snapshot.snapshot() };
@@ -48,7 +55,11 @@ export function systemRoutes(app: App, deps: SystemRouteDeps): void {
     {
       onRequest: deps.diagnosticsRateLimit,
       preHandler,
-      schema: { response: { 200: DiagnosticsResponse, ...failures } },
+      schema: {
+        summary: 'Run the diagnostics probes',
+        tags: ['system'],
+        response: { 200: DiagnosticsResponse, ...failures },
+      },
     },
     async (_req, reply) => {
       reply.header('cache-control', 'no-store');
@@ -61,7 +72,12 @@ export function systemRoutes(app: App, deps: SystemRouteDeps): void {
     {
       onRequest: deps.reportRateLimit,
       preHandler,
-      schema: { querystring: ReportQuery, response: { 200: ReportBody, ...failures } },
+      schema: {
+        summary: 'Download the system report (Markdown or text)',
+        tags: ['system'],
+        querystring: ReportQuery,
+        response: { 200: ReportBody, ...failures },
+      },
     },
     async (req, reply) => {
       const format = req.query.format ?? 'md';

@@ -29,7 +29,11 @@ export function tunnelRoutes(app: App, deps: TunnelRouteDeps): void {
     {
       onRequest: deps.rateLimit,
       preHandler: deps.guard(),
-      schema: { response: { 200: HostConfigResponse, 401: ErrorBody, 429: ErrorBody } },
+      schema: {
+        summary: 'The base URL webhook senders must use',
+        tags: ['tunnel'],
+        response: { 200: HostConfigResponse, 401: ErrorBody, 429: ErrorBody },
+      },
     },
     async () => ({
       host_server: hostServer,

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { parseRateRules, type RateRule } from '../rate-rule.js';
 import type { ErrorCode } from '../errors.js';
+import { documentHook } from './hook-doc.js';
 
 /** The limits of the spec's "Limits" table, per surface; `API_RATE_LIMIT` overrides the API ones. */
 export interface RateLimits {
@@ -40,26 +41,37 @@ export type RateLimitHook = (req: FastifyRequest, reply: FastifyReply, done: Hoo
  */
 export function createRateLimitHooks(limiter: RateLimiter, log: Logger) {
   return (surface: string, rules: readonly RateRule[]): RateLimitHook =>
-    function rateLimit(req, reply, done) {
-      limiter.hit(`${surface}:${req.clientIp}`, rules).then(
-        (d) => {
-          if (d.allowed) return done();
-          const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
-          reply
-            .code(429)
-            .header('retry-after', String(seconds))
-            .send({
-              status: 'error',
-              message: `Rate limit exceeded (${rules.map((r) => r.text).join('; ')}); try again in ${seconds} s`,
-              code: 'rate_limited' satisfies ErrorCode,
-            });
-        },
-        (err: unknown) => {
-          log.warn({ err, surface }, 'rate limiter unavailable; request allowed');
-          done();
-        },
-      );
-    };
+    documentHook<RateLimitHook>(
+      function rateLimit(req, reply, done) {
+        limiter.hit(`${surface}:${req.clientIp}`, rules).then(
+          (d) => {
+            if (d.allowed) return done();
+            const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+            reply
+              .code(429)
+              .header('retry-after', String(seconds))
+              .send({
+                status: 'error',
+                message: `Rate limit exceeded (${rules.map((r) => r.text).join('; ')}); try again in ${seconds} s`,
+                code: 'rate_limited' satisfies ErrorCode,
+              });
+          },
+          (err: unknown) => {
+            log.warn({ err, surface }, 'rate limiter unavailable; request allowed');
+            done();
+          },
+        );
+      },
+      {
+        answers: [
+          {
+            status: 429,
+            code: 'rate_limited',
+            when: `over the \`${surface}\` rate limit (${rules.map((r) => r.text).join('; ')}, per client address); \`Retry-After\` says when to retry`,
+          },
+        ],
+      },
+    );
 }
 
 export type RateLimitFactory = ReturnType<typeof createRateLimitHooks>;

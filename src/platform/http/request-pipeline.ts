@@ -1,16 +1,18 @@
 /**
  * The hooks every request passes (callback-style: no promise per hook on the hot path): the
  * client address, the request id header, the request's in-flight record (for a graceful
- * shutdown), the `debug` access line, and two slots modules fill: an observer told when a request
- * starts and ends (the traffic log and the error log's request context) and a gate that may turn a
- * client away before any route logic (the IP-ban check). The gate runs also for unknown paths;
- * the end is reported also for a request whose client went away (status 499, as nginx logs it).
+ * shutdown), the `debug` access line, and two slots modules fill: observers told when a request
+ * starts and ends (the traffic log, the error log's request context, the metrics) and a gate
+ * that may turn a client away before any route logic (the IP-ban check). The gate runs also for
+ * unknown paths; the end is reported also for a request whose client went away (status 499, as
+ * nginx logs it).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ResolvedConfig } from '../../config.js';
 import { resolveClientIp } from '../client-ip.js';
 import { maskUrl } from '../logger.js';
+import type { ErrorAnswer } from './hook-doc.js';
 import { InFlight } from './in-flight.js';
 import type { App } from './types.js';
 
@@ -27,13 +29,40 @@ export interface RequestObserver {
 export interface RequestGate {
   admits(ip: string): boolean | Promise<boolean>;
   deny(reply: FastifyReply): void;
+  /** What `deny` answers, as the API reference documents it on every route. */
+  refusal?: ErrorAnswer;
 }
+
+const NO_OBSERVER: RequestObserver = { started: () => undefined, ended: () => undefined };
 
 /** The pipeline's state: its in-flight count and the slots modules fill at registration. */
 export class RequestPipeline {
   readonly inFlight = new InFlight();
-  observer: RequestObserver = { started: () => undefined, ended: () => undefined };
+  /** Every observer added, composed into one (a single call per hook while there is one). */
+  observer: RequestObserver = NO_OBSERVER;
   gate: RequestGate | undefined;
+
+  /**
+   * Adds an observer after those already added (the traffic and error logs, then the metrics):
+   * each is told, in that order. Composed once here, so the request hooks still make one call.
+   */
+  observe(next: RequestObserver): void {
+    const prev = this.observer;
+    if (prev === NO_OBSERVER) {
+      this.observer = next;
+      return;
+    }
+    this.observer = {
+      started: (req) => {
+        prev.started(req);
+        next.started(req);
+      },
+      ended: (req, reply, status) => {
+        prev.ended(req, reply, status);
+        next.ended(req, reply, status);
+      },
+    };
+  }
 }
 
 /**
