@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -7,6 +8,7 @@ import { parseRateRules, type RateRule } from './platform/rate-rule.js';
 import {
   parseHhmm,
   parseLeverage,
+  parsePriceSource,
   parseResetDay,
   parseSquareOff,
   parseStartingFunds,
@@ -111,6 +113,11 @@ export interface Config {
   broker: BrokerConfig;
   /** `TELEGRAM_API_BASE_URL`: Telegram Bot API origin instead of api.telegram.org (tests). */
   telegramApiBaseUrl: string | undefined;
+  /**
+   * `METRICS_TOKEN` (at least 16 characters): the bearer token `GET /metrics` requires. Unset,
+   * the route answers 404 as if it did not exist. Never logged or shown.
+   */
+  metricsToken: string | undefined;
 }
 
 /** The live broker's app credentials. */
@@ -229,17 +236,14 @@ export function loadConfig(
       resetDay: check('SANDBOX_RESET_DAY', 'sunday', parseResetDay),
       resetTime: check('SANDBOX_RESET_TIME', '00:00', parseHhmm),
       maxQuoteAgeMs: check('SANDBOX_MAX_QUOTE_AGE_SECONDS', 60, (raw) => parseInteger(raw, 1, 86_400)) * 1000,
-      priceSource: check('SANDBOX_PRICE_SOURCE', 'broker' as const, (raw) => {
-        const v = raw.toLowerCase();
-        if (v !== 'broker' && v !== 'scripted') throw new Error('must be broker or scripted');
-        return v;
-      }),
+      priceSource: check('SANDBOX_PRICE_SOURCE', 'auto' as const, parsePriceSource),
       scriptFile: check('SANDBOX_SCRIPT_FILE', undefined, (raw) => resolve(cwd, raw)),
       quotePollMs: check('SANDBOX_QUOTE_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
     },
     telegramApiBaseUrl: check('TELEGRAM_API_BASE_URL', undefined, (raw) =>
       parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
     ),
+    metricsToken: check('METRICS_TOKEN', undefined, parseMetricsToken),
     broker: {
       name: check('BROKER_NAME', undefined, (raw) => {
         if (!isBroker(raw.toLowerCase())) throw new Error(`must be one of ${BROKERS.join(', ')}`);
@@ -277,8 +281,21 @@ function parseBoolean(raw: string): boolean {
   throw new Error(`"${raw}" is not a boolean (true/false)`);
 }
 
+/** One DNS label: letters, digits and inner hyphens, at most 63 characters. */
+const HOST_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * An IPv4 or IPv6 address, or a host name (whether it resolves is checked when the server starts,
+ * before anything else). Something that looks like an address but is not one (`999.1.1.1`) is
+ * refused here, not handed to the resolver.
+ */
 function parseHost(raw: string): string {
-  if (!/^[A-Za-z0-9.:-]+$/.test(raw)) throw new Error(`"${raw}" is not a host name or address`);
+  if (isIP(raw)) return raw;
+  if (/^[\d.]+$/.test(raw)) throw new Error(`"${raw}" is not a valid IPv4 address`);
+  if (raw.includes(':')) throw new Error(`"${raw}" is not a valid IPv6 address`);
+  const name = raw.endsWith('.') ? raw.slice(0, -1) : raw;
+  if (name.length === 0 || name.length > 253 || !name.split('.').every((l) => HOST_LABEL.test(l)))
+    throw new Error(`"${raw}" is not a host name or address`);
   return raw;
 }
 
@@ -315,6 +332,14 @@ function parseLogLevel(raw: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(v))
     throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
   return v as LogLevel;
+}
+
+/** A bearer token: 16+ printable ASCII characters without spaces (what a header carries intact). */
+function parseMetricsToken(raw: string): string {
+  if (raw.length < 16)
+    throw new Error('must be at least 16 characters (32 random hex characters recommended)');
+  if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error('must be printable ASCII without spaces');
+  return raw;
 }
 
 function parseSecret(raw: string): string {

@@ -1,8 +1,12 @@
 import { buildApp, type AppDeps } from './app.js';
 import { ensureInstallSecrets, type Config } from './config.js';
+import { describePriceSource } from './config-sandbox.js';
 import { publicUrlBanner } from './modules/tunnel/tunnel-target.js';
 import type { TunnelDriver } from './modules/tunnel/tunnel.types.js';
+import type { Logger } from 'pino';
+import { bindEarly } from './platform/http/early-bind.js';
 import { createLogger, createStdoutDestination } from './platform/logger.js';
+import { StartupError } from './platform/startup-error.js';
 import { openRuntime } from './runtime.js';
 
 /** What a caller may replace in the served process (the process tests pass a fake tunnel). */
@@ -22,6 +26,38 @@ const SHUTDOWN_BOUND_MS = 15_000;
  * disconnect the tunnel, close the database). Every other way out (an uncaught exception, the
  * shutdown bound, a second signal) disconnects the tunnel too, waiting for it only a bounded time.
  */
+/**
+ * Everything before the server listens, in an order that fails early and cheaply: the port is
+ * bound first (a busy port or a foreign `HOST` ends here, before any engine or timer), then the
+ * database and Redis (each bounded, failing with a line naming its variable), then the app.
+ */
+async function start(baseConfig: Config, logger: Logger, opts: ServeOptions) {
+  const binding = await bindEarly(baseConfig.host, baseConfig.port);
+  try {
+    const { config, warnings } = ensureInstallSecrets(baseConfig);
+    for (const w of warnings) logger.warn(w);
+    if (config.disableBanCheck)
+      logger.warn('UNSAFE_DISABLE_BAN_CHECK is set: banned addresses are NOT blocked (benchmarks only)');
+    const runtime = await openRuntime(config, logger);
+    try {
+      const { app, services } = await buildApp({
+        config,
+        logger,
+        ...runtime,
+        ...(opts.tunnelDriver ? { tunnelDriver: opts.tunnelDriver } : {}),
+        ...(opts.strategySeam ? { strategySeam: opts.strategySeam } : {}),
+      });
+      return { config, runtime, app, services, binding };
+    } catch (err) {
+      await runtime.close();
+      throw err;
+    }
+  } catch (err) {
+    await binding.close();
+    throw err;
+  }
+}
+
 export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promise<void> {
   const out = createStdoutDestination();
   const logger = createLogger(baseConfig.logLevel, out.stream);
@@ -43,19 +79,17 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
     logger.fatal({ err }, 'uncaught exception; exiting');
     exitAfterTunnel(1);
   });
-  const { config, warnings } = ensureInstallSecrets(baseConfig);
-  for (const w of warnings) logger.warn(w);
-  if (config.disableBanCheck)
-    logger.warn('UNSAFE_DISABLE_BAN_CHECK is set: banned addresses are NOT blocked (benchmarks only)');
-
-  const runtime = await openRuntime(config, logger);
-  const { app, services } = await buildApp({
-    config,
-    logger,
-    ...runtime,
-    ...(opts.tunnelDriver ? { tunnelDriver: opts.tunnelDriver } : {}),
-    ...(opts.strategySeam ? { strategySeam: opts.strategySeam } : {}),
-  });
+  let started: Awaited<ReturnType<typeof start>>;
+  try {
+    started = await start(baseConfig, logger, opts);
+  } catch (err) {
+    // A start-up failure is one line naming what to change (no stack); anything else is a bug.
+    if (err instanceof StartupError) process.stderr.write(`algodesk: ${err.message}\n`);
+    else logger.fatal({ err }, 'start-up failed');
+    exitAfterTunnel(1);
+    return;
+  }
+  const { config, runtime, app, services, binding } = started;
   const tunnel = services.tunnel.manager;
   stopTunnel = () => tunnel.stopWithin();
   // The public URL goes on the banner's stream too (at LOG_LEVEL=warn its info line is not
@@ -66,7 +100,18 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
     if (banner === 'shown') process.stderr.write(publicUrlBanner(publicUrl));
     else earlyPublicUrl = publicUrl;
   });
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    // Starts the modules (`onReady`: engines, timers, the index load), then takes over the port.
+    await app.listen(binding.listenOptions());
+  } catch (err) {
+    logger.fatal({ err }, 'start-up failed');
+    await binding.close();
+    await app.close().catch(() => undefined);
+    await runtime.close().catch(() => undefined);
+    exitAfterTunnel(1);
+    return;
+  }
+  binding.handOver(app.server);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -107,13 +152,13 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
 
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   logger.info({ url, database: runtime.database.dialect }, `algodesk listening on ${url}`);
-  process.stderr.write(`algodesk is running at ${url}\n`);
+  process.stderr.write(`algodesk is running at ${url}\n${describePriceSource(config)}\n`);
   banner = 'shown';
   if (earlyPublicUrl) process.stderr.write(publicUrlBanner(earlyPublicUrl));
   if ((await services.auth.users.count()) === 0) {
     process.stderr.write(
       'No user exists yet. Create the administrator with:\n' +
-        "  read -rsp 'Password: ' PW && printf '%s' \"$PW\" | npm run -s cli -- user create --username admin --email you@example.com --password-stdin; unset PW\n" +
+        '  npm run -s cli -- user create --username admin --email you@example.com\n' +
         'then an API key with:\n' +
         '  npm run -s cli -- apikey create --username admin\n',
     );
