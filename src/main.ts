@@ -3,6 +3,7 @@ import { ensureInstallSecrets, type Config } from './config.js';
 import { describePriceSource } from './config-sandbox.js';
 import { publicUrlBanner } from './modules/tunnel/tunnel-target.js';
 import type { TunnelDriver } from './modules/tunnel/tunnel.types.js';
+import { isAbsolute, relative } from 'node:path';
 import type { Logger } from 'pino';
 import { bindEarly } from './platform/http/early-bind.js';
 import { createLogger, createStdoutDestination } from './platform/logger.js';
@@ -156,11 +157,23 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
   banner = 'shown';
   if (earlyPublicUrl) process.stderr.write(publicUrlBanner(earlyPublicUrl));
   if ((await services.auth.users.count()) === 0) {
+    const cli = cliCommand();
     process.stderr.write(
       'No user exists yet. Create the administrator with:\n' +
-        '  npm run -s cli -- user create --username admin --email you@example.com\n' +
+        `  ${cli} user create --username admin --email you@example.com\n` +
         'then an API key with:\n' +
-        '  npm run -s cli -- apikey create --username admin\n',
+        `  ${cli} apikey create --username admin\n`,
     );
   }
+}
+
+/**
+ * The command line that runs this CLI the way this server was started: `npm run -s cli --` from
+ * npm (`npm start`), else node with its options and the script's path (a container, a service unit).
+ */
+function cliCommand(): string {
+  if (process.env.npm_lifecycle_event === 'start') return 'npm run -s cli --';
+  const script = process.argv[1] ?? 'dist/src/cli.js';
+  const rel = relative(process.cwd(), script);
+  return ['node', ...process.execArgv, rel.startsWith('..') || isAbsolute(rel) ? script : rel].join(' ');
 }

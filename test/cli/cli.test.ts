@@ -121,6 +121,10 @@ describe('algodesk serve: listens, answers, and shuts down gracefully', () => {
     proc.stdout.on('data', (d: Buffer) => stdout.push(d.toString()));
     const banner = await waitFor(proc, /No user exists yet[\s\S]*apikey create/, 'stderr');
     expect(banner).toContain(`algodesk is running at http://127.0.0.1:${port}`);
+    // The commands it shows run the CLI the way this server was started (here: node, tsx, the source).
+    expect(banner).toContain(
+      '\n  node --import tsx src/cli.ts user create --username admin --email you@example.com\n',
+    );
 
     // The CLI writes to the same SQLite file while the server runs (WAL).
     const made = spawnSync(
