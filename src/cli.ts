@@ -229,6 +229,12 @@ export function buildCli(): Command {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Output piped into a reader that stops early (`| head`) ends the command quietly, not with a stack.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`algodesk: cannot write the output (${err.code ?? err.message})\n`);
+    process.exit(1);
+  });
   const program = buildCli().exitOverride();
   try {
     if (argv.length <= 2) {
