@@ -20,7 +20,7 @@ export interface Runtime {
 }
 
 /** How long start-up waits for the database and for Redis before it gives up with one line. */
-const CONNECT_BOUND_MS = 8_000;
+const CONNECT_BOUND_MS = 5_000;
 
 /**
  * Opens the configured database (migrated to the latest schema) and the shared-state pieces. A

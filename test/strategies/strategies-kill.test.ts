@@ -13,6 +13,12 @@ import { seededRandom } from '../../src/platform/seeded-random.js';
 import { cncSignal, killWorld, type KillWorld, type ServerProcess } from '../helpers/kill-server.js';
 import { describeEachDb } from '../helpers/test-app.js';
 
+/**
+ * Each test starts two or three real server processes: a few seconds on a quiet machine, many
+ * more on a loaded shared one, so the bound is generous (it is a hang detector, not a timing).
+ */
+const KILL_TEST_MS = 90_000;
+
 let world: KillWorld | undefined;
 afterEach(async () => {
   await world?.close();
@@ -81,93 +87,98 @@ describeEachDb('a kill -9 between a strategy order’s writes is reconciled on r
       expect(exits).toHaveLength(held);
       expect(await w.accountPosition('INFY')).toBe(0);
     },
+    KILL_TEST_MS,
   );
 });
 
 describeEachDb('SIGKILL in the middle of a burst of orders and webhooks', (dialect) => {
-  it.each([11, 23, 37])('seed %i: no answered order loses its log row, no order is doubled', async (seed) => {
-    const rand = seededRandom(seed);
-    world = await killWorld(dialect, [cncSignal('infy', 'INFY'), cncSignal('reliance', 'RELIANCE')]);
-    const w = world;
-    const server = await w.start();
-    const answered: string[] = [];
-    const accepted: { token: string }[] = [];
-    let running = true;
-    // 16 clients placing orders back to back, 4 sending signals to the two strategies.
-    const orders = Array.from({ length: 16 }, async () => {
-      while (running) {
-        const r = await server.post('/api/v1/placeorder', {
-          apikey: w.apikey,
-          strategy: 'burst',
-          symbol: 'SBIN',
-          exchange: 'NSE',
-          action: 'BUY',
-          quantity: 1,
-          pricetype: 'MARKET',
-          product: 'CNC',
-        });
-        if (r instanceof Error) return;
-        if (r.status === 200) answered.push(String(r.body.orderid));
-      }
-    });
-    const signals = Array.from({ length: 4 }, async (_, i) => {
-      const token = i % 2 ? w.tokens.infy! : w.tokens.reliance!;
-      while (running) {
-        const r = await signal(server, token, rand() < 0.5 ? 'long_entry' : 'long_exit');
-        if (r instanceof Error) return;
-        if (r.status === 200 && r.body.result === 'ok') accepted.push({ token });
-      }
-    });
-    // Killed at a moment of the seed's choosing once both kinds of traffic are flowing.
-    const flowing = Date.now() + 20_000;
-    while ((answered.length < 20 || accepted.length < 4) && Date.now() < flowing)
-      await new Promise((r) => setTimeout(r, 10));
-    await new Promise((r) => setTimeout(r, Math.floor(rand() * 800)));
-    await server.kill();
-    running = false;
-    await Promise.all([...orders, ...signals]);
-    expect(answered.length).toBeGreaterThan(0);
-    expect(accepted.length).toBeGreaterThan(0);
+  it.each([11, 23, 37])(
+    'seed %i: no answered order loses its log row, no order is doubled',
+    async (seed) => {
+      const rand = seededRandom(seed);
+      world = await killWorld(dialect, [cncSignal('infy', 'INFY'), cncSignal('reliance', 'RELIANCE')]);
+      const w = world;
+      const server = await w.start();
+      const answered: string[] = [];
+      const accepted: { token: string }[] = [];
+      let running = true;
+      // 16 clients placing orders back to back, 4 sending signals to the two strategies.
+      const orders = Array.from({ length: 16 }, async () => {
+        while (running) {
+          const r = await server.post('/api/v1/placeorder', {
+            apikey: w.apikey,
+            strategy: 'burst',
+            symbol: 'SBIN',
+            exchange: 'NSE',
+            action: 'BUY',
+            quantity: 1,
+            pricetype: 'MARKET',
+            product: 'CNC',
+          });
+          if (r instanceof Error) return;
+          if (r.status === 200) answered.push(String(r.body.orderid));
+        }
+      });
+      const signals = Array.from({ length: 4 }, async (_, i) => {
+        const token = i % 2 ? w.tokens.infy! : w.tokens.reliance!;
+        while (running) {
+          const r = await signal(server, token, rand() < 0.5 ? 'long_entry' : 'long_exit');
+          if (r instanceof Error) return;
+          if (r.status === 200 && r.body.result === 'ok') accepted.push({ token });
+        }
+      });
+      // Killed at a moment of the seed's choosing once both kinds of traffic are flowing.
+      const flowing = Date.now() + 20_000;
+      while ((answered.length < 20 || accepted.length < 4) && Date.now() < flowing)
+        await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, Math.floor(rand() * 800)));
+      await server.kill();
+      running = false;
+      await Promise.all([...orders, ...signals]);
+      expect(answered.length).toBeGreaterThan(0);
+      expect(accepted.length).toBeGreaterThan(0);
 
-    const restarted = await w.start();
-    await w.reconciled();
-    const db = w.db.database.db;
-    // Every answered order is in the book once, with its analyzer-log row.
-    const book = await db.selectFrom('sandbox_orders').select(['id', 'tag']).execute();
-    const ids = new Set(book.map((o) => String(o.id)));
-    expect(answered.filter((id) => !ids.has(id))).toEqual([]);
-    const logged = await db
-      .selectFrom('analyzer_logs')
-      .select('order_id')
-      .where('event', '=', 'order.placed')
-      .execute();
-    const counts = new Map<string, number>();
-    for (const r of logged) counts.set(String(r.order_id), (counts.get(String(r.order_id)) ?? 0) + 1);
-    expect(answered.filter((id) => counts.get(id) !== 1)).toEqual([]);
-    expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    // Every accepted delivery kept its audit row.
-    const audited = await db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('result', '=', 'ok')
-      .execute();
-    expect(audited.length).toBeGreaterThanOrEqual(accepted.length);
-    // No strategy order doubled: one sandbox order per reference, owned by one settled intent.
-    const tagged = book.filter((o) => o.tag !== null);
-    expect(new Set(tagged.map((o) => o.tag)).size).toBe(tagged.length);
-    const intents = await db.selectFrom('strategy_orders').select(['tag', 'status']).execute();
-    const settled = new Set(intents.filter((o) => o.status !== 'failed').map((o) => o.tag));
-    expect(tagged.filter((o) => !settled.has(o.tag))).toEqual([]);
-    // Each run holds what the account holds.
-    for (const [name, symbol] of [
-      ['infy', 'INFY'],
-      ['reliance', 'RELIANCE'],
-    ] as const) {
-      expect(await w.exposure(name)).toBe(await w.accountPosition(symbol));
-      const exit = await signal(restarted, w.tokens[name]!, 'long_exit');
-      expect(exit).toMatchObject({ status: 200, body: { result: 'ok' } });
-      expect(await w.accountPosition(symbol)).toBe(0);
-      expect(await w.exposure(name)).toBe(0);
-    }
-  });
+      const restarted = await w.start();
+      await w.reconciled();
+      const db = w.db.database.db;
+      // Every answered order is in the book once, with its analyzer-log row.
+      const book = await db.selectFrom('sandbox_orders').select(['id', 'tag']).execute();
+      const ids = new Set(book.map((o) => String(o.id)));
+      expect(answered.filter((id) => !ids.has(id))).toEqual([]);
+      const logged = await db
+        .selectFrom('analyzer_logs')
+        .select('order_id')
+        .where('event', '=', 'order.placed')
+        .execute();
+      const counts = new Map<string, number>();
+      for (const r of logged) counts.set(String(r.order_id), (counts.get(String(r.order_id)) ?? 0) + 1);
+      expect(answered.filter((id) => counts.get(id) !== 1)).toEqual([]);
+      expect([...counts.values()].every((n) => n === 1)).toBe(true);
+      // Every accepted delivery kept its audit row.
+      const audited = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('result', '=', 'ok')
+        .execute();
+      expect(audited.length).toBeGreaterThanOrEqual(accepted.length);
+      // No strategy order doubled: one sandbox order per reference, owned by one settled intent.
+      const tagged = book.filter((o) => o.tag !== null);
+      expect(new Set(tagged.map((o) => o.tag)).size).toBe(tagged.length);
+      const intents = await db.selectFrom('strategy_orders').select(['tag', 'status']).execute();
+      const settled = new Set(intents.filter((o) => o.status !== 'failed').map((o) => o.tag));
+      expect(tagged.filter((o) => !settled.has(o.tag))).toEqual([]);
+      // Each run holds what the account holds.
+      for (const [name, symbol] of [
+        ['infy', 'INFY'],
+        ['reliance', 'RELIANCE'],
+      ] as const) {
+        expect(await w.exposure(name)).toBe(await w.accountPosition(symbol));
+        const exit = await signal(restarted, w.tokens[name]!, 'long_exit');
+        expect(exit).toMatchObject({ status: 200, body: { result: 'ok' } });
+        expect(await w.accountPosition(symbol)).toBe(0);
+        expect(await w.exposure(name)).toBe(0);
+      }
+    },
+    KILL_TEST_MS,
+  );
 });

@@ -19,6 +19,8 @@ export interface ModeFollower {
 
 export class AnalyzeModeService {
   private mode = false;
+  /** The mode the last transition asked for (before it has run); undefined until the first. */
+  private target: boolean | undefined;
   private readonly followers: ModeFollower[] = [];
   private applying: Promise<void> = Promise.resolve();
 
@@ -27,7 +29,13 @@ export class AnalyzeModeService {
     private readonly bus: InvalidationBus,
     private readonly logger: Logger,
   ) {
-    bus.subscribe(ANALYZE_MODE_TOPIC, () => void this.reload());
+    // A message naming the mode this instance is in already changes nothing: it is this
+    // instance's own `set` coming back, or another's that arrived after ours. Re-reading it anyway
+    // would race with anything stopped or started since (the engine restarted behind a stop).
+    bus.subscribe(ANALYZE_MODE_TOPIC, (key) => {
+      if (this.target !== undefined && key === (this.target ? '1' : '0')) return;
+      void this.reload();
+    });
   }
 
   /** Registers something started in analyzer mode and stopped in live mode. */
@@ -61,6 +69,7 @@ export class AnalyzeModeService {
 
   private apply(analyze: boolean): Promise<void> {
     // Transitions run one at a time, so a quick 1 → 0 → 1 ends in the last state.
+    this.target = analyze;
     this.applying = this.applying
       .then(async () => {
         this.mode = analyze;
