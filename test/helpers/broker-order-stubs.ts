@@ -9,6 +9,15 @@
  *   `DELETE /v2/order/cancel`, `GET /v2/order/details`, `GET /v2/order/retrieve-all` (the day's
  *   order book), `POST /v2/login/authorization/token` (client_secret and redirect_uri checked).
  *
+ * Both keep a day's book: with `fillMarketOrders` on, a MARKET order fills at once at the
+ * instrument's price (`prices`, default 100) and shows as complete in the orders list, as one
+ * trade and in the net position; other orders (and every order with it off, the default the
+ * strategy tests' scripted fills need) stay open until `settle`d or cancelled. Kite also serves `GET /trades`,
+ * `/portfolio/positions`, `/portfolio/holdings`, `/user/margins`; Upstox `GET
+ * /v2/order/trades/get-trades-for-day`, `/v2/portfolio/short-term-positions`,
+ * `/v2/portfolio/long-term-holdings`, `/v2/user/get-funds-and-margin` (documented shapes;
+ * holdings from `holdingRows`, cash from `cash`).
+ *
  * Bodies are parsed (`forms()`/`bodies()`); `failNext`/`delayNext` script answers;
  * `refusePlacement` refuses the n-th placement from now; `omitOrderId` drops the id from
  * successes; `connections` counts TCP connections. Order endpoints need the exact credential,
@@ -34,6 +43,47 @@ import {
 export type Credential = 'exact' | 'absent' | 'wrong';
 
 type Body = Record<string, unknown>;
+
+/** The price a MARKET order fills at when the test set none. */
+export const DEFAULT_PRICE = 100;
+
+/** One fill of the stub's day. */
+export interface StubFill {
+  tradeId: string;
+  orderId: string;
+  tradingsymbol: string;
+  /** Kite's exchange, or Upstox's instrument key (its segment names the exchange). */
+  exchange: string;
+  token: string | number;
+  product: string;
+  side: string;
+  quantity: number;
+  price: number;
+  at: string;
+  tag: string;
+}
+
+/** A net position built from the fills. */
+interface StubPosition extends StubFill {
+  buyQty: number;
+  buyValue: number;
+  sellQty: number;
+  sellValue: number;
+}
+
+/** Quantity, average, realised and unrealised P&L of a net position at `ltp`. */
+export function positionFigures(
+  p: Pick<StubPosition, 'buyQty' | 'buyValue' | 'sellQty' | 'sellValue'>,
+  ltp: number,
+) {
+  const quantity = p.buyQty - p.sellQty;
+  const buyAvg = p.buyQty ? p.buyValue / p.buyQty : 0;
+  const sellAvg = p.sellQty ? p.sellValue / p.sellQty : 0;
+  const average = quantity > 0 ? buyAvg : quantity < 0 ? sellAvg : 0;
+  const realised = Math.min(p.buyQty, p.sellQty) * (sellAvg - buyAvg);
+  const unrealised = quantity * (ltp - average);
+  return { quantity, average, buyAvg, sellAvg, realised, unrealised, pnl: realised + unrealised };
+}
 const form = (req: RecordedRequest) => Object.fromEntries(new URLSearchParams(req.body));
 
 /**
@@ -45,6 +95,17 @@ abstract class OrderStub extends BrokerStub {
   omitOrderId = false;
   /** Orders by id: their records, oldest first (the last is the state now). */
   readonly orders = new Map<string, Body[]>();
+  /** When true, a MARKET order fills at placement (a trade and a position); see the file comment. */
+  fillMarketOrders = false;
+  /** The day's fills, oldest first (each a MARKET order filled at placement). */
+  readonly fills: StubFill[] = [];
+  /** Fill and last prices by the broker's trading symbol (default {@link DEFAULT_PRICE}). */
+  readonly prices = new Map<string, number>();
+  /** Delivery holdings the portfolio endpoint lists (the broker's own record shape). */
+  holdingRows: Body[] = [];
+  /** Cash available for trading, rupees. */
+  cash = 250_000;
+  private clockSeconds = 0;
   private readonly seen: Credential[];
   private seq = 0;
   /** Placements received (authenticated), and the scripted refusals by placement number. */
@@ -96,6 +157,35 @@ abstract class OrderStub extends BrokerStub {
     return this.refusals.get(++this.placements);
   }
 
+  /** The price of a trading symbol now. */
+  priceOf(tradingsymbol: string): number {
+    return this.prices.get(tradingsymbol) ?? DEFAULT_PRICE;
+  }
+
+  /** A broker timestamp (IST `YYYY-MM-DD HH:MM:SS`), one second later on every call. */
+  protected stamp(): string {
+    const t = new Date(Date.UTC(2026, 7, 18, 9, 15, 0) + ++this.clockSeconds * 1000).toISOString();
+    return `${t.slice(0, 10)} ${t.slice(11, 19)}`;
+  }
+
+  /** Net positions from the fills, by symbol, exchange key and product, in first-fill order. */
+  protected netPositions(): StubPosition[] {
+    const by = new Map<string, StubPosition>();
+    for (const f of this.fills) {
+      const key = `${f.tradingsymbol}|${f.exchange}|${f.product}`;
+      const p = by.get(key) ?? { ...f, buyQty: 0, buyValue: 0, sellQty: 0, sellValue: 0 };
+      if (f.side === 'BUY') {
+        p.buyQty += f.quantity;
+        p.buyValue += f.quantity * f.price;
+      } else {
+        p.sellQty += f.quantity;
+        p.sellValue += f.quantity * f.price;
+      }
+      by.set(key, p);
+    }
+    return [...by.values()];
+  }
+
   /** A new order id (`first + n`), in the broker's 15-digit style. */
   protected nextId(first: number): string {
     return String(first + ++this.seq);
@@ -142,6 +232,8 @@ export class KiteOrderStub extends OrderStub {
   readonly requestTokens = new Set<string>();
   /** The `user_id` a login reports. */
   userId = 'ZX4821';
+  /** Kite's `instrument_token` of each trading symbol (0 when the test set none). */
+  readonly tokens = new Map<string, number>();
   private readonly creds: { value: KiteOrderCredentials };
 
   /** The settings that point algodesk's Zerodha adapter at this stub with its credentials. */
@@ -186,6 +278,10 @@ export class KiteOrderStub extends OrderStub {
     this.creds = creds;
     this.authed('POST', '/orders/regular', (r) => this.place(r));
     this.authed('GET', '/orders', (r) => this.versioned(r) ?? kiteOk(this.book()));
+    this.authed('GET', '/trades', (r) => this.versioned(r) ?? kiteOk(this.kiteTrades()));
+    this.authed('GET', '/portfolio/positions', (r) => this.versioned(r) ?? kiteOk(this.kitePositions()));
+    this.authed('GET', '/portfolio/holdings', (r) => this.versioned(r) ?? kiteOk(this.holdingRows));
+    this.authed('GET', '/user/margins', (r) => this.versioned(r) ?? kiteOk(this.kiteMargins()));
     this.route('POST', '/session/token', (r) => this.session(r));
   }
 
@@ -238,13 +334,131 @@ export class KiteOrderStub extends OrderStub {
     if ((f.tag ?? '').length > 20) return kiteInput('Invalid `tag`: at most 20 characters.');
     if (this.omitOrderId) return kiteOk({});
     const id = this.nextId(250818000000000);
-    const record = { placed_by: this.userId, order_id: id, variety: 'regular', ...kiteRecord(f) };
+    const at = this.stamp();
+    const quantity = Number(f.quantity);
+    const record = {
+      placed_by: this.userId,
+      order_id: id,
+      variety: 'regular',
+      instrument_token: this.tokens.get(f.tradingsymbol!) ?? 0,
+      order_timestamp: at,
+      exchange_timestamp: at,
+      average_price: 0,
+      filled_quantity: 0,
+      pending_quantity: quantity,
+      status_message: null,
+      ...kiteRecord(f),
+    };
     const statuses = ['PUT ORDER REQ RECEIVED', 'VALIDATION PENDING', 'OPEN'];
-    this.addOrder(
-      id,
-      statuses.map((status) => ({ ...record, status })),
-    );
+    const history: Body[] = statuses.map((status) => ({ ...record, status }));
+    if (this.fillMarketOrders && f.order_type === 'MARKET') {
+      const price = this.priceOf(f.tradingsymbol!);
+      history.push({
+        ...record,
+        status: 'COMPLETE',
+        average_price: price,
+        filled_quantity: quantity,
+        pending_quantity: 0,
+      });
+      this.fills.push({
+        tradeId: String(90_000_000 + this.fills.length + 1),
+        orderId: id,
+        tradingsymbol: f.tradingsymbol!,
+        exchange: f.exchange!,
+        token: record.instrument_token,
+        product: f.product!,
+        side: f.transaction_type!,
+        quantity,
+        price,
+        at,
+        tag: f.tag ?? '',
+      });
+    }
+    this.addOrder(id, history);
     return kiteOk({ order_id: id });
+  }
+
+  /** `GET /trades` (kite.trade/docs/connect/v3/orders#trades). */
+  private kiteTrades(): Body[] {
+    return this.fills.map((f) => ({
+      trade_id: f.tradeId,
+      order_id: f.orderId,
+      exchange: f.exchange,
+      tradingsymbol: f.tradingsymbol,
+      instrument_token: f.token,
+      product: f.product,
+      average_price: f.price,
+      quantity: f.quantity,
+      exchange_order_id: `13000000${f.orderId.slice(-6)}`,
+      transaction_type: f.side,
+      fill_timestamp: f.at,
+      order_timestamp: f.at.slice(11),
+      exchange_timestamp: f.at,
+    }));
+  }
+
+  /** `GET /portfolio/positions`: `net` and `day` (the same here: nothing carried overnight). */
+  private kitePositions(): Body {
+    const net = this.netPositions().map((p) => {
+      const ltp = this.priceOf(p.tradingsymbol);
+      const n = positionFigures(p, ltp);
+      return {
+        tradingsymbol: p.tradingsymbol,
+        exchange: p.exchange,
+        instrument_token: p.token,
+        product: p.product,
+        quantity: n.quantity,
+        overnight_quantity: 0,
+        multiplier: 1,
+        average_price: n.average,
+        close_price: 0,
+        last_price: ltp,
+        value: p.sellValue - p.buyValue,
+        pnl: n.pnl,
+        m2m: n.pnl,
+        unrealised: n.unrealised,
+        realised: n.realised,
+        buy_quantity: p.buyQty,
+        buy_price: n.buyAvg,
+        buy_value: p.buyValue,
+        sell_quantity: p.sellQty,
+        sell_price: n.sellAvg,
+        sell_value: p.sellValue,
+      };
+    });
+    return { net, day: net };
+  }
+
+  /** `GET /user/margins` (kite.trade/docs/connect/v3/user#funds-and-margins). */
+  private kiteMargins(): Body {
+    const used = this.netPositions().reduce((a, p) => a + Math.abs(p.buyValue - p.sellValue), 0);
+    const segment = (cash: number, debits: number) => ({
+      enabled: true,
+      net: cash - debits,
+      available: {
+        adhoc_margin: 0,
+        cash,
+        opening_balance: cash,
+        live_balance: cash - debits,
+        collateral: 0,
+        intraday_payin: 0,
+      },
+      utilised: {
+        debits,
+        exposure: 0,
+        m2m_realised: 0,
+        m2m_unrealised: 0,
+        option_premium: 0,
+        payout: 0,
+        span: 0,
+        holding_sales: 0,
+        turnover: 0,
+        liquid_collateral: 0,
+        stock_collateral: 0,
+        delivery: 0,
+      },
+    });
+    return { equity: segment(this.cash, used), commodity: segment(0, 0) };
   }
 
   /** Modify or cancel: refused once the order is final, else two history entries. */
@@ -309,12 +523,24 @@ const upBad = (code: string, msg: string, s = 400): StubAnswer => ({
   body: upstoxError(code, msg),
 });
 const NOT_FOUND = () => upBad('UDAPI100010', 'Order not found');
+/** Upstox segments → the `exchange` its records name. */
+const UPSTOX_EXCHANGES: Record<string, string> = {
+  NSE_EQ: 'NSE',
+  BSE_EQ: 'BSE',
+  NSE_FO: 'NFO',
+  BSE_FO: 'BFO',
+  NCD_FO: 'CDS',
+  BCD_FO: 'BCD',
+  MCX_FO: 'MCX',
+};
 
 /** Upstox v2 orders and login on loopback; see the file comment. */
 export class UpstoxOrderStub extends OrderStub {
   /** Authorization codes the token endpoint accepts (each once, whatever the outcome). */
   readonly codes = new Set<string>();
   userId = 'UP7731';
+  /** The trading symbol of each instrument key (default: the key's part after `|`). */
+  readonly symbols = new Map<string, string>();
   private readonly creds: { value: UpstoxOrderCredentials };
 
   constructor(credentials: UpstoxOrderCredentials) {
@@ -332,6 +558,10 @@ export class UpstoxOrderStub extends OrderStub {
       return last ? upOk(last) : NOT_FOUND();
     });
     this.authed('GET', '/v2/order/retrieve-all', () => upOk(this.book()));
+    this.authed('GET', '/v2/order/trades/get-trades-for-day', () => upOk(this.upTrades()));
+    this.authed('GET', '/v2/portfolio/short-term-positions', () => upOk(this.upPositions()));
+    this.authed('GET', '/v2/portfolio/long-term-holdings', () => upOk(this.holdingRows));
+    this.authed('GET', '/v2/user/get-funds-and-margin', () => upOk(this.upFunds()));
     this.route('POST', '/v2/login/authorization/token', (r) => this.token(r));
   }
 
@@ -386,7 +616,51 @@ export class UpstoxOrderStub extends OrderStub {
       return upBad('UDAPI1040', 'Price not required');
     if (this.omitOrderId) return upOk({});
     const id = this.nextId(260205000000000);
-    this.orders.set(id, [{ ...b, order_id: id, status: 'open', placed_by: this.userId }]);
+    const key = String(b.instrument_token);
+    const tradingsymbol = this.symbols.get(key) ?? key.slice(key.indexOf('|') + 1);
+    const at = this.stamp();
+    const quantity = b.quantity as number;
+    const record: Body = {
+      exchange: UPSTOX_EXCHANGES[key.slice(0, key.indexOf('|'))] ?? key.slice(0, key.indexOf('|')),
+      ...b,
+      order_id: id,
+      status: 'open',
+      placed_by: this.userId,
+      trading_symbol: tradingsymbol,
+      tradingsymbol,
+      average_price: 0,
+      filled_quantity: 0,
+      pending_quantity: quantity,
+      status_message: null,
+      order_timestamp: at,
+      exchange_timestamp: at,
+      tag: b.tag ?? null,
+    };
+    const history = [record];
+    if (this.fillMarketOrders && b.order_type === 'MARKET') {
+      const price = this.priceOf(tradingsymbol);
+      history.push({
+        ...record,
+        status: 'complete',
+        average_price: price,
+        filled_quantity: quantity,
+        pending_quantity: 0,
+      });
+      this.fills.push({
+        tradeId: String(50_000_000 + this.fills.length + 1),
+        orderId: id,
+        tradingsymbol,
+        exchange: key,
+        token: key,
+        product: String(b.product),
+        side: String(b.transaction_type),
+        quantity,
+        price,
+        at,
+        tag: typeof b.tag === 'string' ? b.tag : '',
+      });
+    }
+    this.orders.set(id, history);
     return upOk({ order_id: id });
   }
 
@@ -406,6 +680,77 @@ export class UpstoxOrderStub extends OrderStub {
       return upBad('UDAPI100040', 'Cancel of already cancelled/rejected/completed order is not allowed');
     this.orders.get(id)!.push({ ...last, status: 'cancelled' });
     return upOk(this.omitOrderId ? {} : { order_id: id });
+  }
+
+  /** `GET /v2/order/trades/get-trades-for-day`. */
+  private upTrades(): Body[] {
+    return this.fills.map((f) => ({
+      exchange: UPSTOX_EXCHANGES[f.exchange.slice(0, f.exchange.indexOf('|'))],
+      product: f.product,
+      trading_symbol: f.tradingsymbol,
+      tradingsymbol: f.tradingsymbol,
+      instrument_token: f.token,
+      order_type: 'MARKET',
+      transaction_type: f.side,
+      quantity: f.quantity,
+      exchange_order_id: `11000000${f.orderId.slice(-6)}`,
+      order_id: f.orderId,
+      exchange_timestamp: f.at,
+      average_price: f.price,
+      trade_id: f.tradeId,
+      order_ref_id: f.tag,
+      order_timestamp: f.at,
+    }));
+  }
+
+  /** `GET /v2/portfolio/short-term-positions`. */
+  private upPositions(): Body[] {
+    return this.netPositions().map((p) => {
+      const ltp = this.priceOf(p.tradingsymbol);
+      const n = positionFigures(p, ltp);
+      return {
+        exchange: UPSTOX_EXCHANGES[p.exchange.slice(0, p.exchange.indexOf('|'))],
+        multiplier: 1,
+        value: p.sellValue - p.buyValue,
+        pnl: n.pnl,
+        product: p.product,
+        instrument_token: p.token,
+        average_price: n.average,
+        buy_value: p.buyValue,
+        overnight_quantity: 0,
+        day_buy_value: p.buyValue,
+        day_buy_price: n.buyAvg,
+        day_buy_quantity: p.buyQty,
+        day_sell_value: p.sellValue,
+        day_sell_price: n.sellAvg,
+        day_sell_quantity: p.sellQty,
+        quantity: n.quantity,
+        last_price: ltp,
+        unrealised: n.unrealised,
+        realised: n.realised,
+        sell_value: p.sellValue,
+        trading_symbol: p.tradingsymbol,
+        tradingsymbol: p.tradingsymbol,
+        close_price: 0,
+        buy_price: n.buyAvg,
+        sell_price: n.sellAvg,
+      };
+    });
+  }
+
+  /** `GET /v2/user/get-funds-and-margin`. */
+  private upFunds(): Body {
+    const used = this.netPositions().reduce((a, p) => a + Math.abs(p.buyValue - p.sellValue), 0);
+    const segment = (available: number, usedMargin: number) => ({
+      used_margin: usedMargin,
+      payin_amount: 0,
+      span_margin: 0,
+      adhoc_margin: 0,
+      notional_cash: 0,
+      available_margin: available,
+      exposure_margin: 0,
+    });
+    return { equity: segment(this.cash - used, used), commodity: segment(0, 0) };
   }
 
   /** `POST /v2/login/authorization/token`: single-use code, client credentials, redirect URI. */

@@ -58,7 +58,98 @@ export interface LoginResult {
   expiresAt?: number;
 }
 
-export interface BrokerAdapter {
+/**
+ * The broker's books in one neutral form, before algodesk maps the instrument back to its own
+ * symbol (the service does that through the master contract by `token`, else `brsymbol`). Amounts
+ * are rupee numbers as the broker sent them; statuses, actions, price types and products are
+ * already OpenAlgo's words (mapped by each adapter's `*.books.ts`).
+ */
+export interface BookInstrument {
+  /** The broker's trading symbol and its exchange mapped to algodesk's (`NSE`, `NFO`, …). */
+  brsymbol: string;
+  exchange: string;
+  /** The broker's exchange or segment code as it sent it (`NSE`, `NSE_FO`). */
+  brexchange: string;
+  /** The instrument token as the master contract stores it (Kite number as digits, Upstox key). */
+  token: string;
+}
+
+export type BookOrderStatus = 'open' | 'trigger pending' | 'complete' | 'cancelled' | 'rejected';
+
+export interface BookOrder extends BookInstrument {
+  orderid: string;
+  action: Action;
+  quantity: number;
+  price: number;
+  trigger_price: number;
+  pricetype: PriceType;
+  product: Product;
+  order_status: BookOrderStatus;
+  average_price: number;
+  filled_quantity: number;
+  pending_quantity: number;
+  rejection_reason: string;
+  /** `YYYY-MM-DD HH:MM:SS` IST, as the broker wrote it. */
+  timestamp: string;
+  /** The order's tag ("" when none). */
+  strategy: string;
+}
+
+export interface BookTrade extends BookInstrument {
+  tradeid: string;
+  orderid: string;
+  action: Action;
+  quantity: number;
+  average_price: number;
+  product: Product;
+  timestamp: string;
+  strategy: string;
+}
+
+export interface BookPosition extends BookInstrument {
+  product: Product;
+  /** Net signed quantity. */
+  quantity: number;
+  average_price: number;
+  ltp: number;
+  pnl: number;
+  realized_pnl: number;
+  unrealized_pnl: number;
+}
+
+export interface BookHolding extends BookInstrument {
+  quantity: number;
+  average_price: number;
+  ltp: number;
+  pnl: number;
+}
+
+export interface BookFunds {
+  availablecash: number;
+  collateral: number;
+  m2mrealized: number;
+  m2munrealized: number;
+  utiliseddebits: number;
+}
+
+/**
+ * A book read from the broker: its rows, or the broker's refusal (`httpStatus` passed through,
+ * 504 for a timeout, 502 for a broken connection) with a sanitised message.
+ */
+export type BookResult<T> =
+  | { ok: true; data: T; roundTripMs: number }
+  | { ok: false; httpStatus: number; message: string; roundTripMs: number };
+
+/** The book operations a broker may offer; a broker without one is refused with a 4xx naming it. */
+export interface BrokerBooks {
+  orderBook(session: BrokerSession): Promise<BookResult<BookOrder[]>>;
+  tradeBook(session: BrokerSession): Promise<BookResult<BookTrade[]>>;
+  positions(session: BrokerSession): Promise<BookResult<BookPosition[]>>;
+  holdings(session: BrokerSession): Promise<BookResult<BookHolding[]>>;
+  funds(session: BrokerSession): Promise<BookResult<BookFunds>>;
+}
+
+export interface BrokerAdapter extends Partial<BrokerBooks> {
   /** Broker id (`zerodha`, `upstox`): `BROKER_NAME`. */
   readonly name: string;
   placeOrder(order: BrokerOrder, session: BrokerSession): Promise<BrokerResult>;

@@ -52,6 +52,8 @@ export interface OrderDeps {
   logger: Logger;
   bus: InvalidationBus;
   instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  /** The master contract's instruments with a broker token (live books map rows back by it). */
+  instrumentsByToken?(token: string, exchange?: string): Promise<Instrument[]>;
   /** Whose instrument file the live master contract is; null when none is loaded. */
   contractBroker(): Promise<string | null>;
   freezeQty(exchange: string, underlying: string): number | null;
@@ -114,17 +116,30 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     clock: deps.clock,
   });
   events.subscribe('live-socket', liveSocket.consumer());
+  const actionCenter = new ActionCenterService(repo, pipeline, deps.clock, log);
   return {
     events,
     logWriter,
     latency,
     pipeline,
     liveSocket,
-    actionCenter: new ActionCenterService(repo, pipeline, deps.clock, log),
+    actionCenter,
     live: new LiveOrdersService({
       brokerSession: (userId) => brokerSessions.get(userId),
       adapter: deps.adapter,
       instrument: deps.instrument,
+      ...(deps.instrumentsByToken ? { instrumentsByToken: deps.instrumentsByToken } : {}),
+      // closeposition's closing orders: placed like placeorder (or queued for a semi-automatic key).
+      place: async (userId, order, semiAuto) => {
+        const apiType = 'closeposition';
+        if (!semiAuto) return pipeline.run(userId, order, { apiType });
+        try {
+          const id = await actionCenter.queue(userId, apiType, order);
+          return { status: 200, body: { status: 'success', orderid: String(id) } };
+        } catch (err) {
+          return pipeline.failure(userId, order, { apiType }, err, 'order not queued for approval');
+        }
+      },
     }),
     async start() {
       latency.start();
@@ -156,6 +171,7 @@ export const ordersPlugin = modulePlugin<AppDeps>(
       logger: deps.logger,
       bus: deps.bus,
       instrument: (symbol, exchange) => market.contracts.get(symbol, exchange),
+      instrumentsByToken: (token, exchange) => market.contracts.getByToken(token, exchange),
       contractBroker: () => market.imports.liveBroker(),
       freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
       sandbox: sandbox.service,
@@ -188,6 +204,16 @@ export const ordersPlugin = modulePlugin<AppDeps>(
       apiKeyGuard: auth.apiKeyGuard,
       orderRateLimit: limits.limit('order', limits.rules.order),
       apiRateLimit: limits.api,
+      analyzerLogCount: async (userId) =>
+        Number(
+          (
+            await deps.database.db
+              .selectFrom('analyzer_logs')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('user_id', '=', userId)
+              .executeTakeFirst()
+          )?.n ?? 0,
+        ),
     });
     sandboxApiRoutes(app, {
       service: sandbox.service,

@@ -1,8 +1,9 @@
 /**
  * `/api/v1` book and order-management routes (docs/rules/sandbox.md#read-apis), OpenAlgo's names and
  * shapes, API key in the body. In analyzer mode they answer from the sandbox and carry
- * `"mode": "analyze"`; in live mode they go to the connected broker's adapter, and without one
- * answer 404 "Broker-specific module not found" (spec "Errors → Order placement").
+ * `"mode": "analyze"`; in live mode they go to the connected broker's adapter
+ * (docs/rules/orders.md#live-order-management), and without one answer 404 "Broker-specific
+ * module not found" (spec "Errors → Order placement"). openposition answers in both modes.
  */
 import type { LiveCallAnswer } from '../orders/order-pipeline.types.js';
 import type { FastifyReply } from 'fastify';
@@ -21,7 +22,11 @@ import {
   formatPositionbook,
   formatTradebook,
 } from './book-format.js';
+import { literalUnion } from '../../platform/http/literal-union.js';
+import { PRODUCTS } from '../../domain/orders.js';
+import { SEARCH_EXCHANGES } from '../market/search-rules.js';
 import {
+  ApiKey,
   ApiKeyBody,
   CancelAllOrderResponse,
   ClosePositionResponse,
@@ -33,6 +38,7 @@ import {
   OrderIdBody,
   OrderStatusResponse,
   PositionbookResponse,
+  Strategy,
   StrategyBody,
   TradebookResponse,
   orderIdString,
@@ -61,8 +67,19 @@ export interface SandboxRouteDeps {
   live: LiveOrderCalls;
 }
 
-/** What the live branch of orderstatus, cancelorder and modifyorder calls. */
+/** What the live branch of every route calls (the orders module's live service). */
 export interface LiveOrderCalls {
+  orderbook(userId: number): Promise<LiveCallAnswer>;
+  tradebook(userId: number): Promise<LiveCallAnswer>;
+  positionbook(userId: number): Promise<LiveCallAnswer>;
+  holdings(userId: number): Promise<LiveCallAnswer>;
+  funds(userId: number): Promise<LiveCallAnswer>;
+  openPosition(
+    userId: number,
+    q: { symbol: string; exchange: string; product: string },
+  ): Promise<LiveCallAnswer>;
+  cancelAll(userId: number): Promise<LiveCallAnswer>;
+  closeAll(userId: number, strategy: string | undefined, semiAuto: boolean): Promise<LiveCallAnswer>;
   status(userId: number, orderid: string): Promise<LiveCallAnswer>;
   cancel(userId: number, orderid: string): Promise<LiveCallAnswer>;
   modify(
@@ -86,12 +103,20 @@ export interface LiveOrderCalls {
 const ApiErrorBody = Type.Object({ ...ErrorBody.properties, mode: Type.Optional(Type.Literal('analyze')) });
 const errors = { '4xx': ApiErrorBody, '5xx': ApiErrorBody };
 
-/** The books are not part of the broker adapter contract yet: live mode answers 501. */
-const NO_LIVE_BOOK = new AppError(
-  501,
-  'not_implemented',
-  'This book is not available from the broker adapter yet; analyzer mode serves it from the sandbox',
-);
+/** openposition's body (OpenAlgo: `apikey`, `strategy`, `symbol`, `exchange`, `product`). */
+const OpenPositionBody = Type.Object({
+  apikey: ApiKey,
+  strategy: Type.Optional(Strategy),
+  symbol: Type.String({ minLength: 1, maxLength: 64 }),
+  exchange: literalUnion(SEARCH_EXCHANGES),
+  product: literalUnion(PRODUCTS),
+});
+/** openposition's answer: the net quantity as a string, as OpenAlgo sends it (`"0"` when flat). */
+const OpenPositionResponse = Type.Object({
+  status: Type.Literal('success'),
+  quantity: Type.String(),
+  mode: Type.Optional(Type.Literal('analyze')),
+});
 
 export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
   const { service, books } = deps;
@@ -103,15 +128,14 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
 
   /**
    * Runs an analyzer-mode handler; its 4xx errors carry `"mode": "analyze"` as OpenAlgo's do.
-   * In live mode: the broker adapter (none yet).
+   * In live mode: the broker adapter, through the orders module's live calls.
    */
   const analyzer = async (
     reply: FastifyReply,
     fn: () => Promise<object>,
-    live?: () => Promise<LiveCallAnswer>,
+    live: () => Promise<LiveCallAnswer>,
   ): Promise<never> => {
     if (!deps.analyze()) {
-      if (!live) throw NO_LIVE_BOOK;
       const a = await live();
       return reply.code(a.status).send(a.body) as never;
     }
@@ -128,36 +152,58 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
     return reply.send(body) as never;
   };
   const user = (req: { apiPrincipal?: { userId: number } }): number => req.apiPrincipal!.userId;
+  const semiAuto = (req: { apiPrincipal?: { orderMode: string } }): boolean =>
+    req.apiPrincipal!.orderMode === 'semi_auto';
 
   app.post('/api/v1/orderbook', opts('Order book', ApiKeyBody, OrderbookResponse), (req, reply) =>
-    analyzer(reply, async () => ({
-      status: 'success' as const,
-      data: formatOrderbook(await books.orders(user(req))),
-    })),
+    analyzer(
+      reply,
+      async () => ({
+        status: 'success' as const,
+        data: formatOrderbook(await books.orders(user(req))),
+      }),
+      () => deps.live.orderbook(user(req)),
+    ),
   );
   app.post('/api/v1/tradebook', opts('Trade book', ApiKeyBody, TradebookResponse), (req, reply) =>
-    analyzer(reply, async () => ({
-      status: 'success' as const,
-      data: formatTradebook(await books.trades(user(req))),
-    })),
+    analyzer(
+      reply,
+      async () => ({
+        status: 'success' as const,
+        data: formatTradebook(await books.trades(user(req))),
+      }),
+      () => deps.live.tradebook(user(req)),
+    ),
   );
   app.post('/api/v1/positionbook', opts('Position book', ApiKeyBody, PositionbookResponse), (req, reply) =>
-    analyzer(reply, async () => ({
-      status: 'success' as const,
-      data: formatPositionbook(await books.positions(user(req))),
-    })),
+    analyzer(
+      reply,
+      async () => ({
+        status: 'success' as const,
+        data: formatPositionbook(await books.positions(user(req))),
+      }),
+      () => deps.live.positionbook(user(req)),
+    ),
   );
   app.post('/api/v1/holdings', opts('Holdings', ApiKeyBody, HoldingsResponse), (req, reply) =>
-    analyzer(reply, async () => ({
-      status: 'success' as const,
-      data: formatHoldings(await books.holdings(user(req))),
-    })),
+    analyzer(
+      reply,
+      async () => ({
+        status: 'success' as const,
+        data: formatHoldings(await books.holdings(user(req))),
+      }),
+      () => deps.live.holdings(user(req)),
+    ),
   );
   app.post('/api/v1/funds', opts('Funds and margin', ApiKeyBody, FundsResponse), (req, reply) =>
-    analyzer(reply, async () => ({
-      status: 'success' as const,
-      data: formatFunds(await books.funds(user(req))),
-    })),
+    analyzer(
+      reply,
+      async () => ({
+        status: 'success' as const,
+        data: formatFunds(await books.funds(user(req))),
+      }),
+      () => deps.live.funds(user(req)),
+    ),
   );
   app.post(
     '/api/v1/orderstatus',
@@ -187,18 +233,22 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
     '/api/v1/cancelallorder',
     opts('Cancel every open order', StrategyBody, CancelAllOrderResponse),
     (req, reply) =>
-      analyzer(reply, async () => {
-        const r = await service.cancelAll(user(req));
-        return {
-          status: 'success' as const,
-          message:
-            r.cancelled.length + r.failed.length === 0
-              ? 'No open orders to cancel'
-              : `Canceled ${r.cancelled.length} orders. Failed to cancel ${r.failed.length} orders.`,
-          canceled_orders: r.cancelled,
-          failed_cancellations: r.failed,
-        };
-      }),
+      analyzer(
+        reply,
+        async () => {
+          const r = await service.cancelAll(user(req));
+          return {
+            status: 'success' as const,
+            message:
+              r.cancelled.length + r.failed.length === 0
+                ? 'No open orders to cancel'
+                : `Canceled ${r.cancelled.length} orders. Failed to cancel ${r.failed.length} orders.`,
+            canceled_orders: r.cancelled,
+            failed_cancellations: r.failed,
+          };
+        },
+        () => deps.live.cancelAll(user(req)),
+      ),
   );
   app.post(
     '/api/v1/modifyorder',
@@ -241,19 +291,39 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
     '/api/v1/closeposition',
     opts('Close every open position', StrategyBody, ClosePositionResponse),
     (req, reply) =>
-      analyzer(reply, async () => {
-        const results = await service.closePositions(user(req), {}, req.body.strategy ?? null);
-        const failed = results.filter((r) => !r.ok).length;
-        return {
-          status: 'success' as const,
-          message:
-            results.length === 0
-              ? 'No open positions to close'
-              : `Closing orders placed for ${results.length - failed} positions${failed ? `; ${failed} could not be closed` : ''}`,
-          closed_positions: results.length - failed,
-          failed_closures: failed,
-        };
-      }),
+      analyzer(
+        reply,
+        async () => {
+          const results = await service.closePositions(user(req), {}, req.body.strategy ?? null);
+          const failed = results.filter((r) => !r.ok).length;
+          return {
+            status: 'success' as const,
+            message:
+              results.length === 0
+                ? 'No open positions to close'
+                : `Closing orders placed for ${results.length - failed} positions${failed ? `; ${failed} could not be closed` : ''}`,
+            closed_positions: results.length - failed,
+            failed_closures: failed,
+          };
+        },
+        () => deps.live.closeAll(user(req), req.body.strategy, semiAuto(req)),
+      ),
+  );
+  app.post(
+    '/api/v1/openposition',
+    opts('The net quantity of one open position', OpenPositionBody, OpenPositionResponse),
+    (req, reply) =>
+      analyzer(
+        reply,
+        async () => {
+          const { symbol, exchange, product } = req.body;
+          const quantity = formatPositionbook(await books.positions(user(req)))
+            .filter((p) => p.symbol === symbol && p.exchange === exchange && p.product === product)
+            .reduce((a, p) => a + p.quantity, 0);
+          return { status: 'success' as const, quantity: String(quantity) };
+        },
+        () => deps.live.openPosition(user(req), req.body),
+      ),
   );
 }
 

@@ -3,7 +3,8 @@
  * documented v2 order endpoints live on the low-latency host: `POST /v2/order/place`,
  * `PUT /v2/order/modify` (JSON bodies) and `DELETE /v2/order/cancel?order_id=` on
  * `https://api-hft.upstox.com`; `GET /v2/order/details?order_id=`, `GET /v2/order/retrieve-all`
- * (the day's order book) and the login token exchange on `https://api.upstox.com`. One keep-alive pool per origin (one in all when both URLs name
+ * (the day's order book), the books (trades, positions, holdings, funds: upstox.books.ts) and the
+ * login token exchange on `https://api.upstox.com`. One keep-alive pool per origin (one in all when both URLs name
  * the same origin). Headers `Authorization: Bearer <token>` and `Accept: application/json`;
  * success `{"status":"success","data":{"order_id":…}}`; errors `{"status":"error","errors":
  * [{"errorCode","message",…}]}` with Upstox's status, passed through as they came.
@@ -14,6 +15,12 @@
  * deprecated in Upstox's docs but still served. Both hosts are configurable.
  */
 import type {
+  BookFunds,
+  BookHolding,
+  BookOrder,
+  BookPosition,
+  BookResult,
+  BookTrade,
   BrokerAdapter,
   BrokerOrder,
   BrokerResult,
@@ -25,7 +32,9 @@ import { UPSTOX_BASE_URL, UpstoxQuoteClient } from '../quotes/upstox-quotes.js';
 import { readOrderId, toBrokerResult, type ResultSpec } from '../http/broker-result.js';
 import { OrderTransport, type BrokerAdapterOptions, type HttpRequest } from '../http/order-transport.js';
 import { QuoteClientSet } from '../http/quote-clients.js';
+import { bookRead, readBook } from '../http/book-fields.js';
 import { upstoxExchange, upstoxLoginUrl } from './upstox.auth.js';
+import { upstoxFunds, upstoxHoldings, upstoxOrders, upstoxPositions, upstoxTrades } from './upstox.books.js';
 import { readUpstoxError, upstoxModifyBody, upstoxPlaceBody } from './upstox.mapping.js';
 
 /** Upstox's documented host of the v2 place/modify/cancel endpoints. */
@@ -110,6 +119,43 @@ export class UpstoxAdapter implements BrokerAdapter {
       read,
       'Upstox returned no order book',
     );
+  }
+
+  /** `GET /v2/order/retrieve-all`: the day's orders (upstox.books.ts maps them). */
+  async orderBook(session: BrokerSession): Promise<BookResult<BookOrder[]>> {
+    return readBook(await this.book('orderbook', session, '/v2/order/retrieve-all'), upstoxOrders);
+  }
+
+  /** `GET /v2/order/trades/get-trades-for-day`. */
+  async tradeBook(session: BrokerSession): Promise<BookResult<BookTrade[]>> {
+    const r = await this.book('tradebook', session, '/v2/order/trades/get-trades-for-day');
+    return readBook(r, upstoxTrades);
+  }
+
+  /** `GET /v2/portfolio/short-term-positions`. */
+  async positions(session: BrokerSession): Promise<BookResult<BookPosition[]>> {
+    const r = await this.book('positions', session, '/v2/portfolio/short-term-positions');
+    return readBook(r, upstoxPositions);
+  }
+
+  /** `GET /v2/portfolio/long-term-holdings`. */
+  async holdings(session: BrokerSession): Promise<BookResult<BookHolding[]>> {
+    const r = await this.book('holdings', session, '/v2/portfolio/long-term-holdings');
+    return readBook(r, upstoxHoldings);
+  }
+
+  /** `GET /v2/user/get-funds-and-margin`, with M2M summed from the positions. */
+  async funds(session: BrokerSession): Promise<BookResult<BookFunds>> {
+    const [margin, positions] = await Promise.all([
+      this.book('funds', session, '/v2/user/get-funds-and-margin'),
+      this.positions(session),
+    ]);
+    if (!positions.ok) return positions;
+    return readBook(margin, (raw) => upstoxFunds(raw, positions.data));
+  }
+
+  private book(op: string, session: BrokerSession, path: string): Promise<BrokerResult> {
+    return this.call(this.api, op, session, 'GET', path, undefined, bookRead);
   }
 
   quoteClient(session: () => BrokerSession | undefined): QuoteClient {

@@ -4,12 +4,19 @@
  * `{"status":"success","data":{"order_id":…}}`) and `GET /orders/:order_id` (the order's history,
  * oldest first: the last entry is its state now). Every call carries `X-Kite-Version: 3` and
  * `Authorization: token api_key:access_token`; `GET /orders` (the day's order book) finds orders by
- * the tag they were sent with; errors are `{"status":"error","message",
+ * the tag they were sent with and, with `GET /trades`, `/portfolio/positions`,
+ * `/portfolio/holdings` and `/user/margins`, serves the live books (zerodha.books.ts); errors are `{"status":"error","message",
  * "error_type"}` with Kite's status (400 InputException, 403 TokenException, 429, 500 General,
  * 502 Network, 503 Data…), passed through as they came. Follows OpenAlgo's
  * broker/zerodha/api/order_api.py; mapping in zerodha.mapping.ts, login in zerodha.auth.ts.
  */
 import type {
+  BookFunds,
+  BookHolding,
+  BookOrder,
+  BookPosition,
+  BookResult,
+  BookTrade,
   BrokerAdapter,
   BrokerOrder,
   BrokerResult,
@@ -21,7 +28,9 @@ import { KITE_BASE_URL, ZerodhaQuoteClient } from '../quotes/zerodha-quotes.js';
 import { formBody, readOrderId, toBrokerResult, type ResultSpec } from '../http/broker-result.js';
 import { OrderTransport, type BrokerAdapterOptions, type HttpRequest } from '../http/order-transport.js';
 import { QuoteClientSet } from '../http/quote-clients.js';
+import { bookRead, readBook } from '../http/book-fields.js';
 import { kiteExchange, kiteLoginUrl } from './zerodha.auth.js';
+import { kiteFunds, kiteHoldings, kiteOrders, kitePositions, kiteTrades } from './zerodha.books.js';
 import { kiteModifyForm, kitePlaceForm, readKiteError, type KiteForm } from './zerodha.mapping.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -87,6 +96,35 @@ export class ZerodhaAdapter implements BrokerAdapter {
           }
         : {};
     return this.call('orders', session, 'GET', '/orders', undefined, read, 'Zerodha returned no order book');
+  }
+
+  /** `GET /orders`: the day's orders (zerodha.books.ts maps them). */
+  async orderBook(session: BrokerSession): Promise<BookResult<BookOrder[]>> {
+    return readBook(await this.book('orderbook', session, '/orders'), kiteOrders);
+  }
+
+  /** `GET /trades`: the day's fills. */
+  async tradeBook(session: BrokerSession): Promise<BookResult<BookTrade[]>> {
+    return readBook(await this.book('tradebook', session, '/trades'), kiteTrades);
+  }
+
+  /** `GET /portfolio/positions`: the net positions. */
+  async positions(session: BrokerSession): Promise<BookResult<BookPosition[]>> {
+    return readBook(await this.book('positions', session, '/portfolio/positions'), kitePositions);
+  }
+
+  /** `GET /portfolio/holdings`. */
+  async holdings(session: BrokerSession): Promise<BookResult<BookHolding[]>> {
+    return readBook(await this.book('holdings', session, '/portfolio/holdings'), kiteHoldings);
+  }
+
+  /** `GET /user/margins`: both segments. */
+  async funds(session: BrokerSession): Promise<BookResult<BookFunds>> {
+    return readBook(await this.book('funds', session, '/user/margins'), kiteFunds);
+  }
+
+  private book(op: string, session: BrokerSession, path: string): Promise<BrokerResult> {
+    return this.call(op, session, 'GET', path, undefined, bookRead);
   }
 
   quoteClient(session: () => BrokerSession | undefined): QuoteClient {
