@@ -35,6 +35,8 @@ export interface StopProgress {
   exits: ExitOutcome[];
   /** The run was found flat and is now stopped. */
   stopped: boolean;
+  /** A close of one leg only: the leg had orders working or unconfirmed, so it was not exited. */
+  busy?: boolean;
 }
 
 export class RunStopper {
@@ -80,20 +82,46 @@ export class RunStopper {
   }
 
   /**
+   * Closes one leg of the strategy's active run (docs/rules/strategies.md#close-leg): the same
+   * step as a stop's ({@link advance}), limited to that leg: its working entries cancelled, its
+   * filled net exited by one order. The run stays open and its other legs untouched; without an
+   * active run nothing is done (`ok`, no `runId`).
+   */
+  closeLeg(s: StrategyRow, legId: number): Promise<RunnerOutcome> {
+    return this.runner.locked(s.id, async () => {
+      const fresh = (await this.repo.find(s.id)) ?? s;
+      const run = fresh.active_run_id === null ? undefined : await this.repo.run(fresh.active_run_id);
+      if (!run) return { result: 'ok', message: 'No active run; nothing to close', exits: [] };
+      const p = await this.advance(fresh, run, { retryFailed: true, finish: false, legId });
+      const refused = p.exits.filter((e) => e.status === 'rejected').length;
+      const message = refused
+        ? 'The exit of the leg was refused: operator action needed'
+        : p.exits.length
+          ? 'Exit placed; the other legs keep running'
+          : p.busy
+            ? 'The leg has orders still working or unconfirmed; nothing sent, try again'
+            : 'The leg holds nothing; nothing to close';
+      return { result: 'ok', message, runId: run.id, exits: p.exits };
+    });
+  }
+
+  /**
    * One step of a stop-pending run toward flat (see the file comment). `retryFailed`: also exit
    * legs whose last exit since the stop failed (the operator's repeated stop); `finish`: mark the
-   * run stopped when it is found flat.
+   * run stopped when it is found flat; `legId`: only that leg (a close of one leg, which writes
+   * no `run_stop_failed`: the run is not stopping).
    */
   async advance(
     s: StrategyRow,
     run: RunRow,
-    opts: { retryFailed: boolean; finish: boolean },
+    opts: { retryFailed: boolean; finish: boolean; legId?: number },
   ): Promise<StopProgress> {
-    let seen = await this.runner.refresh(s, run);
+    const only = opts.legId;
+    let seen = await this.runner.refresh(s, run, only);
     const entries = seen.working.filter((o) => o.purpose === 'entry');
     if (entries.length) {
       for (const o of entries) await this.runner.cancel(s, run, o);
-      const again = await this.runner.refresh(s, run);
+      const again = await this.runner.refresh(s, run, only);
       seen = { ...again, died: [...seen.died, ...again.died] };
     }
     const orders = await this.repo.ordersOfRun(run.id);
@@ -105,6 +133,7 @@ export class RunStopper {
     const since = run.stop_requested_at ?? run.started_at;
     const exits: ExitOutcome[] = [];
     for (const pos of await this.repo.positions(run.id)) {
+      if (only !== undefined && pos.leg_id !== only) continue;
       const held = Number(pos.net);
       if (held === 0 || busy.has(pos.leg_id)) continue;
       if (!opts.retryFailed && lastExitFailed(orders, pos.leg_id, since)) continue;
@@ -138,6 +167,8 @@ export class RunStopper {
         ...(p.ok ? {} : { message: p.message }),
       });
     }
+    if (only !== undefined)
+      return { exits, stopped: false, busy: busy.has(only) || seen.unresolved.length > 0 };
     const refused = exits.filter((e) => e.status === 'rejected');
     const deadExits = seen.died.filter((o) => o.purpose === 'exit');
     if (refused.length || deadExits.length) {

@@ -1,6 +1,6 @@
 /**
  * Strategies as a plugin: batch and signal strategies, their webhook (its own scope: the raw body
- * parser) and event trail, built from the market, sandbox and orders services. Routes:
+ * parser), event trail and API (strategy-api.routes.ts), built from the market, sandbox and orders services. Routes:
  * strategies.routes.ts. Every piece of run work holds the strategy's lock (strategy-lock.ts). At
  * start-up the leases this instance's previous life held are released and a reconcile pass runs;
  * the pass then runs every 10 s: it settles order intents a crash left unsettled and confirms
@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { strategyEventsApiRoute, strategyRoutes, strategyWebhookRoutes } from './strategies.routes.js';
+import { strategyApiRoutes } from './strategy-api.routes.js';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
@@ -254,6 +255,13 @@ export const strategiesPlugin = modulePlugin<AppDeps>(
     );
     strategyEventsApiRoute(app, {
       strategies: strategies.strategies,
+      apiKeyGuard: auth.apiKeyGuard,
+      rateLimit: limits.api,
+    });
+    strategyApiRoutes(app, {
+      strategies: strategies.strategies,
+      runner: strategies.runner,
+      stopper: strategies.stopper,
       apiKeyGuard: auth.apiKeyGuard,
       rateLimit: limits.api,
     });

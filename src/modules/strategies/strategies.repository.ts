@@ -6,7 +6,12 @@ import type {
   StrategyLegsTable,
   WebhookDeliveriesTable,
 } from '../../db/schema.js';
-import { StrategyRunsRepository, type NewEvent } from './strategy-runs.repository.js';
+import {
+  StrategyRunsRepository,
+  type NewEvent,
+  type RunRow,
+  type StrategyOrderRow,
+} from './strategy-runs.repository.js';
 
 export type {
   ClaimRefusal,
@@ -130,6 +135,29 @@ export class StrategiesRepository extends StrategyRunsRepository {
       .orderBy('position')
       .orderBy('id')
       .execute();
+  }
+
+  /** The strategy's latest run that stopped (its fills proved it flat), if any. */
+  lastStoppedRun(strategyId: number): Promise<RunRow | undefined> {
+    return this.db
+      .selectFrom('strategy_runs')
+      .selectAll()
+      .where('strategy_id', '=', strategyId)
+      .where('status', '=', 'stopped')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  /** The strategy's orders (of one run, or all), newest first. */
+  ordersOfStrategy(
+    strategyId: number,
+    runId: number | undefined,
+    limit: number,
+  ): Promise<StrategyOrderRow[]> {
+    let q = this.db.selectFrom('strategy_orders').selectAll().where('strategy_id', '=', strategyId);
+    if (runId !== undefined) q = q.where('run_id', '=', runId);
+    return q.orderBy('id', 'desc').limit(limit).execute();
   }
 
   async insertEvent(e: NewEvent): Promise<void> {

@@ -35,10 +35,8 @@ import { tokenDigest } from './strategy-token.js';
 import { RESULT_STATUS, type WebhookResult } from './strategy.types.js';
 import type { RunStopper } from './run-stop.js';
 import type { StrategyRunner } from './strategy-runner.js';
-import type { RunnerOutcome } from './strategy-runner.types.js';
 import type { WebhookService } from './webhook.service.js';
-import { AppError, badRequest } from '../../platform/errors.js';
-import { fromDbBool } from '../../platform/db/database.js';
+import { runnerBody, startOwnedBatch, stopOwned } from './strategy-actions.js';
 import { WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
 
 export function strategyRoutes(
@@ -197,15 +195,7 @@ export function strategyRoutes(
       },
     },
     async (req, reply) => {
-      const s = await svc.owned(user(req), req.params.id);
-      if (s.kind !== 'batch')
-        throw badRequest(
-          'Only batch strategies are started; signal strategies open a run on their first signal',
-        );
-      if (req.body.mode === 'live' && !fromDbBool(s.live_enabled)) {
-        throw new AppError(403, 'live_disabled', 'Live batch start is not enabled for this strategy');
-      }
-      const out = await deps.runner.start(s, await svc.repo.legs(s.id), req.body.mode);
+      const { s, out } = await startOwnedBatch(deps, user(req), req.params.id, req.body.mode);
       return reply.code(RESULT_STATUS[out.result]).send(runnerBody(out, s.id));
     },
   );
@@ -221,8 +211,7 @@ export function strategyRoutes(
       },
     },
     async (req, reply) => {
-      const s = await svc.owned(user(req), req.params.id);
-      const out = await deps.stopper.stop(s);
+      const { s, out } = await stopOwned(deps, user(req), req.params.id);
       return reply.code(RESULT_STATUS[out.result]).send(runnerBody(out, s.id));
     },
   );
@@ -467,17 +456,4 @@ export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): P
     s.post('/strategy/webhook/*', malformed('A malformed webhook path (a token that cannot be one)'), refuse);
     s.post('/strategy/webhook', malformed('A webhook path without a token'), refuse);
   });
-}
-
-/** A runner outcome as the session routes answer it (the webhook's response fields). */
-function runnerBody(out: RunnerOutcome, strategyId: number) {
-  return {
-    status: out.result === 'ok' ? 'success' : 'error',
-    result: out.result,
-    message: out.message,
-    strategy_id: strategyId,
-    ...(out.runId !== undefined ? { run_id: out.runId } : {}),
-    ...(out.stopPending !== undefined ? { stop_pending: out.stopPending } : {}),
-    ...(out.exits !== undefined ? { exits: out.exits } : {}),
-  };
 }

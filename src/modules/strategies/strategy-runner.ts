@@ -184,6 +184,7 @@ export class StrategyRunner {
         `Run started: ${placed} of ${legs.length} entries placed` +
         (withheld.length ? `; ${withheld.length} SELL leg(s) withheld because a BUY leg was refused` : ''),
       runId,
+      started: true,
     };
   }
 

@@ -16,6 +16,8 @@ export interface RunnerOutcome {
   runId?: number;
   stopPending?: boolean;
   exits?: ExitOutcome[];
+  /** A batch start that opened the run `runId` (not one answering that a run is already active). */
+  started?: boolean;
 }
 
 export interface ExitOutcome {

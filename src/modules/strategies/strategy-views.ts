@@ -4,7 +4,7 @@
  * parsed. Never the webhook token or its digest.
  */
 import { fromDbBool } from '../../platform/db/database.js';
-import type { EventRow, LegRow, RunRow, StrategyRow } from './strategies.repository.js';
+import type { EventRow, LegRow, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
 
 export function toView(s: StrategyRow, legs: LegRow[]) {
   return {
@@ -55,4 +55,46 @@ export const toEventView = (e: EventRow) => ({
   leg_id: e.leg_id,
   message: e.message,
   payload: e.payload === null ? null : (JSON.parse(e.payload) as Record<string, unknown>),
+});
+
+/**
+ * A strategy as `/api/v1/strategy/list` and `status` show it: the management view with
+ * OpenAlgo's names added (`strategy_kind`, `current_run_id`, `pricetype`: strategy orders are
+ * MARKET orders) and the last run that stopped.
+ */
+export const toApiStrategyView = (s: StrategyRow, legs: LegRow[], lastStopped: RunRow | undefined) => ({
+  ...toView(s, legs),
+  strategy_kind: s.kind,
+  current_run_id: s.active_run_id,
+  pricetype: 'MARKET',
+  last_finalized_run: lastStopped ? toApiRunView(lastStopped) : null,
+});
+
+/** A run as the API shows it: the management view with its strategy. */
+export const toApiRunView = (r: RunRow) => ({ ...toRunView(r), strategy_id: r.strategy_id });
+
+/**
+ * An order of a run as `/api/v1/strategy/orders` shows it, in OpenAlgo's names (`kind`,
+ * `broker_order_id`, `qty`); `status` is the strategy order's own (`recorded`, `placed`,
+ * `filled`, `dead`, `rejected`, `failed`).
+ */
+export const toApiOrderView = (o: StrategyOrderRow, product: string) => ({
+  id: o.id,
+  run_id: o.run_id,
+  leg_id: o.leg_id,
+  kind: o.purpose,
+  broker_order_id: o.order_id,
+  symbol: o.symbol,
+  exchange: o.exchange,
+  action: o.action,
+  qty: o.quantity,
+  product,
+  pricetype: 'MARKET',
+  price: 0,
+  trigger_price: 0,
+  status: o.status,
+  filled_quantity: o.filled_quantity,
+  message: o.message,
+  created_at: new Date(o.created_at).toISOString(),
+  updated_at: new Date(o.updated_at).toISOString(),
 });

@@ -71,3 +71,45 @@ export const StrategyEventsBody = Type.Object({
   severity: Type.Optional(literalUnion(SEVERITIES)),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: STRATEGY_EVENTS_MAX })),
 });
+
+const StrategyId = Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 });
+const ApiKey = Type.String({ minLength: 1, maxLength: 256 });
+
+/** `POST /api/v1/strategy/list`: optional filters by status and by name (case-insensitive part). */
+export const StrategyListApiBody = Type.Object({
+  apikey: ApiKey,
+  status: Type.Optional(literalUnion(['idle', 'running'] as const)),
+  q: Type.Optional(Type.String({ maxLength: 100 })),
+});
+
+/** `status`, `stop` and `close_all`: the strategy alone. */
+export const StrategyApiBody = Type.Object({ apikey: ApiKey, strategy_id: StrategyId });
+
+/** `POST /api/v1/strategy/start`: `mode` is required, without a default (docs/rules/strategies.md#batch-start-mode). */
+export const StrategyStartApiBody = Type.Object({
+  apikey: ApiKey,
+  strategy_id: StrategyId,
+  mode: literalUnion(RUN_MODES),
+});
+
+/** `POST /api/v1/strategy/close_leg`: the leg by its configuration id. */
+export const StrategyCloseLegApiBody = Type.Object({
+  apikey: ApiKey,
+  strategy_id: StrategyId,
+  leg_id: StrategyId,
+});
+
+/** `POST /api/v1/strategy/runs`: newest first, `limit` 1-1000 (default 100). */
+export const StrategyRunsApiBody = Type.Object({
+  apikey: ApiKey,
+  strategy_id: StrategyId,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: STRATEGY_EVENTS_MAX })),
+});
+
+/** `POST /api/v1/strategy/orders`: newest first, of one run or all, `limit` 1-1000 (default 500). */
+export const StrategyOrdersApiBody = Type.Object({
+  apikey: ApiKey,
+  strategy_id: StrategyId,
+  run_id: Type.Optional(StrategyId),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: STRATEGY_EVENTS_MAX })),
+});
