@@ -11,6 +11,8 @@ import { ContractImportsRepository } from './contract-imports.repository.js';
 import { ContractsService } from './contracts.service.js';
 import { getFormat } from './importers/index.js';
 import { InstrumentsRepository } from './instruments.repository.js';
+import { InstrumentsExport } from './instruments-export.js';
+import { marketApiRoutes } from './market-api.routes.js';
 import { masterContractRoutes } from './master-contract.routes.js';
 import { publicSearchRoutes, sessionSearchRoutes } from './search.routes.js';
 import { SearchService } from './search.service.js';
@@ -92,6 +94,16 @@ export const marketPlugin = modulePlugin<AppDeps>('market', ['auth', 'market-adm
   });
   publicSearchRoutes(app, {
     search: market.search,
+    apiKeyGuard: app.auth.apiKeyGuard,
+    rateLimit: limits.api,
+  });
+  marketApiRoutes(app, {
+    search: market.search,
+    contracts: market.contracts,
+    exporter: new InstrumentsExport(deps.database.db),
+    holidays: marketAdmin.holidays,
+    sessionsOn: (date) => marketAdmin.sessionsOn(date),
+    brokerName: config.broker.name,
     apiKeyGuard: app.auth.apiKeyGuard,
     rateLimit: limits.api,
   });

@@ -35,6 +35,8 @@ export interface OrderRouteDeps {
   apiKeyGuard: ApiKeyGuard;
   orderRateLimit: RateLimitHook;
   apiRateLimit: RateLimitHook;
+  /** How many analyzer-mode order log rows the user has (OpenAlgo's `total_logs`). */
+  analyzerLogCount?: (userId: number) => Promise<number>;
 }
 
 /** The normalised order of a validated body (action upper-cased, defaults applied). */
@@ -165,11 +167,12 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
     },
   );
 
-  const analyzerView = () => ({
+  const analyzerView = async (userId: number) => ({
     status: 'success' as const,
     data: {
       mode: deps.mode.analyze ? ('analyze' as const) : ('live' as const),
       analyze_mode: deps.mode.analyze,
+      ...(deps.analyzerLogCount ? { total_logs: await deps.analyzerLogCount(userId) } : {}),
     },
   });
   app.post(
@@ -184,7 +187,7 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
         response: { 200: AnalyzerResponse, ...errors },
       },
     },
-    () => analyzerView(),
+    (req) => analyzerView(req.apiPrincipal!.userId),
   );
   app.post(
     '/api/v1/analyzer/toggle',
@@ -207,7 +210,7 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
       if (!principal.isAdmin)
         throw forbidden('Only the administrator can switch the service between live and analyzer mode');
       await deps.mode.set(req.body.mode);
-      const v = analyzerView();
+      const v = await analyzerView(principal.userId);
       return {
         ...v,
         data: { ...v.data, message: `Analyzer mode ${req.body.mode ? 'enabled' : 'disabled'}` },

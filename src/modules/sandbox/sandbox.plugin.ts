@@ -11,6 +11,7 @@ import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { analyzeModeRoutes } from './analyze-mode.routes.js';
 import { sandboxSessionRoutes } from './sandbox.routes.js';
+import { sandboxUtilityRoutes } from './sandbox-utilities.routes.js';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../../config.js';
 import type { DB } from '../../db/schema.js';
@@ -209,6 +210,13 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
     });
     app.decorate('sandbox', sandbox);
     const limits = routeLimits(deps);
+    sandboxUtilityRoutes(app, {
+      sandbox,
+      contracts: app.market.contracts,
+      freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
+      apiKeyGuard: app.auth.apiKeyGuard,
+      rateLimit: limits.api,
+    });
     await sessionScope(app, (web) => {
       analyzeModeRoutes(web, { mode: sandbox.mode, guard: app.auth.guard, rateLimit: limits.admin });
       sandboxSessionRoutes(web, { service: sandbox.service, guard: app.auth.guard, rateLimit: limits.admin });
