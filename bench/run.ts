@@ -11,6 +11,7 @@ import { ping } from './benches/ping.js';
 import { placeorderAnalyze } from './benches/placeorder-analyze.js';
 import { webhookSignal } from './benches/webhook-signal.js';
 import { LIVE_DEFAULT_CONNECTIONS, runPlaceorderLive } from './benches/placeorder-live.js';
+import { QUOTES_DEFAULT_CONNECTIONS, runQuotesLive } from './benches/quotes-live.js';
 import { searchBnfFut, searchDb, searchNiftyCe, searchSbin } from './benches/search.js';
 import { ROUNDS, runBench } from './lib/runner.js';
 import type { Bench } from './lib/types.js';
@@ -48,6 +49,10 @@ const CUSTOM = new Map([
   [
     'placeorder-live',
     'live placeorder through the Zerodha adapter to a loopback Kite stub vs the stub directly (added ms)',
+  ],
+  [
+    'quotes-live',
+    '/api/v1/quotes through algodesk to a loopback Kite quote stub vs the stub directly (added ms)',
   ],
 ]);
 
@@ -114,6 +119,14 @@ if (name === 'placeorder-live') {
   process.exitCode = await runPlaceorderLive({
     durationS: intOption('duration', values.duration),
     connections: intOption('connections', values.connections, LIVE_DEFAULT_CONNECTIONS),
+    jsonFile: values.json,
+  });
+  process.exit();
+}
+if (name === 'quotes-live') {
+  process.exitCode = await runQuotesLive({
+    durationS: intOption('duration', values.duration),
+    connections: intOption('connections', values.connections, QUOTES_DEFAULT_CONNECTIONS),
     jsonFile: values.json,
   });
   process.exit();

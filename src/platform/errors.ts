@@ -51,6 +51,8 @@ export const ERROR_CODES = {
   upgrade_required: 'the live socket route takes WebSocket upgrades only',
   download_failed: "the broker's master-contract file could not be downloaded",
   mail_failed: 'the mail server refused or could not be reached (the SMTP codes are in the log)',
+  broker_timeout: 'the broker did not answer in time',
+  broker_unreachable: 'the broker could not be reached, or its answer was not one it documents',
   internal: 'an unexpected failure (details in the error log, never in the answer)',
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;

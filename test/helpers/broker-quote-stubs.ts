@@ -7,8 +7,10 @@
  *   every request (headers without the credential; only whether it matched), scripted failures
  *   and delays, and counts of accepted and open TCP connections. Other endpoints (orders) are
  *   added with {@link BrokerStub.route}.
- * - {@link startKiteQuoteStub}: Kite Connect v3 `GET /quote`.
- * - {@link startUpstoxQuoteStub}: Upstox v2 `GET /v2/market-quote/quotes`.
+ * - {@link startKiteQuoteStub}: Kite Connect v3 `GET /quote` and
+ *   `GET /instruments/historical/{token}/{interval}`.
+ * - {@link startUpstoxQuoteStub}: Upstox v2 `GET /v2/market-quote/quotes` and
+ *   `GET /v2/historical-candle/{key}/{interval}/{to}/{from}`.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -52,6 +54,7 @@ export class BrokerStub {
   /** TCP connections open now. */
   openConnections = 0;
   private readonly routes = new Map<string, StubHandler>();
+  private readonly prefixRoutes: [string, StubHandler][] = [];
   private readonly failures: StubAnswer[] = [];
   private readonly delays: number[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -68,6 +71,12 @@ export class BrokerStub {
   /** Serves `method path` (path without query) with `handler`. */
   route(method: string, path: string, handler: StubHandler): this {
     this.routes.set(`${method.toUpperCase()} ${path}`, handler);
+    return this;
+  }
+
+  /** Serves every `method` path that starts with `prefix` (no exact route matched). */
+  routePrefix(method: string, prefix: string, handler: StubHandler): this {
+    this.prefixRoutes.push([`${method.toUpperCase()} ${prefix}`, handler]);
     return this;
   }
 
@@ -144,7 +153,9 @@ export class BrokerStub {
     const failure = this.failures.shift();
     if (failure) return failure;
     if (!req.authOk) return this.auth.refusal();
-    const handler = this.routes.get(`${req.method} ${req.path}`);
+    const line = `${req.method} ${req.path}`;
+    const handler =
+      this.routes.get(line) ?? this.prefixRoutes.find(([prefix]) => line.startsWith(prefix))?.[1];
     if (!handler)
       return { status: 404, body: { status: 'error', message: `stub: no route ${req.method} ${req.path}` } };
     return handler(req);
@@ -177,6 +188,18 @@ export function depth(
   while (out.length < 5) out.push({ price: 0, quantity: 0, orders: 0 });
   return out;
 }
+
+/** Kite's candle intervals (historical page). */
+const KITE_INTERVALS = [
+  'minute',
+  '3minute',
+  '5minute',
+  '10minute',
+  '15minute',
+  '30minute',
+  '60minute',
+  'day',
+];
 
 /** Kite's `/quote` limit (kite.trade/docs/connect/v3/market-quotes, "Limits"). */
 export const KITE_QUOTE_LIMIT = 500;
@@ -249,6 +272,29 @@ export class KiteQuoteStub extends BrokerStub {
     });
     this.creds = creds;
     this.route('GET', '/quote', (req) => this.quote(req));
+    this.routePrefix('GET', '/instruments/historical/', (req) => this.history(req));
+  }
+
+  /**
+   * What the historical API answers from, keyed `instrument_token/interval` (`779521/5minute`):
+   * candle rows `[time, open, high, low, close, volume, oi]` as Kite sends them.
+   */
+  readonly candles = new Map<string, unknown[][]>();
+
+  private history(req: RecordedRequest): StubAnswer {
+    const [token, interval] = req.path.slice('/instruments/historical/'.length).split('/');
+    const from = req.query.get('from') ?? '';
+    const to = req.query.get('to') ?? '';
+    const stamp = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+    if (!KITE_INTERVALS.includes(interval ?? ''))
+      return { status: 400, body: kiteError('invalid interval', 'InputException') };
+    if (!stamp.test(from) || !stamp.test(to))
+      return { status: 400, body: kiteError('invalid from or to', 'InputException') };
+    const rows = (this.candles.get(`${token}/${interval}`) ?? []).filter((r) => {
+      const day = String(r[0]).slice(0, 10);
+      return day >= from.slice(0, 10) && day <= to.slice(0, 10);
+    });
+    return { status: 200, body: { status: 'success', data: { candles: rows } } };
   }
 
   /** The credentials accepted from now on (a new session). */
@@ -353,6 +399,33 @@ export class UpstoxQuoteStub extends BrokerStub {
     });
     this.token = token;
     this.route('GET', '/v2/market-quote/quotes', (req) => this.quote(req));
+    this.routePrefix('GET', '/v2/historical-candle/', (req) => this.history(req));
+  }
+
+  /**
+   * What the historical API answers from, keyed `instrument_key/interval` (`NSE_EQ|INE062A01020/day`):
+   * candle rows `[time, open, high, low, close, volume, oi]`; answered newest first, as Upstox does.
+   * The codes of its interval and date refusals are illustrative (Upstox's shape, not its list).
+   */
+  readonly candles = new Map<string, unknown[][]>();
+
+  private history(req: RecordedRequest): StubAnswer {
+    const parts = req.path.slice('/v2/historical-candle/'.length).split('/').map(decodeURIComponent);
+    const [key, interval, to, from] = parts;
+    const date = /^\d{4}-\d{2}-\d{2}$/;
+    if (parts.length !== 4 || !UPSTOX_KEY.test(key ?? ''))
+      return { status: 400, body: upstoxError('UDAPI1011', 'instrument_key is of invalid format') };
+    if (!['1minute', '30minute', 'day', 'week', 'month'].includes(interval ?? ''))
+      return { status: 400, body: upstoxError('UDAPI1020', 'Invalid interval') };
+    if (!date.test(to ?? '') || !date.test(from ?? '') || from! > to!)
+      return { status: 400, body: upstoxError('UDAPI1022', 'Invalid date range') };
+    const rows = (this.candles.get(`${key}/${interval}`) ?? [])
+      .filter((r) => {
+        const day = String(r[0]).slice(0, 10);
+        return day >= from! && day <= to!;
+      })
+      .sort((a, b) => String(b[0]).localeCompare(String(a[0])));
+    return { status: 200, body: { status: 'success', data: { candles: rows } } };
   }
 
   /** The access token accepted from now on (a new session). */

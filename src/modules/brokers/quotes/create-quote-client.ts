@@ -1,5 +1,5 @@
 /** The quote client of a broker by name (kept apart from quote-client.ts: the clients import it). */
-import type { QuoteClient, QuoteClientOptions } from './quote-client.js';
+import type { MarketDataClient, QuoteClient, QuoteClientOptions } from './quote-client.js';
 import { UpstoxQuoteClient } from './upstox-quotes.js';
 import { ZerodhaQuoteClient } from './zerodha-quotes.js';
 import type { Broker } from '../../../domain/brokers.js';
@@ -9,6 +9,11 @@ export type QuoteBroker = Broker;
 
 /** The quote client of `broker`. */
 export function createQuoteClient(broker: QuoteBroker, opts: QuoteClientOptions): QuoteClient {
+  return createMarketDataClient(broker, opts);
+}
+
+/** The market-data client of `broker` (full quotes, depth and candles besides quotes). */
+export function createMarketDataClient(broker: QuoteBroker, opts: QuoteClientOptions): MarketDataClient {
   switch (broker) {
     case 'zerodha':
       return new ZerodhaQuoteClient(opts);

@@ -369,3 +369,164 @@ export class QuoteTransport {
     await this.pool.close();
   }
 }
+
+// ---- full quotes and history (the market-data module's /api/v1 data routes) ----------------------
+
+/** One level of market depth. */
+export interface DepthLevel {
+  price: number;
+  quantity: number;
+  orders: number;
+}
+
+/**
+ * Everything a full quote carries that OpenAlgo's quotes and depth answer with, in rupees and
+ * units. Fields the broker did not send are 0; depth sides keep the broker's padding rows out.
+ */
+export interface MarketQuote {
+  open: number;
+  high: number;
+  low: number;
+  ltp: number;
+  /** Previous session's close. */
+  prevClose: number;
+  volume: number;
+  oi: number;
+  /** Last traded quantity. */
+  ltq: number;
+  totalBuyQty: number;
+  totalSellQty: number;
+  /** Best first, at most five levels. */
+  bids: DepthLevel[];
+  asks: DepthLevel[];
+  /** When the quote was taken, epoch ms. */
+  timestamp: number;
+}
+
+/** One candle of the broker's historical API. */
+export interface Candle {
+  /** Candle start, epoch ms. */
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  oi: number;
+}
+
+/** OpenAlgo's interval names (its `intervals` page); each broker supports a subset. */
+export const HISTORY_INTERVALS = ['1m', '3m', '5m', '10m', '15m', '30m', '1h', 'D', 'W', 'M'] as const;
+export type HistoryInterval = (typeof HISTORY_INTERVALS)[number];
+
+/** A {@link QuoteClient} that also reads full quotes (depth, OHLC, volume, OI) and candles. */
+export interface MarketDataClient extends QuoteClient {
+  /** The intervals {@link history} accepts for this broker. */
+  readonly intervals: readonly HistoryInterval[];
+  /** Full quotes keyed `EXCHANGE:SYMBOL`, batched as {@link QuoteClient.quotes} is. */
+  marketQuotes(
+    instruments: readonly QuoteInstrument[],
+    signal?: AbortSignal,
+  ): Promise<Map<string, MarketQuote>>;
+  /**
+   * Candles of one instrument from `from` to `to` (IST dates `YYYY-MM-DD`, both included), oldest
+   * first. An interval outside {@link intervals} or an instrument without a usable token is a
+   * local `bad_request` {@link QuoteError} (nothing is sent).
+   */
+  history(
+    instrument: QuoteInstrument,
+    interval: HistoryInterval,
+    from: string,
+    to: string,
+    signal?: AbortSignal,
+  ): Promise<Candle[]>;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** The depth levels of one side, padding rows (price and quantity 0) left out, at most five. */
+function depthSide(levels: unknown): DepthLevel[] {
+  if (!Array.isArray(levels)) return [];
+  const out: DepthLevel[] = [];
+  for (const l of levels.slice(0, 5) as unknown[]) {
+    if (!isObject(l)) continue;
+    const price = readPrice(l.price) ?? 0;
+    const quantity = num(l.quantity);
+    if (price === 0 && quantity === 0) continue;
+    out.push({ price, quantity, orders: num(l.orders) });
+  }
+  return out;
+}
+
+/** How a broker's full quote names the fields that differ between Kite and Upstox. */
+export interface FullQuoteFields {
+  /** The previous close from the quote object. */
+  prevClose(raw: Record<string, unknown>, ltp: number): number;
+  totalBuyQty: string;
+  totalSellQty: string;
+}
+
+/** A {@link MarketQuote} from a broker quote object; undefined without a usable `last_price`. */
+export function readMarketQuote(
+  raw: unknown,
+  receivedAt: number,
+  fields: FullQuoteFields,
+): MarketQuote | undefined {
+  if (!isObject(raw)) return undefined;
+  const ltp = readPrice(raw.last_price);
+  if (ltp === undefined) return undefined;
+  const ohlc = isObject(raw.ohlc) ? raw.ohlc : {};
+  const depth = isObject(raw.depth) ? raw.depth : {};
+  return {
+    open: readPrice(ohlc.open) ?? 0,
+    high: readPrice(ohlc.high) ?? 0,
+    low: readPrice(ohlc.low) ?? 0,
+    ltp,
+    prevClose: fields.prevClose(raw, ltp),
+    volume: num(raw.volume),
+    oi: num(raw.oi),
+    ltq: num(raw.last_quantity),
+    totalBuyQty: num(raw[fields.totalBuyQty]),
+    totalSellQty: num(raw[fields.totalSellQty]),
+    bids: depthSide(depth.buy),
+    asks: depthSide(depth.sell),
+    timestamp: parseQuoteTime(raw.timestamp) ?? receivedAt,
+  };
+}
+
+/** A price rounded to four decimals (a difference of two float prices). */
+export function roundPrice(v: number): number {
+  return Math.round(v * 10_000) / 10_000;
+}
+
+/**
+ * Epoch ms of a candle time as both brokers send it: ISO-8601 with a zone written `+0530` (Kite)
+ * or `+05:30` (Upstox). Undefined when unreadable.
+ */
+export function parseCandleTime(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Candles from `data.candles` rows `[time, open, high, low, close, volume, oi?]`; bad rows skipped. */
+export function readCandles(data: Record<string, unknown>): Candle[] {
+  const rows = Array.isArray(data.candles) ? (data.candles as unknown[]) : [];
+  const out: Candle[] = [];
+  for (const row of rows) {
+    if (!Array.isArray(row)) continue;
+    const time = parseCandleTime(row[0]);
+    const [open, high, low, close] = [row[1], row[2], row[3], row[4]].map(readPrice);
+    if (time === undefined || open === undefined || high === undefined) continue;
+    if (low === undefined || close === undefined) continue;
+    out.push({ time, open, high, low, close, volume: num(row[5]), oi: num(row[6]) });
+  }
+  return out.sort((a, b) => a.time - b.time);
+}
+
+/** `YYYY-MM-DD` that names a real calendar date. */
+export function isIsoDate(s: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}

@@ -5,15 +5,28 @@
  * `{"status":"success","data":{"NSE:INFY":{…}}}` keyed by the `exchange:tradingsymbol` asked
  * for; an instrument without data is absent. Errors are `{"status":"error","message",
  * "error_type"}` with 400/403/429/5xx (kite.trade/docs/connect/v3/exceptions).
+ *
+ * Historical candles (kite.trade/docs/connect/v3/historical):
+ * `GET /instruments/historical/{instrument_token}/{interval}?from=yyyy-mm-dd hh:mm:ss&to=…&oi=1`,
+ * intervals `minute`, `3minute`, `5minute`, `10minute`, `15minute`, `30minute`, `60minute`, `day`;
+ * the answer is `{"status":"success","data":{"candles":[["2017-12-15T09:15:00+0530",o,h,l,c,v,oi]]}}`.
  */
 import type { Quote } from '../../sandbox/types.js';
 import {
   chunk,
   currentToken,
   groupByRequestKey,
+  isIsoDate,
   QuoteTransport,
+  readCandles,
+  readMarketQuote,
+  readPrice,
   readQuote,
-  type QuoteClient,
+  type Candle,
+  type FullQuoteFields,
+  type HistoryInterval,
+  type MarketDataClient,
+  type MarketQuote,
   type QuoteClientOptions,
   type QuoteInstrument,
 } from './quote-client.js';
@@ -32,6 +45,28 @@ function encodeKiteKey(key: string): string {
   return encodeURIComponent(key).replace(/%3A/gi, ':');
 }
 
+/** OpenAlgo's interval names and Kite's (historical page, "Candle intervals"). */
+const KITE_INTERVALS: Partial<Record<HistoryInterval, string>> = {
+  '1m': 'minute',
+  '3m': '3minute',
+  '5m': '5minute',
+  '10m': '10minute',
+  '15m': '15minute',
+  '30m': '30minute',
+  '1h': '60minute',
+  D: 'day',
+};
+
+/** Kite's full quote: `ohlc.close` is the previous session's close; totals are `buy_quantity`. */
+const KITE_FIELDS: FullQuoteFields = {
+  prevClose: (raw) => {
+    const ohlc = raw.ohlc as { close?: unknown } | undefined;
+    return readPrice(ohlc?.close) ?? 0;
+  },
+  totalBuyQty: 'buy_quantity',
+  totalSellQty: 'sell_quantity',
+};
+
 /** Kite's error body: `message` and `error_type` (TokenException, InputException, …). */
 function readKiteError(json: unknown): { code?: string; message?: string } {
   const body = json as { message?: unknown; error_type?: unknown };
@@ -46,30 +81,70 @@ function readKiteError(json: unknown): { code?: string; message?: string } {
  * contract's Kite exchange and trading symbol, `NSE:NIFTY 50` for the NSE_INDEX `NIFTY`) and the
  * answer's keys are mapped back to algodesk's `EXCHANGE:SYMBOL`.
  */
-export class ZerodhaQuoteClient implements QuoteClient {
+export class ZerodhaQuoteClient implements MarketDataClient {
   readonly broker = 'zerodha';
   readonly maxBatch = KITE_MAX_QUOTE_INSTRUMENTS;
+  readonly intervals = Object.keys(KITE_INTERVALS) as HistoryInterval[];
   private readonly http: QuoteTransport;
 
   constructor(private readonly opts: QuoteClientOptions) {
     this.http = new QuoteTransport('zerodha', 'Zerodha', opts, KITE_BASE_URL, readKiteError);
   }
 
-  async quotes(instruments: readonly QuoteInstrument[], signal?: AbortSignal): Promise<Map<string, Quote>> {
-    const out = new Map<string, Quote>();
+  quotes(instruments: readonly QuoteInstrument[], signal?: AbortSignal): Promise<Map<string, Quote>> {
+    return this.fetch(instruments, (raw, at) => readQuote(raw, at), signal);
+  }
+
+  marketQuotes(
+    instruments: readonly QuoteInstrument[],
+    signal?: AbortSignal,
+  ): Promise<Map<string, MarketQuote>> {
+    return this.fetch(instruments, (raw, at) => readMarketQuote(raw, at, KITE_FIELDS), signal);
+  }
+
+  async history(
+    instrument: QuoteInstrument,
+    interval: HistoryInterval,
+    from: string,
+    to: string,
+    signal?: AbortSignal,
+  ): Promise<Candle[]> {
+    const kiteInterval = KITE_INTERVALS[interval];
+    if (!kiteInterval) throw this.http.error('bad_request', `interval ${interval} is not one Kite serves`);
+    if (!/^\d+$/.test(instrument.token))
+      throw this.http.error('bad_request', `${instrument.symbol} has no Kite instrument token`);
+    if (!isIsoDate(from) || !isIsoDate(to)) throw this.http.error('bad_request', 'dates are YYYY-MM-DD');
+    const { headers, secrets } = this.credentials();
+    const query = `from=${from}%2000:00:00&to=${to}%2023:59:59&oi=1`;
+    const path = `/instruments/historical/${instrument.token}/${kiteInterval}?${query}`;
+    const answer = await this.http.get(path, headers, signal);
+    return readCandles(this.http.unwrap(answer, secrets));
+  }
+
+  /** The credential headers; refused before any I/O (Kite would answer 403 at a rate-limit cost). */
+  private credentials(): { headers: Record<string, string>; secrets: (string | undefined)[] } {
+    const token = currentToken(this.opts.accessToken);
+    const apiKey = this.opts.apiKey;
+    if (token === undefined)
+      throw this.http.error('no_token', 'no access token (broker session not connected)');
+    if (!apiKey) throw this.http.error('no_token', 'no API key configured');
+    return {
+      headers: { 'x-kite-version': '3', authorization: `token ${apiKey}:${token}` },
+      secrets: [token, apiKey],
+    };
+  }
+
+  private async fetch<T>(
+    instruments: readonly QuoteInstrument[],
+    read: (raw: unknown, receivedAt: number) => T | undefined,
+    signal?: AbortSignal,
+  ): Promise<Map<string, T>> {
+    const out = new Map<string, T>();
     const wanted = groupByRequestKey(instruments, (i) =>
       i.brexchange && i.brsymbol ? `${i.brexchange}:${i.brsymbol}` : undefined,
     );
     if (wanted.size === 0) return out;
-
-    const token = currentToken(this.opts.accessToken);
-    const apiKey = this.opts.apiKey;
-    // Refused before any I/O: Kite would answer 403 and the call would only cost rate limit.
-    if (token === undefined)
-      throw this.http.error('no_token', 'no access token (broker session not connected)');
-    if (!apiKey) throw this.http.error('no_token', 'no API key configured');
-    const headers = { 'x-kite-version': '3', authorization: `token ${apiKey}:${token}` };
-    const secrets = [token, apiKey];
+    const { headers, secrets } = this.credentials();
 
     for (const keys of chunk([...wanted.keys()], this.maxBatch)) {
       const path = `/quote?${keys.map((k) => `i=${encodeKiteKey(k)}`).join('&')}`;
@@ -78,7 +153,7 @@ export class ZerodhaQuoteClient implements QuoteClient {
       for (const [key, raw] of Object.entries(data)) {
         const targets = wanted.get(key);
         if (!targets) continue;
-        const quote = readQuote(raw, answer.receivedAt);
+        const quote = read(raw, answer.receivedAt);
         if (quote) for (const t of targets) out.set(t, quote);
       }
     }
