@@ -14,6 +14,7 @@ import { healthPlugin } from './modules/health/health.plugin.js';
 import { mailPlugin } from './modules/mail/mail.plugin.js';
 import { marketAdminPlugin } from './modules/market/market-admin.plugin.js';
 import { marketPlugin } from './modules/market/market.plugin.js';
+import { marketDataPlugin } from './modules/market-data/market-data.plugin.js';
 import { metricsPlugin } from './modules/metrics/metrics.plugin.js';
 import { observabilityPlugin } from './modules/observability/observability.plugin.js';
 import { ordersPlugin } from './modules/orders/orders.plugin.js';
@@ -49,6 +50,7 @@ const MODULES = [
   alertsPlugin,
   strategiesPlugin,
   apiPlugin,
+  marketDataPlugin,
   healthPlugin,
   systemPlugin,
   // Last: it observes the request pipeline, orders, security, market and sandbox.

@@ -61,6 +61,8 @@ export interface Config {
   resetRateLimit: RateRule[];
   /** `WEBHOOK_RATE_LIMIT`, default 10 per second: strategy webhook deliveries per client IP and per token. */
   webhookRateLimit: RateRule[];
+  /** `GREEKS_RATE_LIMIT`, default 30 per minute (OpenAlgo's): `/api/v1/optiongreeks` per client IP. */
+  greeksRateLimit: RateRule[];
   /** Public base URL (`HOST_SERVER`, default `http://127.0.0.1:<PORT>`), without a trailing slash. */
   hostServer: string;
   /** Session cookies carry `Secure` when the public URL is https. */
@@ -211,6 +213,7 @@ export function loadConfig(
     loginRateLimit: check('LOGIN_RATE_LIMIT', parseRateRules('5 per minute;25 per hour'), parseRateRules),
     resetRateLimit: check('RESET_RATE_LIMIT', parseRateRules('15 per hour'), parseRateRules),
     webhookRateLimit: check('WEBHOOK_RATE_LIMIT', parseRateRules('10 per second'), parseRateRules),
+    greeksRateLimit: check('GREEKS_RATE_LIMIT', parseRateRules('30 per minute'), parseRateRules),
     hostServer,
     secureCookies: hostServer.startsWith('https:'),
     tunnelAllow: check('TUNNEL_ALLOW', false, (raw) => raw.toLowerCase() === 'true'),

@@ -155,8 +155,14 @@ describe('the API reference', () => {
 
   describe('credentials', () => {
     it('marks the /api/v1 `apikey` body field as the credential (OpenAPI has no body-field scheme)', () => {
-      const apiOps = operations(doc).filter((o) => o.path.startsWith('/api/v1/'));
+      // A GET (OpenAlgo's `instruments` download) takes the key as the `apikey` query parameter.
+      const apiOps = operations(doc).filter((o) => o.path.startsWith('/api/v1/') && o.method !== 'GET');
       expect(apiOps.length).toBeGreaterThan(10);
+      const gets = operations(doc).filter((o) => o.path.startsWith('/api/v1/') && o.method === 'GET');
+      for (const { path, op } of gets)
+        expect(JSON.stringify((op as { parameters?: unknown }).parameters ?? []), path).toMatch(
+          /"in":"query","name":"apikey"|"name":"apikey","in":"query"/,
+        );
       for (const { path, op } of apiOps) {
         const field = op.requestBody?.content['application/json']?.schema.properties?.apikey;
         expect(field, path).toMatchObject({ type: 'string', writeOnly: true, 'x-credential': true });
