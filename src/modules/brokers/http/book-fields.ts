@@ -4,7 +4,13 @@
  * Kite and Upstox book mappings share, and {@link readBook}, the step from a `BrokerResult` to a
  * `BookResult`.
  */
-import type { BookOrderStatus, BookResult, BrokerResult } from '../broker-adapter.js';
+import type {
+  BookHolding,
+  BookOrderStatus,
+  BookPosition,
+  BookResult,
+  BrokerResult,
+} from '../broker-adapter.js';
 import { PRICE_TYPES, type Action, type PriceType, type Product } from '../../../domain/orders.js';
 import { CASH_EXCHANGES } from '../../../domain/exchanges.js';
 
@@ -76,3 +82,33 @@ export function readBook<T>(r: BrokerResult, map: (raw: unknown) => T): BookResu
     };
   return { ok: true, data: map(r.raw), roundTripMs: r.roundTripMs };
 }
+
+/** A row's instrument as a broker names it, mapped to algodesk's exchange. */
+type BrokerInstrument = Pick<BookPosition, 'brsymbol' | 'exchange' | 'brexchange' | 'token'>;
+
+/**
+ * A net position in the field names Kite and Upstox share (`quantity`, `average_price`,
+ * `last_price`, `pnl`, `realised`, `unrealised`).
+ */
+export const positionRow = (r: Rec, i: BrokerInstrument): BookPosition => ({
+  ...i,
+  product: product(r.product, i.exchange),
+  quantity: num(r.quantity),
+  average_price: num(r.average_price),
+  ltp: num(r.last_price),
+  pnl: num(r.pnl),
+  realized_pnl: num(r.realised),
+  unrealized_pnl: num(r.unrealised),
+});
+
+/**
+ * A holding in the field names Kite and Upstox share; its quantity counts the shares bought
+ * yesterday and not yet delivered (`t1_quantity`), which are held.
+ */
+export const holdingRow = (r: Rec, i: BrokerInstrument): BookHolding => ({
+  ...i,
+  quantity: num(r.quantity) + num(r.t1_quantity),
+  average_price: num(r.average_price),
+  ltp: num(r.last_price),
+  pnl: num(r.pnl),
+});

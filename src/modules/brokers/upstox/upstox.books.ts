@@ -16,6 +16,8 @@
 import type { BookFunds, BookHolding, BookOrder, BookPosition, BookTrade } from '../broker-adapter.js';
 import {
   action,
+  holdingRow,
+  positionRow,
   isRec,
   num,
   orderStatus,
@@ -95,29 +97,11 @@ export function upstoxTrades(data: unknown): BookTrade[] {
 }
 
 export function upstoxPositions(data: unknown): BookPosition[] {
-  return records(data).map((r) => {
-    const i = instrument(r);
-    return {
-      ...i,
-      product: product(r.product, i.exchange),
-      quantity: num(r.quantity),
-      average_price: num(r.average_price),
-      ltp: num(r.last_price),
-      pnl: num(r.pnl),
-      realized_pnl: num(r.realised),
-      unrealized_pnl: num(r.unrealised),
-    };
-  });
+  return records(data).map((r) => positionRow(r, instrument(r)));
 }
 
 export function upstoxHoldings(data: unknown): BookHolding[] {
-  return records(data).map((r) => ({
-    ...instrument(r),
-    quantity: num(r.quantity) + num(r.t1_quantity),
-    average_price: num(r.average_price),
-    ltp: num(r.last_price),
-    pnl: num(r.pnl),
-  }));
+  return records(data).map((r) => holdingRow(r, instrument(r)));
 }
 
 /** Funds from the margin answer, with M2M from the day's positions. */

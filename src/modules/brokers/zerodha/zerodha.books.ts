@@ -17,6 +17,8 @@
 import type { BookFunds, BookHolding, BookOrder, BookPosition, BookTrade } from '../broker-adapter.js';
 import {
   action,
+  holdingRow,
+  positionRow,
   isRec,
   num,
   orderStatus,
@@ -83,30 +85,11 @@ export function kiteTrades(data: unknown): BookTrade[] {
 }
 
 export function kitePositions(data: unknown): BookPosition[] {
-  const net = isRec(data) ? data.net : undefined;
-  return records(net).map((r) => {
-    const i = instrument(r);
-    return {
-      ...i,
-      product: product(r.product, i.exchange),
-      quantity: num(r.quantity),
-      average_price: num(r.average_price),
-      ltp: num(r.last_price),
-      pnl: num(r.pnl),
-      realized_pnl: num(r.realised),
-      unrealized_pnl: num(r.unrealised),
-    };
-  });
+  return records(isRec(data) ? data.net : undefined).map((r) => positionRow(r, instrument(r)));
 }
 
 export function kiteHoldings(data: unknown): BookHolding[] {
-  return records(data).map((r) => ({
-    ...instrument(r),
-    quantity: num(r.quantity) + num(r.t1_quantity),
-    average_price: num(r.average_price),
-    ltp: num(r.last_price),
-    pnl: num(r.pnl),
-  }));
+  return records(data).map((r) => holdingRow(r, instrument(r)));
 }
 
 export function kiteFunds(data: unknown): BookFunds {
