@@ -55,6 +55,8 @@ export interface Config {
   apiRateLimit: RateRule[] | undefined;
   /** `ORDER_RATE_LIMIT`, default 10 per second. */
   orderRateLimit: RateRule[];
+  /** `SMART_ORDER_RATE_LIMIT`, default 2 per second (OpenAlgo's): `/api/v1/placesmartorder`. */
+  smartOrderRateLimit: RateRule[];
   /** `LOGIN_RATE_LIMIT`, default 5 per minute and 25 per hour, per client IP. */
   loginRateLimit: RateRule[];
   /** `RESET_RATE_LIMIT`, default 15 per hour, per client IP: every password-reset request. */
@@ -210,6 +212,7 @@ export function loadConfig(
     trustProxyHeaders: check('TRUST_PROXY_HEADERS', false, parseBoolean),
     apiRateLimit: check('API_RATE_LIMIT', undefined, parseRateRules),
     orderRateLimit: check('ORDER_RATE_LIMIT', parseRateRules('10 per second'), parseRateRules),
+    smartOrderRateLimit: check('SMART_ORDER_RATE_LIMIT', parseRateRules('2 per second'), parseRateRules),
     loginRateLimit: check('LOGIN_RATE_LIMIT', parseRateRules('5 per minute;25 per hour'), parseRateRules),
     resetRateLimit: check('RESET_RATE_LIMIT', parseRateRules('15 per hour'), parseRateRules),
     webhookRateLimit: check('WEBHOOK_RATE_LIMIT', parseRateRules('10 per second'), parseRateRules),

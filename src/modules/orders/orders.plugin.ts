@@ -30,6 +30,8 @@ import { OrderPipeline } from './order-pipeline.js';
 import { orderSessionRoutes } from './orders-session.routes.js';
 import { LOG_THREAD_STATEMENTS, OrdersRepository } from './orders.repository.js';
 import { orderRoutes } from './orders.routes.js';
+import { smartOrderRoutes } from './smart-orders.routes.js';
+import { formatPositionbook } from '../sandbox/book-format.js';
 
 export interface OrderServices {
   events: OrderEventBus;
@@ -214,6 +216,19 @@ export const ordersPlugin = modulePlugin<AppDeps>(
               .executeTakeFirst()
           )?.n ?? 0,
         ),
+    });
+    smartOrderRoutes(app, {
+      pipeline: orders.pipeline,
+      actionCenter: orders.actionCenter,
+      mode: sandbox.mode,
+      apiKeyGuard: auth.apiKeyGuard,
+      smartOrderRateLimit: limits.limit('smartorder', limits.rules.smartOrder),
+      orderRateLimit: limits.limit('order', limits.rules.order),
+      sandboxPosition: async (userId, q) =>
+        formatPositionbook(await sandbox.books.positions(userId))
+          .filter((p) => p.symbol === q.symbol && p.exchange === q.exchange && p.product === q.product)
+          .reduce((a, p) => a + p.quantity, 0),
+      live: orders.live,
     });
     sandboxApiRoutes(app, {
       service: sandbox.service,

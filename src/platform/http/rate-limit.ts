@@ -12,6 +12,8 @@ export interface RateLimits {
   api: RateRule[];
   /** Order placement (`ORDER_RATE_LIMIT`, default 10 per second). */
   order: RateRule[];
+  /** Smart-order placement (`SMART_ORDER_RATE_LIMIT`, default 2 per second). */
+  smartOrder: RateRule[];
   /** Administration and security JSON routes (default 50 per second). */
   admin: RateRule[];
   /** Uploads, diagnostics, reports, kill switch: 10 per minute. */
@@ -24,6 +26,7 @@ export function rateLimitsFrom(config: Config): RateLimits {
   return {
     api: config.apiRateLimit ?? parseRateRules('10 per second'),
     order: config.orderRateLimit,
+    smartOrder: config.smartOrderRateLimit,
     admin: config.apiRateLimit ?? parseRateRules('50 per second'),
     heavy: parseRateRules('10 per minute'),
     mcpSettings: parseRateRules('30 per minute'),
