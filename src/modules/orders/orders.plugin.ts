@@ -30,7 +30,9 @@ import { OrderPipeline } from './order-pipeline.js';
 import { orderSessionRoutes } from './orders-session.routes.js';
 import { LOG_THREAD_STATEMENTS, OrdersRepository } from './orders.repository.js';
 import { orderRoutes } from './orders.routes.js';
+import { optionsOrderRoutes } from './options-orders.routes.js';
 import { smartOrderRoutes } from './smart-orders.routes.js';
+import { optionSymbolResolver } from '../sandbox/sandbox-utilities.routes.js';
 import { formatPositionbook } from '../sandbox/book-format.js';
 
 export interface OrderServices {
@@ -229,6 +231,18 @@ export const ordersPlugin = modulePlugin<AppDeps>(
           .filter((p) => p.symbol === q.symbol && p.exchange === q.exchange && p.product === q.product)
           .reduce((a, p) => a + p.quantity, 0),
       live: orders.live,
+    });
+    optionsOrderRoutes(app, {
+      pipeline: orders.pipeline,
+      actionCenter: orders.actionCenter,
+      mode: sandbox.mode,
+      apiKeyGuard: auth.apiKeyGuard,
+      orderRateLimit: limits.limit('order', limits.rules.order),
+      resolveOption: optionSymbolResolver({
+        sandbox,
+        contracts: market.contracts,
+        freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
+      }),
     });
     sandboxApiRoutes(app, {
       service: sandbox.service,

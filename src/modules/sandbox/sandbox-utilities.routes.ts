@@ -11,7 +11,11 @@ import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { ContractsService } from '../market/contracts.service.js';
 import { ApiKeyOnlyBody, OptionSymbolBody, OptionSymbolResponse } from '../market/market-api.schema.js';
-import { resolveOptionSymbol } from '../market/option-symbol.js';
+import {
+  resolveOptionSymbol,
+  type OptionSymbolAnswer,
+  type OptionSymbolRequest,
+} from '../market/option-symbol.js';
 import { moneyToRupees } from './money.js';
 import { unrealisedPnl } from './positions.js';
 import type { PriceSource } from './price-source.js';
@@ -89,6 +93,7 @@ export function sandboxUtilityRoutes(app: App, deps: SandboxUtilityDeps): void {
     },
   );
 
+  const resolveOption = optionSymbolResolver(deps);
   app.post(
     '/api/v1/optionsymbol',
     {
@@ -102,18 +107,29 @@ export function sandboxUtilityRoutes(app: App, deps: SandboxUtilityDeps): void {
         response: { 200: OptionSymbolResponse, ...errors },
       },
     },
-    (req) =>
-      resolveOptionSymbol(req.body as OptionSymbolBody, {
-        contracts: deps.contracts,
-        freezeQty: deps.freezeQty,
-        async ltp(inst) {
-          const source = sandbox.prices();
-          // Simulated prices are demo prices: in live mode they never pick a strike (as for the
-          // strategies' live legs, docs/rules/strategies.md#batch-leg-resolution).
-          if (!sandbox.mode.analyze && source.demo) return undefined;
-          const q = await source.quote(inst);
-          return q && q.ltp > 0 ? q.ltp : undefined;
-        },
-      }),
+    (req) => resolveOption(req.body as OptionSymbolBody),
   );
+}
+
+/**
+ * optionsymbol's resolution priced by the sandbox's price source (optionsorder and
+ * optionsmultiorder name their options with it too).
+ */
+export function optionSymbolResolver(
+  deps: Pick<SandboxUtilityDeps, 'sandbox' | 'contracts' | 'freezeQty'>,
+): (req: OptionSymbolRequest) => Promise<OptionSymbolAnswer> {
+  const { sandbox } = deps;
+  return (req) =>
+    resolveOptionSymbol(req, {
+      contracts: deps.contracts,
+      freezeQty: deps.freezeQty,
+      async ltp(inst) {
+        const source = sandbox.prices();
+        // Simulated prices are demo prices: in live mode they never pick a strike (as for the
+        // strategies' live legs, docs/rules/strategies.md#batch-leg-resolution).
+        if (!sandbox.mode.analyze && source.demo) return undefined;
+        const q = await source.quote(inst);
+        return q && q.ltp > 0 ? q.ltp : undefined;
+      },
+    });
 }
