@@ -11,7 +11,6 @@
  * placed is an `error` result and the others are placed.
  */
 import { performance } from 'node:perf_hooks';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
@@ -21,7 +20,6 @@ import { AppError } from '../../platform/errors.js';
 import { literalUnion } from '../../platform/http/literal-union.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { schemaThenKey } from '../api/schema-then-key.js';
 import { OptionSymbolBody } from '../market/market-api.schema.js';
 import type { OptionSymbolAnswer, OptionSymbolRequest } from '../market/option-symbol.js';
 import {
@@ -35,9 +33,9 @@ import {
 import type { AnalyzeModeService } from '../sandbox/analyze-mode.service.js';
 import type { ActionCenterService } from './action-center.service.js';
 import type { OrderPipeline } from './order-pipeline.js';
+import { orderRouteKit } from './order-route.js';
 import { INTERNAL_ERROR, type PipelineAnswer } from './order-pipeline.types.js';
 import { MAX_SPLIT_ORDERS, splitCount, TOO_MANY_SPLITS, type OrderInput } from './order-rules.js';
-import { OrderErrorBody } from './order.schema.js';
 
 /** The most legs one optionsmultiorder may carry (more is a 400 before anything is placed). */
 export const MAX_OPTION_LEGS = 20;
@@ -150,7 +148,6 @@ export interface OptionsOrderRouteDeps {
   resolveOption(req: OptionSymbolRequest): Promise<OptionSymbolAnswer>;
 }
 
-const errors = { '4xx': OrderErrorBody, '5xx': OrderErrorBody };
 const QUEUED = 'Order queued for approval in the Action Center';
 
 /** The order of a resolved option: placeorder's normalisation and defaults. */
@@ -171,27 +168,9 @@ function optionOrder(strategy: string, option: OptionSymbolAnswer, f: Static<typ
 }
 
 export function optionsOrderRoutes(app: App, deps: OptionsOrderRouteDeps): void {
-  const modeTag = () => (deps.mode.analyze ? { mode: 'analyze' as const } : {});
-  /** Error answers carry `"mode":"analyze"` in analyzer mode, as the placeorder routes' do. */
-  const tagErrors = (
-    _req: FastifyRequest,
-    reply: FastifyReply,
-    payload: unknown,
-    done: (err: null, payload: unknown) => void,
-  ) =>
-    done(
-      null,
-      reply.statusCode >= 400 && deps.mode.analyze && payload !== null && typeof payload === 'object'
-        ? { ...(payload as Record<string, unknown>), mode: 'analyze' }
-        : payload,
-    );
-  const route = (summary: string, body: unknown, ok: unknown) => ({
-    onRequest: deps.orderRateLimit,
-    attachValidation: true,
-    preHandler: schemaThenKey(deps.apiKeyGuard, modeTag),
-    preSerialization: tagErrors,
-    schema: { summary, tags: ['openalgo-api'], body, response: { 200: ok, ...errors } },
-  });
+  const { modeTag, route: orderRoute } = orderRouteKit(deps);
+  const route = (summary: string, body: unknown, ok: unknown) =>
+    orderRoute(summary, deps.orderRateLimit, body, ok);
 
   /**
    * Places (or queues) one resolved option order: its pending id, or the pipeline's answer.

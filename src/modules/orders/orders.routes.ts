@@ -6,22 +6,20 @@
  * Center for a key in semi-automatic mode; the pipeline does the rest.
  */
 import { performance } from 'node:perf_hooks';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { schemaThenKey } from '../api/schema-then-key.js';
 import { forbidden } from '../../platform/errors.js';
 import { quantityOf } from '../sandbox/book.schema.js';
 import type { AnalyzeModeService } from '../sandbox/analyze-mode.service.js';
 import type { ActionCenterService } from './action-center.service.js';
 import type { OrderPipeline } from './order-pipeline.js';
+import { ORDER_ERRORS, orderRouteKit } from './order-route.js';
 import { MAX_SPLIT_ORDERS, splitCount, TOO_MANY_SPLITS, type OrderInput } from './order-rules.js';
 import {
   AnalyzerBody,
   AnalyzerResponse,
   AnalyzerToggleBody,
-  OrderErrorBody,
   PlaceOrderBody,
   PlaceOrderResponse,
   SplitOrderBody,
@@ -56,34 +54,10 @@ export function toOrderInput(b: PlaceOrderBody): OrderInput {
   };
 }
 
-const errors = { '4xx': OrderErrorBody, '5xx': OrderErrorBody };
-
 export function orderRoutes(app: App, deps: OrderRouteDeps): void {
-  const modeTag = () => (deps.mode.analyze ? { mode: 'analyze' as const } : {});
-  /**
-   * In analyzer mode every error answer of the order routes carries `"mode":"analyze"`, also the
-   * ones the shared hooks and error handler write (403 key, 429 limit, 500), as OpenAlgo's do.
-   */
-  const tagErrors = (
-    _req: FastifyRequest,
-    reply: FastifyReply,
-    payload: unknown,
-    done: (err: null, payload: unknown) => void,
-  ) =>
-    done(
-      null,
-      reply.statusCode >= 400 && deps.mode.analyze && payload !== null && typeof payload === 'object'
-        ? { ...(payload as Record<string, unknown>), mode: 'analyze' }
-        : payload,
-    );
-  const route = (summary: string, body: unknown, ok: unknown) => ({
-    onRequest: deps.orderRateLimit,
-    attachValidation: true,
-    // Schema failures first (step 1: 400, key not consulted), then the API key.
-    preHandler: schemaThenKey(deps.apiKeyGuard, modeTag),
-    preSerialization: tagErrors,
-    schema: { summary, tags: ['openalgo-api'], body, response: { 200: ok, ...errors } },
-  });
+  const { modeTag, route: orderRoute } = orderRouteKit(deps);
+  const route = (summary: string, body: unknown, ok: unknown) =>
+    orderRoute(summary, deps.orderRateLimit, body, ok);
 
   /** Queues an order for approval; its pending id, or the order.failed answer when that fails. */
   const queued = async (userId: number, apiType: string, order: OrderInput, splitsize?: number) => {
@@ -184,7 +158,7 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
         summary: 'The trading mode (live or analyze)',
         tags: ['openalgo-api'],
         body: AnalyzerBody,
-        response: { 200: AnalyzerResponse, ...errors },
+        response: { 200: AnalyzerResponse, ...ORDER_ERRORS },
       },
     },
     (req) => analyzerView(req.apiPrincipal!.userId),
@@ -198,7 +172,7 @@ export function orderRoutes(app: App, deps: OrderRouteDeps): void {
         summary: "Switch between live and analyze mode (the administrator's key)",
         tags: ['openalgo-api'],
         body: AnalyzerToggleBody,
-        response: { 200: AnalyzerResponse, ...errors },
+        response: { 200: AnalyzerResponse, ...ORDER_ERRORS },
       },
     },
     async (req) => {

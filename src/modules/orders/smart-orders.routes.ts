@@ -10,21 +10,20 @@
  * basketorder places each leg in turn, BUY legs before SELL legs, and reports every leg.
  */
 import { performance } from 'node:perf_hooks';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { schemaThenKey } from '../api/schema-then-key.js';
 import { ApiKey, NonNegativeQuantity, quantityOf, Strategy } from '../sandbox/book.schema.js';
 import type { AnalyzeModeService } from '../sandbox/analyze-mode.service.js';
 import type { ActionCenterService } from './action-center.service.js';
 import type { OrderPipeline } from './order-pipeline.js';
+import { orderRouteKit } from './order-route.js';
 import { INTERNAL_ERROR, type LiveCallAnswer } from './order-pipeline.types.js';
 import type { OrderInput } from './order-rules.js';
 import type { Action } from '../../domain/orders.js';
-import { OrderErrorBody, PlaceOrderBody, PlaceOrderResponse } from './order.schema.js';
+import { PlaceOrderBody, PlaceOrderResponse } from './order.schema.js';
 import { toOrderInput } from './orders.routes.js';
 
 /** The most legs one basketorder may carry (more is a 400 before anything is placed). */
@@ -127,31 +126,10 @@ export function smartStep(action: Action, quantity: number, target: number, curr
     : { action: 'SELL', quantity: current - target };
 }
 
-const errors = { '4xx': OrderErrorBody, '5xx': OrderErrorBody };
 const QUEUED = 'Order queued for approval in the Action Center';
 
 export function smartOrderRoutes(app: App, deps: SmartOrderRouteDeps): void {
-  const modeTag = () => (deps.mode.analyze ? { mode: 'analyze' as const } : {});
-  /** Error answers carry `"mode":"analyze"` in analyzer mode, as the placeorder routes' do. */
-  const tagErrors = (
-    _req: FastifyRequest,
-    reply: FastifyReply,
-    payload: unknown,
-    done: (err: null, payload: unknown) => void,
-  ) =>
-    done(
-      null,
-      reply.statusCode >= 400 && deps.mode.analyze && payload !== null && typeof payload === 'object'
-        ? { ...(payload as Record<string, unknown>), mode: 'analyze' }
-        : payload,
-    );
-  const route = (summary: string, limit: RateLimitHook, body: unknown, ok: unknown) => ({
-    onRequest: limit,
-    attachValidation: true,
-    preHandler: schemaThenKey(deps.apiKeyGuard, modeTag),
-    preSerialization: tagErrors,
-    schema: { summary, tags: ['openalgo-api'], body, response: { 200: ok, ...errors } },
-  });
+  const { modeTag, route } = orderRouteKit(deps);
 
   /** The current net position: the sandbox's in analyzer mode, else the broker's position book. */
   const currentPosition = async (userId: number, q: PositionKey): Promise<number | LiveCallAnswer> => {
