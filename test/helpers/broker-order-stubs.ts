@@ -16,7 +16,9 @@
  * `/portfolio/positions`, `/portfolio/holdings`, `/user/margins`; Upstox `GET
  * /v2/order/trades/get-trades-for-day`, `/v2/portfolio/short-term-positions`,
  * `/v2/portfolio/long-term-holdings`, `/v2/user/get-funds-and-margin` (documented shapes;
- * holdings from `holdingRows`, cash from `cash`).
+ * holdings from `holdingRows`, cash from `cash`). Both serve their margin calculator
+ * (Kite `POST /margins/basket`, Upstox `POST /v2/charges/margin`; figures by the rule in
+ * broker-margin-stubs.ts).
  *
  * Bodies are parsed (`forms()`/`bodies()`); `failNext`/`delayNext` script answers;
  * `refusePlacement` refuses the n-th placement from now; `omitOrderId` drops the id from
@@ -38,6 +40,7 @@ import {
   type StubAnswer,
   type StubHandler,
 } from './broker-quote-stubs.js';
+import { kiteBasketAnswer, upstoxMarginAnswer } from './broker-margin-stubs.js';
 
 /** Which credential a request carried: the accepted one, none, or another. */
 export type Credential = 'exact' | 'absent' | 'wrong';
@@ -282,6 +285,7 @@ export class KiteOrderStub extends OrderStub {
     this.authed('GET', '/portfolio/positions', (r) => this.versioned(r) ?? kiteOk(this.kitePositions()));
     this.authed('GET', '/portfolio/holdings', (r) => this.versioned(r) ?? kiteOk(this.holdingRows));
     this.authed('GET', '/user/margins', (r) => this.versioned(r) ?? kiteOk(this.kiteMargins()));
+    this.authed('POST', '/margins/basket', (r) => this.basket(r));
     this.route('POST', '/session/token', (r) => this.session(r));
   }
 
@@ -461,6 +465,21 @@ export class KiteOrderStub extends OrderStub {
     return { equity: segment(this.cash, used), commodity: segment(0, 0) };
   }
 
+  /** `POST /margins/basket`: a JSON array of orders (broker-margin-stubs.ts computes the figures). */
+  private basket(req: RecordedRequest): StubAnswer {
+    if (req.headers['x-kite-version'] !== '3') return kiteInput('stub: X-Kite-Version: 3 is required');
+    if (req.headers['content-type'] !== 'application/json') return kiteInput('stub: a JSON body is required');
+    if (req.query.get('consider_positions') !== 'true')
+      return kiteInput('stub: consider_positions=true expected');
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body);
+    } catch {
+      return kiteInput('stub: the body is not JSON');
+    }
+    return kiteBasketAnswer(body, (s) => this.priceOf(s));
+  }
+
   /** Modify or cancel: refused once the order is final, else two history entries. */
   private change(id: string, req: RecordedRequest, pending: string, done: string): StubAnswer {
     const bad = this.versioned(req);
@@ -562,6 +581,15 @@ export class UpstoxOrderStub extends OrderStub {
     this.authed('GET', '/v2/portfolio/short-term-positions', () => upOk(this.upPositions()));
     this.authed('GET', '/v2/portfolio/long-term-holdings', () => upOk(this.holdingRows));
     this.authed('GET', '/v2/user/get-funds-and-margin', () => upOk(this.upFunds()));
+    this.authed('POST', '/v2/charges/margin', (r) =>
+      this.json(r, (b) =>
+        upstoxMarginAnswer(
+          b,
+          (key) => this.symbols.get(key) ?? key.slice(key.indexOf('|') + 1),
+          (s) => this.priceOf(s),
+        ),
+      ),
+    );
     this.route('POST', '/v2/login/authorization/token', (r) => this.token(r));
   }
 

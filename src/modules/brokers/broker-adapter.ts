@@ -149,6 +149,18 @@ export interface BrokerBooks {
   funds(session: BrokerSession): Promise<BookResult<BookFunds>>;
 }
 
+/**
+ * The margin a basket of orders needs, as the broker's calculator states it (rupees): `total`
+ * with the basket's hedge benefit, `initialTotal` before it (the legs each on their own, or as
+ * the broker first states them), and the SPAN and exposure parts of `total`.
+ */
+export interface BasketMargin {
+  total: number;
+  span: number;
+  exposure: number;
+  initialTotal: number;
+}
+
 export interface BrokerAdapter extends Partial<BrokerBooks> {
   /** Broker id (`zerodha`, `upstox`): `BROKER_NAME`. */
   readonly name: string;
@@ -163,6 +175,11 @@ export interface BrokerAdapter extends Partial<BrokerBooks> {
    * placement answer a crash cut off.
    */
   ordersByTag(tag: string, session: BrokerSession): Promise<BrokerResult>;
+  /**
+   * The broker's margin calculator for a basket of orders (none is placed); absent when the
+   * broker has none, and then the margin API refuses with a 4xx naming the broker.
+   */
+  basketMargin?(orders: readonly BrokerOrder[], session: BrokerSession): Promise<BookResult<BasketMargin>>;
   /** The quote client of this broker under `session` (the sandbox's price source uses it). */
   quoteClient(session: () => BrokerSession | undefined): QuoteClient;
   /** Where the operator's browser goes to log in at the broker (`state` is echoed back). */

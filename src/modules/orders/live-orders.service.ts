@@ -9,10 +9,12 @@
  * pipeline (or the Action Center for a semi-automatic key), like placeorder.
  */
 import type {
+  BasketMargin,
   BookInstrument,
   BookResult,
   BrokerAdapter,
   BrokerBooks,
+  BrokerOrder,
   BrokerResult,
   BrokerSession,
 } from '../brokers/broker-adapter.js';
@@ -27,6 +29,7 @@ import {
 import type { Instrument } from '../market/instrument.js';
 import { UnreadableSessionError } from '../brokers/broker-sessions.service.js';
 import type { LiveCallAnswer, PipelineAnswer, RefusedBody } from './order-pipeline.types.js';
+import { orderStatusOf } from './live-order-status.js';
 import type { OrderInput } from './order-rules.js';
 import { closingAction, type Action, type PriceType, type Product } from '../../domain/orders.js';
 
@@ -56,6 +59,26 @@ const BOOK_NAMES: Record<keyof BrokerBooks, string> = {
   funds: 'funds',
 };
 
+/** An error answer. */
+const refused = (status: number, message: string): LiveCallAnswer => ({
+  status,
+  body: { status: 'error', message },
+});
+
+/** One position of a margin request in live mode (validated by the margin schema). */
+export type LiveMarginLeg = Omit<LiveModify, 'disclosed_quantity'>;
+
+/** OpenAlgo's margin `data`: rupees rounded to the paisa. */
+export function marginData(m: BasketMargin) {
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return {
+    total_margin_required: r(m.total),
+    span_margin: r(m.span),
+    exposure_margin: r(m.exposure),
+    initial_total_margin: r(m.initialTotal),
+  };
+}
+
 /** A modifyorder request in live mode (validated by the book schema). */
 export interface LiveModify {
   symbol: string;
@@ -67,53 +90,6 @@ export interface LiveModify {
   price: string;
   trigger_price: string;
   disclosed_quantity: number;
-}
-
-const KNOWN_STATUSES: Record<string, string> = {
-  COMPLETE: 'complete',
-  OPEN: 'open',
-  CANCELLED: 'cancelled',
-  REJECTED: 'rejected',
-  'TRIGGER PENDING': 'trigger pending',
-};
-
-/** Upstox segments → exchanges (Kite already reports the exchange). */
-const SEGMENTS: Record<string, string> = {
-  NSE_EQ: 'NSE',
-  BSE_EQ: 'BSE',
-  NSE_FO: 'NFO',
-  BSE_FO: 'BFO',
-  NCD_FO: 'CDS',
-  BCD_FO: 'BCD',
-  MCX_FO: 'MCX',
-};
-
-/** OpenAlgo's orderstatus fields from a Kite or Upstox order record (they share most names). */
-export function orderStatusOf(orderid: string, raw: unknown): Record<string, unknown> {
-  const r = (Array.isArray(raw) ? raw[raw.length - 1] : raw) as Record<string, unknown> | null;
-  const rec = r ?? {};
-  const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
-  const num = (v: unknown) => (typeof v === 'number' ? v : Number(v) || 0);
-  const status = str(rec.status).toUpperCase();
-  const product = str(rec.product);
-  return {
-    orderid,
-    symbol: str(rec.tradingsymbol ?? rec.trading_symbol),
-    exchange: SEGMENTS[str(rec.exchange)] ?? str(rec.exchange),
-    action: str(rec.transaction_type),
-    quantity: num(rec.quantity),
-    price: num(rec.price),
-    trigger_price: num(rec.trigger_price),
-    pricetype: str(rec.order_type),
-    product: product === 'D' ? 'CNC' : product === 'I' ? 'MIS' : product,
-    order_status: KNOWN_STATUSES[status] ?? status.toLowerCase(),
-    average_price: num(rec.average_price),
-    filled_quantity: num(rec.filled_quantity),
-    pending_quantity: num(rec.pending_quantity),
-    rejection_reason: str(rec.status_message),
-    timestamp: str(rec.order_timestamp ?? rec.exchange_timestamp),
-    strategy: str(rec.tag),
-  };
 }
 
 export class LiveOrdersService {
@@ -383,6 +359,50 @@ export class LiveOrdersService {
     return list.map((rec) =>
       orderStatusOf(String((rec as { order_id?: unknown } | null)?.order_id ?? ''), rec),
     );
+  }
+
+  /**
+   * The broker's margin calculator for a basket (docs/rules/orders.md#margin-calculator): each
+   * leg mapped to the broker's instrument through the master contract (an unknown one is a 400
+   * naming it), then one calculator call; nothing is placed.
+   */
+  async margin(userId: number, legs: readonly LiveMarginLeg[]): Promise<LiveCallAnswer> {
+    const b = await this.broker(userId);
+    if ('status' in b) return b;
+    const calc = b.adapter.basketMargin;
+    if (!calc)
+      return refused(
+        400,
+        `${label(b.adapter.name)} does not offer a margin calculator through algodesk's broker adapter`,
+      );
+    const orders: BrokerOrder[] = [];
+    for (const [i, leg] of legs.entries()) {
+      const inst = await this.deps.instrument(leg.symbol, leg.exchange);
+      if (!inst)
+        return refused(400, `Position ${i + 1}: Invalid symbol: ${leg.symbol} on exchange: ${leg.exchange}`);
+      orders.push({
+        symbol: leg.symbol,
+        exchange: leg.exchange,
+        brsymbol: inst.brsymbol,
+        brexchange: inst.brexchange,
+        token: inst.token,
+        side: leg.action,
+        priceType: leg.pricetype,
+        product: leg.product,
+        quantity: leg.quantity,
+        price: leg.price,
+        triggerPrice: leg.trigger_price,
+        disclosedQuantity: 0,
+      });
+    }
+    const r = await calc.call(b.adapter, orders, b.session).catch((): BookResult<BasketMargin> => ({
+      ok: false,
+      httpStatus: 500,
+      message: `${label(b.adapter.name)}: the broker call failed`,
+      roundTripMs: 0,
+    }));
+    if (!r.ok) return refused(r.httpStatus >= 400 ? r.httpStatus : 500, r.message);
+    return { status: 200, body: { status: 'success', data: marginData(r.data) } };
   }
 
   async modify(userId: number, orderid: string, m: LiveModify): Promise<LiveCallAnswer> {

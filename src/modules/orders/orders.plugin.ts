@@ -32,6 +32,7 @@ import { LOG_THREAD_STATEMENTS, OrdersRepository } from './orders.repository.js'
 import { orderRoutes } from './orders.routes.js';
 import { optionsOrderRoutes } from './options-orders.routes.js';
 import { smartOrderRoutes } from './smart-orders.routes.js';
+import { marginRoutes } from './margin.routes.js';
 import { optionSymbolResolver } from '../sandbox/sandbox-utilities.routes.js';
 import { formatPositionbook } from '../sandbox/book-format.js';
 
@@ -243,6 +244,13 @@ export const ordersPlugin = modulePlugin<AppDeps>(
         contracts: market.contracts,
         freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
       }),
+    });
+    marginRoutes(app, {
+      mode: sandbox.mode,
+      apiKeyGuard: auth.apiKeyGuard,
+      apiRateLimit: limits.api,
+      sandbox: sandbox.service,
+      live: orders.live,
     });
     sandboxApiRoutes(app, {
       service: sandbox.service,

@@ -13,6 +13,7 @@ import { checkQuote, matchPrices, type MarketPrices, type SessionPhase } from '.
 import { toOrderRecord, toResting, type OrderRecord } from './records.js';
 import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } from './sandbox-manage.js';
 import { placeOrder } from './sandbox-place.js';
+import { basketMargin, type MarginLeg, type SandboxBasketMargin } from './sandbox-margin.js';
 import { RESTING, type AccountRow, type OrderRow, type SandboxRepository } from './sandbox.repository.js';
 import type { OrderStatus } from './types.js';
 
@@ -108,6 +109,11 @@ export class SandboxService implements SandboxCore {
     journal?: PlacementJournal<J>,
   ): Promise<PlaceOutcome & { journal?: J }> {
     return placeOrder(this, userId, req, journal);
+  }
+
+  /** What a basket of orders would block if placed now (sandbox-margin.ts); nothing is written. */
+  basketMargin(userId: number, legs: readonly MarginLeg[]): Promise<SandboxBasketMargin> {
+    return basketMargin(this, userId, legs);
   }
 
   /** Matches a just-placed or modified order against the quote it was placed with. */

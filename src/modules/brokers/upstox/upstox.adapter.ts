@@ -3,7 +3,8 @@
  * documented v2 order endpoints live on the low-latency host: `POST /v2/order/place`,
  * `PUT /v2/order/modify` (JSON bodies) and `DELETE /v2/order/cancel?order_id=` on
  * `https://api-hft.upstox.com`; `GET /v2/order/details?order_id=`, `GET /v2/order/retrieve-all`
- * (the day's order book), the books (trades, positions, holdings, funds: upstox.books.ts) and the
+ * (the day's order book), the books (trades, positions, holdings, funds: upstox.books.ts), the
+ * margin calculator `POST /v2/charges/margin` (upstox.margin.ts) and the
  * login token exchange on `https://api.upstox.com`. One keep-alive pool per origin (one in all when both URLs name
  * the same origin). Headers `Authorization: Bearer <token>` and `Accept: application/json`;
  * success `{"status":"success","data":{"order_id":…}}`; errors `{"status":"error","errors":
@@ -15,6 +16,7 @@
  * deprecated in Upstox's docs but still served. Both hosts are configurable.
  */
 import type {
+  BasketMargin,
   BookFunds,
   BookHolding,
   BookOrder,
@@ -35,6 +37,7 @@ import { QuoteClientSet } from '../http/quote-clients.js';
 import { bookRead, readBook } from '../http/book-fields.js';
 import { upstoxExchange, upstoxLoginUrl } from './upstox.auth.js';
 import { upstoxFunds, upstoxHoldings, upstoxOrders, upstoxPositions, upstoxTrades } from './upstox.books.js';
+import { addMargins, upstoxBasketMargin, upstoxMarginBodies } from './upstox.margin.js';
 import { readUpstoxError, upstoxModifyBody, upstoxPlaceBody } from './upstox.mapping.js';
 
 /** Upstox's documented host of the v2 place/modify/cancel endpoints. */
@@ -152,6 +155,23 @@ export class UpstoxAdapter implements BrokerAdapter {
     ]);
     if (!positions.ok) return positions;
     return readBook(margin, (raw) => upstoxFunds(raw, positions.data));
+  }
+
+  /** `POST /v2/charges/margin`, in slices of Upstox's limit, one after the other (figures added). */
+  async basketMargin(
+    orders: readonly BrokerOrder[],
+    session: BrokerSession,
+  ): Promise<BookResult<BasketMargin>> {
+    const parts: BasketMargin[] = [];
+    let roundTripMs = 0;
+    for (const body of upstoxMarginBodies(orders)) {
+      const r = await this.call(this.api, 'margin', session, 'POST', '/v2/charges/margin', body, bookRead);
+      const m = readBook(r, upstoxBasketMargin);
+      if (!m.ok) return m;
+      parts.push(m.data);
+      roundTripMs += m.roundTripMs;
+    }
+    return { ok: true, data: addMargins(parts), roundTripMs };
   }
 
   private book(op: string, session: BrokerSession, path: string): Promise<BrokerResult> {

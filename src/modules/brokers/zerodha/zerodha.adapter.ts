@@ -5,12 +5,14 @@
  * oldest first: the last entry is its state now). Every call carries `X-Kite-Version: 3` and
  * `Authorization: token api_key:access_token`; `GET /orders` (the day's order book) finds orders by
  * the tag they were sent with and, with `GET /trades`, `/portfolio/positions`,
- * `/portfolio/holdings` and `/user/margins`, serves the live books (zerodha.books.ts); errors are `{"status":"error","message",
+ * `/portfolio/holdings` and `/user/margins`, serves the live books (zerodha.books.ts);
+ * `POST /margins/basket` is the margin calculator (JSON, zerodha.margin.ts); errors are `{"status":"error","message",
  * "error_type"}` with Kite's status (400 InputException, 403 TokenException, 429, 500 General,
  * 502 Network, 503 Data…), passed through as they came. Follows OpenAlgo's
  * broker/zerodha/api/order_api.py; mapping in zerodha.mapping.ts, login in zerodha.auth.ts.
  */
 import type {
+  BasketMargin,
   BookFunds,
   BookHolding,
   BookOrder,
@@ -31,6 +33,7 @@ import { QuoteClientSet } from '../http/quote-clients.js';
 import { bookRead, readBook } from '../http/book-fields.js';
 import { kiteExchange, kiteLoginUrl } from './zerodha.auth.js';
 import { kiteFunds, kiteHoldings, kiteOrders, kitePositions, kiteTrades } from './zerodha.books.js';
+import { kiteBasketBody, kiteBasketMargin } from './zerodha.margin.js';
 import { kiteModifyForm, kitePlaceForm, readKiteError, type KiteForm } from './zerodha.mapping.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -53,12 +56,13 @@ export class ZerodhaAdapter implements BrokerAdapter {
   }
 
   placeOrder(order: BrokerOrder, session: BrokerSession): Promise<BrokerResult> {
-    return this.call('place', session, 'POST', '/orders/regular', kitePlaceForm(order), orderIdOfData);
+    const form = kitePlaceForm(order);
+    return this.call('place', session, 'POST', '/orders/regular', { form }, orderIdOfData);
   }
 
   modifyOrder(orderId: string, order: BrokerOrder, session: BrokerSession): Promise<BrokerResult> {
     const path = `/orders/regular/${encodeURIComponent(orderId)}`;
-    return this.call('modify', session, 'PUT', path, kiteModifyForm(order), orderIdOfData);
+    return this.call('modify', session, 'PUT', path, { form: kiteModifyForm(order) }, orderIdOfData);
   }
 
   cancelOrder(orderId: string, session: BrokerSession): Promise<BrokerResult> {
@@ -123,6 +127,16 @@ export class ZerodhaAdapter implements BrokerAdapter {
     return readBook(await this.book('funds', session, '/user/margins'), kiteFunds);
   }
 
+  /** `POST /margins/basket`, the user's open positions considered (Kite's basket screen does). */
+  async basketMargin(
+    orders: readonly BrokerOrder[],
+    session: BrokerSession,
+  ): Promise<BookResult<BasketMargin>> {
+    const path = '/margins/basket?consider_positions=true';
+    const json = kiteBasketBody(orders);
+    return readBook(await this.call('margin', session, 'POST', path, { json }, bookRead), kiteBasketMargin);
+  }
+
   private book(op: string, session: BrokerSession, path: string): Promise<BrokerResult> {
     return this.call(op, session, 'GET', path, undefined, bookRead);
   }
@@ -157,7 +171,7 @@ export class ZerodhaAdapter implements BrokerAdapter {
     session: BrokerSession,
     method: HttpRequest['method'],
     path: string,
-    form: KiteForm | undefined,
+    payload: { form: KiteForm } | { json: unknown } | undefined,
     read: ResultSpec['read'],
     missing?: string,
   ): Promise<BrokerResult> {
@@ -174,8 +188,15 @@ export class ZerodhaAdapter implements BrokerAdapter {
       'x-kite-version': '3',
       authorization: `token ${this.opts.apiKey}:${token}`,
     };
-    if (form) headers['content-type'] = FORM;
-    const outcome = await this.http.send({ method, path, headers, body: form ? formBody(form) : undefined });
+    let body: string | undefined;
+    if (payload && 'form' in payload) {
+      headers['content-type'] = FORM;
+      body = formBody(payload.form);
+    } else if (payload) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(payload.json);
+    }
+    const outcome = await this.http.send({ method, path, headers, body });
     return toBrokerResult(outcome, {
       broker: 'zerodha',
       label: 'Zerodha',
