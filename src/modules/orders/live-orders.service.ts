@@ -9,12 +9,10 @@
  * pipeline (or the Action Center for a semi-automatic key), like placeorder.
  */
 import type {
-  BasketMargin,
   BookInstrument,
   BookResult,
   BrokerAdapter,
   BrokerBooks,
-  BrokerOrder,
   BrokerResult,
   BrokerSession,
 } from '../brokers/broker-adapter.js';
@@ -30,6 +28,7 @@ import type { Instrument } from '../market/instrument.js';
 import { UnreadableSessionError } from '../brokers/broker-sessions.service.js';
 import type { LiveCallAnswer, PipelineAnswer, RefusedBody } from './order-pipeline.types.js';
 import { orderStatusOf } from './live-order-status.js';
+import { brokerLabel as label, liveMargin, type LiveMarginLeg } from './live-margin.js';
 import type { OrderInput } from './order-rules.js';
 import { closingAction, type Action, type PriceType, type Product } from '../../domain/orders.js';
 
@@ -46,10 +45,6 @@ export interface LiveOrdersDeps {
   place?(userId: number, order: OrderInput, semiAuto: boolean): Promise<PipelineAnswer>;
 }
 
-/** The broker names as messages write them. */
-const LABELS: Record<string, string> = { zerodha: 'Zerodha', upstox: 'Upstox' };
-const label = (broker: string) => LABELS[broker] ?? broker;
-
 /** What each book operation is called in a refusal. */
 const BOOK_NAMES: Record<keyof BrokerBooks, string> = {
   orderBook: 'the order book',
@@ -58,26 +53,6 @@ const BOOK_NAMES: Record<keyof BrokerBooks, string> = {
   holdings: 'holdings',
   funds: 'funds',
 };
-
-/** An error answer. */
-const refused = (status: number, message: string): LiveCallAnswer => ({
-  status,
-  body: { status: 'error', message },
-});
-
-/** One position of a margin request in live mode (validated by the margin schema). */
-export type LiveMarginLeg = Omit<LiveModify, 'disclosed_quantity'>;
-
-/** OpenAlgo's margin `data`: rupees rounded to the paisa. */
-export function marginData(m: BasketMargin) {
-  const r = (x: number) => Math.round(x * 100) / 100;
-  return {
-    total_margin_required: r(m.total),
-    span_margin: r(m.span),
-    exposure_margin: r(m.exposure),
-    initial_total_margin: r(m.initialTotal),
-  };
-}
 
 /** A modifyorder request in live mode (validated by the book schema). */
 export interface LiveModify {
@@ -361,48 +336,9 @@ export class LiveOrdersService {
     );
   }
 
-  /**
-   * The broker's margin calculator for a basket (docs/rules/orders.md#margin-calculator): each
-   * leg mapped to the broker's instrument through the master contract (an unknown one is a 400
-   * naming it), then one calculator call; nothing is placed.
-   */
-  async margin(userId: number, legs: readonly LiveMarginLeg[]): Promise<LiveCallAnswer> {
-    const b = await this.broker(userId);
-    if ('status' in b) return b;
-    const calc = b.adapter.basketMargin;
-    if (!calc)
-      return refused(
-        400,
-        `${label(b.adapter.name)} does not offer a margin calculator through algodesk's broker adapter`,
-      );
-    const orders: BrokerOrder[] = [];
-    for (const [i, leg] of legs.entries()) {
-      const inst = await this.deps.instrument(leg.symbol, leg.exchange);
-      if (!inst)
-        return refused(400, `Position ${i + 1}: Invalid symbol: ${leg.symbol} on exchange: ${leg.exchange}`);
-      orders.push({
-        symbol: leg.symbol,
-        exchange: leg.exchange,
-        brsymbol: inst.brsymbol,
-        brexchange: inst.brexchange,
-        token: inst.token,
-        side: leg.action,
-        priceType: leg.pricetype,
-        product: leg.product,
-        quantity: leg.quantity,
-        price: leg.price,
-        triggerPrice: leg.trigger_price,
-        disclosedQuantity: 0,
-      });
-    }
-    const r = await calc.call(b.adapter, orders, b.session).catch((): BookResult<BasketMargin> => ({
-      ok: false,
-      httpStatus: 500,
-      message: `${label(b.adapter.name)}: the broker call failed`,
-      roundTripMs: 0,
-    }));
-    if (!r.ok) return refused(r.httpStatus >= 400 ? r.httpStatus : 500, r.message);
-    return { status: 200, body: { status: 'success', data: marginData(r.data) } };
+  /** The broker's margin calculator for a basket (live-margin.ts); nothing is placed. */
+  margin(userId: number, legs: readonly LiveMarginLeg[]): Promise<LiveCallAnswer> {
+    return liveMargin({ broker: (u) => this.broker(u), instrument: this.deps.instrument }, userId, legs);
   }
 
   async modify(userId: number, orderid: string, m: LiveModify): Promise<LiveCallAnswer> {

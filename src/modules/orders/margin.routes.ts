@@ -15,7 +15,7 @@ import { ApiKey, Quantity, quantityOf, Rupees } from '../sandbox/book.schema.js'
 import { moneyToRupees } from '../sandbox/money.js';
 import type { MarginLeg, SandboxBasketMargin } from '../sandbox/sandbox-margin.js';
 import type { AnalyzeModeService } from '../sandbox/analyze-mode.service.js';
-import { marginData, type LiveMarginLeg } from './live-orders.service.js';
+import { marginData, type LiveMarginLeg } from './live-margin.js';
 import type { LiveCallAnswer } from './order-pipeline.types.js';
 import { orderRouteKit } from './order-route.js';
 import { PlaceOrderBody } from './order.schema.js';
