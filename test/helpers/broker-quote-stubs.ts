@@ -189,17 +189,18 @@ export function depth(
   return out;
 }
 
-/** Kite's candle intervals (historical page). */
-const KITE_INTERVALS = [
-  'minute',
-  '3minute',
-  '5minute',
-  '10minute',
-  '15minute',
-  '30minute',
-  '60minute',
-  'day',
-];
+/** Kite's candle intervals (historical page) and the most days one request may span in each. */
+const KITE_MAX_DAYS: Record<string, number> = {
+  minute: 60,
+  '3minute': 100,
+  '5minute': 100,
+  '10minute': 100,
+  '15minute': 200,
+  '30minute': 200,
+  '60minute': 400,
+  day: 2000,
+};
+const KITE_INTERVALS = Object.keys(KITE_MAX_DAYS);
 
 /** Kite's `/quote` limit (kite.trade/docs/connect/v3/market-quotes, "Limits"). */
 export const KITE_QUOTE_LIMIT = 500;
@@ -290,6 +291,10 @@ export class KiteQuoteStub extends BrokerStub {
       return { status: 400, body: kiteError('invalid interval', 'InputException') };
     if (!stamp.test(from) || !stamp.test(to))
       return { status: 400, body: kiteError('invalid from or to', 'InputException') };
+    const span = (Date.parse(to.slice(0, 10)) - Date.parse(from.slice(0, 10))) / 86_400_000 + 1;
+    const max = KITE_MAX_DAYS[interval ?? ''] ?? 0;
+    if (span > max)
+      return { status: 400, body: kiteError(`interval exceeds max limit: ${max} days`, 'InputException') };
     const rows = (this.candles.get(`${token}/${interval}`) ?? []).filter((r) => {
       const day = String(r[0]).slice(0, 10);
       return day >= from.slice(0, 10) && day <= to.slice(0, 10);

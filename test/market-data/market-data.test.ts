@@ -225,6 +225,44 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
     expect(req.query.get('oi')).toBe('1');
   });
 
+  it('history: a range longer than Kite serves per request goes in consecutive windows, joined', async () => {
+    stub.candles.set(`${SBIN_TOKEN}/minute`, [
+      ['2025-01-02T09:15:00+0530', 760, 761, 759, 760.5, 100, 0],
+      ['2025-03-05T09:15:00+0530', 770, 771, 769, 770.5, 200, 0],
+    ]);
+    stub.reset();
+    const res = await o.api('history', {
+      symbol: 'SBIN',
+      exchange: 'NSE',
+      interval: '1m',
+      start_date: '2025-01-01',
+      end_date: '2025-04-15',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.map((c: { close: number }) => c.close)).toEqual([760.5, 770.5]);
+    // 105 days of minutes: Kite takes at most 60 a request.
+    const windows = stub.requests
+      .filter((r) => r.path === `/instruments/historical/${SBIN_TOKEN}/minute`)
+      .map((r) => [r.query.get('from'), r.query.get('to')]);
+    expect(windows).toEqual([
+      ['2025-01-01 00:00:00', '2025-03-01 23:59:59'],
+      ['2025-03-02 00:00:00', '2025-04-15 23:59:59'],
+    ]);
+    stub.reset();
+    const tooLong = await o.api('history', {
+      symbol: 'SBIN',
+      exchange: 'NSE',
+      interval: '1m',
+      start_date: '2015-01-01',
+      end_date: '2025-04-15',
+    });
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.json().message).toBe(
+      'Zerodha quotes: at most 1500 days of 1m candles per request (Kite serves 60 a call)',
+    );
+    expect(stub.requests).toHaveLength(0);
+  });
+
   describe('ticker: GET /api/v1/ticker/EXCHANGE:SYMBOL with the key in the query', () => {
     const ticker = (path: string, query: Record<string, string>) =>
       o.t.app.inject({

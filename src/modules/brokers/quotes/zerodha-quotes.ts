@@ -10,7 +10,13 @@
  * `GET /instruments/historical/{instrument_token}/{interval}?from=yyyy-mm-dd hh:mm:ss&to=…&oi=1`,
  * intervals `minute`, `3minute`, `5minute`, `10minute`, `15minute`, `30minute`, `60minute`, `day`;
  * the answer is `{"status":"success","data":{"candles":[["2017-12-15T09:15:00+0530",o,h,l,c,v,oi]]}}`.
+ * Kite serves at most so many days per request by interval ({@link KITE_MAX_DAYS}: minute 60,
+ * 3/5/10-minute 100, 15/30-minute 200, 60-minute 400, day 2000; a longer range is refused with
+ * "interval exceeds max limit"), so a longer range is asked for in consecutive windows, one after
+ * the other and paced under Kite's historical rate limit (3 requests a second), and their candles
+ * joined; more than {@link KITE_MAX_WINDOWS} windows is refused before anything is sent.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Quote } from '../../sandbox/types.js';
 import {
   chunk,
@@ -56,6 +62,34 @@ const KITE_INTERVALS: Partial<Record<HistoryInterval, string>> = {
   '1h': '60minute',
   D: 'day',
 };
+
+/** The most days one historical request may span, by Kite interval. */
+export const KITE_MAX_DAYS: Readonly<Record<string, number>> = {
+  minute: 60,
+  '3minute': 100,
+  '5minute': 100,
+  '10minute': 100,
+  '15minute': 200,
+  '30minute': 200,
+  '60minute': 400,
+  day: 2000,
+};
+
+/** The most windows one history call may take (25 × 60 days of minutes, 137 years of days). */
+export const KITE_MAX_WINDOWS = 25;
+/** The gap between two historical requests of one call: Kite allows 3 a second. */
+const HISTORY_PACE_MS = 340;
+
+/** `from`…`to` (ISO dates, both included) as consecutive windows of at most `days` days. */
+export function dateWindows(from: string, to: string, days: number): Array<[string, string]> {
+  const DAY = 86_400_000;
+  const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const end = Date.parse(`${to}T00:00:00Z`);
+  const out: Array<[string, string]> = [];
+  for (let start = Date.parse(`${from}T00:00:00Z`); start <= end; start += days * DAY)
+    out.push([iso(start), iso(Math.min(end, start + (days - 1) * DAY))]);
+  return out;
+}
 
 /** Kite's full quote: `ohlc.close` is the previous session's close; totals are `buy_quantity`. */
 const KITE_FIELDS: FullQuoteFields = {
@@ -115,10 +149,22 @@ export class ZerodhaQuoteClient implements MarketDataClient {
       throw this.http.error('bad_request', `${instrument.symbol} has no Kite instrument token`);
     if (!isIsoDate(from) || !isIsoDate(to)) throw this.http.error('bad_request', 'dates are YYYY-MM-DD');
     const { headers, secrets } = this.credentials();
-    const query = `from=${from}%2000:00:00&to=${to}%2023:59:59&oi=1`;
-    const path = `/instruments/historical/${instrument.token}/${kiteInterval}?${query}`;
-    const answer = await this.http.get(path, headers, signal);
-    return readCandles(this.http.unwrap(answer, secrets));
+    const days = KITE_MAX_DAYS[kiteInterval] ?? 60;
+    const windows = dateWindows(from, to, days);
+    if (windows.length > KITE_MAX_WINDOWS)
+      throw this.http.error(
+        'bad_request',
+        `at most ${KITE_MAX_WINDOWS * days} days of ${interval} candles per request (Kite serves ${days} a call)`,
+      );
+    const candles: Candle[] = [];
+    for (const [n, [a, b]] of windows.entries()) {
+      if (n > 0) await sleep(HISTORY_PACE_MS, undefined, { signal });
+      const query = `from=${a}%2000:00:00&to=${b}%2023:59:59&oi=1`;
+      const path = `/instruments/historical/${instrument.token}/${kiteInterval}?${query}`;
+      const answer = await this.http.get(path, headers, signal);
+      candles.push(...readCandles(this.http.unwrap(answer, secrets)));
+    }
+    return candles;
   }
 
   /** The credential headers; refused before any I/O (Kite would answer 403 at a rate-limit cost). */
