@@ -8,7 +8,7 @@
  *   `Content-Length` over 16,384 → 413 (no `result`) and a rate-limit refusal → 429
  *   `rate_limited`, both before the body is read, neither audited.
  */
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
@@ -37,7 +37,7 @@ import type { RunStopper } from './run-stop.js';
 import type { StrategyRunner } from './strategy-runner.js';
 import type { WebhookService } from './webhook.service.js';
 import { runnerBody, startOwnedBatch, stopOwned } from './strategy-actions.js';
-import { WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
+import { rawBody, rawTextBodies, webhookLimits } from '../../platform/http/webhook-body.js';
 
 export function strategyRoutes(
   app: App,
@@ -346,86 +346,30 @@ const DELIVERY_ANSWERS: HookDoc = {
   ],
 };
 
-/** What the size and rate checks before the body may refuse (neither is audited). */
-const LIMITS_ANSWERS: HookDoc = {
-  answers: [
-    {
-      status: 413,
-      when: `a declared \`Content-Length\` over ${WEBHOOK_MAX_BYTES} bytes (no \`result\`)`,
-      body: Type.Object({ status: Type.Literal('error'), message: Type.String() }),
-    },
-    refused(429, 'rate_limited', 'too many deliveries from this address or to this token'),
-  ],
-};
-
 const WEBHOOK_DESCRIPTION =
   'The token in the path is the only credential (no `apikey`, no session). The body is read as text whatever its content type and must be a JSON object; every delivery is audited. An accepted or de-duplicated delivery answers 200 with `result` `ok` or `rejected_dedupe`.';
-
-/** What the webhook's body parser hands on for a body over the size limit. */
-const TOO_LARGE = Symbol('webhook body too large');
 
 /** Registers the webhook in its own scope (raw body parser). */
 export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): Promise<void> {
   await app.register(async (scope) => {
     const s = scope as unknown as App;
-    s.removeAllContentTypeParsers();
-    // Bodies are read as text whatever their type; the pipeline parses and audits them. A body
-    // sent without a declared length (chunked) is read up to 16,384 bytes: past that the rest is
-    // discarded unread into memory and the pipeline audits `rejected_payload` (only a *declared*
-    // size is refused before reading, in `limits`: docs/rules/strategies.md#webhook-audit).
-    s.addContentTypeParser('*', (_req, payload, done) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let settled = false;
-      const settle = (err: Error | null, body?: string | typeof TOO_LARGE) => {
-        if (settled) return;
-        settled = true;
-        done(err, body);
-      };
-      payload.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        size += chunk.length;
-        if (size > WEBHOOK_MAX_BYTES) {
-          chunks.length = 0;
-          settle(null, TOO_LARGE);
-        } else chunks.push(chunk);
-      });
-      payload.on('end', () => settle(null, Buffer.concat(chunks).toString('utf8')));
-      payload.on('error', (err: Error) => settle(err));
+    rawTextBodies(s);
+    const limits = webhookLimits({
+      limiter: deps.limiter,
+      rules: deps.rules,
+      logger: deps.logger,
+      keys: (req) => {
+        const params = req.params as { token?: string; '*'?: string };
+        const token = params.token ?? params['*'] ?? '';
+        return [`webhook-ip:${req.clientIp}`, `webhook-token:${tokenDigest(token) ?? 'malformed'}`];
+      },
     });
-
-    const limits = documentHook((req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (declared > WEBHOOK_MAX_BYTES) {
-        reply.code(413).send({ status: 'error', message: `Body over ${WEBHOOK_MAX_BYTES} bytes` });
-        return;
-      }
-      const params = req.params as { token?: string; '*'?: string };
-      const token = params.token ?? params['*'] ?? '';
-      const keys = [`webhook-ip:${req.clientIp}`, `webhook-token:${tokenDigest(token) ?? 'malformed'}`];
-      Promise.all(keys.map((k) => deps.limiter.hit(k, deps.rules))).then(
-        (decisions) => {
-          const refused = decisions.find((d) => !d.allowed);
-          if (!refused) return done();
-          reply
-            .code(RESULT_STATUS.rate_limited)
-            .header('retry-after', String(Math.max(1, Math.ceil(refused.retryAfterMs / 1000))))
-            .send({ status: 'error', result: 'rate_limited', message: 'Too many deliveries; slow down' });
-        },
-        (err: unknown) => {
-          deps.logger.warn({ err }, 'rate limiter unavailable; webhook delivery allowed');
-          done();
-        },
-      );
-    }, LIMITS_ANSWERS);
 
     const deliver = documentHook(async (req: FastifyRequest, reply: FastifyReply) => {
       const params = req.params as { token?: string; '*'?: string };
       const token = params.token ?? params['*'] ?? '';
       // Over the size (undeclared): answered, and the connection closed on the unread rest.
-      if (req.body === TOO_LARGE) reply.header('connection', 'close');
-      const raw = typeof req.body === 'string' ? req.body : undefined;
-      const answer = await deps.webhook.deliver(token, raw, req.clientIp);
+      const answer = await deps.webhook.deliver(token, rawBody(req, reply), req.clientIp);
       return reply.code(answer.http).send(answer.body);
     }, DELIVERY_ANSWERS);
     const tags = ['webhooks'];

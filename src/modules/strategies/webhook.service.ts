@@ -29,6 +29,7 @@ import {
   type WebhookResult,
 } from './strategy.types.js';
 import { DEDUPE_WINDOW_MS, seconds, WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
+import { auditPayload, canonical, holdsNul } from '../../platform/http/webhook-body.js';
 
 export interface WebhookAnswer {
   http: number;
@@ -54,20 +55,6 @@ export interface WebhookDeps {
   clock: Clock;
   logger: Logger;
 }
-
-/**
- * Body fields that look like credentials: redacted before the payload is audited
- * (docs/rules/strategies.md#webhook-credential-redaction).
- */
-const CREDENTIAL_KEY =
-  /pass|pwd|secret|token|key|auth|signature|otp|pin|session|cookie|credential|private|jwt|bearer/i;
-/**
- * Credential-looking text inside values: webhook tokens (also inside a pasted URL), JWTs, bearer
- * headers, and long unbroken hex or base64url runs (API keys are 64 hex characters).
- */
-const CREDENTIAL_TEXT =
-  /whk_[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?|bearer\s+\S+|\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9_-]{40,}/gi;
-const AUDIT_PAYLOAD_MAX = 4_096;
 
 export class WebhookService {
   constructor(private readonly deps: WebhookDeps) {}
@@ -112,7 +99,7 @@ export class WebhookService {
         mode: audit.mode?.slice(0, 16) ?? null,
         run_id: outcome.runId ?? null,
         message: outcome.message.slice(0, 1000),
-        payload: audit.payload === null ? null : capped(redact(audit.payload)),
+        payload: audit.payload === null ? null : auditPayload(audit.payload),
         duration_ms: performance.now() - started,
       })
       .catch((err: unknown) =>
@@ -250,54 +237,4 @@ function signalRef(f: Record<string, unknown>): SignalRef | string {
   if (symbol?.includes(' must ')) return symbol;
   if (exchange?.includes(' must ')) return exchange;
   return { leg_id: legId as number | null, symbol, exchange };
-}
-
-/** JSON with sorted keys: the fingerprint of "identical" deliveries ignores key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(typeof v === 'string' ? v.trim().toLowerCase() : v) ?? 'null';
-}
-
-/**
- * Credential-looking fields replaced, at any depth, and credential-looking text inside any string
- * value: a pasted webhook URL or token, a JWT, a bearer header, a long hex or base64 run such as an
- * API key (docs/rules/strategies.md#webhook-credential-redaction).
- */
-export function redact(v: unknown, depth = 0): unknown {
-  if (depth > 8) return '[truncated]';
-  if (typeof v === 'string') return v.replace(CREDENTIAL_TEXT, '[redacted]');
-  if (Array.isArray(v)) return v.map((x) => redact(x, depth + 1));
-  if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.entries(v as Record<string, unknown>).map(([k, x]) => [
-        k,
-        CREDENTIAL_KEY.test(k) ? '[redacted]' : redact(x, depth + 1),
-      ]),
-    );
-  }
-  return v;
-}
-
-/** Whether a parsed JSON value holds a NUL character in any key or string. */
-function holdsNul(v: unknown, depth = 0): boolean {
-  if (typeof v === 'string') return v.includes('\u0000');
-  if (depth > 64 || v === null || typeof v !== 'object') return false;
-  if (Array.isArray(v)) return v.some((x) => holdsNul(x, depth + 1));
-  return Object.entries(v as Record<string, unknown>).some(
-    ([k, x]) => k.includes('\u0000') || holdsNul(x, depth + 1),
-  );
-}
-
-function capped(v: unknown): string {
-  const s = JSON.stringify(v);
-  return s.length <= AUDIT_PAYLOAD_MAX
-    ? s
-    : JSON.stringify({ truncated: true, head: s.slice(0, AUDIT_PAYLOAD_MAX - 64) });
 }
