@@ -22,6 +22,8 @@ import { passwordResetPlugin } from './modules/password-reset/password-reset.plu
 import { sandboxPlugin } from './modules/sandbox/sandbox.plugin.js';
 import { securityPlugin } from './modules/security/security.plugin.js';
 import { strategiesPlugin } from './modules/strategies/strategies.plugin.js';
+import { scannerPlugin } from './modules/scanner/scanner.plugin.js';
+import { flowPlugin } from './modules/flow/flow.plugin.js';
 import { systemPlugin } from './modules/system/system.plugin.js';
 import { tunnelPlugin } from './modules/tunnel/tunnel.plugin.js';
 import { sqliteWriterPlugin } from './platform/db/sqlite-writer.plugin.js';
@@ -49,6 +51,8 @@ const MODULES = [
   ordersPlugin,
   alertsPlugin,
   strategiesPlugin,
+  scannerPlugin,
+  flowPlugin,
   apiPlugin,
   marketDataPlugin,
   healthPlugin,
@@ -72,6 +76,8 @@ const SERVICE_NAMES = [
   'orders',
   'alerts',
   'strategies',
+  'scanner',
+  'flow',
   'system',
 ] as const satisfies readonly (keyof FastifyInstance)[];
 export type Services = Pick<FastifyInstance, (typeof SERVICE_NAMES)[number]>;

@@ -257,6 +257,15 @@ export type {
   WebhookDedupeTable,
   ErrorLogTable,
 } from './schema-trading.js';
+import type {
+  ScannersTable,
+  ScannerDeliveriesTable,
+  ScannerOrdersTable,
+  ScannerDedupeTable,
+  FlowsTable,
+  FlowRunsTable,
+  FlowDedupeTable,
+} from './schema-integrations.js';
 import type { DbBool, Id } from './column-types.js';
 
 export interface DB {
@@ -284,6 +293,13 @@ export interface DB {
   strategy_events: StrategyEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_dedupe: WebhookDedupeTable;
+  scanners: ScannersTable;
+  scanner_deliveries: ScannerDeliveriesTable;
+  scanner_orders: ScannerOrdersTable;
+  scanner_dedupe: ScannerDedupeTable;
+  flows: FlowsTable;
+  flow_runs: FlowRunsTable;
+  flow_dedupe: FlowDedupeTable;
   api_keys: ApiKeysTable;
   login_activity: LoginActivityTable;
   sandbox_accounts: SandboxAccountsTable;

@@ -15,6 +15,8 @@ import * as m0013 from './0013_create_error_log.js';
 import * as m0014 from './0014_add_strategy_fills.js';
 import * as m0015 from './0015_add_crash_safety.js';
 import * as m0016 from './0016_add_instrument_reference_price.js';
+import * as m0017 from './0017_create_scanners.js';
+import * as m0018 from './0018_create_flows.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -37,6 +39,8 @@ export const migrations: Record<string, Migration> = {
   '0014_add_strategy_fills': m0014,
   '0015_add_crash_safety': m0015,
   '0016_add_instrument_reference_price': m0016,
+  '0017_create_scanners': m0017,
+  '0018_create_flows': m0018,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -208,6 +208,32 @@ export class LiveOrdersService {
   }
 
   /**
+   * The signed part of the broker's position in (symbol, exchange, product) a new closing order
+   * could still close: the net quantity less the pending quantity of working orders on the closing
+   * side (the scanner's exits and square-off read it, so two exits never close one position twice).
+   */
+  async closable(
+    userId: number,
+    q: { symbol: string; exchange: string; product: string },
+  ): Promise<{ ok: true; quantity: number } | { ok: false; answer: LiveCallAnswer }> {
+    const same = (r: { symbol: string; exchange: string; product: string }) =>
+      r.symbol === q.symbol && r.exchange === q.exchange && r.product === q.product;
+    const p = await this.read(userId, 'positions');
+    if (!p.ok) return p;
+    const net = (await this.mapped(p.data)).filter(same).reduce((a, r) => a + r.quantity, 0);
+    if (net === 0) return { ok: true, quantity: 0 };
+    const o = await this.read(userId, 'orderBook');
+    if (!o.ok) return o;
+    const closing = net > 0 ? 'SELL' : 'BUY';
+    const pending = (await this.mapped(o.data))
+      .filter((r) => same(r) && r.action === closing)
+      .filter((r) => r.order_status === 'open' || r.order_status === 'trigger pending')
+      .reduce((a, r) => a + r.pending_quantity, 0);
+    const left = Math.max(0, Math.abs(net) - pending);
+    return { ok: true, quantity: net > 0 ? left : -left };
+  }
+
+  /**
    * cancelallorder: every order of the day's book still working (`open`, `trigger pending`) is
    * cancelled one by one; success even when some fail (OpenAlgo's shape).
    */

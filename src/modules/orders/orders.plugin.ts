@@ -34,7 +34,6 @@ import { optionsOrderRoutes } from './options-orders.routes.js';
 import { smartOrderRoutes } from './smart-orders.routes.js';
 import { marginRoutes } from './margin.routes.js';
 import { optionSymbolResolver } from '../sandbox/sandbox-utilities.routes.js';
-import { formatPositionbook } from '../sandbox/book-format.js';
 
 export interface OrderServices {
   events: OrderEventBus;
@@ -227,10 +226,7 @@ export const ordersPlugin = modulePlugin<AppDeps>(
       apiKeyGuard: auth.apiKeyGuard,
       smartOrderRateLimit: limits.limit('smartorder', limits.rules.smartOrder),
       orderRateLimit: limits.limit('order', limits.rules.order),
-      sandboxPosition: async (userId, q) =>
-        formatPositionbook(await sandbox.books.positions(userId))
-          .filter((p) => p.symbol === q.symbol && p.exchange === q.exchange && p.product === q.product)
-          .reduce((a, p) => a + p.quantity, 0),
+      sandboxPosition: (userId, q) => sandbox.books.netQuantity(userId, q),
       live: orders.live,
     });
     optionsOrderRoutes(app, {

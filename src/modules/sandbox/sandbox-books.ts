@@ -7,6 +7,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { SandboxConfig } from '../../config-sandbox.js';
 import { positionOf } from './ledger.js';
 import { unrealisedPnl } from './positions.js';
+import { reduciblePosition } from './margin.js';
 import type { PriceSource } from './price-source.js';
 import type { AccountRecord, HoldingRecord, OrderRecord, PositionRecord, TradeRecord } from './records.js';
 import type { SandboxRepository } from './sandbox.repository.js';
@@ -56,6 +57,34 @@ export class SandboxBooks {
       ltp: this.mark(p.exchange, p.symbol),
       updatedAt: p.updated_at,
     }));
+  }
+
+  /** The net quantity of the user's position in (symbol, exchange, product); 0 when there is none. */
+  async netQuantity(
+    userId: number,
+    q: { symbol: string; exchange: string; product: string },
+  ): Promise<number> {
+    const row = await this.deps.repo.getPosition(userId, q.symbol, q.exchange, q.product);
+    return row ? positionOf(row, q.symbol, q.exchange, q.product as Product).quantity : 0;
+  }
+
+  /**
+   * The signed part of the position in (symbol, exchange, product) that a new closing order could
+   * still close: the net quantity less what working orders on the closing side already close
+   * (positive: long, to be sold; negative: short, to be bought back).
+   */
+  async closableQuantity(
+    userId: number,
+    q: { symbol: string; exchange: string; product: string },
+  ): Promise<number> {
+    const net = await this.netQuantity(userId, q);
+    if (net === 0) return 0;
+    const working = await this.deps.repo.restingOrdersOf(userId, q);
+    return reduciblePosition(
+      net,
+      net > 0 ? 'SELL' : 'BUY',
+      working.map((o) => ({ side: o.side as Side, quantity: o.quantity })),
+    );
   }
 
   async holdings(userId: number): Promise<HoldingRecord[]> {

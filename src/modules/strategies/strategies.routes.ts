@@ -14,7 +14,7 @@ import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
-import { documentHook, type ErrorAnswer, type HookDoc } from '../../platform/http/hook-doc.js';
+import type { ErrorAnswer, HookDoc } from '../../platform/http/hook-doc.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { RateLimiter } from '../../platform/rate-limiter.js';
@@ -37,7 +37,7 @@ import type { RunStopper } from './run-stop.js';
 import type { StrategyRunner } from './strategy-runner.js';
 import type { WebhookService } from './webhook.service.js';
 import { runnerBody, startOwnedBatch, stopOwned } from './strategy-actions.js';
-import { rawBody, rawTextBodies, webhookLimits } from '../../platform/http/webhook-body.js';
+import { webhookRoutes } from '../../platform/http/webhook-body.js';
 
 export function strategyRoutes(
   app: App,
@@ -349,55 +349,23 @@ const DELIVERY_ANSWERS: HookDoc = {
 const WEBHOOK_DESCRIPTION =
   'The token in the path is the only credential (no `apikey`, no session). The body is read as text whatever its content type and must be a JSON object; every delivery is audited. An accepted or de-duplicated delivery answers 200 with `result` `ok` or `rejected_dedupe`.';
 
-/** Registers the webhook in its own scope (raw body parser). */
+/** Registers the webhook in its own scope (raw body parser: platform/http/webhook-body.ts). */
 export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): Promise<void> {
-  await app.register(async (scope) => {
-    const s = scope as unknown as App;
-    rawTextBodies(s);
-    const limits = webhookLimits({
-      limiter: deps.limiter,
-      rules: deps.rules,
-      logger: deps.logger,
-      keys: (req) => {
-        const params = req.params as { token?: string; '*'?: string };
-        const token = params.token ?? params['*'] ?? '';
-        return [`webhook-ip:${req.clientIp}`, `webhook-token:${tokenDigest(token) ?? 'malformed'}`];
-      },
-    });
-
-    const deliver = documentHook(async (req: FastifyRequest, reply: FastifyReply) => {
-      const params = req.params as { token?: string; '*'?: string };
-      const token = params.token ?? params['*'] ?? '';
-      // Over the size (undeclared): answered, and the connection closed on the unread rest.
-      const answer = await deps.webhook.deliver(token, rawBody(req, reply), req.clientIp);
-      return reply.code(answer.http).send(answer.body);
-    }, DELIVERY_ANSWERS);
-    const tags = ['webhooks'];
-    s.post(
-      '/strategy/webhook/:token',
-      {
-        onRequest: limits,
-        schema: {
-          summary: 'Deliver a signal to a strategy',
-          description: WEBHOOK_DESCRIPTION,
-          tags,
-        },
-      },
-      deliver,
-    );
-    // Any other path under the webhook (a token longer than a route parameter may be, an extra
-    // segment, a trailing slash, none at all) is a malformed token: the same audited 404
-    // `rejected_token`, never the not-found handler that feeds the 404 ban tracker.
-    const refusal = { onRequest: limits, config: { webhookRefusal: true } };
-    const malformed = (summary: string) => ({
-      ...refusal,
-      schema: { summary, description: 'Always refused: 404 `rejected_token`, audited.', tags },
-    });
-    // The same handler, documented with the one answer these paths give.
-    const refuse = documentHook((req: FastifyRequest, reply: FastifyReply) => deliver(req, reply), {
-      answers: [refused(404, 'rejected_token', 'the path cannot hold a token')],
-    });
-    s.post('/strategy/webhook/*', malformed('A malformed webhook path (a token that cannot be one)'), refuse);
-    s.post('/strategy/webhook', malformed('A webhook path without a token'), refuse);
+  await webhookRoutes(app, {
+    base: '/strategy/webhook',
+    routes: [{ path: '/:token', summary: 'Deliver a signal to a strategy' }],
+    description: WEBHOOK_DESCRIPTION,
+    credential: (p) => p.token ?? p['*'] ?? '',
+    limitKeys: (req, token) => [
+      `webhook-ip:${req.clientIp}`,
+      `webhook-token:${tokenDigest(token) ?? 'malformed'}`,
+    ],
+    limiter: deps.limiter,
+    rules: deps.rules,
+    logger: deps.logger,
+    answers: DELIVERY_ANSWERS,
+    malformed: { answers: [refused(404, 'rejected_token', 'the path cannot hold a token')] },
+    // Over the size (undeclared): answered, and the connection closed on the unread rest.
+    deliver: (req, token, raw) => deps.webhook.deliver(token, raw, req.clientIp),
   });
 }

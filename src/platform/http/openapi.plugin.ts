@@ -53,9 +53,19 @@ export const API_TAGS = [
       "The logged-in user's strategies (`/strategy/api`): definitions, webhook tokens, the lock and live switches, start and stop, runs, events, deliveries.",
   },
   {
+    name: 'flows',
+    description:
+      "Flow workflows: each flow's definition (conditions, order actions, notifications, waits), its webhook token and secret (shown once) and its runs.",
+  },
+  {
+    name: 'scanners',
+    description:
+      "Scanner alerts (Chartink's format): each scanner's configuration, its webhook id (shown once), the live switch and the delivery audit.",
+  },
+  {
     name: 'webhooks',
     description:
-      'Signal deliveries from charting and scanning tools (`/strategy/webhook/<token>`): the token in the path is the credential, and every delivery is audited.',
+      'Signal deliveries from charting and scanning tools (`/strategy/webhook/<token>`, `/scanner/webhook/<webhook_id>`, `/flow/webhook/<token>`): the token in the path is the credential, and every delivery is audited.',
   },
   {
     name: 'orders',
@@ -86,6 +96,7 @@ export const API_TAGS = [
     name: 'operations',
     description: 'Liveness, readiness and metrics, for load balancers, orchestrators and monitoring.',
   },
+
 ] as const;
 
 const DESCRIPTION = `Self-hosted algorithmic trading for Indian markets; \`/api/v1\` is wire-compatible with OpenAlgo.

@@ -172,3 +172,68 @@ export function webhookLimits(deps: {
     );
   }, LIMITS_ANSWERS);
 }
+
+/** A webhook family's routes: `base` + each path, and every other path under `base` refused. */
+export interface WebhookRoutesSpec {
+  /** `/scanner/webhook`: every path under it is this webhook's. */
+  base: string;
+  /** The delivery routes below `base` (`/:webhook_id`), each with its summary. */
+  routes: readonly { path: string; summary: string }[];
+  description: string;
+  /** The credential in the path (a route parameter, or the whole rest for a malformed path). */
+  credential(params: Record<string, string | undefined>): string;
+  /** The rate-limit keys of a request: its sender and its credential's digest. */
+  limitKeys(req: FastifyRequest, credential: string): string[];
+  limiter: RateLimiter;
+  rules: readonly RateRule[];
+  logger: Logger;
+  /** What a delivery may answer (the API reference). */
+  answers: HookDoc;
+  /** What the malformed paths answer (always the same refusal). */
+  malformed: HookDoc;
+  deliver(
+    req: FastifyRequest,
+    credential: string,
+    raw: string | undefined,
+  ): Promise<{ http: number; body: unknown }>;
+}
+
+/**
+ * Registers a webhook in a scope of its own whose only body parser keeps the raw text: its
+ * delivery routes, and `base/*` and `base` themselves, which the delivery handler refuses as a
+ * malformed credential — never the not-found handler that feeds the 404 ban tracker.
+ */
+export async function webhookRoutes(app: App, spec: WebhookRoutesSpec): Promise<void> {
+  await app.register(async (scope) => {
+    const s = scope as unknown as App;
+    rawTextBodies(s);
+    const credential = (req: FastifyRequest) =>
+      spec.credential(req.params as Record<string, string | undefined>);
+    const limits = webhookLimits({
+      limiter: spec.limiter,
+      rules: spec.rules,
+      logger: spec.logger,
+      keys: (req) => spec.limitKeys(req, credential(req)),
+    });
+    const handle = async (req: FastifyRequest, reply: FastifyReply) => {
+      const answer = await spec.deliver(req, credential(req), rawBody(req, reply));
+      return reply.code(answer.http).send(answer.body);
+    };
+    const deliver = documentHook(handle, spec.answers);
+    const tags = ['webhooks'];
+    for (const r of spec.routes)
+      s.post(
+        `${spec.base}${r.path}`,
+        { onRequest: limits, schema: { summary: r.summary, description: spec.description, tags } },
+        deliver,
+      );
+    const refuse = documentHook(handle, spec.malformed);
+    const malformed = (summary: string) => ({
+      onRequest: limits,
+      config: { webhookRefusal: true },
+      schema: { summary, description: 'Always refused as a malformed path, and recorded.', tags },
+    });
+    s.post(`${spec.base}/*`, malformed(`A malformed path under ${spec.base}`), refuse);
+    s.post(spec.base, malformed(`${spec.base} without its credential`), refuse);
+  });
+}

@@ -1,0 +1,98 @@
+/** Row types of the other integrations' tables (scanner alerts: migration 0017; flows: 0018). */
+import type { DbBool, Id } from './column-types.js';
+
+export interface ScannersTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  action: string;
+  exchange: string;
+  product: string;
+  quantity: number | null;
+  capital: number | null;
+  /** JSON object `{SYMBOL: quantity}`. */
+  overrides: string;
+  window_start: string;
+  window_end: string;
+  squareoff_time: string | null;
+  max_symbols: number;
+  mode: string;
+  enabled: DbBool;
+  live_enabled: DbBool;
+  /** SHA-256 of the webhook id; null once deleted. */
+  webhook_digest: string | null;
+  squared_off_day: string | null;
+  deleted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ScannerDeliveriesTable {
+  id: Id;
+  scanner_id: number | null;
+  ts: number;
+  ip: string;
+  result: string;
+  http_status: number;
+  action: string | null;
+  message: string;
+  payload: string | null;
+  results: string | null;
+  duration_ms: number;
+}
+
+export interface ScannerOrdersTable {
+  id: Id;
+  scanner_id: number;
+  delivery_id: number | null;
+  day: string;
+  kind: string;
+  symbol: string;
+  exchange: string;
+  product: string;
+  side: string;
+  quantity: number;
+  mode: string;
+  orderid: string;
+  created_at: number;
+}
+
+export interface ScannerDedupeTable {
+  scanner_id: number;
+  fingerprint: string;
+  at: number;
+}
+
+export interface FlowsTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  definition: string;
+  enabled: DbBool;
+  /** SHA-256 of the webhook token; null once deleted. */
+  webhook_digest: string | null;
+  secret_digest: string;
+  deleted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface FlowRunsTable {
+  id: Id;
+  flow_id: number | null;
+  ts: number;
+  ip: string;
+  result: string;
+  http_status: number;
+  symbol: string | null;
+  message: string;
+  payload: string | null;
+  nodes: string | null;
+  duration_ms: number;
+}
+
+export interface FlowDedupeTable {
+  flow_id: number;
+  fingerprint: string;
+  at: number;
+}
