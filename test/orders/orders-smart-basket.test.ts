@@ -410,4 +410,30 @@ describeEachDb('placesmartorder and basketorder in live mode (Kite stub)', (dial
     expect(brokerOrder(String(r[0]!.orderid))).toMatchObject({ transaction_type: 'BUY', quantity: 2 });
     expect(brokerOrder(String(r[1]!.orderid))).toMatchObject({ transaction_type: 'SELL', quantity: 1 });
   });
+
+  it('basketorder sends a group’s legs together (up to 10 at once), every BUY answered before the first SELL', async () => {
+    stub.reset();
+    const before = stub.connections;
+    // Each placement takes 150 ms at the broker: legs sent one by one would use one connection.
+    stub.delayNext(150, 16);
+    const legs = [
+      ...Array.from({ length: 4 }, () => leg('SELL', 1)),
+      ...Array.from({ length: 12 }, () => leg('BUY', 1)),
+    ];
+    const res = await o.api('basketorder', { strategy: 'b', orders: legs });
+    expect(res.statusCode, res.body).toBe(200);
+    const r = res.json().results as Row[];
+    expect(r).toHaveLength(16);
+    expect(r.every((x) => x.status === 'success')).toBe(true);
+    // Results in placing order: the 12 BUY legs, then the 4 SELL legs.
+    expect(r.map((x) => brokerOrder(String(x.orderid)).transaction_type)).toEqual([
+      ...Array(12).fill('BUY'),
+      ...Array(4).fill('SELL'),
+    ]);
+    // The broker received every BUY before any SELL.
+    const sides = stub.forms('/orders/regular').map((f) => f.transaction_type);
+    expect(sides.lastIndexOf('BUY')).toBeLessThan(sides.indexOf('SELL'));
+    // Concurrency shows as several keep-alive connections opened for the burst.
+    expect(stub.connections - before).toBeGreaterThan(1);
+  });
 });

@@ -26,6 +26,9 @@ import type { Action } from '../../domain/orders.js';
 import { PlaceOrderBody, PlaceOrderResponse } from './order.schema.js';
 import { toOrderInput } from './orders.routes.js';
 
+/** How many legs of one group (BUY, then SELL) are in flight at once: OpenAlgo's 10 workers. */
+export const BASKET_CONCURRENCY = 10;
+
 /** The most legs one basketorder may carry (more is a 400 before anything is placed). */
 export const MAX_BASKET_ORDERS = 50;
 
@@ -194,15 +197,11 @@ export function smartOrderRoutes(app: App, deps: SmartOrderRouteDeps): void {
       const principal = req.apiPrincipal!;
       const body = req.body as BasketOrderBody;
       const semiAuto = principal.orderMode === 'semi_auto';
-      const results: BasketResult[] = [];
-      for (const leg of buyLegsFirst(body.orders)) {
+      const placeLeg = async (leg: Record<string, unknown>): Promise<BasketResult> => {
         const started = performance.now();
         const symbol = typeof leg.symbol === 'string' ? leg.symbol : 'Unknown';
         const problem = legProblem(leg);
-        if (problem) {
-          results.push({ symbol, status: 'error', message: problem });
-          continue;
-        }
+        if (problem) return { symbol, status: 'error', message: problem };
         const order = toOrderInput({
           ...(leg as Omit<PlaceOrderBody, 'apikey' | 'strategy'>),
           apikey: '',
@@ -211,7 +210,7 @@ export function smartOrderRoutes(app: App, deps: SmartOrderRouteDeps): void {
         if (semiAuto) {
           try {
             const id = await deps.actionCenter.queue(principal.userId, 'basketorder', order);
-            results.push({ symbol, status: 'success', message: QUEUED, pending_order_id: id });
+            return { symbol, status: 'success', message: QUEUED, pending_order_id: id };
           } catch (err) {
             deps.pipeline.failure(
               principal.userId,
@@ -220,22 +219,25 @@ export function smartOrderRoutes(app: App, deps: SmartOrderRouteDeps): void {
               err,
               'order not queued for approval',
             );
-            results.push({ symbol, status: 'error', message: INTERNAL_ERROR });
+            return { symbol, status: 'error', message: INTERNAL_ERROR };
           }
-          continue;
         }
         const a = await deps.pipeline.run(principal.userId, order, { apiType: 'basketorder', started });
-        results.push(
-          a.body.status === 'success'
-            ? {
-                symbol,
-                status: 'success',
-                orderid: a.body.orderid,
-                ...(a.body.orderids ? { orderids: a.body.orderids } : {}),
-              }
-            : { symbol, status: 'error', message: a.body.message },
-        );
-      }
+        return a.body.status === 'success'
+          ? {
+              symbol,
+              status: 'success',
+              orderid: a.body.orderid,
+              ...(a.body.orderids ? { orderids: a.body.orderids } : {}),
+            }
+          : { symbol, status: 'error', message: a.body.message };
+      };
+      // Every BUY leg is answered before the first SELL leg is sent; within a group, up to
+      // BASKET_CONCURRENCY legs are in flight at once (docs/rules/orders.md#smart-and-basket-orders).
+      const results: BasketResult[] = [];
+      for (const group of legGroups(body.orders))
+        for (let i = 0; i < group.length; i += BASKET_CONCURRENCY)
+          results.push(...(await Promise.all(group.slice(i, i + BASKET_CONCURRENCY).map(placeLeg))));
       return {
         status: 'success' as const,
         results,
@@ -245,16 +247,14 @@ export function smartOrderRoutes(app: App, deps: SmartOrderRouteDeps): void {
   );
 }
 
-/** The legs in placing order: BUY legs, then SELL legs, then any other (refused), each kept in order. */
-function buyLegsFirst(legs: readonly Record<string, unknown>[]): Record<string, unknown>[] {
-  const rank = (l: Record<string, unknown>) => {
+/** The legs in placing groups: BUY legs, then SELL legs, then any other (refused), each kept in order. */
+function legGroups(legs: readonly Record<string, unknown>[]): Record<string, unknown>[][] {
+  const groups: Record<string, unknown>[][] = [[], [], []];
+  for (const l of legs) {
     const a = typeof l.action === 'string' ? l.action.toUpperCase() : '';
-    return a === 'BUY' ? 0 : a === 'SELL' ? 1 : 2;
-  };
-  return legs
-    .map((leg, i) => ({ leg, i }))
-    .sort((x, y) => rank(x.leg) - rank(y.leg) || x.i - y.i)
-    .map((x) => x.leg);
+    groups[a === 'BUY' ? 0 : a === 'SELL' ? 1 : 2]!.push(l);
+  }
+  return groups.filter((g) => g.length > 0);
 }
 
 /** Why a leg cannot be placed (its missing and invalid fields), or undefined when it is valid. */
