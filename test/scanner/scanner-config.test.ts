@@ -190,6 +190,17 @@ describeEachDb('scanner configuration', (dialect) => {
     expect(await h.rows('scanners')).toEqual([]);
   });
 
+  it('two creates of one name at the same moment: one is made, the other is a 409, never a 500', async () => {
+    h = await startScanner(dialect);
+    const both = await Promise.all([
+      h.manage('POST', '', buyScanner({ name: 'race' })),
+      h.manage('POST', '', buyScanner({ name: 'race' })),
+    ]);
+    expect(both.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    const list = await h.manage('GET', '');
+    expect((list.json().data as { name: string }[]).filter((v) => v.name === 'race')).toHaveLength(1);
+  });
+
   it('PUT takes any of the fields, validates the result and keeps the rest; names are unique per user (409)', async () => {
     h = await startScanner(dialect);
     const { id, view } = await h.create(buyScanner());

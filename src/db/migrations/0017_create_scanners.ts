@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { withId } from './helpers.js';
 
 /**
@@ -34,7 +34,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   // Names are unique among a user's scanners that are not deleted (a deleted one frees its name).
-  await db.schema.createIndex('scanners_user_name_idx').on('scanners').columns(['user_id', 'name']).execute();
+  await db.schema
+    .createIndex('scanners_user_name_uq')
+    .on('scanners')
+    .columns(['user_id', 'name'])
+    .unique()
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
 
   await withId(db, db.schema.createTable('scanner_deliveries'))
     .addColumn('scanner_id', 'bigint')

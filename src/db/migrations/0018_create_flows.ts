@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { withId } from './helpers.js';
 
 /**
@@ -19,7 +19,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('flows_user_name_idx').on('flows').columns(['user_id', 'name']).execute();
+  // Names are unique among a user's flows that are not deleted (a deleted one frees its name).
+  await db.schema
+    .createIndex('flows_user_name_uq')
+    .on('flows')
+    .columns(['user_id', 'name'])
+    .unique()
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
 
   await withId(db, db.schema.createTable('flow_runs'))
     .addColumn('flow_id', 'bigint')

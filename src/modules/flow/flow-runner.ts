@@ -85,7 +85,16 @@ export class FlowRunner {
         continue;
       }
       if (performance.now() - started > RUN_BOUND_MS) {
-        stopped = `the run passed its ${RUN_BOUND_MS / 1000} s bound`;
+        // The node that would start past the bound fails (docs/rules/flow.md#flow-runs: a node is
+        // skipped only after a condition that did not hold or after a failure).
+        out.push({
+          id: n.id,
+          type: n.type,
+          status: 'failed',
+          message: `the run passed its ${RUN_BOUND_MS / 1000} s bound`,
+        });
+        stopped = `node ${n.id} failed`;
+        i++;
         continue;
       }
       try {

@@ -152,7 +152,7 @@ export class FlowWebhook {
       typeof body === 'object' && body !== null && !Array.isArray(body)
         ? (body as Record<string, unknown>)
         : undefined;
-    if (!secretMatches(querySecret ?? obj?.secret, flow.secret_digest))
+    if (!secretMatches(querySecret || obj?.secret, flow.secret_digest))
       throw new Refusal('rejected_secret', 'Missing or wrong secret');
     if (fault) throw new Refusal('rejected_payload', fault);
     if (!obj) throw new Refusal('rejected_payload', 'Body must be a JSON object');
@@ -169,6 +169,7 @@ export class FlowWebhook {
     if (!(await repo.claim(Number(flow.id), fingerprint, clock.now(), DEDUPE_WINDOW_MS)))
       return { result: 'rejected_dedupe', message: 'An identical delivery was run in the last 60 seconds' };
     const def = JSON.parse(flow.definition) as FlowDefinition;
+    if (!symbol && def.symbol) audit.symbol = def.symbol.toUpperCase();
     const nodes = await this.deps.runner.run(Number(flow.user_id), flow.name, def, webhook, symbol);
     audit.nodes = nodes;
     const failed = nodes.find((n) => n.status === 'failed');

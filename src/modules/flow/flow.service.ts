@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
-import { fromDbBool, toDbBool } from '../../platform/db/database.js';
+import { fromDbBool, isUniqueViolation, toDbBool } from '../../platform/db/database.js';
 import { AppError, badRequest, notFound } from '../../platform/errors.js';
 import { definitionProblems, type FlowDefinition } from './flow-definition.js';
 import type { FlowRepository, FlowRow } from './flow.repository.js';
@@ -108,17 +108,24 @@ export class FlowService {
     await this.nameFree(userId, name);
     const { digest, secretDigest, ...issued } = this.issue();
     const now = this.clock.now();
-    const row = await this.repo.insert({
-      user_id: userId,
-      name,
-      definition: JSON.stringify(definition),
-      enabled: toDbBool(b.enabled ?? true),
-      webhook_digest: digest,
-      secret_digest: secretDigest,
-      deleted_at: null,
-      created_at: now,
-      updated_at: now,
-    });
+    const row = await this.repo
+      .insert({
+        user_id: userId,
+        name,
+        definition: JSON.stringify(definition),
+        enabled: toDbBool(b.enabled ?? true),
+        webhook_digest: digest,
+        secret_digest: secretDigest,
+        deleted_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .catch((err: unknown) => {
+        // Another request took the name between the check and the insert.
+        if (isUniqueViolation(err))
+          throw new AppError(409, 'conflict', `You already have a flow named "${name}"`);
+        throw err;
+      });
     return { data: toFlowView(row), ...issued };
   }
 
@@ -130,12 +137,18 @@ export class FlowService {
     const current = await this.owned(userId, id);
     const name = b.name === undefined ? current.name : b.name.trim();
     if (name !== current.name) await this.nameFree(userId, name, id);
-    const row = await this.repo.update(id, {
-      name,
-      ...(b.definition !== undefined ? { definition: JSON.stringify(checked(b.definition)) } : {}),
-      ...(b.enabled !== undefined ? { enabled: toDbBool(b.enabled) } : {}),
-      updated_at: this.clock.now(),
-    });
+    const row = await this.repo
+      .update(id, {
+        name,
+        ...(b.definition !== undefined ? { definition: JSON.stringify(checked(b.definition)) } : {}),
+        ...(b.enabled !== undefined ? { enabled: toDbBool(b.enabled) } : {}),
+        updated_at: this.clock.now(),
+      })
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err))
+          throw new AppError(409, 'conflict', `You already have a flow named "${name}"`);
+        throw err;
+      });
     if (!row) throw notFound('No such flow');
     return toFlowView(row);
   }

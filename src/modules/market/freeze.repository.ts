@@ -11,11 +11,7 @@ export interface FreezeValues {
 /** Rows per INSERT when replacing an exchange's list (3 parameters each; far below both limits). */
 const CHUNK = 500;
 
-/** True when `err` is a unique-index violation on either dialect. */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
+export { isUniqueViolation } from '../../platform/db/database.js';
 
 /** The only place that touches `qty_freeze` (unique on exchange + symbol). */
 export class FreezeRepository {

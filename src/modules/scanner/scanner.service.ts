@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
-import { fromDbBool, toDbBool } from '../../platform/db/database.js';
+import { fromDbBool, isUniqueViolation, toDbBool } from '../../platform/db/database.js';
 import { AppError, badRequest, notFound } from '../../platform/errors.js';
 import type { ScannerRepository, ScannerRow } from './scanner.repository.js';
 import type {
@@ -140,18 +140,25 @@ export class ScannerService {
     await this.nameFree(userId, c.name);
     const { id, digest } = newWebhookId();
     const now = this.clock.now();
-    const row = await this.repo.insert({
-      user_id: userId,
-      ...c,
-      overrides: JSON.stringify(c.overrides),
-      enabled: toDbBool(c.enabled),
-      live_enabled: toDbBool(false),
-      webhook_digest: digest,
-      squared_off_day: null,
-      deleted_at: null,
-      created_at: now,
-      updated_at: now,
-    });
+    const row = await this.repo
+      .insert({
+        user_id: userId,
+        ...c,
+        overrides: JSON.stringify(c.overrides),
+        enabled: toDbBool(c.enabled),
+        live_enabled: toDbBool(false),
+        webhook_digest: digest,
+        squared_off_day: null,
+        deleted_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .catch((err: unknown) => {
+        // Another request took the name between the check and the insert.
+        if (isUniqueViolation(err))
+          throw new AppError(409, 'conflict', `You already have a scanner named "${c.name}"`);
+        throw err;
+      });
     return { data: toView(row), webhook_id: id, webhook_url: this.url(id) };
   }
 
@@ -170,24 +177,30 @@ export class ScannerService {
     if (c.name === '')
       throw badRequest('Invalid scanner: name must not be blank', { name: ['must not be blank'] });
     if (c.name !== current.name) await this.nameFree(userId, c.name, id);
-    const row = await this.repo.update(id, {
-      name: c.name,
-      action: c.action,
-      exchange: c.exchange,
-      product: c.product,
-      quantity: c.quantity,
-      capital: c.capital,
-      overrides: JSON.stringify(c.overrides),
-      window_start: c.window_start,
-      window_end: c.window_end,
-      squareoff_time: c.squareoff_time,
-      max_symbols: c.max_symbols,
-      mode: c.mode,
-      enabled: toDbBool(c.enabled),
-      // Turning a scanner live asks the administrator again (docs/rules/scanner.md#scanner-configuration).
-      ...(c.mode === 'live' && current.mode !== 'live' ? { live_enabled: toDbBool(false) } : {}),
-      updated_at: this.clock.now(),
-    });
+    const row = await this.repo
+      .update(id, {
+        name: c.name,
+        action: c.action,
+        exchange: c.exchange,
+        product: c.product,
+        quantity: c.quantity,
+        capital: c.capital,
+        overrides: JSON.stringify(c.overrides),
+        window_start: c.window_start,
+        window_end: c.window_end,
+        squareoff_time: c.squareoff_time,
+        max_symbols: c.max_symbols,
+        mode: c.mode,
+        enabled: toDbBool(c.enabled),
+        // Turning a scanner live asks the administrator again (docs/rules/scanner.md#scanner-configuration).
+        ...(c.mode === 'live' && current.mode !== 'live' ? { live_enabled: toDbBool(false) } : {}),
+        updated_at: this.clock.now(),
+      })
+      .catch((err: unknown) => {
+        if (isUniqueViolation(err))
+          throw new AppError(409, 'conflict', `You already have a scanner named "${c.name}"`);
+        throw err;
+      });
     if (!row) throw notFound('No such scanner');
     return toView(row);
   }

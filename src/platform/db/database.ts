@@ -117,6 +117,12 @@ export const MAX_STATEMENT_PARAMETERS = 32_766;
 export const rowsPerInsert = (columns: number): number => Math.floor(MAX_STATEMENT_PARAMETERS / columns);
 
 /** Booleans are 0/1 in SQLite and real booleans in PostgreSQL; writes use 0/1, which both accept. */
+/** True when `err` is a unique-index violation on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
 export const toDbBool = (v: boolean): number => (v ? 1 : 0);
 export const fromDbBool = (v: number | boolean | null | undefined): boolean => v === true || v === 1;
 

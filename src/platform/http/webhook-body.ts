@@ -28,14 +28,21 @@ const CREDENTIAL_TEXT =
   /(?:whk|scn)_[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?|bearer\s+\S+|\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9_-]{40,}/gi;
 const AUDIT_PAYLOAD_MAX = 4_096;
 
-/** JSON with sorted keys: the fingerprint of "identical" deliveries ignores key order. */
-export function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+/** How deep the fingerprint reads a body; deeper values count as one placeholder. */
+const CANONICAL_DEPTH = 32;
+
+/**
+ * JSON with sorted keys: the fingerprint of "identical" deliveries ignores key order. Bounded in
+ * depth (a 16 KB body can nest thousands of levels), past which a value counts as one placeholder.
+ */
+export function canonical(v: unknown, depth = 0): string {
+  if (depth > CANONICAL_DEPTH) return '"[deep]"';
+  if (Array.isArray(v)) return `[${v.map((x) => canonical(x, depth + 1)).join(',')}]`;
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>;
     return `{${Object.keys(o)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k], depth + 1)}`)
       .join(',')}}`;
   }
   return JSON.stringify(typeof v === 'string' ? v.trim().toLowerCase() : v) ?? 'null';
@@ -235,5 +242,26 @@ export async function webhookRoutes(app: App, spec: WebhookRoutesSpec): Promise<
     });
     s.post(`${spec.base}/*`, malformed(`A malformed path under ${spec.base}`), refuse);
     s.post(spec.base, malformed(`${spec.base} without its credential`), refuse);
+    // Another method (a browser opening the URL) is not a delivery: 405, never the not-found
+    // handler whose 404s count toward a ban, and nothing recorded.
+    const wrongMethod = {
+      config: { webhookRefusal: true },
+      schema: {
+        summary: `Any method but POST under ${spec.base}`,
+        description: 'Always refused: 405, `Allow: POST`.',
+        tags,
+        response: { 405: Type.Object({ status: Type.Literal('error'), message: Type.String() }) },
+      },
+    };
+    for (const url of [spec.base, `${spec.base}/*`])
+      s.route({
+        method: ['GET', 'PUT', 'DELETE', 'PATCH'],
+        url,
+        ...wrongMethod,
+        handler: async (_req, reply) => {
+          reply.code(405).header('allow', 'POST');
+          return { status: 'error' as const, message: 'Webhooks take POST' };
+        },
+      });
   });
 }
