@@ -19,11 +19,13 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 
-# Every dependency, then tsc: dist/src/cli.js and the rest of dist/.
+# Every dependency, then tsc (dist/src/cli.js and the rest of dist/) and Vite (the web console,
+# web/dist/).
 FROM toolchain AS build
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY web ./web
 RUN npm run build
 
 # Production dependencies only, native modules built for this platform.
@@ -36,6 +38,8 @@ WORKDIR /app
 COPY package.json ./
 COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The built web console, where the server looks for it (web/dist beside package.json).
+COPY --from=build /app/web/dist ./web/dist
 # The code stays root-owned (the service cannot rewrite itself); /data belongs to the unprivileged
 # `node` user of the base image, and a new named volume mounted there starts with that owner.
 RUN mkdir -p /data && chown node:node /data

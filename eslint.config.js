@@ -16,6 +16,23 @@ export default tseslint.config(
     },
   },
   {
+    // The web console runs in the browser (docs/rules/web.md): browser globals, not Node's
+    // `process` (TypeScript checks the rest against the DOM library of web/tsconfig.json).
+    files: ['web/src/**/*.{ts,tsx}'],
+    languageOptions: {
+      globals: {
+        process: 'off',
+        window: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+        location: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        console: 'readonly',
+      },
+    },
+  },
+  {
     files: [
       'src/cli.ts',
       'src/cli/**/*.ts',

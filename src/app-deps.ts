@@ -37,4 +37,9 @@ export interface AppDeps {
    * process there to prove a restart reconciles; never set in production.
    */
   strategySeam?: (name: StrategySeam) => Promise<void> | void;
+  /**
+   * The built web console's folder (default: `web/dist` beside package.json); null serves no
+   * console, as when it was never built.
+   */
+  webRoot?: string | null;
 }

@@ -26,6 +26,7 @@ import { scannerPlugin } from './modules/scanner/scanner.plugin.js';
 import { flowPlugin } from './modules/flow/flow.plugin.js';
 import { systemPlugin } from './modules/system/system.plugin.js';
 import { tunnelPlugin } from './modules/tunnel/tunnel.plugin.js';
+import { webPlugin } from './modules/web/web.plugin.js';
 import { sqliteWriterPlugin } from './platform/db/sqlite-writer.plugin.js';
 import { registerBodyParsing } from './platform/http/body.plugin.js';
 import { registerErrorHandling } from './platform/http/errors.plugin.js';
@@ -57,6 +58,7 @@ const MODULES = [
   marketDataPlugin,
   healthPlugin,
   systemPlugin,
+  webPlugin,
   // Last: it observes the request pipeline, orders, security, market and sandbox.
   metricsPlugin,
 ];

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   strategy_not_found: "no such strategy (or another user's)",
   conflict: 'the resource is not in a state that allows this',
   username_taken: 'the user name is in use',
+  setup_done: 'the first-run setup is over: a user exists',
   strategy_name_taken: 'the user has a strategy of this name',
   strategy_running: 'the strategy has an active run',
   import_running: 'a master-contract import is running',

@@ -111,6 +111,9 @@ export async function createTestDeps(dialect: Dialect, opts: TestAppOptions = {}
     rateLimiter: opts.rateLimiter ?? new MemoryRateLimiter(clock),
     bus: opts.bus ?? new LocalInvalidationBus(),
     schemaCompilers,
+    // No web console: every path answers as the JSON API does, whether or not web/dist was built
+    // (the browser tests pass the build in).
+    webRoot: null,
     ...(opts.mailConnect ? { mailConnect: opts.mailConnect } : {}),
   };
   return {

@@ -147,7 +147,17 @@ describe('Dockerfile', () => {
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));
-    for (const must of ['node_modules', 'dist', 'data', '.git', '.env', '*.env', 'coverage', '.ci/out'])
+    for (const must of [
+      'node_modules',
+      'dist',
+      'web/dist',
+      'data',
+      '.git',
+      '.env',
+      '*.env',
+      'coverage',
+      '.ci/out',
+    ])
       expect(ignored).toContain(must);
     const sources = dockerfile.stages
       .flatMap((s) => s.instructions)
@@ -155,9 +165,14 @@ describe('Dockerfile', () => {
       .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
     expect(sources.length).toBeGreaterThan(0);
     for (const src of sources) {
-      expect(['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src']).toContain(
-        src,
-      );
+      expect([
+        'package.json',
+        'package-lock.json',
+        'tsconfig.json',
+        'tsconfig.build.json',
+        'src',
+        'web',
+      ]).toContain(src);
       expect(ignored).not.toContain(src);
       expect(existsSync(join(ROOT, src)), src).toBe(true);
     }

@@ -4,7 +4,7 @@
  * session and API-key routes. Expired sessions are swept here (the request path only reads them).
  */
 import type { AppDeps } from '../../app-deps.js';
-import { modulePlugin, repeatWhileUp, sessionScope } from '../../platform/http/module-plugin.js';
+import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { apiKeyRoutes } from './api-keys.routes.js';
 import { ApiKeysService } from './api-keys.service.js';
@@ -14,6 +14,7 @@ import { LoginActivityRepository } from './login-activity.repository.js';
 import { LoginService } from './login.service.js';
 import { createSessionGuard, type SessionGuard } from './session.guard.js';
 import { SessionsRepository } from './sessions.repository.js';
+import { setupRoutes } from './setup.routes.js';
 import { SessionsService } from './sessions.service.js';
 import { TotpService } from './totp.service.js';
 import { UsersRepository } from './users.repository.js';
@@ -98,6 +99,13 @@ export const authPlugin = modulePlugin<AppDeps>('auth', ['request-pipeline'], as
       guard: auth.guard,
     });
     apiKeyRoutes(web, { apiKeys: auth.apiKeys, guard: auth.guard });
+    setupRoutes(web, {
+      config: deps.config,
+      users: auth.users,
+      sessions: auth.sessions,
+      // The key is the login service's (`login:<ip>`): setup attempts and logins share a window.
+      rateLimit: routeLimits(deps).limit('login', deps.config.loginRateLimit),
+    });
   });
   repeatWhileUp(app, SWEEP_MS, () => auth.sessions.purgeExpired(), deps.logger, 'expired-session cleanup');
 });

@@ -4,6 +4,7 @@ import type { App } from '../../platform/http/types.js';
 import { CsrfResponse, LoginBody, SessionResponse, StatusSuccess } from './auth.schema.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { LoginService } from './login.service.js';
+import { setSessionCookie as setSession } from './session-cookie.js';
 import { readSessionCookie, SESSION_COOKIE, type SessionGuard } from './session.guard.js';
 import type { SessionsService } from './sessions.service.js';
 import { totpRoutes } from './totp.routes.js';
@@ -40,14 +41,7 @@ export function authRoutes(app: App, deps: AuthRoutesDeps): void {
   const totp = deps.totp ?? login.totp(config.appKey);
   const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 
-  const setSessionCookie = (reply: FastifyReply, token: string) =>
-    reply.setCookie(SESSION_COOKIE, token, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: config.secureCookies,
-      maxAge: Math.floor(config.sessionMaxMs / 1000),
-    });
+  const setSessionCookie = (reply: FastifyReply, token: string) => setSession(reply, config, token);
 
   const setPendingCookie = (reply: FastifyReply, token: string) =>
     reply.setCookie(PENDING_TOTP_COOKIE, token, {

@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, UsersTable } from '../../db/schema.js';
-import { toDbBool } from '../../platform/db/database.js';
+import { isPostgres, toDbBool } from '../../platform/db/database.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -52,6 +52,37 @@ export class UsersRepository {
           email: user.email,
           password_hash: user.passwordHash,
           is_admin: toDbBool(Number(existing.n) === 0),
+          order_mode: 'auto',
+          totp_enabled: 0,
+          totp_required_for_login: 0,
+          totp_required_for_mcp: 0,
+          totp_required_for_password_reset: 0,
+          created_at: user.createdAt,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return trx.selectFrom('users').selectAll().where('id', '=', id.id).executeTakeFirstOrThrow();
+    });
+  }
+
+  /**
+   * Inserts the first user (the administrator) only while the table is empty; undefined when a
+   * user exists (docs/rules/auth.md#first-run-setup). On PostgreSQL the table is locked against
+   * writers for the transaction, so two concurrent setups cannot both see it empty; SQLite runs
+   * one write transaction at a time.
+   */
+  createFirst(user: NewUser): Promise<UserRow | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      if (isPostgres(trx)) await sql`lock table users in share row exclusive mode`.execute(trx);
+      const any = await trx.selectFrom('users').select('id').limit(1).executeTakeFirst();
+      if (any !== undefined) return undefined;
+      const id = await trx
+        .insertInto('users')
+        .values({
+          username: user.username,
+          email: user.email,
+          password_hash: user.passwordHash,
+          is_admin: toDbBool(true),
           order_mode: 'auto',
           totp_enabled: 0,
           totp_required_for_login: 0,

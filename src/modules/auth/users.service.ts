@@ -51,18 +51,8 @@ export class UsersService {
     private readonly clock: Clock,
   ) {}
 
-  async create(input: { username: string; password: string; email?: string | null }): Promise<PublicUser> {
-    const username = normaliseUsername(input.username);
-    if (!USERNAME.test(username)) {
-      throw badRequest('username must be 1-64 characters: letters, digits, _ . @ -', {
-        username: ['must be 1-64 characters: letters, digits, _ . @ -'],
-      });
-    }
-    checkPassword(input.password);
-    const email = input.email?.trim() ? input.email.trim() : null;
-    if (email !== null && (email.length > 254 || !EMAIL.test(email))) {
-      throw badRequest('email is not a valid address', { email: ['is not a valid address'] });
-    }
+  async create(input: NewUserInput): Promise<PublicUser> {
+    const { username, email } = checkNewUser(input);
     if (await this.users.findByUsername(username)) {
       throw new AppError(409, 'username_taken', `username "${username}" is already taken`);
     }
@@ -77,6 +67,19 @@ export class UsersService {
       }
       throw err;
     }
+  }
+
+  /**
+   * The first-run setup (docs/rules/auth.md#first-run-setup): creates the administrator with the
+   * same rules as {@link create} (the CLI's), only while no user exists; 409 `setup_done` after.
+   */
+  async createFirst(input: NewUserInput): Promise<UserRow> {
+    const { username, email } = checkNewUser(input);
+    if ((await this.users.count()) > 0) throw setupDone();
+    const passwordHash = await hash(input.password);
+    const row = await this.users.createFirst({ username, email, passwordHash, createdAt: this.clock.now() });
+    if (row === undefined) throw setupDone();
+    return row;
   }
 
   /** The user when `password` is theirs, else undefined; constant work for unknown users. */
@@ -122,6 +125,31 @@ export class UsersService {
   writeTotpConfig(userId: number, write: TotpConfigWrite): Promise<boolean> {
     return this.users.writeTotpConfig(userId, write);
   }
+}
+
+/** What a new user is created from (the CLI, the first-run setup). */
+export interface NewUserInput {
+  username: string;
+  password: string;
+  email?: string | null;
+}
+
+const setupDone = () => new AppError(409, 'setup_done', 'Setup is complete: a user exists already; sign in');
+
+/** The rules every new user passes: name, password policy, e-mail; the normalised name and e-mail. */
+function checkNewUser(input: NewUserInput): { username: string; email: string | null } {
+  const username = normaliseUsername(input.username);
+  if (!USERNAME.test(username)) {
+    throw badRequest('username must be 1-64 characters: letters, digits, _ . @ -', {
+      username: ['must be 1-64 characters: letters, digits, _ . @ -'],
+    });
+  }
+  checkPassword(input.password);
+  const email = input.email?.trim() ? input.email.trim() : null;
+  if (email !== null && (email.length > 254 || !EMAIL.test(email))) {
+    throw badRequest('email is not a valid address', { email: ['is not a valid address'] });
+  }
+  return { username, email };
 }
 
 /** Password policy: at least 8 characters, at most 1024. */

@@ -13,6 +13,7 @@ import { BAN_MESSAGE, BanService } from './ban.service.js';
 import { BansRepository } from './bans.repository.js';
 import { SecuritySettingsRepository } from './security-settings.repository.js';
 import { SecuritySettingsService } from './security-settings.service.js';
+import { securityPageRoute } from './security-page.routes.js';
 import { securityRoutes } from './security.routes.js';
 import { TrackersRepository } from './trackers.repository.js';
 import { TrackersService } from './trackers.service.js';
@@ -82,6 +83,9 @@ export const securityPlugin = modulePlugin<AppDeps>(
         rateLimit: limits.admin,
         clock,
       }),
+    );
+    await sessionScope(app, (web) =>
+      securityPageRoute(web, { bans, trackers, sessions, users: app.auth.users, rateLimit: limits.admin }),
     );
     app.addHook('onReady', async () => trackers.start());
     app.addHook('onClose', async () => trackers.stop());

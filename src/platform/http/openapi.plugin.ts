@@ -96,7 +96,11 @@ export const API_TAGS = [
     name: 'operations',
     description: 'Liveness, readiness and metrics, for load balancers, orchestrators and monitoring.',
   },
-
+  {
+    name: 'web',
+    description:
+      'The web console (HTML, not JSON): the app shell at each page path and its built assets; present when the console was built.',
+  },
 ] as const;
 
 const DESCRIPTION = `Self-hosted algorithmic trading for Indian markets; \`/api/v1\` is wire-compatible with OpenAlgo.

@@ -1,0 +1,30 @@
+/**
+ * The web console's pages: the client-side paths the server answers with the app shell
+ * (docs/rules/web.md#app-shell-paths). One list, read by the server (which paths get the shell)
+ * and by the console's router (web/src/routes.tsx), so the two never differ. Paths are
+ * OpenAlgo's, so its users find their way. Exact paths only: an unknown path (a scanner's probe)
+ * still answers the JSON 404 and feeds the 404 tracker. A leaf file: no imports.
+ */
+export const PAGE_PATHS = {
+  home: '/',
+  setup: '/setup',
+  login: '/login',
+  resetPassword: '/reset-password',
+  dashboard: '/dashboard',
+  profile: '/profile',
+  securityLogs: '/logs/security',
+  trafficLogs: '/logs/traffic',
+  latencyLogs: '/logs/latency',
+  admin: '/admin',
+  adminFreeze: '/admin/freeze',
+  adminHolidays: '/admin/holidays',
+  adminTimings: '/admin/timings',
+  adminErrors: '/admin/errors',
+  adminSystem: '/admin/system',
+} as const;
+
+export type PageName = keyof typeof PAGE_PATHS;
+export type PagePath = (typeof PAGE_PATHS)[PageName];
+
+/** Every page path, each answered with the app shell by the server. */
+export const ALL_PAGE_PATHS: readonly PagePath[] = Object.values(PAGE_PATHS);

@@ -1,0 +1,177 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliCompressSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { ALL_PAGE_PATHS } from '../../src/modules/web/web-pages.js';
+import type { App } from '../../src/platform/http/types.js';
+import { createTestDeps, type TestDeps } from '../helpers/test-app.js';
+import { REPO } from '../helpers/web-build.js';
+
+const SHELL =
+  '<!doctype html><html><body><div id="root"></div><script src="/assets/app-abc.js"></script></body></html>';
+const BANNED = '203.0.113.66';
+
+async function start(webRoot: string | null): Promise<{ app: App; t: TestDeps }> {
+  const t = await createTestDeps('sqlite');
+  const { app } = await buildApp({ ...t.deps, webRoot });
+  await app.ready();
+  return { app, t };
+}
+
+describe('docs/rules/web.md#app-shell-paths: the server answers the console pages with the app shell', () => {
+  let root: string;
+  let app: App;
+  let t: TestDeps;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'algodesk-web-'));
+    mkdirSync(join(root, 'assets'));
+    writeFileSync(join(root, 'index.html'), SHELL);
+    writeFileSync(join(root, 'assets', 'app-abc.js'), 'console.log("hi")');
+    writeFileSync(join(root, 'assets', 'app-abc.js.br'), brotliCompressSync('console.log("hi")'));
+    ({ app, t } = await start(root));
+    await app.security.bans.ban({
+      ip: BANNED,
+      reason: 'test',
+      durationHours: 1,
+      permanent: false,
+      force: false,
+      by: 'test',
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+    await t.release();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('answers every page path with the shell, uncached, under a same-origin policy', async () => {
+    expect(ALL_PAGE_PATHS).toContain('/login');
+    for (const url of ALL_PAGE_PATHS) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.headers['content-security-policy']).not.toMatch(/https?:/);
+      expect(res.body).toBe(SHELL);
+    }
+    // With a query string too (the return path after signing in).
+    expect((await app.inject({ method: 'GET', url: '/login?next=%2Flogs%2Fsecurity' })).body).toBe(SHELL);
+  });
+
+  it('serves the hashed assets with a year-long immutable cache, and 404 JSON for a missing one', async () => {
+    const res = await app.inject({ method: 'GET', url: '/assets/app-abc.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/javascript/);
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.body).toBe('console.log("hi")');
+    // The build's pre-compressed copy, to a browser that takes it.
+    const br = await app.inject({
+      method: 'GET',
+      url: '/assets/app-abc.js',
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toMatch(/javascript/);
+    // No .gz was built here: the file itself.
+    const gz = await app.inject({
+      method: 'GET',
+      url: '/assets/app-abc.js',
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(gz.headers['content-encoding']).toBeUndefined();
+    expect(gz.body).toBe('console.log("hi")');
+    const missing = await app.inject({ method: 'GET', url: '/assets/nope.js' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ status: 'error', code: 'not_found' });
+    const outside = await app.inject({ method: 'GET', url: '/assets/..%2f..%2fpackage.json' });
+    // `send` refuses a path that climbs out of the build (403), through the one error handler.
+    expect([403, 404]).toContain(outside.statusCode);
+    expect(outside.json()).toMatchObject({ status: 'error' });
+    expect(outside.body).not.toContain('algodesk');
+  });
+
+  it('keeps the JSON 404 for unknown paths, JSON prefixes included', async () => {
+    for (const url of [
+      '/logs/api/nope',
+      '/admin/api/nope',
+      '/api/nope',
+      '/auth/nope',
+      '/logs/nope',
+      '/admin/x',
+    ]) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json()).toEqual({ status: 'error', message: `No route for GET ${url}`, code: 'not_found' });
+    }
+  });
+
+  it('documents each page and the assets in the API reference, under the web tag', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
+      paths: Record<string, Record<string, { summary?: string; tags?: string[] }>>;
+    }>();
+    const web = Object.entries(doc.paths).filter(([, ops]) => ops.get?.tags?.includes('web'));
+    expect(web.map(([path]) => path).sort()).toEqual([...ALL_PAGE_PATHS, '/assets/{*}'].sort());
+    for (const [, ops] of web) expect(ops.get!.summary).toBeTruthy();
+  });
+
+  it('refuses a banned address before the shell (docs/rules/web.md#after-the-ban-check)', async () => {
+    const res = await app.inject({ method: 'GET', url: '/login', remoteAddress: BANNED });
+    expect(res.statusCode).toBe(403);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const asset = await app.inject({ method: 'GET', url: '/assets/app-abc.js', remoteAddress: BANNED });
+    expect(asset.statusCode).toBe(403);
+  });
+});
+
+describe('docs/rules/web.md#app-shell-paths: without a build the server answers as before', () => {
+  it('starts and answers the JSON 404 at the page paths', async () => {
+    const { app, t } = await start(join(tmpdir(), 'algodesk-no-such-web-build'));
+    try {
+      const res = await app.inject({ method: 'GET', url: '/' });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ status: 'error', message: 'No route for GET /', code: 'not_found' });
+      expect((await app.inject({ method: 'GET', url: '/login' })).statusCode).toBe(404);
+      expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await t.release();
+    }
+  });
+});
+
+describe('the console calls only routes the server has', () => {
+  it('finds every literal api(method, path) call of web/src in the API reference', async () => {
+    const calls = new Set<string>();
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (/\.tsx?$/.test(e.name))
+          for (const m of readFileSync(p, 'utf8').matchAll(/api(?:<[^(]*?>)?\(\s*'([A-Z]+)',\s*'([^'?]+)/g))
+            calls.add(`${m[1]} ${m[2]}`);
+      }
+    };
+    walk(join(REPO, 'web', 'src'));
+    // The console's sign-in, setup, security page and mode header at least.
+    expect(calls.size).toBeGreaterThan(15);
+    const { app, t } = await start(null);
+    try {
+      const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
+        paths: Record<string, Record<string, unknown>>;
+      }>();
+      const known = new Set(
+        Object.entries(doc.paths).flatMap(([path, ops]) =>
+          Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+        ),
+      );
+      expect([...calls].filter((c) => !known.has(c))).toEqual([]);
+    } finally {
+      await app.close();
+      await t.release();
+    }
+  });
+});

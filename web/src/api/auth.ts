@@ -1,0 +1,52 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, ApiError } from './client';
+
+/** The signed-in user as `GET /auth/session` answers it. */
+export interface User {
+  id: number;
+  username: string;
+  email: string | null;
+  is_admin: boolean;
+  order_mode: 'auto' | 'semi_auto';
+  totp_enabled: boolean;
+  created_at: string;
+}
+
+export const SESSION_KEY = ['session'] as const;
+export const SETUP_KEY = ['setup'] as const;
+export const MODE_KEY = ['analyze-mode'] as const;
+
+/** Whether the install still needs its administrator (`GET /auth/setup`). */
+export function useSetupStatus() {
+  return useQuery({
+    queryKey: SETUP_KEY,
+    queryFn: () => api<{ needs_setup: boolean }>('GET', '/auth/setup'),
+    staleTime: 60_000,
+  });
+}
+
+/** The signed-in user, or null when there is no live session (a 401 is an answer here). */
+export function useSession() {
+  return useQuery({
+    queryKey: SESSION_KEY,
+    queryFn: async (): Promise<User | null> => {
+      try {
+        return (await api<{ user: User }>('GET', '/auth/session', undefined, { quiet401: true })).user;
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) return null;
+        throw err;
+      }
+    },
+    staleTime: 30_000,
+  });
+}
+
+/** Live or analyzer mode (`GET /settings/analyze-mode`), refreshed every 15 s. */
+export function useMode(enabled: boolean) {
+  return useQuery({
+    queryKey: MODE_KEY,
+    queryFn: () => api<{ analyze_mode: boolean; mode: 'analyze' | 'live' }>('GET', '/settings/analyze-mode'),
+    enabled,
+    refetchInterval: 15_000,
+  });
+}

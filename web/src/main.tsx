@@ -1,0 +1,38 @@
+import { MantineProvider, createTheme } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router';
+import { ApiError, onSessionExpired } from './api/client';
+import { SESSION_KEY } from './api/auth';
+import { installErrorReporting } from './report-errors';
+import { router } from './routes';
+import './styles';
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A refusal (4xx) is an answer: asking again would not change it.
+      retry: (count, err) => !(err instanceof ApiError && err.status < 500) && count < 2,
+      refetchOnWindowFocus: true,
+    },
+  },
+});
+
+// docs/rules/web.md#session-expiry: a 401 anywhere drops the session; the guarded layout then
+// sends the user to /login with the page to come back to.
+onSessionExpired(() => queryClient.setQueryData(SESSION_KEY, null));
+
+installErrorReporting();
+
+const theme = createTheme({ primaryColor: 'blue', defaultRadius: 'sm' });
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <MantineProvider theme={theme} defaultColorScheme="light">
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+);
