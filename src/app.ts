@@ -24,6 +24,7 @@ import { securityPlugin } from './modules/security/security.plugin.js';
 import { strategiesPlugin } from './modules/strategies/strategies.plugin.js';
 import { scannerPlugin } from './modules/scanner/scanner.plugin.js';
 import { flowPlugin } from './modules/flow/flow.plugin.js';
+import { mcpPlugin } from './modules/mcp/mcp.plugin.js';
 import { systemPlugin } from './modules/system/system.plugin.js';
 import { tunnelPlugin } from './modules/tunnel/tunnel.plugin.js';
 import { webPlugin } from './modules/web/web.plugin.js';
@@ -54,6 +55,7 @@ const MODULES = [
   strategiesPlugin,
   scannerPlugin,
   flowPlugin,
+  mcpPlugin,
   apiPlugin,
   marketDataPlugin,
   healthPlugin,
@@ -80,6 +82,7 @@ const SERVICE_NAMES = [
   'strategies',
   'scanner',
   'flow',
+  'mcp',
   'system',
 ] as const satisfies readonly (keyof FastifyInstance)[];
 export type Services = Pick<FastifyInstance, (typeof SERVICE_NAMES)[number]>;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
 import { Command, CommanderError } from 'commander';
 import pino from 'pino';
@@ -79,6 +80,36 @@ export function buildCli(): Command {
     .description('bring the database schema up to date')
     .action(async () => {
       await withServices(async (_s, rt) => console.log(`database is up to date (${rt.database.dialect})`));
+    });
+
+  program
+    .command('mcp')
+    .description(
+      "serve the agent tools over stdio (MCP) for a desktop assistant, as an API key's user; the tools run on the algodesk at --url",
+    )
+    .option(
+      '--apikey-stdin',
+      'read the API key from the first line of standard input (else ALGODESK_API_KEY)',
+    )
+    .option('--url <url>', 'the running algodesk', process.env.ALGODESK_URL ?? 'http://127.0.0.1:5000')
+    .action(async (opts: { apikeyStdin?: boolean; url: string }) => {
+      const { firstLine, serveStdio } = await import('./modules/mcp/mcp-stdio.js');
+      let input: Readable = process.stdin;
+      let apikey = process.env.ALGODESK_API_KEY ?? '';
+      if (opts.apikeyStdin) {
+        const read = await firstLine(process.stdin);
+        apikey = read.line;
+        input = read.rest;
+      }
+      if (apikey === '') throw new Error('no API key: pass --apikey-stdin or set ALGODESK_API_KEY');
+      if (!/^https?:\/\//.test(opts.url)) throw new Error(`--url must be an http(s) URL: ${opts.url}`);
+      await serveStdio({
+        url: opts.url,
+        apikey,
+        input: input as Readable,
+        output: process.stdout,
+        version: program.version() ?? '0.1.0',
+      });
     });
 
   const user = program.command('user').description('manage users');

@@ -1,4 +1,4 @@
-/** Row types of the other integrations' tables (scanner alerts: migration 0017; flows: 0018). */
+/** Row types of the other integrations' tables (scanner alerts: migration 0017; flows: 0018; agents: 0019). */
 import type { DbBool, Id } from './column-types.js';
 
 export interface ScannersTable {
@@ -95,4 +95,22 @@ export interface FlowDedupeTable {
   flow_id: number;
   fingerprint: string;
   at: number;
+}
+
+export interface McpAuditTable {
+  id: Id;
+  ts: number;
+  /** `stdio` (a local agent) or `http` (a remote one). */
+  transport: string;
+  client_id: string | null;
+  user_id: number | null;
+  tool: string;
+  scope: string | null;
+  /** SHA-256 of the arguments' canonical JSON (the arguments themselves are never stored). */
+  args_digest: string;
+  http_status: number;
+  /** `ok`, `error` or `refused`. */
+  outcome: string;
+  duration_ms: number;
+  ip: string;
 }

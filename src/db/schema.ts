@@ -265,6 +265,7 @@ import type {
   FlowsTable,
   FlowRunsTable,
   FlowDedupeTable,
+  McpAuditTable,
 } from './schema-integrations.js';
 import type { DbBool, Id } from './column-types.js';
 
@@ -300,6 +301,7 @@ export interface DB {
   flows: FlowsTable;
   flow_runs: FlowRunsTable;
   flow_dedupe: FlowDedupeTable;
+  mcp_audit: McpAuditTable;
   api_keys: ApiKeysTable;
   login_activity: LoginActivityTable;
   sandbox_accounts: SandboxAccountsTable;

@@ -17,6 +17,7 @@ import * as m0015 from './0015_add_crash_safety.js';
 import * as m0016 from './0016_add_instrument_reference_price.js';
 import * as m0017 from './0017_create_scanners.js';
 import * as m0018 from './0018_create_flows.js';
+import * as m0019 from './0019_create_mcp_audit.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '0016_add_instrument_reference_price': m0016,
   '0017_create_scanners': m0017,
   '0018_create_flows': m0018,
+  '0019_create_mcp_audit': m0019,
 };
 
 export const migrationProvider: MigrationProvider = {

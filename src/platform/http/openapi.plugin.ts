@@ -58,6 +58,11 @@ export const API_TAGS = [
       "Flow workflows: each flow's definition (conditions, order actions, notifications, waits), its webhook token and secret (shown once) and its runs.",
   },
   {
+    name: 'agents',
+    description:
+      'AI agents (MCP): the local stdio server’s tool calls, run as the `/api/v1` calls they stand for, and their audit (administrator).',
+  },
+  {
     name: 'scanners',
     description:
       "Scanner alerts (Chartink's format): each scanner's configuration, its webhook id (shown once), the live switch and the delivery audit.",
