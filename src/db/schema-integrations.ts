@@ -114,3 +114,48 @@ export interface McpAuditTable {
   duration_ms: number;
   ip: string;
 }
+
+export interface OauthClientsTable {
+  client_id: string;
+  name: string;
+  redirect_uris: string;
+  status: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface OauthCodesTable {
+  code_digest: string;
+  client_id: string;
+  user_id: number;
+  redirect_uri: string;
+  scope: string;
+  code_challenge: string;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface OauthTokensTable {
+  id: Id;
+  token_digest: string;
+  kind: string;
+  client_id: string;
+  user_id: number;
+  scope: string;
+  family: string;
+  expires_at: number;
+  used_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface McpSettingsTable {
+  id: number;
+  enabled: DbBool;
+  require_approval: DbBool;
+  writes_enabled: DbBool;
+  allowed_scopes: string;
+  token_rate_per_minute: number;
+  kill_switch: DbBool;
+  updated_at: number;
+}

@@ -266,6 +266,10 @@ import type {
   FlowRunsTable,
   FlowDedupeTable,
   McpAuditTable,
+  OauthClientsTable,
+  OauthCodesTable,
+  OauthTokensTable,
+  McpSettingsTable,
 } from './schema-integrations.js';
 import type { DbBool, Id } from './column-types.js';
 
@@ -302,6 +306,10 @@ export interface DB {
   flow_runs: FlowRunsTable;
   flow_dedupe: FlowDedupeTable;
   mcp_audit: McpAuditTable;
+  oauth_clients: OauthClientsTable;
+  oauth_codes: OauthCodesTable;
+  oauth_tokens: OauthTokensTable;
+  mcp_settings: McpSettingsTable;
   api_keys: ApiKeysTable;
   login_activity: LoginActivityTable;
   sandbox_accounts: SandboxAccountsTable;

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type SandboxHarness } from '../helpers/sandbox.js';
 import { asBrowser } from '../helpers/test-app.js';
 import { MCP_TOOLS } from '../../src/modules/mcp/mcp-tools.js';
-import { UNTRUSTED_NOTE } from '../../src/modules/mcp/mcp-stdio.js';
+import { UNTRUSTED_NOTE } from '../../src/modules/mcp/mcp-server.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 type Json = Record<string, unknown>;

@@ -18,6 +18,7 @@ import * as m0016 from './0016_add_instrument_reference_price.js';
 import * as m0017 from './0017_create_scanners.js';
 import * as m0018 from './0018_create_flows.js';
 import * as m0019 from './0019_create_mcp_audit.js';
+import * as m0020 from './0020_create_oauth.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '0017_create_scanners': m0017,
   '0018_create_flows': m0018,
   '0019_create_mcp_audit': m0019,
+  '0020_create_oauth': m0020,
 };
 
 export const migrationProvider: MigrationProvider = {

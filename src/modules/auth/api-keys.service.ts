@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../platform/clock.js';
 import { hmacSha256Hex, newApiKey } from '../../platform/crypto.js';
@@ -90,6 +91,26 @@ export class ApiKeysService {
     this.cache.set(apikey, { digest, principal }, { ttl: principal ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS });
     this.byDigest.set(digest, apikey);
     return principal ?? undefined;
+  }
+
+  /**
+   * A key that stands for the user inside this process for one in-process call — an agent's tool
+   * call run as the user who consented (docs/rules/mcp.md#mcp-tools): 32 random bytes held only in
+   * this cache, never stored or shown; `release` forgets it (it also lapses after a minute). The
+   * same guard and rules as any key then apply. Undefined for an unknown user.
+   */
+  async delegate(userId: number): Promise<{ key: string; release(): void } | undefined> {
+    const user = await this.users.findById(userId);
+    if (!user) return undefined;
+    const key = `dlg_${randomBytes(32).toString('base64url')}`;
+    const principal: ApiPrincipal = {
+      userId,
+      username: user.username,
+      orderMode: toOrderMode(user.order_mode),
+      isAdmin: fromDbBool(user.is_admin),
+    };
+    this.cache.set(key, { digest: `delegated:${key.slice(4, 12)}`, principal }, { ttl: 60_000 });
+    return { key, release: () => void this.cache.delete(key) };
   }
 
   /** Issues a new key for the user, revoking the old one at once; returns the key (shown once). */

@@ -56,6 +56,8 @@ describe('isTotpRequired: a purpose is required only while the master switch is 
   it('recognises write scopes', () => {
     expect(isWriteScope('read write')).toBe(true);
     expect(isWriteScope(['orders:write'])).toBe(true);
+    expect(isWriteScope('read:market write:orders')).toBe(true);
+    expect(isWriteScope('read:market read:account')).toBe(false);
     expect(isWriteScope('read')).toBe(false);
     expect(isWriteScope([])).toBe(false);
   });

@@ -53,7 +53,7 @@ export function isTotpRequired(user: TotpFlags, purpose: TotpPurpose): boolean {
 /** True when an OAuth-style scope (space-separated string or list) asks for write access. */
 export function isWriteScope(scope: string | readonly string[]): boolean {
   const parts = typeof scope === 'string' ? scope.split(/\s+/) : scope;
-  return parts.some((s) => s === 'write' || s.endsWith(':write'));
+  return parts.some((s) => s === 'write' || s.startsWith('write:') || s.endsWith(':write'));
 }
 
 /** The session a two-factor action runs in (the guard's SessionContext satisfies it). */

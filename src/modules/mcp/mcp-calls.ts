@@ -34,10 +34,24 @@ export class McpCalls {
     private readonly deps: {
       app: Pick<App, 'inject'>;
       db: Kysely<DB>;
+      /** A one-call key standing for a user (ApiKeysService.delegate). */
+      delegate(userId: number): Promise<{ key: string; release(): void } | undefined>;
       clock: Clock;
       logger: Logger;
     },
   ) {}
+
+  /** A remote agent's call, as the user who consented (a key made for this call only). */
+  async callAs(userId: number, name: string, args: unknown, ctx: McpCallContext): Promise<McpCallResult> {
+    const d = await this.deps.delegate(userId);
+    if (!d)
+      return { status: 403, body: { status: 'error', message: 'The consenting user no longer exists' } };
+    try {
+      return await this.call(d.key, name, args, { ...ctx, userId });
+    } finally {
+      d.release();
+    }
+  }
 
   async call(apikey: string, name: string, args: unknown, ctx: McpCallContext): Promise<McpCallResult> {
     const started = performance.now();

@@ -7,24 +7,59 @@ import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { McpCalls } from './mcp-calls.js';
 import { mcpAdminRoutes, mcpRoutes } from './mcp.routes.js';
+import { mcpRemoteRoutes } from './mcp-remote.routes.js';
+import { McpSettingsService } from './mcp-settings.service.js';
+import { OAuthService } from './oauth.service.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    mcp: { calls: McpCalls };
+    mcp: { calls: McpCalls; oauth: OAuthService; settings: McpSettingsService };
   }
 }
 
-export const mcpPlugin = modulePlugin<AppDeps>('mcp', ['auth'], async (app, deps) => {
+export const mcpPlugin = modulePlugin<AppDeps>('mcp', ['auth', 'tunnel'], async (app, deps) => {
+  const { config } = deps;
+  const publicBase = deps.publicBaseUrl ?? (() => app.tunnel.publicUrl() ?? undefined);
+  const base = () => (publicBase() ?? config.hostServer).replace(/\/+$/, '');
+  const settings = new McpSettingsService(deps.database.db, deps.clock, deps.bus);
+  const oauth = new OAuthService({
+    db: deps.database.db,
+    clock: deps.clock,
+    settings,
+    resource: () => `${base()}/mcp`,
+  });
   const calls = new McpCalls({
     app,
     db: deps.database.db,
+    delegate: (userId) => app.auth.apiKeys.delegate(userId),
     clock: deps.clock,
     logger: deps.logger.child({ module: 'mcp' }),
   });
-  app.decorate('mcp', { calls });
+  app.decorate('mcp', { calls, oauth, settings });
   const limits = routeLimits(deps);
   mcpRoutes(app, { calls, apiKeyGuard: app.auth.apiKeyGuard, rateLimit: limits.api });
+  mcpRemoteRoutes(app, {
+    oauth,
+    settings,
+    calls,
+    sessions: app.auth.sessions,
+    users: app.auth.users,
+    totp: app.auth.totp,
+    limiter: deps.rateLimiter,
+    base,
+    rateLimit: limits.limit('oauth', limits.rules.api),
+    logger: deps.logger.child({ module: 'mcp' }),
+    version: '0.1.0',
+  });
   await sessionScope(app, (web) =>
-    mcpAdminRoutes(web, { db: deps.database.db, guard: app.auth.guard, rateLimit: limits.admin }),
+    mcpAdminRoutes(web, {
+      db: deps.database.db,
+      guard: app.auth.guard,
+      rateLimit: limits.admin,
+      oauth,
+      settings,
+      settingsLimit: limits.limit('mcp-settings', limits.rules.mcpSettings),
+      killLimit: limits.limit('mcp-kill', limits.rules.heavy),
+    }),
   );
 });

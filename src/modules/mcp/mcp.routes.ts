@@ -13,7 +13,10 @@ import type { App } from '../../platform/http/types.js';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
-import { MCP_TOOLS } from './mcp-tools.js';
+import { MCP_SCOPES, MCP_TOOLS } from './mcp-tools.js';
+import type { OAuthService } from './oauth.service.js';
+import type { McpSettingsService } from './mcp-settings.service.js';
+import { badRequest, notFound } from '../../platform/errors.js';
 import type { McpCalls } from './mcp-calls.js';
 
 const CallBody = Type.Object(
@@ -85,10 +88,129 @@ export function mcpRoutes(
   );
 }
 
+const SettingsBody = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    require_approval: Type.Optional(Type.Boolean()),
+    writes_enabled: Type.Optional(Type.Boolean()),
+    allowed_scopes: Type.Optional(
+      Type.Array(Type.Union(MCP_SCOPES.map((s) => Type.Literal(s))), { minItems: 1, uniqueItems: true }),
+    ),
+    token_rate_per_minute: Type.Optional(Type.Integer({ minimum: 1, maximum: 6000 })),
+  },
+  { additionalProperties: false },
+);
+const KillBody = Type.Object(
+  {
+    engage: Type.Boolean({ description: 'true engages the kill switch, false releases it' }),
+    confirm: Type.String({ description: 'ENGAGE or RELEASE, matching `engage`' }),
+  },
+  { additionalProperties: false },
+);
+const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
 export function mcpAdminRoutes(
   app: App,
-  deps: { db: Kysely<DB>; guard: SessionGuard; rateLimit: RateLimitHook },
+  deps: {
+    db: Kysely<DB>;
+    guard: SessionGuard;
+    rateLimit: RateLimitHook;
+    oauth: OAuthService;
+    settings: McpSettingsService;
+    /** 30 per minute (PUT settings). */
+    settingsLimit: RateLimitHook;
+    /** 10 per minute (the kill switch). */
+    killLimit: RateLimitHook;
+  },
 ): void {
+  const admin = deps.guard({ admin: true });
+  const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
+  const Ok = Type.Record(Type.String(), Type.Unknown());
+  app.get(
+    '/admin/api/oauth/clients',
+    {
+      onRequest: deps.rateLimit,
+      preHandler: admin,
+      schema: {
+        summary: 'Remote agents’ OAuth clients with the users who consented',
+        tags: ['agents'],
+        response: { 200: Ok, ...errors },
+      },
+    },
+    async () => ({ status: 'success' as const, ...(await deps.oauth.clients()) }),
+  );
+  for (const action of ['approve', 'revoke'] as const)
+    app.post(
+      `/admin/api/oauth/clients/:client_id/${action}`,
+      {
+        onRequest: deps.rateLimit,
+        preHandler: admin,
+        schema: {
+          summary:
+            action === 'approve' ? 'Approve a client' : 'Revoke a client (its tokens stop working at once)',
+          tags: ['agents'],
+          params: ClientParams,
+          response: { 200: Ok, ...errors },
+        },
+      },
+      async (req) => {
+        const ok = await deps.oauth.setClientStatus(
+          req.params.client_id,
+          action === 'approve' ? 'approved' : 'revoked',
+        );
+        if (!ok) throw notFound('No such client');
+        return {
+          status: 'success' as const,
+          client_id: req.params.client_id,
+          client_status: action === 'approve' ? 'approved' : 'revoked',
+        };
+      },
+    );
+  app.get(
+    '/admin/api/mcp/settings',
+    {
+      onRequest: deps.rateLimit,
+      preHandler: admin,
+      schema: { summary: 'Remote agents’ settings', tags: ['agents'], response: { 200: Ok, ...errors } },
+    },
+    async () => ({ status: 'success' as const, data: await deps.settings.get() }),
+  );
+  app.put(
+    '/admin/api/mcp/settings',
+    {
+      onRequest: deps.settingsLimit,
+      preHandler: admin,
+      schema: {
+        summary: 'Change remote agents’ settings (in force at once everywhere)',
+        tags: ['agents'],
+        body: SettingsBody,
+        response: { 200: Ok, ...errors },
+      },
+    },
+    async (req) => ({ status: 'success' as const, data: await deps.settings.update(req.body) }),
+  );
+  app.post(
+    '/admin/api/mcp/kill-switch',
+    {
+      onRequest: deps.killLimit,
+      preHandler: admin,
+      schema: {
+        summary:
+          'Engage (every token revoked, /mcp and new authorizations refused) or release the kill switch',
+        tags: ['agents'],
+        body: KillBody,
+        response: { 200: Ok, ...errors },
+      },
+    },
+    async (req) => {
+      const { engage, confirm } = req.body;
+      if (confirm !== (engage ? 'ENGAGE' : 'RELEASE'))
+        throw badRequest(`Confirm with "${engage ? 'ENGAGE' : 'RELEASE'}"`, { confirm: ['does not match'] });
+      await deps.settings.update({ kill_switch: engage });
+      const revoked = engage ? await deps.oauth.revokeAll() : 0;
+      return { status: 'success' as const, kill_switch: engage, revoked_tokens: revoked };
+    },
+  );
   app.get(
     '/admin/api/mcp/audit',
     {
