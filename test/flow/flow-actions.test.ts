@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 2, the node kinds in the sandbox (docs/rules/flow.md#flow-definition): smart_order
+ * Flow workflows, the node kinds in the sandbox (docs/rules/flow.md#flow-definition): smart_order
  * (placesmartorder's rule), close_position, cancel_all, a LIMIT place_order priced from
  * `{{quote.*}}`, the position / market_open / time_window conditions, a bounded wait, and notify
  * to the user's alert channels (none set up: the node fails; a loopback Slack webhook: delivered).

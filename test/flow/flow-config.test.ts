@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 2, the definition routes (docs/rules/flow.md#flow-management): create, read, list,
+ * Flow workflows, the definition routes (docs/rules/flow.md#flow-management): create, read, list,
  * update, delete, rotate and runs; every definition checked as a whole on save with messages
  * naming the node (its id and place) and the field, nothing saved (#flow-definition,
  * #flow-templates: `{{constructor}}` or a 1 MB value refused); unique names; another user's flow

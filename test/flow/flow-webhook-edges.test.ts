@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 2 at its edges (docs/rules/flow.md#flow-webhook): every path that is not a live
+ * Flow workflows at their edges (docs/rules/flow.md#flow-webhook): every path that is not a live
  * token is the same recorded 404 rejected_token, never the 404 ban tracker's; a declared size over
  * 16,384 bytes (413) and the rate limit (429) are answered unread and unrecorded; an engine failure
  * is a recorded 500 that tells nothing; and the token and the secret appear in no log, run row,

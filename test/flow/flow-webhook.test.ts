@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 2, "Done when": a flow with a condition and a place-order node runs from
+ * Flow workflows: a flow with a condition and a place-order node runs from
  * `/flow/webhook/<token>/SBIN` with the secret, answers each node's outcome and its order is in the
  * analyzer order book (docs/rules/flow.md#flow-runs); without the secret it is refused, before any
  * fault of the body is told (#flow-webhook); a condition that does not hold skips or jumps; a

@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 1, docs/rules/scanner.md#scanner-configuration and #scanner-webhook-id: the session
+ * Scanner configuration, docs/rules/scanner.md#scanner-configuration and #scanner-webhook-id: the session
  * routes under `/scanner/api/scanners` — the webhook id shown once (creation, rotation) with its
  * URL and stored only as a digest, defaults, validation naming the fields, unique names, another
  * user's scanner the same 404 as a missing one, CSRF on every change, the administrator's live

@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 1: a scanner's orders go through the placeorder pipeline
+ * Scanner alerts: a scanner's orders go through the placeorder pipeline
  * (docs/rules/scanner.md#scanner-action, #scanner-delivery): a refused order is that symbol's
  * error with the pipeline's message and the others are still placed; the pipeline's order events
  * are written; an unexpected failure is an audited 500 rejected_engine_error that leaks nothing;

@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 1 across instances (docs/rules/scanner.md#scanner-dedupe, #scanner-squareoff):
+ * Scanner alerts across instances (docs/rules/scanner.md#scanner-dedupe, #scanner-squareoff):
  * copies of one alert delivered at once to two instances on one database place it once, and the
  * day's square-off run on both places its orders once.
  */

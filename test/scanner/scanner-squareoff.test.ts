@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 1, "square-off at the window's end" (docs/rules/scanner.md#scanner-squareoff): at
+ * The scanner's square-off at the window's end (docs/rules/scanner.md#scanner-squareoff): at
  * an MIS scanner's squareoff_time the pass closes, per symbol, the net of what the scanner itself
  * recorded that day (entries, exits, square-offs) with an opposite MARKET order; positions it did
  * not open are left alone; the day's square-off runs once; one audit row per pass.

@@ -1,5 +1,5 @@
 /**
- * Issue 25 and docs/rules/scanner.md#scanner-webhook-id with the public tunnel (fake provider): the
+ * Scanner and flow webhooks, docs/rules/scanner.md#scanner-webhook-id with the public tunnel (fake provider): the
  * webhook URL shown at creation and rotation is built on the tunnel's public URL while it is up;
  * the tunnel's start-up check sees the scanner webhook and asks for no secret (the id is one); a
  * delivery through the listening server works.

@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 1 at its edges (docs/rules/scanner.md): malformed and hostile bodies are an
+ * Scanner alerts at their edges (docs/rules/scanner.md): malformed and hostile bodies are an
  * audited 400 rejected_payload (#scanner-payload); a declared size over 16,384 bytes (413) and a
  * rate-limit refusal (429) are answered unread and unaudited (#scanner-limits); every path that is
  * not a live webhook id is the same audited 404 rejected_id, never the 404 ban tracker

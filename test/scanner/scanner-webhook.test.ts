@@ -1,5 +1,5 @@
 /**
- * Issue 25 part 1, "Done when": a Chartink alert posted to `/scanner/webhook/<webhook_id>` places
+ * Scanner alerts: a Chartink alert posted to `/scanner/webhook/<webhook_id>` places
  * one analyzer order per symbol with the scanner's sizing (docs/rules/scanner.md#scanner-sizing),
  * answers each symbol's outcome and writes its audit row (#scanner-delivery, #scanner-audit); the
  * same alert within 60 s places nothing (#scanner-dedupe); the trading window, the actions
