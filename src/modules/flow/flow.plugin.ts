@@ -4,7 +4,7 @@
  * A flow's orders follow the service's analyzer switch, as API orders do.
  */
 import type { AppDeps } from '../../app-deps.js';
-import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { DEDUPE_WINDOW_MS } from '../../domain/limits.js';
 import { FlowRepository } from './flow.repository.js';
 import { FlowService } from './flow.service.js';
@@ -82,19 +82,12 @@ export const flowPlugin = modulePlugin<AppDeps>(
       rules: config.webhookRateLimit,
       logger: log,
     });
-    let purge: NodeJS.Timeout | undefined;
-    app.addHook('onReady', async () => {
-      purge = setInterval(
-        () =>
-          void repo
-            .purgeDedupe(clock.now() - DEDUPE_WINDOW_MS)
-            .catch((err: unknown) => log.warn({ err }, 'flow dedupe purge failed')),
-        60_000,
-      );
-      purge.unref();
-    });
-    app.addHook('onClose', async () => {
-      if (purge) clearInterval(purge);
-    });
+    repeatWhileUp(
+      app,
+      60_000,
+      () => repo.purgeDedupe(clock.now() - DEDUPE_WINDOW_MS),
+      log,
+      'flow dedupe purge',
+    );
   },
 );

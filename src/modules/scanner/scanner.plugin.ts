@@ -4,7 +4,7 @@
  * orders services. Orders go through the placeorder pipeline in the scanner's own mode.
  */
 import type { AppDeps } from '../../app-deps.js';
-import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { DEDUPE_WINDOW_MS } from '../../domain/limits.js';
 import { ScannerRepository } from './scanner.repository.js';
 import { ScannerService } from './scanner.service.js';
@@ -58,21 +58,14 @@ export const scannerPlugin = modulePlugin<AppDeps>(
       rules: config.webhookRateLimit,
       logger: log,
     });
-    let purge: NodeJS.Timeout | undefined;
-    app.addHook('onReady', async () => {
-      squareOff.start();
-      purge = setInterval(
-        () =>
-          void repo
-            .purgeDedupe(clock.now() - DEDUPE_WINDOW_MS)
-            .catch((err: unknown) => log.warn({ err }, 'scanner dedupe purge failed')),
-        60_000,
-      );
-      purge.unref();
-    });
-    app.addHook('onClose', async () => {
-      if (purge) clearInterval(purge);
-      await squareOff.stop();
-    });
+    app.addHook('onReady', async () => squareOff.start());
+    app.addHook('onClose', async () => squareOff.stop());
+    repeatWhileUp(
+      app,
+      60_000,
+      () => repo.purgeDedupe(clock.now() - DEDUPE_WINDOW_MS),
+      log,
+      'scanner dedupe purge',
+    );
   },
 );
