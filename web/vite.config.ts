@@ -12,7 +12,17 @@ import { defineConfig, type Plugin } from 'vite';
  * serves the console with hot reload and forwards the JSON routes to a server on port 5000.
  */
 const api = process.env.ALGODESK_URL ?? 'http://127.0.0.1:5000';
-const JSON_PREFIXES = ['/auth', '/api', '/security', '/settings', '/logs/api', '/admin/api', '/apikey'];
+const JSON_PREFIXES = [
+  '/auth',
+  '/api',
+  '/security',
+  '/settings',
+  '/logs/api',
+  '/admin/api',
+  '/apikey',
+  '/scanner/api',
+  '/flow/api',
+];
 
 /**
  * Writes a `.br` and a `.gz` beside every built script, style sheet and SVG: the server sends the

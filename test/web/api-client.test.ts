@@ -52,6 +52,22 @@ describe('docs/rules/web.md#csrf: the token is fetched when needed, kept in memo
     expect(sent[0]!.headers['x-csrf-token']).toBeUndefined();
   });
 
+  it('sends a file upload (FormData) as is, with the token and without a JSON content type', async () => {
+    const sent = serve({
+      'GET /auth/csrf-token': [{ status: 200, body: { csrf_token: 't1' } }],
+      'POST /admin/api/freeze/upload': [{ status: 200, body: { status: 'success' } }],
+    });
+    const form = new FormData();
+    form.append('exchange', 'NFO');
+    form.append('file', new Blob(['SYMBOL,QTY\n']), 'qtyfreeze.csv');
+    await api('POST', '/admin/api/freeze/upload', form);
+    const upload = sent[1]!;
+    expect(upload.headers['x-csrf-token']).toBe('t1');
+    // The browser sets multipart/form-data with its boundary.
+    expect(upload.headers['content-type']).toBeUndefined();
+    expect(upload.body as unknown).toBe(form);
+  });
+
   it('fetches a new token and retries once when the server refuses the one sent', async () => {
     const sent = serve({
       'GET /auth/csrf-token': [

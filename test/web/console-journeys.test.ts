@@ -62,7 +62,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in Chromium: first run, sign in and
     await ensureWebBuild();
     mkdirSync(SCREENSHOTS, { recursive: true });
     clock = new FakeClock(Date.now());
-    t = await createTestDeps('sqlite', { clock, env: { LOGIN_RATE_LIMIT: '1000 per minute' } });
+    t = await createTestDeps('sqlite', {
+      clock,
+      // Behind a proxy: the address a request names in X-Forwarded-For is the one the shield judges.
+      env: { LOGIN_RATE_LIMIT: '1000 per minute', TRUST_PROXY_HEADERS: 'true' },
+    });
     ({ app } = await buildApp({ ...t.deps, webRoot: WEB_DIST }));
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
@@ -168,8 +172,11 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in Chromium: first run, sign in and
     await bans.getByText('journey test').waitFor();
     expect(await app.security.bans.listActive()).toEqual([expect.objectContaining({ ip: '203.0.113.7' })]);
     await shot('03a-security-ban-listed');
-    // A request from that address (through a proxy the server does not trust) is its own: the
-    // ban's effect on requests is the shield's tests' (test/security/shield.test.ts).
+    // A request from that address, through the trusted proxy, is refused at the gate; another
+    // address is served.
+    const from = (ip: string) => fetch(`${base}/auth/setup`, { headers: { 'x-forwarded-for': ip } });
+    expect((await from('203.0.113.7')).status).toBe(403);
+    expect((await from('203.0.113.8')).status).toBe(200);
     expected.add('/security/settings');
     await field('404 threshold').fill('0');
     await button('Save settings').click();

@@ -4,7 +4,7 @@
  */
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, Outlet } from 'react-router';
-import { PAGE_PATHS } from '../../src/modules/web/web-pages';
+import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../src/modules/web/web-pages';
 import { Loading } from './components/states';
 import { AdminOnly, RequireSession } from './layout/guards';
 import { RouteError } from './layout/RouteError';
@@ -25,7 +25,18 @@ const SecurityPage = () => page(() => import('./pages/SecurityPage'));
 const NotFoundPage = () => page(() => import('./pages/NotFoundPage'));
 const ProfilePage = () => page(() => import('./pages/ProfilePage'));
 const ResetPasswordPage = () => page(() => import('./pages/ResetPasswordPage'));
-const LaterPage = () => page(() => import('./pages/LaterPage'));
+const TrafficPage = () => page(() => import('./pages/monitoring/TrafficPage'));
+const LatencyPage = () => page(() => import('./pages/monitoring/LatencyPage'));
+const AdminHomePage = () => page(() => import('./pages/admin/AdminHomePage'));
+const FreezePage = () => page(() => import('./pages/admin/FreezePage'));
+const HolidaysPage = () => page(() => import('./pages/admin/HolidaysPage'));
+const TimingsPage = () => page(() => import('./pages/admin/TimingsPage'));
+const ErrorsPage = () => page(() => import('./pages/admin/ErrorsPage'));
+const SystemPage = () => page(() => import('./pages/admin/SystemPage'));
+const AgentsPage = () => page(() => import('./pages/admin/AgentsPage'));
+const ApiKeyPage = () => page(() => import('./pages/ApiKeyPage'));
+const ScannersPage = () => page(() => import('./pages/integrations/ScannersPage'));
+const FlowsPage = () => page(() => import('./pages/integrations/FlowsPage'));
 
 const admin = (el: ReactNode) => <AdminOnly>{el}</AdminOnly>;
 
@@ -47,15 +58,20 @@ export const router = createBrowserRouter([
           { path: PAGE_PATHS.home, element: <HomePage /> },
           { path: PAGE_PATHS.dashboard, element: <HomePage /> },
           { path: PAGE_PATHS.profile, element: <ProfilePage /> },
+          { path: NEGOTIATED_PAGE_PATHS.apikey, element: <ApiKeyPage /> },
+          { path: PAGE_PATHS.scanners, element: <ScannersPage /> },
+          { path: PAGE_PATHS.chartink, element: <ScannersPage /> },
+          { path: PAGE_PATHS.flows, element: <FlowsPage /> },
           { path: PAGE_PATHS.securityLogs, element: admin(<SecurityPage />) },
-          { path: PAGE_PATHS.trafficLogs, element: admin(<LaterPage />) },
-          { path: PAGE_PATHS.latencyLogs, element: admin(<LaterPage />) },
-          { path: PAGE_PATHS.admin, element: admin(<LaterPage />) },
-          { path: PAGE_PATHS.adminFreeze, element: admin(<LaterPage />) },
-          { path: PAGE_PATHS.adminHolidays, element: admin(<LaterPage />) },
-          { path: PAGE_PATHS.adminTimings, element: admin(<LaterPage />) },
-          { path: PAGE_PATHS.adminErrors, element: admin(<LaterPage />) },
-          { path: PAGE_PATHS.adminSystem, element: admin(<LaterPage />) },
+          { path: PAGE_PATHS.trafficLogs, element: admin(<TrafficPage />) },
+          { path: PAGE_PATHS.latencyLogs, element: admin(<LatencyPage />) },
+          { path: PAGE_PATHS.admin, element: admin(<AdminHomePage />) },
+          { path: PAGE_PATHS.adminFreeze, element: admin(<FreezePage />) },
+          { path: PAGE_PATHS.adminHolidays, element: admin(<HolidaysPage />) },
+          { path: PAGE_PATHS.adminTimings, element: admin(<TimingsPage />) },
+          { path: PAGE_PATHS.adminErrors, element: admin(<ErrorsPage />) },
+          { path: PAGE_PATHS.adminSystem, element: admin(<SystemPage />) },
+          { path: PAGE_PATHS.adminAgents, element: admin(<AgentsPage />) },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

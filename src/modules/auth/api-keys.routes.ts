@@ -1,20 +1,36 @@
+import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { App } from '../../platform/http/types.js';
+import { wantsPage } from '../web/web-pages.js';
+import type { WebShell } from '../web/web.plugin.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyCreated, ApiKeyStatus, OrderModeBody, OrderModeResponse } from './auth.schema.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from './session.guard.js';
 
+export interface ApiKeyRouteDeps {
+  apiKeys: ApiKeysService;
+  guard: SessionGuard;
+  /** The console's app shell when it is built (the web module registers after this one). */
+  webShell?: () => WebShell | undefined;
+}
+
 /** `/apikey` session routes: key status, regeneration (key shown once), order mode. */
-export function apiKeyRoutes(app: App, deps: { apiKeys: ApiKeysService; guard: SessionGuard }): void {
+export function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): void {
   const { apiKeys, guard } = deps;
   const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
+  // `/apikey` is also the console's page (docs/rules/web.md#negotiated-pages): a browser's
+  // navigation gets the app shell, whose router checks the session; anything else, the JSON.
+  const pageForBrowsers: preHandlerAsyncHookHandler = async (req, reply) => {
+    const shell = deps.webShell?.();
+    if (shell && wantsPage(req.headers.accept)) return shell.send(reply);
+  };
 
   app.get(
     '/apikey',
     {
-      preHandler: guard(),
+      preHandler: [pageForBrowsers, guard()],
       schema: {
-        summary: "The API key's status (never the key)",
+        summary: "The API key's status (never the key); a browser's navigation gets the console page",
         tags: ['auth'],
         response: { 200: ApiKeyStatus, ...errors },
       },

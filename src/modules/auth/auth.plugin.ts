@@ -98,7 +98,7 @@ export const authPlugin = modulePlugin<AppDeps>('auth', ['request-pipeline'], as
       totp: auth.totp,
       guard: auth.guard,
     });
-    apiKeyRoutes(web, { apiKeys: auth.apiKeys, guard: auth.guard });
+    apiKeyRoutes(web, { apiKeys: auth.apiKeys, guard: auth.guard, webShell: () => app.webShell });
     setupRoutes(web, {
       config: deps.config,
       users: auth.users,

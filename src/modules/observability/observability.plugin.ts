@@ -13,6 +13,8 @@ import { ErrorLogRepository } from './error-log.repository.js';
 import { ErrorLogService } from './error-log.service.js';
 import { SINGLE_ROW_INSERT, TrafficRepository } from './traffic.repository.js';
 import { trafficRoutes } from './traffic.routes.js';
+import { TrafficDashboardRepository } from './traffic-dashboard.repository.js';
+import { TrafficDashboard } from './traffic-dashboard.service.js';
 import { TrafficLogService } from './traffic.service.js';
 
 /** Browser error reports per client address (their own window). */
@@ -65,7 +67,13 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
     errors.start();
     const limits = routeLimits(deps);
     await sessionScope(app, (web) => {
-      trafficRoutes(web, { traffic, guard: app.auth.guard, rateLimit: limits.admin });
+      trafficRoutes(web, {
+        traffic,
+        dashboard: new TrafficDashboard(new TrafficDashboardRepository(db), clock),
+        clock,
+        guard: app.auth.guard,
+        rateLimit: limits.admin,
+      });
       errorLogRoutes(web, {
         errorLog: errors,
         guard: app.auth.guard,

@@ -56,7 +56,7 @@ export const SINGLE_ROW_INSERT = `insert into traffic_log (${INSERT_COLUMNS.join
 /** Rows per INSERT: 500 × 9 columns stays far below SQLite's and PostgreSQL's bind limits. */
 export const INSERT_CHUNK = 500;
 
-/** The only place that touches `traffic_log`. */
+/** With traffic-dashboard.repository.ts (the dashboard's reads), the only place that touches `traffic_log`. */
 export class TrafficRepository {
   /**
    * @param writer SQLite only: writes go through a worker thread (its `traffic` statement,

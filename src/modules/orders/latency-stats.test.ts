@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nearestRank, shareUnder, summarise } from './latency-stats.js';
+import { histogram, latencySeries, nearestRank, shareUnder, summarise } from './latency-stats.js';
 
 describe('percentiles are nearest-rank over the exact values', () => {
   const ten = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
@@ -57,5 +57,55 @@ describe('a summary of unsorted totals', () => {
 
   it('an empty window is all zeros', () => {
     expect(summarise([])).toMatchObject({ count: 0, p50_ms: 0, sla_100ms: 0 });
+  });
+});
+
+describe('the histogram of totals: bars whose edges include the SLA bounds', () => {
+  it('puts each total in [from, to), the boundary in the upper bar, big ones in the open last bar', () => {
+    const bars = histogram([0, 24.9, 25, 99.99, 100, 149, 150, 199, 200, 999, 1000, 60_000]);
+    expect(bars.map((b) => [b.from_ms, b.to_ms, b.count])).toEqual([
+      [0, 25, 2],
+      [25, 50, 1],
+      [50, 75, 0],
+      [75, 100, 1],
+      [100, 150, 2],
+      [150, 200, 2],
+      [200, 300, 1],
+      [300, 500, 0],
+      [500, 1000, 1],
+      [1000, null, 2],
+    ]);
+  });
+
+  it('bars below a bound add up to the share under it', () => {
+    const totals = [5, 30, 90, 120, 160, 250, 400];
+    const bars = histogram(totals);
+    const under = (ms: number) =>
+      bars.filter((b) => b.to_ms !== null && b.to_ms <= ms).reduce((n, b) => n + b.count, 0);
+    for (const ms of [100, 150, 200])
+      expect((under(ms) / totals.length) * 100).toBeCloseTo(
+        shareUnder(
+          [...totals].sort((a, b) => a - b),
+          ms,
+        ),
+        1,
+      );
+  });
+});
+
+describe('the latency series: a summary per time bucket', () => {
+  it('groups by bucket start, oldest first, skipping empty buckets', () => {
+    const m = 60_000;
+    const rows = [
+      { created_at: 10 * m + 5, total_ms: 30 },
+      { created_at: 12 * m + 1, total_ms: 300 },
+      { created_at: 10 * m + 59_999, total_ms: 10 },
+      { created_at: 10 * m + 30_000, total_ms: 20 },
+    ];
+    expect(latencySeries(rows, m)).toEqual([
+      { ts: 10 * m, count: 3, avg_ms: 20, p50_ms: 20, p95_ms: 30, max_ms: 30 },
+      { ts: 12 * m, count: 1, avg_ms: 300, p50_ms: 300, p95_ms: 300, max_ms: 300 },
+    ]);
+    expect(latencySeries([], m)).toEqual([]);
   });
 });

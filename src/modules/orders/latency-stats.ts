@@ -65,3 +65,59 @@ export function summarise(totals: readonly number[]): LatencySummary {
     sla_200ms: shareUnder(sorted, 200),
   };
 }
+
+/**
+ * Lower edges (ms) of the total-latency histogram (docs/rules/orders.md#latency-statistics): the
+ * SLA bounds (100, 150, 200) are edges, so the bars add up to the shares; the last bucket is
+ * open (1,000 ms and more).
+ */
+export const HISTOGRAM_EDGES_MS = [0, 25, 50, 75, 100, 150, 200, 300, 500, 1000] as const;
+
+/** One histogram bar: totals in [from_ms, to_ms), `to_ms` null for the open last bar. */
+export interface HistogramBar {
+  from_ms: number;
+  to_ms: number | null;
+  count: number;
+}
+
+/** Counts of totals per {@link HISTOGRAM_EDGES_MS} bar, every bar present (zeros included). */
+export function histogram(totals: readonly number[]): HistogramBar[] {
+  const edges = HISTOGRAM_EDGES_MS;
+  const counts = new Array<number>(edges.length).fill(0);
+  for (const x of totals) {
+    let i = edges.length - 1;
+    while (i > 0 && x < edges[i]!) i--;
+    counts[i]!++;
+  }
+  return edges.map((from, i) => ({ from_ms: from, to_ms: edges[i + 1] ?? null, count: counts[i]! }));
+}
+
+/** One time bucket of total latency: its start (epoch ms) and the summary of its orders. */
+export interface LatencyPoint {
+  ts: number;
+  count: number;
+  avg_ms: number;
+  p50_ms: number;
+  p95_ms: number;
+  max_ms: number;
+}
+
+/** Per-bucket count, average, nearest-rank p50/p95 and maximum; only buckets with orders, oldest first. */
+export function latencySeries(
+  rows: ReadonlyArray<{ created_at: number; total_ms: number }>,
+  bucketMs: number,
+): LatencyPoint[] {
+  const byBucket = new Map<number, number[]>();
+  for (const r of rows) {
+    const b = Math.floor(r.created_at / bucketMs) * bucketMs;
+    let list = byBucket.get(b);
+    if (!list) byBucket.set(b, (list = []));
+    list.push(r.total_ms);
+  }
+  return [...byBucket.keys()]
+    .sort((a, b) => a - b)
+    .map((ts) => {
+      const s = summarise(byBucket.get(ts)!);
+      return { ts, count: s.count, avg_ms: s.avg_ms, p50_ms: s.p50_ms, p95_ms: s.p95_ms, max_ms: s.max_ms };
+    });
+}

@@ -6,7 +6,14 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
-import { summarise, type LatencySummary } from './latency-stats.js';
+import {
+  histogram,
+  latencySeries,
+  summarise,
+  type HistogramBar,
+  type LatencyPoint,
+  type LatencySummary,
+} from './latency-stats.js';
 import type { LatencyRow, OrdersRepository } from './orders.repository.js';
 
 export interface LatencySample {
@@ -25,6 +32,21 @@ export interface LatencySample {
 interface Stamped extends LatencySample {
   at: number;
 }
+
+/** The statistics of a window: overall, per broker, per API type (label), histogram and series. */
+export interface LatencyStats {
+  /** The window, epoch ms: `until` is the server's clock. */
+  since: number;
+  until: number;
+  overall: LatencySummary;
+  by_broker: Record<string, LatencySummary>;
+  by_api_type: Record<string, LatencySummary>;
+  histogram: HistogramBar[];
+  series: { bucket: 'minute' | 'hour'; bucket_ms: number; points: LatencyPoint[] };
+}
+
+/** Windows of up to this many hours are charted per minute, longer ones per hour. */
+export const MINUTE_SERIES_MAX_HOURS = 6;
 
 /** Most rows a stats window reads (the newest ones). */
 export const STATS_ROW_LIMIT = 100_000;
@@ -118,24 +140,42 @@ export class LatencyService {
     return this.writing;
   }
 
-  /** p50/p90/p95/p99 and SLA shares over the last `windowHours`, overall and per broker. */
-  async stats(
-    windowHours: number,
-  ): Promise<{ overall: LatencySummary; by_broker: Record<string, LatencySummary> }> {
-    const rows = await this.repo.latency(this.clock.now() - windowHours * 3_600_000, STATS_ROW_LIMIT);
-    const byBroker = new Map<string, number[]>();
-    for (const r of rows) {
-      let list = byBroker.get(r.broker);
-      if (!list) byBroker.set(r.broker, (list = []));
-      list.push(r.total_ms);
-    }
+  /**
+   * p50/p90/p95/p99 and SLA shares over the last `windowHours`, overall, per broker and per API
+   * type (the sample's label); the histogram of totals; and the series per minute (windows of up
+   * to 6 hours) or per hour.
+   */
+  async stats(windowHours: number): Promise<LatencyStats> {
+    const until = this.clock.now();
+    const since = until - windowHours * 3_600_000;
+    const rows = await this.repo.latency(since, STATS_ROW_LIMIT);
+    const totals = rows.map((r) => r.total_ms);
+    const bucket = windowHours <= MINUTE_SERIES_MAX_HOURS ? 'minute' : 'hour';
+    const bucketMs = bucket === 'minute' ? 60_000 : 3_600_000;
     return {
-      overall: summarise(rows.map((r) => r.total_ms)),
-      by_broker: Object.fromEntries([...byBroker].map(([b, xs]) => [b, summarise(xs)])),
+      since,
+      until,
+      overall: summarise(totals),
+      by_broker: summariseBy(rows, (r) => r.broker),
+      by_api_type: summariseBy(rows, (r) => r.label),
+      histogram: histogram(totals),
+      series: { bucket, bucket_ms: bucketMs, points: latencySeries(rows, bucketMs) },
     };
   }
 
   logs(limit: number): Promise<LatencyRow[]> {
     return this.repo.latency(0, limit);
   }
+}
+
+/** The summary of each group of rows (by broker, by label). */
+function summariseBy(rows: readonly LatencyRow[], key: (r: LatencyRow) => string) {
+  const groups = new Map<string, number[]>();
+  for (const r of rows) {
+    const k = key(r);
+    let list = groups.get(k);
+    if (!list) groups.set(k, (list = []));
+    list.push(r.total_ms);
+  }
+  return Object.fromEntries([...groups].map(([k, xs]) => [k, summarise(xs)]));
 }

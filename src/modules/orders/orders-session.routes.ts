@@ -14,6 +14,54 @@ import type { OrderLogWriter } from './order-log.writer.js';
 
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+const Num = Type.Number();
+/** One window's figures (latency-stats.ts `LatencySummary`). */
+const LatencySummary = Type.Object({
+  count: Type.Integer(),
+  avg_ms: Num,
+  min_ms: Num,
+  max_ms: Num,
+  p50_ms: Num,
+  p90_ms: Num,
+  p95_ms: Num,
+  p99_ms: Num,
+  /** Percent of orders whose total is strictly under 100 ms (and 150, 200). */
+  sla_100ms: Num,
+  sla_150ms: Num,
+  sla_200ms: Num,
+});
+/** `GET /logs/api/latency/stats` (docs/rules/orders.md#latency-statistics). */
+const LatencyStatsResponse = Type.Object({
+  status: Type.Literal('success'),
+  window_hours: Type.Integer(),
+  /** The window's start and end (the server's clock). */
+  since: Type.String(),
+  until: Type.String(),
+  percentile_method: Type.Literal('nearest-rank'),
+  overall: LatencySummary,
+  by_broker: Type.Record(Type.String(), LatencySummary),
+  /** By the sample's label (`PLACE`). */
+  by_api_type: Type.Record(Type.String(), LatencySummary),
+  /** Orders per total-latency bar [from_ms, to_ms); the last bar is open (to_ms null). */
+  histogram: Type.Array(
+    Type.Object({ from_ms: Num, to_ms: Type.Union([Num, Type.Null()]), count: Type.Integer() }),
+  ),
+  /** Per minute (windows up to 6 hours) or hour; only buckets with orders, oldest first. */
+  series: Type.Object({
+    bucket: Type.Union([Type.Literal('minute'), Type.Literal('hour')]),
+    bucket_ms: Type.Integer(),
+    points: Type.Array(
+      Type.Object({
+        ts: Type.String(),
+        count: Type.Integer(),
+        avg_ms: Num,
+        p50_ms: Num,
+        p95_ms: Num,
+        max_ms: Num,
+      }),
+    ),
+  }),
+});
 const Success = Type.Object(
   { status: Type.Literal('success'), message: Type.Optional(Type.String()) },
   { additionalProperties: true },
@@ -129,19 +177,26 @@ export function orderSessionRoutes(
     {
       ...admin,
       schema: {
-        summary: 'Order latency percentiles',
+        summary: 'Order latency percentiles, SLA shares, histogram and series',
         tags: ['orders'],
         querystring: Type.Object({ hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 90 })) }),
-        response: { 200: Success, ...errors },
+        response: { 200: LatencyStatsResponse, ...errors },
       },
     },
     async (req) => {
       const hours = req.query.hours ?? 24;
+      const s = await deps.latency.stats(hours);
       return {
         status: 'success' as const,
         window_hours: hours,
-        percentile_method: 'nearest-rank',
-        ...(await deps.latency.stats(hours)),
+        percentile_method: 'nearest-rank' as const,
+        ...s,
+        since: new Date(s.since).toISOString(),
+        until: new Date(s.until).toISOString(),
+        series: {
+          ...s.series,
+          points: s.series.points.map((p) => ({ ...p, ts: new Date(p.ts).toISOString() })),
+        },
       };
     },
   );

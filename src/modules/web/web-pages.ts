@@ -21,6 +21,11 @@ export const PAGE_PATHS = {
   adminTimings: '/admin/timings',
   adminErrors: '/admin/errors',
   adminSystem: '/admin/system',
+  scanners: '/scanners',
+  /** OpenAlgo's name of the scanners page. */
+  chartink: '/chartink',
+  flows: '/flows',
+  adminAgents: '/admin/mcp',
 } as const;
 
 export type PageName = keyof typeof PAGE_PATHS;
@@ -28,3 +33,18 @@ export type PagePath = (typeof PAGE_PATHS)[PageName];
 
 /** Every page path, each answered with the app shell by the server. */
 export const ALL_PAGE_PATHS: readonly PagePath[] = Object.values(PAGE_PATHS);
+
+/**
+ * Console pages whose path is also a JSON route of the server (OpenAlgo's `/apikey`, whose
+ * `GET` scripts already read as JSON): the route answers a browser's navigation (`Accept`
+ * led by `text/html`) with the app shell and every other request as before
+ * (docs/rules/web.md#negotiated-pages). The web plugin registers no route of its own for them.
+ */
+export const NEGOTIATED_PAGE_PATHS = {
+  apikey: '/apikey',
+} as const;
+
+/** Whether a request's `Accept` header asks for a page (a browser's navigation) rather than data. */
+export function wantsPage(accept: string | undefined): boolean {
+  return accept !== undefined && /^\s*text\/html\b/i.test(accept);
+}

@@ -6,6 +6,7 @@
  * that do not build the console), nothing is registered and every path answers as before.
  */
 import fastifyStatic from '@fastify/static';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppDeps } from '../../app-deps.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
@@ -35,6 +36,19 @@ export const CONSOLE_CSP = [
 
 const HtmlPage = Type.String({ description: 'The console’s app shell (text/html)' });
 
+/** The built console's app shell, lent to the routes of web-pages.ts `NEGOTIATED_PAGE_PATHS`. */
+export interface WebShell {
+  /** Answers with the shell (text/html, its policy and cache headers). */
+  send(reply: FastifyReply): FastifyReply;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Present only when the console is built (web/dist). */
+    webShell?: WebShell;
+  }
+}
+
 export const webPlugin = modulePlugin<AppDeps>('web', ['request-pipeline'], async (app, deps) => {
   const build = loadWebBuild(deps.webRoot === undefined ? defaultWebRoot() : (deps.webRoot ?? undefined));
   if (build === undefined) {
@@ -52,6 +66,19 @@ export const webPlugin = modulePlugin<AppDeps>('web', ['request-pipeline'], asyn
     preCompressed: true,
   });
 
+  const sendShell = (reply: FastifyReply): FastifyReply =>
+    reply
+      .code(200)
+      .header('content-type', 'text/html; charset=utf-8')
+      // The shell names the hashed assets of the build it came from: never cached stale.
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', CONSOLE_CSP)
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'same-origin')
+      .send(build.shell);
+  // For the pages whose path is another module's JSON route (docs/rules/web.md#negotiated-pages).
+  app.decorate('webShell', { send: sendShell });
+
   for (const url of ALL_PAGE_PATHS)
     app.get(
       url,
@@ -63,15 +90,7 @@ export const webPlugin = modulePlugin<AppDeps>('web', ['request-pipeline'], asyn
         },
       },
       (_req, reply) => {
-        void reply
-          .code(200)
-          .header('content-type', 'text/html; charset=utf-8')
-          // The shell names the hashed assets of the build it came from: never cached stale.
-          .header('cache-control', 'no-cache')
-          .header('content-security-policy', CONSOLE_CSP)
-          .header('x-content-type-options', 'nosniff')
-          .header('referrer-policy', 'same-origin')
-          .send(build.shell);
+        void sendShell(reply);
       },
     );
 

@@ -98,13 +98,15 @@ async function request<T>(
   opts: RequestOptions = {},
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // A FormData body (a file upload) goes as multipart/form-data, its boundary set by the browser.
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
   if (STATE_CHANGING.has(method) && csrfToken !== undefined) headers['x-csrf-token'] = csrfToken;
   const res = await fetch(path, {
     method,
     headers,
     credentials: 'same-origin',
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    ...(body !== undefined ? { body: form ? (body as FormData) : JSON.stringify(body) } : {}),
   });
   if (res.ok) return (await res.json()) as T;
   const err = await toApiError(res);
@@ -140,6 +142,13 @@ export async function api<T>(
 }
 
 /** A same-origin path to return to after signing in, or undefined for anything else. */
+/**
+ * Pages the server renders itself (the agents' consent page, the no-script security summary):
+ * after signing in the browser loads them, the console's router does not draw them.
+ */
+export const isServerPage = (path: string): boolean =>
+  path.startsWith('/oauth/') || path.startsWith('/security/');
+
 export function safeReturnPath(raw: string | null | undefined): string | undefined {
   if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return undefined;
   if (raw.startsWith('/login') || raw.startsWith('/setup')) return undefined;

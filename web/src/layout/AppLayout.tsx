@@ -3,7 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { PAGE_PATHS } from '../../../src/modules/web/web-pages';
+import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../../src/modules/web/web-pages';
 import { SESSION_KEY, useMode, type User } from '../api/auth';
 import { api, forgetCsrfToken } from '../api/client';
 import { reportErrorsAs } from '../report-errors';
@@ -16,11 +16,15 @@ interface NavItem {
 
 const NAV: NavItem[] = [
   { label: 'Dashboard', to: PAGE_PATHS.dashboard },
+  { label: 'Scanners', to: PAGE_PATHS.scanners },
+  { label: 'Flows', to: PAGE_PATHS.flows },
   { label: 'Security', to: PAGE_PATHS.securityLogs, admin: true },
   { label: 'Traffic', to: PAGE_PATHS.trafficLogs, admin: true },
   { label: 'Latency', to: PAGE_PATHS.latencyLogs, admin: true },
   { label: 'Administration', to: PAGE_PATHS.admin, admin: true },
+  { label: 'Agents', to: PAGE_PATHS.adminAgents, admin: true },
   { label: 'Profile', to: PAGE_PATHS.profile },
+  { label: 'API key', to: NEGOTIATED_PAGE_PATHS.apikey },
 ];
 
 /** The mode in the header (docs/rules/web.md#mode-always-visible). */

@@ -3,7 +3,14 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { SESSION_KEY, useSession, useSetupStatus } from '../api/auth';
-import { api, fieldError, forgetCsrfToken, onlyFieldErrors, safeReturnPath } from '../api/client';
+import {
+  api,
+  fieldError,
+  forgetCsrfToken,
+  isServerPage,
+  onlyFieldErrors,
+  safeReturnPath,
+} from '../api/client';
 import { AuthCard } from '../components/AuthCard';
 import { ErrorState, Loading } from '../components/states';
 
@@ -28,7 +35,8 @@ export default function LoginPage() {
     setPassword('');
     setCode('');
     await queryClient.refetchQueries({ queryKey: SESSION_KEY });
-    await navigate(next, { replace: true });
+    if (isServerPage(next)) window.location.assign(next);
+    else await navigate(next, { replace: true });
   };
 
   const login = useMutation({
@@ -55,7 +63,11 @@ export default function LoginPage() {
 
   if (setup.isPending || session.isPending) return <Loading />;
   if (setup.data?.needs_setup) return <Navigate to="/setup" replace />;
-  if (session.data) return <Navigate to={next} replace />;
+  if (session.data) {
+    if (!isServerPage(next)) return <Navigate to={next} replace />;
+    window.location.assign(next);
+    return <Loading />;
+  }
 
   if (step === 'totp') {
     const err = totp.error;

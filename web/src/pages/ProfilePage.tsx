@@ -1,12 +1,11 @@
 /**
  * `/profile`: two-factor — enrol an authenticator by QR code (the secret shown once,
  * docs/rules/auth.md#enrollment-secret-shown-once), then turn the master switch and its purposes
- * on or off with a current code (docs/rules/auth.md#totp-change-needs-a-code). Mail settings and
- * order alerts are not in the console yet.
+ * on or off with a current code (docs/rules/auth.md#totp-change-needs-a-code); the administrator's
+ * mail settings (profile/MailSettings.tsx); order alerts (profile/OrderAlerts.tsx).
  */
 import {
   Alert,
-  Anchor,
   Badge,
   Button,
   Card,
@@ -23,9 +22,11 @@ import {
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { SESSION_KEY } from '../api/auth';
+import { SESSION_KEY, useSession } from '../api/auth';
 import { api, fieldError, onlyFieldErrors } from '../api/client';
 import { ErrorState, Loading } from '../components/states';
+import { MailSettings } from './profile/MailSettings';
+import { OrderAlerts } from './profile/OrderAlerts';
 
 interface TotpStatus {
   totp_enabled: boolean;
@@ -190,6 +191,7 @@ function TwoFactor() {
 }
 
 export default function ProfilePage() {
+  const { data: user } = useSession();
   return (
     <Container size="md">
       <Title order={1} size="h2" mb="md">
@@ -202,13 +204,20 @@ export default function ProfilePage() {
           </Title>
           <TwoFactor />
         </Card>
-        <Alert color="blue" title="Mail settings and order alerts">
-          Not in the console yet; their routes work today (see{' '}
-          <Anchor href="/api/docs" inherit>
-            /api/docs
-          </Anchor>
-          ).
-        </Alert>
+        {user?.is_admin && (
+          <Card withBorder>
+            <Title order={2} size="h4" mb="sm">
+              Mail settings
+            </Title>
+            <MailSettings />
+          </Card>
+        )}
+        <Card withBorder>
+          <Title order={2} size="h4" mb="sm">
+            Order alerts
+          </Title>
+          <OrderAlerts />
+        </Card>
       </Stack>
     </Container>
   );

@@ -1,0 +1,381 @@
+/**
+ * `/admin/errors`: the error log — stats by level and origin, the last 24 hours hour by hour,
+ * the groups (one line per fingerprint) and the entries with level, origin and text filters.
+ * Browser errors reported by the console land here too (docs/rules/web.md#client-errors).
+ */
+import {
+  Badge,
+  Button,
+  Card,
+  Code,
+  Container,
+  Group,
+  Modal,
+  NativeSelect,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+} from '@mantine/core';
+import '@mantine/core/styles/Tooltip.css';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { Empty, ErrorState, Loading } from '../../components/states';
+
+interface Entry {
+  id: number;
+  time: string;
+  level: string;
+  origin: string;
+  module: string | null;
+  message: string;
+  exception: string | null;
+  stack: string | null;
+  request: { id: string | null; method: string | null; path: string | null };
+  url: string | null;
+  user_agent: string | null;
+  component_stack: string | null;
+  fingerprint: string;
+}
+interface Stats {
+  total: number;
+  by_level: Record<string, number>;
+  by_origin: Record<string, number>;
+  last_hour: number;
+  last_24h: number;
+  dropped: number;
+  pending: number;
+  retention: { max_rows: number; max_age_days: number };
+}
+interface Group {
+  fingerprint: string;
+  level: string;
+  module: string | null;
+  pattern: string;
+  count: number;
+  first_seen: string;
+  last_seen: string;
+}
+
+/** The levels the log keeps, mildest first (`ERROR_LEVELS` of error-record.ts). */
+const LEVELS = ['warn', 'error', 'fatal'] as const;
+const LEVEL_COLOR: Record<string, string> = { warn: 'yellow', error: 'red', fatal: 'grape' };
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+function LevelBadge({ level }: { level: string }) {
+  return (
+    <Badge color={LEVEL_COLOR[level] ?? 'gray'} variant="light" size="sm">
+      {level}
+    </Badge>
+  );
+}
+
+function Figure({ label, value }: { label: string; value: number }) {
+  return (
+    <Card withBorder padding="sm">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text size="xl" fw={700}>
+        {value}
+      </Text>
+    </Card>
+  );
+}
+
+function StatsCard() {
+  const stats = useQuery({
+    queryKey: ['admin', 'errors', 'stats'],
+    queryFn: () => api<{ data: Stats }>('GET', '/admin/api/errors/stats'),
+  });
+  if (stats.isPending) return <Loading />;
+  if (stats.isError) return <ErrorState error={stats.error} />;
+  const s = stats.data.data;
+  return (
+    <Stack gap="xs">
+      <SimpleGrid cols={{ base: 2, sm: 4, md: 7 }}>
+        <Figure label="Total" value={s.total} />
+        {LEVELS.map((l) => (
+          <Figure key={l} label={l} value={s.by_level[l] ?? 0} />
+        ))}
+        <Figure label="Browser" value={s.by_origin.client ?? 0} />
+        <Figure label="Last hour" value={s.last_hour} />
+        <Figure label="Last 24 h" value={s.last_24h} />
+      </SimpleGrid>
+      <Text size="xs" c="dimmed">
+        Kept: the newest {s.retention.max_rows.toLocaleString()} entries, at most {s.retention.max_age_days}{' '}
+        days.
+        {s.dropped > 0 ? ` ${s.dropped} entries were dropped under load.` : ''}
+      </Text>
+    </Stack>
+  );
+}
+
+/** The listed entries of the last 24 hours, hour by hour (bars scaled to the busiest hour). */
+function ByHour({ entries }: { entries: Entry[] }) {
+  const now = Date.now();
+  const hour = 3_600_000;
+  const buckets = Array.from({ length: 24 }, (_, i) => {
+    const start = Math.floor(now / hour) * hour - (23 - i) * hour;
+    const n: Record<string, number> = {};
+    for (const e of entries) {
+      const t = Date.parse(e.time);
+      if (t >= start && t < start + hour) n[e.level] = (n[e.level] ?? 0) + 1;
+    }
+    return { start, n, total: Object.values(n).reduce((a, b) => a + b, 0) };
+  });
+  const max = Math.max(1, ...buckets.map((b) => b.total));
+  if (buckets.every((b) => b.total === 0)) return <Empty>No error in the last 24 hours of this list.</Empty>;
+  return (
+    <>
+      <Group
+        gap={2}
+        align="flex-end"
+        h={90}
+        role="img"
+        aria-label="Errors per hour, last 24 hours"
+        wrap="nowrap"
+      >
+        {buckets.map((b) => (
+          <Tooltip
+            key={b.start}
+            label={`${new Date(b.start).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}: ${LEVELS.map(
+              (l) => `${b.n[l] ?? 0} ${l}`,
+            ).join(', ')}`}
+          >
+            <Stack gap={0} justify="flex-end" style={{ flex: 1, height: '100%' }}>
+              {[...LEVELS].reverse().map((l) =>
+                b.n[l] ? (
+                  <div
+                    key={l}
+                    style={{
+                      height: `${(b.n[l] / max) * 100}%`,
+                      background: `var(--mantine-color-${LEVEL_COLOR[l]}-6)`,
+                    }}
+                  />
+                ) : null,
+              )}
+              {b.total === 0 && <div style={{ height: 1, background: 'var(--mantine-color-gray-3)' }} />}
+            </Stack>
+          </Tooltip>
+        ))}
+      </Group>
+      <Group justify="space-between" aria-hidden>
+        <Text size="xs" c="dimmed">
+          24 hours ago
+        </Text>
+        <Text size="xs" c="dimmed">
+          now
+        </Text>
+      </Group>
+    </>
+  );
+}
+
+function Groups({ level }: { level: string }) {
+  const groups = useQuery({
+    queryKey: ['admin', 'errors', 'groups', level],
+    queryFn: () =>
+      api<{ data: { groups: Group[] } }>('GET', `/admin/api/errors/groups${level ? `?level=${level}` : ''}`),
+  });
+  if (groups.isPending) return <Loading />;
+  if (groups.isError) return <ErrorState error={groups.error} />;
+  const rows = groups.data.data.groups;
+  if (rows.length === 0) return <Empty>No error is logged.</Empty>;
+  return (
+    <Table.ScrollContainer minWidth={720}>
+      <Table striped aria-label="Error groups">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Level</Table.Th>
+            <Table.Th>Pattern</Table.Th>
+            <Table.Th>Module</Table.Th>
+            <Table.Th ta="right">Count</Table.Th>
+            <Table.Th>Last seen</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((g) => (
+            <Table.Tr key={g.fingerprint}>
+              <Table.Td>
+                <LevelBadge level={g.level} />
+              </Table.Td>
+              <Table.Td style={{ wordBreak: 'break-word' }}>{g.pattern}</Table.Td>
+              <Table.Td>{g.module ?? '—'}</Table.Td>
+              <Table.Td ta="right">{g.count}</Table.Td>
+              <Table.Td>{when(g.last_seen)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+function EntryDetail({ entry }: { entry: Entry }) {
+  const rows: Array<[string, string | null]> = [
+    ['Time', when(entry.time)],
+    ['Origin', entry.origin],
+    ['Module', entry.module],
+    ['Request', entry.request.path ? `${entry.request.method ?? ''} ${entry.request.path}` : null],
+    ['Page', entry.url],
+    ['Browser', entry.user_agent],
+    ['Exception', entry.exception],
+  ];
+  return (
+    <Stack gap="xs">
+      <Text fw={600} style={{ wordBreak: 'break-word' }}>
+        {entry.message}
+      </Text>
+      {rows
+        .filter(([, v]) => v)
+        .map(([k, v]) => (
+          <Text key={k} size="sm">
+            <Text span c="dimmed">
+              {k}:
+            </Text>{' '}
+            {v}
+          </Text>
+        ))}
+      {entry.stack && (
+        <Code block style={{ maxHeight: 300, overflow: 'auto' }}>
+          {entry.stack}
+        </Code>
+      )}
+      {entry.component_stack && <Code block>{entry.component_stack}</Code>}
+    </Stack>
+  );
+}
+
+export default function ErrorsPage() {
+  const [level, setLevel] = useState('');
+  const [origin, setOrigin] = useState('');
+  const [text, setText] = useState('');
+  const [q] = useDebouncedValue(text.trim(), 300);
+  const [open, setOpen] = useState<Entry | undefined>();
+  const params = new URLSearchParams({ limit: '500' });
+  if (level) params.set('level', level);
+  if (origin) params.set('origin', origin);
+  if (q) params.set('q', q);
+  const list = useQuery({
+    queryKey: ['admin', 'errors', 'list', level, origin, q],
+    queryFn: () =>
+      api<{ data: { entries: Entry[]; count: number } }>('GET', `/admin/api/errors?${params.toString()}`),
+    placeholderData: (prev) => prev,
+  });
+  const entries = list.data?.data.entries ?? [];
+  return (
+    <Container size="xl">
+      <Title order={1} size="h2" mb="md">
+        Error log
+      </Title>
+      <Stack gap="lg">
+        <Card withBorder>
+          <Title order={2} size="h4" mb="sm">
+            By level and origin
+          </Title>
+          <StatsCard />
+        </Card>
+        <Card withBorder>
+          <Group justify="space-between" align="flex-end" wrap="wrap" mb="md">
+            <Title order={2} size="h4">
+              Entries
+            </Title>
+            <Group align="flex-end" wrap="wrap">
+              <NativeSelect
+                label="Level"
+                data={[
+                  { value: '', label: 'All levels' },
+                  ...LEVELS.map((l) => ({ value: l, label: `${l} and above` })),
+                ]}
+                value={level}
+                onChange={(e) => setLevel(e.currentTarget.value)}
+              />
+              <NativeSelect
+                label="Origin"
+                data={[
+                  { value: '', label: 'Server and browser' },
+                  { value: 'server', label: 'Server' },
+                  { value: 'client', label: 'Browser' },
+                ]}
+                value={origin}
+                onChange={(e) => setOrigin(e.currentTarget.value)}
+              />
+              <TextInput
+                label="Text"
+                placeholder="Message, module or path"
+                maxLength={200}
+                value={text}
+                onChange={(e) => setText(e.currentTarget.value)}
+              />
+            </Group>
+          </Group>
+          <Text size="sm" fw={500} mb={4}>
+            Per hour, last 24 hours
+          </Text>
+          {list.data && <ByHour entries={entries} />}
+          {list.isPending && <Loading />}
+          {list.isError && <ErrorState error={list.error} />}
+          {list.data && entries.length === 0 && (
+            <Empty>{level || origin || q ? 'No entry matches these filters.' : 'No error is logged.'}</Empty>
+          )}
+          {entries.length > 0 && (
+            <Table.ScrollContainer minWidth={760} maxHeight={520} mt="md">
+              <Table striped highlightOnHover stickyHeader aria-label="Error entries">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Time</Table.Th>
+                    <Table.Th>Level</Table.Th>
+                    <Table.Th>Origin</Table.Th>
+                    <Table.Th>Message</Table.Th>
+                    <Table.Th>Where</Table.Th>
+                    <Table.Th />
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {entries.map((e) => (
+                    <Table.Tr key={e.id}>
+                      <Table.Td style={{ whiteSpace: 'nowrap' }}>{when(e.time)}</Table.Td>
+                      <Table.Td>
+                        <LevelBadge level={e.level} />
+                      </Table.Td>
+                      <Table.Td>{e.origin === 'client' ? 'browser' : 'server'}</Table.Td>
+                      <Table.Td style={{ wordBreak: 'break-word' }}>{e.message}</Table.Td>
+                      <Table.Td ff="monospace" fz="xs">
+                        {e.request.path ?? e.module ?? '—'}
+                      </Table.Td>
+                      <Table.Td>
+                        <Button
+                          size="xs"
+                          variant="subtle"
+                          onClick={() => setOpen(e)}
+                          aria-label={`Details of entry ${e.id}`}
+                        >
+                          Details
+                        </Button>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+        </Card>
+        <Card withBorder>
+          <Title order={2} size="h4" mb="sm">
+            Groups
+          </Title>
+          <Groups level={level} />
+        </Card>
+      </Stack>
+      <Modal opened={open !== undefined} onClose={() => setOpen(undefined)} title="Error entry" size="lg">
+        {open && <EntryDetail entry={open} />}
+      </Modal>
+    </Container>
+  );
+}
