@@ -9,9 +9,9 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type SandboxHarness } from '../helpers/sandbox.js';
-import { asBrowser } from '../helpers/test-app.js';
+import { asBrowser, describeEachDb } from '../helpers/test-app.js';
 import { MCP_TOOLS } from '../../src/modules/mcp/mcp-tools.js';
 import { UNTRUSTED_NOTE } from '../../src/modules/mcp/mcp-server.js';
 
@@ -43,12 +43,12 @@ async function connect(url: string, apikey: string, how: 'stdin' | 'env'): Promi
   return client;
 }
 
-describe('algodesk mcp (stdio) against a running algodesk', () => {
+describeEachDb('algodesk mcp (stdio) against a running algodesk', (dialect) => {
   let h: SandboxHarness;
   let url: string;
   let client: Client;
   beforeAll(async () => {
-    h = await startSandbox('sqlite');
+    h = await startSandbox(dialect);
     await h.tick({ 'NSE:SBIN': h.quote(800) });
     url = await h.t.app.listen({ host: '127.0.0.1', port: 0 });
     client = await connect(url, h.apikey, 'stdin');

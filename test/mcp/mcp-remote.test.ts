@@ -17,9 +17,9 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSandbox, type SandboxHarness } from '../helpers/sandbox.js';
-import { asBrowser } from '../helpers/test-app.js';
+import { asBrowser, describeEachDb } from '../helpers/test-app.js';
 import { codeAt, enroll, ALL_ON } from '../helpers/totp.js';
 
 type Json = Record<string, unknown>;
@@ -78,7 +78,7 @@ class Provider implements OAuthClientProvider {
   }
 }
 
-describe('remote agents over /mcp with OAuth 2.1', () => {
+describeEachDb('remote agents over /mcp with OAuth 2.1', (dialect) => {
   let h: SandboxHarness;
   let base: string;
   const admin = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: Json) =>
@@ -150,7 +150,7 @@ describe('remote agents over /mcp with OAuth 2.1', () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    h = await startSandbox('sqlite', { env: { HOST_SERVER: base } });
+    h = await startSandbox(dialect, { env: { HOST_SERVER: base } });
     await h.tick({ 'NSE:SBIN': h.quote(800) });
     await h.t.app.listen({ host: '127.0.0.1', port });
   }, 60_000);
