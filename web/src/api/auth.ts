@@ -1,16 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, ApiError } from './client';
+import { api, ApiError, type Answer } from './client';
 
-/** The signed-in user as `GET /auth/session` answers it. */
-export interface User {
-  id: number;
-  username: string;
-  email: string | null;
-  is_admin: boolean;
-  order_mode: 'auto' | 'semi_auto';
-  totp_enabled: boolean;
-  created_at: string;
-}
+/** The signed-in user as `GET /auth/session` answers it (the server's schema). */
+export type User = Answer<'/auth/session'>['user'];
 
 export const SESSION_KEY = ['session'] as const;
 export const SETUP_KEY = ['setup'] as const;
@@ -20,7 +12,7 @@ export const MODE_KEY = ['analyze-mode'] as const;
 export function useSetupStatus() {
   return useQuery({
     queryKey: SETUP_KEY,
-    queryFn: () => api<{ needs_setup: boolean }>('GET', '/auth/setup'),
+    queryFn: () => api<Answer<'/auth/setup'>>('GET', '/auth/setup'),
     staleTime: 60_000,
   });
 }
@@ -31,7 +23,8 @@ export function useSession() {
     queryKey: SESSION_KEY,
     queryFn: async (): Promise<User | null> => {
       try {
-        return (await api<{ user: User }>('GET', '/auth/session', undefined, { quiet401: true })).user;
+        return (await api<Answer<'/auth/session'>>('GET', '/auth/session', undefined, { quiet401: true }))
+          .user;
       } catch (err) {
         if (err instanceof ApiError && err.status === 401) return null;
         throw err;

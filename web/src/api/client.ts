@@ -4,6 +4,7 @@
  * token kept in memory only and sent on every state-changing request, and a 401 on any call
  * reported to the app so it sends the user to /login and back.
  */
+import type { paths } from './openapi.js';
 
 /** An error answer of the server: its status, stable code, sentence and messages by field. */
 export class ApiError extends Error {
@@ -142,6 +143,16 @@ export async function api<T>(
 }
 
 /** A same-origin path to return to after signing in, or undefined for anything else. */
+/**
+ * The JSON a route answers with 200, as the server's own schemas state it
+ * (docs/rules/web.md#typed-api): `openapi.d.ts` is generated from `/api/openapi.json`, and a
+ * test fails when it is stale, so a changed answer breaks the console's type-check.
+ */
+export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete' = 'get'> =
+  paths[P] extends Record<M, { responses: { 200: { content: { 'application/json': infer T } } } }>
+    ? T
+    : never;
+
 /**
  * Pages the server renders itself (the agents' consent page, the no-script security summary):
  * after signing in the browser loads them, the console's router does not draw them.
