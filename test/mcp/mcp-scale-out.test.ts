@@ -90,7 +90,7 @@ describeEachDb('remote agents across two instances', (dialect) => {
       await until(async () => (await A.settings.get()).token_rate_per_minute === 7);
       expect((await A.settings.get()).writes_enabled).toBe(false);
 
-      expect(await B.oauth.setClientStatus(client.client_id, 'revoked')).toBe(true);
+      expect(await B.admin.setClientStatus(client.client_id, 'revoked')).toBe(true);
       expect(typeof (await A.oauth.verifyAccess(tokens.access_token))).toBe('string');
 
       await B.settings.update({ kill_switch: true });

@@ -10,10 +10,11 @@ import { mcpAdminRoutes, mcpRoutes } from './mcp.routes.js';
 import { mcpRemoteRoutes } from './mcp-remote.routes.js';
 import { McpSettingsService } from './mcp-settings.service.js';
 import { OAuthService } from './oauth.service.js';
+import { OAuthAdmin } from './oauth-admin.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    mcp: { calls: McpCalls; oauth: OAuthService; settings: McpSettingsService };
+    mcp: { calls: McpCalls; oauth: OAuthService; admin: OAuthAdmin; settings: McpSettingsService };
   }
 }
 
@@ -35,7 +36,8 @@ export const mcpPlugin = modulePlugin<AppDeps>('mcp', ['auth', 'tunnel'], async 
     clock: deps.clock,
     logger: deps.logger.child({ module: 'mcp' }),
   });
-  app.decorate('mcp', { calls, oauth, settings });
+  const admin = new OAuthAdmin({ db: deps.database.db, clock: deps.clock });
+  app.decorate('mcp', { calls, oauth, admin, settings });
   const limits = routeLimits(deps);
   mcpRoutes(app, { calls, apiKeyGuard: app.auth.apiKeyGuard, rateLimit: limits.api });
   mcpRemoteRoutes(app, {
@@ -56,7 +58,7 @@ export const mcpPlugin = modulePlugin<AppDeps>('mcp', ['auth', 'tunnel'], async 
       db: deps.database.db,
       guard: app.auth.guard,
       rateLimit: limits.admin,
-      oauth,
+      admin,
       settings,
       settingsLimit: limits.limit('mcp-settings', limits.rules.mcpSettings),
       killLimit: limits.limit('mcp-kill', limits.rules.heavy),

@@ -14,7 +14,7 @@ import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
 import { MCP_SCOPES, MCP_TOOLS } from './mcp-tools.js';
-import type { OAuthService } from './oauth.service.js';
+import type { OAuthAdmin } from './oauth-admin.js';
 import type { McpSettingsService } from './mcp-settings.service.js';
 import { badRequest, notFound } from '../../platform/errors.js';
 import type { McpCalls } from './mcp-calls.js';
@@ -115,7 +115,7 @@ export function mcpAdminRoutes(
     db: Kysely<DB>;
     guard: SessionGuard;
     rateLimit: RateLimitHook;
-    oauth: OAuthService;
+    admin: OAuthAdmin;
     settings: McpSettingsService;
     /** 30 per minute (PUT settings). */
     settingsLimit: RateLimitHook;
@@ -137,7 +137,7 @@ export function mcpAdminRoutes(
         response: { 200: Ok, ...errors },
       },
     },
-    async () => ({ status: 'success' as const, ...(await deps.oauth.clients()) }),
+    async () => ({ status: 'success' as const, ...(await deps.admin.clients()) }),
   );
   for (const action of ['approve', 'revoke'] as const)
     app.post(
@@ -154,7 +154,7 @@ export function mcpAdminRoutes(
         },
       },
       async (req) => {
-        const ok = await deps.oauth.setClientStatus(
+        const ok = await deps.admin.setClientStatus(
           req.params.client_id,
           action === 'approve' ? 'approved' : 'revoked',
         );
@@ -207,7 +207,7 @@ export function mcpAdminRoutes(
       if (confirm !== (engage ? 'ENGAGE' : 'RELEASE'))
         throw badRequest(`Confirm with "${engage ? 'ENGAGE' : 'RELEASE'}"`, { confirm: ['does not match'] });
       await deps.settings.update({ kill_switch: engage });
-      const revoked = engage ? await deps.oauth.revokeAll() : 0;
+      const revoked = engage ? await deps.admin.revokeAll() : 0;
       return { status: 'success' as const, kill_switch: engage, revoked_tokens: revoked };
     },
   );

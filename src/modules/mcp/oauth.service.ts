@@ -12,70 +12,21 @@ import type { Clock } from '../../platform/clock.js';
 import { sha256Hex } from '../../platform/crypto.js';
 import type { McpSettingsService } from './mcp-settings.service.js';
 import type { McpScope } from './mcp-tools.js';
+import {
+  ACCESS_TTL_MS,
+  CODE_TTL_MS,
+  OAuthError,
+  REFRESH_TTL_MS,
+  redirectUriProblem,
+  type AccessPrincipal,
+  type AuthorizeRefusal,
+  type AuthorizeRequest,
+  type TokenAnswer,
+} from './oauth.types.js';
 
-export const ACCESS_TTL_MS = 15 * 60_000;
-export const REFRESH_TTL_MS = 30 * 24 * 60 * 60_000;
-export const CODE_TTL_MS = 5 * 60_000;
 const GRANTS = ['authorization_code', 'refresh_token'] as const;
-
-/** An OAuth error as the token and registration endpoints answer it. */
-export class OAuthError extends Error {
-  constructor(
-    readonly error: string,
-    readonly description: string,
-    readonly status = 400,
-  ) {
-    super(description);
-  }
-}
-
 const token = (prefix: string) => `${prefix}_${randomBytes(32).toString('base64url')}`;
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-
-/** A redirect URI a client may register: https anywhere, http on the loopback only, no fragment. */
-export function redirectUriProblem(raw: string): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return `${raw.slice(0, 100)} is not a URL`;
-  }
-  if (u.hash !== '') return 'a redirect URI may not have a fragment';
-  if (u.protocol === 'https:') return undefined;
-  if (u.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)) return undefined;
-  return 'a redirect URI must be https, or http on localhost';
-}
-
-export interface AuthorizeRequest {
-  client: { client_id: string; name: string };
-  redirectUri: string;
-  scopes: McpScope[];
-  state: string | undefined;
-  challenge: string;
-}
-
-/** A refused authorization: shown on the page (`redirect` absent) or sent back to the client. */
-export interface AuthorizeRefusal {
-  error: string;
-  description: string;
-  redirect?: { uri: string; state: string | undefined };
-}
-
-export interface TokenAnswer {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  scope: string;
-}
-
-export interface AccessPrincipal {
-  userId: number;
-  clientId: string;
-  scopes: McpScope[];
-  /** The access token's digest (per-token rate limits key on it). */
-  digest: string;
-}
 
 export class OAuthService {
   constructor(
@@ -418,66 +369,5 @@ export class OAuthService {
       .split(' ')
       .filter((s): s is McpScope => (settings.allowed_scopes as string[]).includes(s));
     return { userId: Number(t.user_id), clientId: t.client_id, scopes, digest };
-  }
-
-  // ---- administration ----
-
-  async clients() {
-    const rows = await this.deps.db
-      .selectFrom('oauth_clients')
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .execute();
-    const users = await this.deps.db
-      .selectFrom('oauth_tokens')
-      .innerJoin('users', 'users.id', 'oauth_tokens.user_id')
-      .select(['oauth_tokens.client_id', 'users.username'])
-      .distinct()
-      .execute();
-    const data = rows.map((c) => ({
-      client_id: c.client_id,
-      name: c.name,
-      redirect_uris: JSON.parse(c.redirect_uris) as string[],
-      status: c.status,
-      created_at: Number(c.created_at),
-      last_used_at: c.last_used_at === null ? null : Number(c.last_used_at),
-      users: users.filter((u) => u.client_id === c.client_id).map((u) => u.username),
-    }));
-    const count = (s: string) => data.filter((c) => c.status === s).length;
-    return {
-      data,
-      counts: {
-        total: data.length,
-        pending: count('pending'),
-        approved: count('approved'),
-        revoked: count('revoked'),
-      },
-    };
-  }
-
-  async setClientStatus(clientId: string, status: 'approved' | 'revoked'): Promise<boolean> {
-    const r = await this.deps.db
-      .updateTable('oauth_clients')
-      .set({ status })
-      .where('client_id', '=', clientId)
-      .executeTakeFirst();
-    if (status === 'revoked')
-      await this.deps.db
-        .updateTable('oauth_tokens')
-        .set({ revoked_at: this.deps.clock.now() })
-        .where('client_id', '=', clientId)
-        .where('revoked_at', 'is', null)
-        .execute();
-    return Number(r.numUpdatedRows) > 0;
-  }
-
-  /** The kill switch's first act: every token stops working at once. */
-  async revokeAll(): Promise<number> {
-    const r = await this.deps.db
-      .updateTable('oauth_tokens')
-      .set({ revoked_at: this.deps.clock.now() })
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows);
   }
 }
