@@ -25,6 +25,7 @@ import { strategiesPlugin } from './modules/strategies/strategies.plugin.js';
 import { scannerPlugin } from './modules/scanner/scanner.plugin.js';
 import { flowPlugin } from './modules/flow/flow.plugin.js';
 import { mcpPlugin } from './modules/mcp/mcp.plugin.js';
+import { deskPlugin } from './modules/desk/desk.plugin.js';
 import { systemPlugin } from './modules/system/system.plugin.js';
 import { tunnelPlugin } from './modules/tunnel/tunnel.plugin.js';
 import { webPlugin } from './modules/web/web.plugin.js';
@@ -56,6 +57,7 @@ const MODULES = [
   scannerPlugin,
   flowPlugin,
   mcpPlugin,
+  deskPlugin,
   apiPlugin,
   marketDataPlugin,
   healthPlugin,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { ALL_PAGE_PATHS } from '../../src/modules/web/web-pages.js';
+import { ALL_PAGE_PATHS, PAGE_PATTERNS } from '../../src/modules/web/web-pages.js';
 import type { App } from '../../src/platform/http/types.js';
 import { createTestDeps, type TestDeps } from '../helpers/test-app.js';
 import { REPO } from '../helpers/web-build.js';
@@ -61,6 +61,36 @@ describe('docs/rules/web.md#app-shell-paths: the server answers the console page
     expect((await app.inject({ method: 'GET', url: '/login?next=%2Flogs%2Fsecurity' })).body).toBe(SHELL);
   });
 
+  it('answers a page with an id only for a well-formed id (docs/rules/web.md#app-shell-paths)', async () => {
+    for (const url of ['/strategy/1', '/strategy/2147483647']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toBe(SHELL);
+    }
+    for (const url of ['/strategy/0', '/strategy/x', '/strategy/12a', `/strategy/${'9'.repeat(40)}`]) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json()).toMatchObject({ status: 'error', code: 'not_found' });
+    }
+  });
+
+  it('answers /search/token as the page to a browser’s navigation, query or not, and JSON otherwise', async () => {
+    const page = { accept: 'text/html,application/xhtml+xml' };
+    for (const url of [
+      '/search/token',
+      '/search/token?symbol=SBIN&exchange=NSE',
+      `/search/token?symbol=${'x'.repeat(300)}`,
+    ]) {
+      const res = await app.inject({ method: 'GET', url, headers: page });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toBe(SHELL);
+    }
+    // A script (no session here): the JSON route's own answer.
+    const json = await app.inject({ method: 'GET', url: '/search/token?symbol=SBIN' });
+    expect(json.statusCode).toBe(401);
+    expect(json.json()).toMatchObject({ code: 'session_required' });
+  });
+
   it('serves the hashed assets with a year-long immutable cache, and 404 JSON for a missing one', async () => {
     const res = await app.inject({ method: 'GET', url: '/assets/app-abc.js' });
     expect(res.statusCode).toBe(200);
@@ -114,7 +144,13 @@ describe('docs/rules/web.md#app-shell-paths: the server answers the console page
       paths: Record<string, Record<string, { summary?: string; tags?: string[] }>>;
     }>();
     const web = Object.entries(doc.paths).filter(([, ops]) => ops.get?.tags?.includes('web'));
-    expect(web.map(([path]) => path).sort()).toEqual([...ALL_PAGE_PATHS, '/assets/{*}'].sort());
+    expect(web.map(([path]) => path).sort()).toEqual(
+      [
+        ...ALL_PAGE_PATHS,
+        ...Object.values(PAGE_PATTERNS).map((p) => p.path.replace(':id', '{id}')),
+        '/assets/{*}',
+      ].sort(),
+    );
     for (const [, ops] of web) expect(ops.get!.summary).toBeTruthy();
   });
 

@@ -1,6 +1,5 @@
-import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { App } from '../../platform/http/types.js';
-import { wantsPage } from '../web/web-pages.js';
+import { pageForBrowsers } from '../web/negotiated-page.js';
 import type { WebShell } from '../web/web.plugin.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyCreated, ApiKeyStatus, OrderModeBody, OrderModeResponse } from './auth.schema.js';
@@ -18,17 +17,12 @@ export interface ApiKeyRouteDeps {
 export function apiKeyRoutes(app: App, deps: ApiKeyRouteDeps): void {
   const { apiKeys, guard } = deps;
   const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
-  // `/apikey` is also the console's page (docs/rules/web.md#negotiated-pages): a browser's
-  // navigation gets the app shell, whose router checks the session; anything else, the JSON.
-  const pageForBrowsers: preHandlerAsyncHookHandler = async (req, reply) => {
-    const shell = deps.webShell?.();
-    if (shell && wantsPage(req.headers.accept)) return shell.send(reply);
-  };
-
   app.get(
     '/apikey',
     {
-      preHandler: [pageForBrowsers, guard()],
+      // Also the console's page (docs/rules/web.md#negotiated-pages).
+      onRequest: pageForBrowsers(deps.webShell),
+      preHandler: guard(),
       schema: {
         summary: "The API key's status (never the key); a browser's navigation gets the console page",
         tags: ['auth'],

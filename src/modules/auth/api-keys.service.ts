@@ -97,16 +97,21 @@ export class ApiKeysService {
    * A key that stands for the user inside this process for one in-process call — an agent's tool
    * call run as the user who consented (docs/rules/mcp.md#mcp-tools): 32 random bytes held only in
    * this cache, never stored or shown; `release` forgets it (it also lapses after a minute). The
-   * same guard and rules as any key then apply. Undefined for an unknown user.
+   * same guard and rules as any key then apply. Undefined for an unknown user. `orderMode`
+   * overrides the user's (the console's desk places as in automatic mode,
+   * docs/rules/web.md#desk-calls).
    */
-  async delegate(userId: number): Promise<{ key: string; release(): void } | undefined> {
+  async delegate(
+    userId: number,
+    opts: { orderMode?: OrderMode } = {},
+  ): Promise<{ key: string; release(): void } | undefined> {
     const user = await this.users.findById(userId);
     if (!user) return undefined;
     const key = `dlg_${randomBytes(32).toString('base64url')}`;
     const principal: ApiPrincipal = {
       userId,
       username: user.username,
-      orderMode: toOrderMode(user.order_mode),
+      orderMode: opts.orderMode ?? toOrderMode(user.order_mode),
       isAdmin: fromDbBool(user.is_admin),
     };
     this.cache.set(key, { digest: `delegated:${key.slice(4, 12)}`, principal }, { ttl: 60_000 });

@@ -80,7 +80,7 @@ export const marketPlugin = modulePlugin<AppDeps>('market', ['auth', 'market-adm
   const limits = routeLimits(deps);
   const guard = app.auth.guard;
   await sessionScope(app, (web) => {
-    sessionSearchRoutes(web, { search: market.search, guard });
+    sessionSearchRoutes(web, { search: market.search, guard, webShell: () => app.webShell });
     masterContractRoutes(web, {
       imports: market.imports,
       contracts: market.contracts,

@@ -4,6 +4,8 @@ import type { SessionGuard } from '../auth/session.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { SearchService } from './search.service.js';
+import { pageForBrowsers } from '../web/negotiated-page.js';
+import type { WebShell } from '../web/web.plugin.js';
 import {
   ExpiriesQuery,
   ExpiriesResponse,
@@ -45,7 +47,15 @@ export function publicSearchRoutes(
 }
 
 /** `/search/*`: any logged-in user, no rate limiter (spec "Limits"). */
-export function sessionSearchRoutes(app: App, deps: { search: SearchService; guard: SessionGuard }): void {
+export function sessionSearchRoutes(
+  app: App,
+  deps: {
+    search: SearchService;
+    guard: SessionGuard;
+    /** The console's app shell when it is built (the web module registers after this one). */
+    webShell?: () => WebShell | undefined;
+  },
+): void {
   const user = { preHandler: deps.guard() };
   const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody };
   app.get(
@@ -104,6 +114,8 @@ export function sessionSearchRoutes(app: App, deps: { search: SearchService; gua
   app.get(
     '/search/token',
     {
+      // Also the console's page (docs/rules/web.md#negotiated-pages).
+      onRequest: pageForBrowsers(deps.webShell),
       ...user,
       schema: {
         summary: 'Look up an instrument by symbol or token',

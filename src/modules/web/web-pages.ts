@@ -26,6 +26,17 @@ export const PAGE_PATHS = {
   chartink: '/chartink',
   flows: '/flows',
   adminAgents: '/admin/mcp',
+  orderbook: '/orderbook',
+  tradebook: '/tradebook',
+  positions: '/positions',
+  holdings: '/holdings',
+  actionCenter: '/action-center',
+  search: '/search',
+  strategies: '/strategy',
+  strategyNew: '/strategy/new',
+  analyzer: '/analyzer',
+  broker: '/broker',
+  masterContract: '/master-contract',
 } as const;
 
 export type PageName = keyof typeof PAGE_PATHS;
@@ -42,7 +53,21 @@ export const ALL_PAGE_PATHS: readonly PagePath[] = Object.values(PAGE_PATHS);
  */
 export const NEGOTIATED_PAGE_PATHS = {
   apikey: '/apikey',
+  /** The legacy token lookup (`GET /search/token?symbol=…` answers JSON). */
+  searchToken: '/search/token',
 } as const;
+
+/**
+ * Pages with an id in their path (docs/rules/web.md#app-shell-paths): the pattern in the
+ * console's router's syntax, and what the id must be. A path that does not match (`/strategy/x`)
+ * is not a page and answers the JSON 404.
+ */
+export const PAGE_PATTERNS = {
+  strategy: { path: '/strategy/:id', id: /^[1-9]\d{0,9}$/ },
+} as const;
+
+/** The console's path of one strategy's page. */
+export const strategyPagePath = (id: number | string): string => `/strategy/${id}`;
 
 /** Whether a request's `Accept` header asks for a page (a browser's navigation) rather than data. */
 export function wantsPage(accept: string | undefined): boolean {

@@ -12,7 +12,7 @@ import type { AppDeps } from '../../app-deps.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import { modulePlugin } from '../../platform/http/module-plugin.js';
 import { defaultWebRoot, loadWebBuild } from './web-assets.js';
-import { ALL_PAGE_PATHS } from './web-pages.js';
+import { ALL_PAGE_PATHS, PAGE_PATTERNS } from './web-pages.js';
 
 /** Where the built assets are served (Vite's `build.assetsDir`, under `base: '/'`). */
 export const ASSETS_PREFIX = '/assets/';
@@ -90,6 +90,25 @@ export const webPlugin = modulePlugin<AppDeps>('web', ['request-pipeline'], asyn
         },
       },
       (_req, reply) => {
+        void sendShell(reply);
+      },
+    );
+
+  // Pages with an id (docs/rules/web.md#app-shell-paths): only a well-formed id is a page; any
+  // other path under the prefix is what it would be without a console, the JSON 404.
+  for (const { path, id } of Object.values(PAGE_PATTERNS))
+    app.get(
+      path,
+      {
+        schema: {
+          summary: `The console page ${path} (the app shell)`,
+          tags: ['web'],
+          params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
+          response: { 200: HtmlPage, 404: ErrorBody, 429: ErrorBody },
+        },
+      },
+      (req, reply) => {
+        if (!id.test(req.params.id)) return reply.callNotFound();
         void sendShell(reply);
       },
     );

@@ -25638,6 +25638,2790 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/desk/api/orderbook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's orderbook: /api/v1/orderbook as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/tradebook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's tradebook: /api/v1/tradebook as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/positionbook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's positionbook: /api/v1/positionbook as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/holdings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's holdings: /api/v1/holdings as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's funds: /api/v1/funds as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/orderstatus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's orderstatus: /api/v1/orderstatus as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/openposition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's openposition: /api/v1/openposition as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/placeorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's placeorder: /api/v1/placeorder as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/placesmartorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's placesmartorder: /api/v1/placesmartorder as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/modifyorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's modifyorder: /api/v1/modifyorder as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/cancelorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's cancelorder: /api/v1/cancelorder as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/cancelallorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's cancelallorder: /api/v1/cancelallorder as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/closeposition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's closeposition: /api/v1/closeposition as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's quotes: /api/v1/quotes as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/symbol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's symbol: /api/v1/symbol as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/desk/api/margin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The console's margin: /api/v1/margin as the signed-in user */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description The `/api/v1` call’s body without `apikey` (the session stands for the key) */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description The `/api/v1` call’s answer, as the API gives it */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ping": {
         parameters: {
             query?: never;
