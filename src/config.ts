@@ -135,6 +135,11 @@ export interface BrokerConfig {
   redirectUrl: string | undefined;
   /** `BROKER_API_BASE_URL`: API origin instead of the broker's (tests use a loopback stub). */
   baseUrl: string | undefined;
+  /**
+   * `BROKER_LOGIN_URL`: origin of the broker's browser login page instead of the broker's own
+   * (Kite `https://kite.zerodha.com`, Upstox `https://api.upstox.com`; tests use a loopback stub).
+   */
+  loginUrl: string | undefined;
   /** `BROKER_TIMEOUT_MS` (default 10000): a broker call slower than this answers 504. */
   timeoutMs: number;
 }
@@ -260,6 +265,9 @@ export function loadConfig(
       redirectUrl: check('BROKER_REDIRECT_URL', undefined, (raw) => parseUrl(raw, ['http:', 'https:'])),
       timeoutMs: check('BROKER_TIMEOUT_MS', 10_000, (raw) => parseInteger(raw, 100, 120_000)),
       baseUrl: check('BROKER_API_BASE_URL', undefined, (raw) =>
+        parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
+      ),
+      loginUrl: check('BROKER_LOGIN_URL', undefined, (raw) =>
         parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
       ),
     },

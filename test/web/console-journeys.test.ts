@@ -215,6 +215,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in Chromium: first run, sign in and
     expected.add('/security/stats');
     expected.add('/settings/analyze-mode');
     expected.add('/security/api/data');
+    // The dashboard reads the broker session in live mode (docs/rules/web.md#dashboard).
+    expected.add('/broker/session');
     await page.getByRole('link', { name: 'Dashboard' }).click();
     await page.waitForURL(`${base}/login?next=%2Fdashboard`);
     await field('Username').fill('admin');
@@ -243,6 +245,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in Chromium: first run, sign in and
     await button('Turn on two-factor').click();
     await page.getByTestId('totp-state').getByText('on').waitFor();
     // The secret is gone from the page once confirmed.
+    await page.getByTestId('totp-secret').waitFor({ state: 'detached' });
     expect(await page.getByTestId('totp-secret').count()).toBe(0);
     await shot('05b-profile-two-factor-on');
     clock.advance(30_000);

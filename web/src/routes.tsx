@@ -4,7 +4,7 @@
  */
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, Outlet } from 'react-router';
-import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../src/modules/web/web-pages';
+import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS, PAGE_PATTERNS } from '../../src/modules/web/web-pages';
 import { Loading } from './components/states';
 import { AdminOnly, RequireSession } from './layout/guards';
 import { RouteError } from './layout/RouteError';
@@ -20,7 +20,6 @@ const page = (load: () => Promise<{ default: ComponentType }>) => {
 
 const SetupPage = () => page(() => import('./pages/SetupPage'));
 const LoginPage = () => page(() => import('./pages/LoginPage'));
-const HomePage = () => page(() => import('./pages/HomePage'));
 const SecurityPage = () => page(() => import('./pages/SecurityPage'));
 const NotFoundPage = () => page(() => import('./pages/NotFoundPage'));
 const ProfilePage = () => page(() => import('./pages/ProfilePage'));
@@ -37,6 +36,20 @@ const AgentsPage = () => page(() => import('./pages/admin/AgentsPage'));
 const ApiKeyPage = () => page(() => import('./pages/ApiKeyPage'));
 const ScannersPage = () => page(() => import('./pages/integrations/ScannersPage'));
 const FlowsPage = () => page(() => import('./pages/integrations/FlowsPage'));
+const DashboardPage = () => page(() => import('./pages/desk/DashboardPage'));
+const OrderbookPage = () => page(() => import('./pages/desk/OrderbookPage'));
+const TradebookPage = () => page(() => import('./pages/desk/TradebookPage'));
+const PositionsPage = () => page(() => import('./pages/desk/PositionsPage'));
+const HoldingsPage = () => page(() => import('./pages/desk/HoldingsPage'));
+const ActionCenterPage = () => page(() => import('./pages/desk/ActionCenterPage'));
+const SearchPage = () => page(() => import('./pages/search/SearchPage'));
+const TokenPage = () => page(() => import('./pages/search/TokenPage'));
+const StrategiesPage = () => page(() => import('./pages/strategy/StrategiesPage'));
+const NewStrategyPage = () => page(() => import('./pages/strategy/NewStrategyPage'));
+const StrategyPage = () => page(() => import('./pages/strategy/StrategyPage'));
+const AnalyzerPage = () => page(() => import('./pages/account/AnalyzerPage'));
+const BrokerPage = () => page(() => import('./pages/account/BrokerPage'));
+const MasterContractPage = () => page(() => import('./pages/account/MasterContractPage'));
 
 const admin = (el: ReactNode) => <AdminOnly>{el}</AdminOnly>;
 
@@ -55,8 +68,21 @@ export const router = createBrowserRouter([
           </RequireSession>
         ),
         children: [
-          { path: PAGE_PATHS.home, element: <HomePage /> },
-          { path: PAGE_PATHS.dashboard, element: <HomePage /> },
+          { path: PAGE_PATHS.home, element: <DashboardPage /> },
+          { path: PAGE_PATHS.dashboard, element: <DashboardPage /> },
+          { path: PAGE_PATHS.orderbook, element: <OrderbookPage /> },
+          { path: PAGE_PATHS.tradebook, element: <TradebookPage /> },
+          { path: PAGE_PATHS.positions, element: <PositionsPage /> },
+          { path: PAGE_PATHS.holdings, element: <HoldingsPage /> },
+          { path: PAGE_PATHS.actionCenter, element: <ActionCenterPage /> },
+          { path: PAGE_PATHS.search, element: <SearchPage /> },
+          { path: NEGOTIATED_PAGE_PATHS.searchToken, element: <TokenPage /> },
+          { path: PAGE_PATHS.strategies, element: <StrategiesPage /> },
+          { path: PAGE_PATHS.strategyNew, element: <NewStrategyPage /> },
+          { path: PAGE_PATTERNS.strategy.path, element: <StrategyPage /> },
+          { path: PAGE_PATHS.analyzer, element: <AnalyzerPage /> },
+          { path: PAGE_PATHS.broker, element: <BrokerPage /> },
+          { path: PAGE_PATHS.masterContract, element: <MasterContractPage /> },
           { path: PAGE_PATHS.profile, element: <ProfilePage /> },
           { path: NEGOTIATED_PAGE_PATHS.apikey, element: <ApiKeyPage /> },
           { path: PAGE_PATHS.scanners, element: <ScannersPage /> },

@@ -5,7 +5,9 @@
  * where the code is exchanged for an access token, stored sealed as the user's broker session.
  * `state` binds the round trip to the user: `userId.expiry.HMAC(APP_KEY)`, checked on any
  * instance without shared state, valid 10 minutes, required (a callback without it is refused). `GET /broker/session` shows the session
- * (never the token); `DELETE /broker/session` forgets it.
+ * (never the token); `DELETE /broker/session` forgets it. A browser's navigation to a callback (the
+ * broker's redirect) is sent on to the console's `/broker` page with the outcome
+ * (docs/rules/web.md#account-pages); scripts keep the JSON answer.
  */
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
@@ -15,6 +17,7 @@ import type { App } from '../../platform/http/types.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
+import { wantsPage } from '../web/web-pages.js';
 import type { BrokerAdapter } from './broker-adapter.js';
 import type { BrokerSessionsService } from './broker-sessions.service.js';
 
@@ -28,6 +31,16 @@ export interface BrokerLoginDeps {
   clock: Clock;
   guard: SessionGuard;
   rateLimit: RateLimitHook;
+  /** Whether the console is built: then a browser's callback lands on its `/broker` page. */
+  consoleBuilt?: () => boolean;
+}
+
+/** Where a browser lands after a broker login (docs/rules/web.md#account-pages). */
+export function brokerPageAfterLogin(outcome: { ok: true } | { ok: false; message: string }): string {
+  const q = outcome.ok
+    ? new URLSearchParams({ login: 'success' })
+    : new URLSearchParams({ login: 'failed', message: outcome.message.slice(0, 300) });
+  return `/broker?${q.toString()}`;
 }
 
 export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
@@ -98,6 +111,24 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
     return { status: 'success' as const, message: `Logged in to ${name}`, broker: name };
   };
   const Ok = Type.Object({ status: Type.Literal('success'), message: Type.String(), broker: Type.String() });
+  const toPage = Type.Null({
+    description: "Found: a browser's navigation is sent to the console's /broker page",
+  });
+  /** The callback's answer: JSON for scripts, the `/broker` page (with the outcome) for a browser. */
+  const answer = async (
+    req: { headers: { accept?: string | undefined } },
+    reply: { redirect(url: string, code: number): unknown },
+    run: () => ReturnType<typeof callback>,
+  ) => {
+    if (!(deps.consoleBuilt?.() ?? false) || !wantsPage(req.headers.accept)) return run();
+    try {
+      await run();
+      return reply.redirect(brokerPageAfterLogin({ ok: true }), 302) as never;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : 'Broker login failed';
+      return reply.redirect(brokerPageAfterLogin({ ok: false, message }), 302) as never;
+    }
+  };
   app.get(
     '/zerodha/callback',
     {
@@ -110,10 +141,11 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
           state: Type.Optional(Type.String({ maxLength: 128 })),
           status: Type.Optional(Type.String({ maxLength: 32 })),
         }),
-        response: { 200: Ok, ...errors },
+        response: { 200: Ok, 302: toPage, ...errors },
       },
     },
-    (req) => callback(req.session!.userId, req.query.request_token, req.query.state),
+    (req, reply) =>
+      answer(req, reply, () => callback(req.session!.userId, req.query.request_token, req.query.state)),
   );
   app.get(
     '/upstox/callback',
@@ -126,10 +158,10 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
           code: Type.Optional(Type.String({ maxLength: 512 })),
           state: Type.Optional(Type.String({ maxLength: 128 })),
         }),
-        response: { 200: Ok, ...errors },
+        response: { 200: Ok, 302: toPage, ...errors },
       },
     },
-    (req) => callback(req.session!.userId, req.query.code, req.query.state),
+    (req, reply) => answer(req, reply, () => callback(req.session!.userId, req.query.code, req.query.state)),
   );
 
   const SessionView = Type.Object({

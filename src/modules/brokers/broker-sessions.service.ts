@@ -116,6 +116,32 @@ export class BrokerSessionsService {
     return s ? { broker: s.broker, expires_at: s.expiresAt } : null;
   }
 
+  /**
+   * The stored session as the `/broker` page shows it, expired or not (never the token): its
+   * broker, the broker's user id, when it was made and when it lapses.
+   */
+  async describe(userId: number): Promise<
+    | {
+        broker: string;
+        brokerUserId: string | null;
+        connectedAt: number;
+        expiresAt: number | null;
+        expired: boolean;
+      }
+    | undefined
+  > {
+    const row = await this.repo.getBrokerSession(userId);
+    if (!row) return undefined;
+    const expiresAt = row.expires_at === null ? null : Number(row.expires_at);
+    return {
+      broker: row.broker,
+      brokerUserId: row.broker_user_id,
+      connectedAt: Number(row.created_at),
+      expiresAt,
+      expired: expiresAt !== null && expiresAt <= this.clock.now(),
+    };
+  }
+
   /** Drops the cached session here and everywhere; resolves once this instance has reloaded. */
   private async changed(userId: number): Promise<void> {
     this.cache.delete(userId);

@@ -6,6 +6,7 @@
 import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { brokerLoginRoutes } from './broker-login.routes.js';
+import { brokerStatusRoutes } from './broker-status.routes.js';
 import { BrokerRegistry } from './broker-registry.js';
 import { BrokerSessionsRepository } from './broker-sessions.repository.js';
 import { BrokerSessionsService } from './broker-sessions.service.js';
@@ -36,6 +37,7 @@ export function buildBrokerServices(deps: AppDeps): BrokerServices {
     apiSecret: config.broker.apiSecret ?? '',
     redirectUrl: config.broker.redirectUrl ?? '',
     ...(config.broker.baseUrl ? { baseUrl: config.broker.baseUrl } : {}),
+    ...(config.broker.loginUrl ? { loginBaseUrl: config.broker.loginUrl } : {}),
     timeoutMs: config.broker.timeoutMs,
     logger: deps.logger,
     clock,
@@ -64,7 +66,7 @@ export const brokersPlugin = modulePlugin<AppDeps>('brokers', ['auth'], async (a
   const brokers = buildBrokerServices(deps);
   app.decorate('brokers', brokers);
   const limits = routeLimits(deps);
-  await sessionScope(app, (web) =>
+  await sessionScope(app, (web) => {
     brokerLoginRoutes(web, {
       brokerName: deps.config.broker.name,
       adapter: (name) => brokers.registry.load(name),
@@ -73,8 +75,16 @@ export const brokersPlugin = modulePlugin<AppDeps>('brokers', ['auth'], async (a
       clock: deps.clock,
       guard: app.auth.guard,
       rateLimit: limits.admin,
-    }),
-  );
+      consoleBuilt: () => app.webShell !== undefined,
+    });
+    brokerStatusRoutes(web, {
+      brokerName: deps.config.broker.name,
+      loginAvailable: Boolean(deps.config.broker.name && deps.config.broker.apiKey),
+      sessions: brokers.sessions,
+      guard: app.auth.guard,
+      rateLimit: limits.admin,
+    });
+  });
   app.addHook('onReady', async () => brokers.sessions.refreshPrimary());
   app.addHook('onClose', async () => brokers.registry.closeAll());
 });

@@ -255,4 +255,9 @@ export class ContractImportService {
   latest(): Promise<ContractImportRow | undefined> {
     return this.runs.latestImport();
   }
+
+  /** One import run by id (the live contract's own run, for its figures). */
+  get(id: number): Promise<ContractImportRow | undefined> {
+    return this.runs.getImport(id);
+  }
 }

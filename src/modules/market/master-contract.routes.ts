@@ -46,6 +46,32 @@ const StatusResponse = Type.Object({
   is_ready: Type.Boolean(),
   /** Whether searches are answered from the in-memory index (else from the database). */
   index_ready: Type.Boolean(),
+  /**
+   * How far the running download has got on this instance (compressed bytes read, rows read and
+   * skipped so far); null when none runs here (docs/rules/web.md#account-pages).
+   */
+  progress: Type.Optional(
+    Type.Union([
+      Type.Null(),
+      Type.Object({ bytes: Type.Integer(), rows: Type.Integer(), skipped: Type.Integer() }),
+    ]),
+  ),
+  /**
+   * The contract in use: its run, broker, rows by exchange and when it was loaded. After a failed
+   * run this is the earlier contract that stayed live; null when none is.
+   */
+  live: Type.Optional(
+    Type.Union([
+      Type.Null(),
+      Type.Object({
+        import_id: Type.Integer(),
+        broker: Type.String(),
+        total_symbols: Type.Integer(),
+        by_exchange: Counts,
+        loaded_at: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ]),
+  ),
 });
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
@@ -68,6 +94,8 @@ export function masterContractRoutes(
   },
 ): void {
   const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
+  /** The download running on this instance and how far it has got. */
+  let running: { id: number; bytes: number; rows: number; skipped: number } | undefined;
   app.post(
     '/api/master-contract/download',
     {
@@ -92,13 +120,18 @@ export function masterContractRoutes(
       source.username = '';
       source.password = '';
       const id = await deps.imports.begin(broker, source.href, 'downloading');
+      running = { id, bytes: 0, rows: 0, skipped: 0 };
       void (async () => {
         try {
           const body = await openMasterContractDownload(broker, deps.baseUrl);
-          await deps.imports.run(id, format, body);
+          await deps.imports.run(id, format, body, (p) => {
+            if (running?.id === id) Object.assign(running, p);
+          });
         } catch (err) {
           // `run` records its own failures; a failed request is recorded here.
           await deps.imports.abandon(id, err);
+        } finally {
+          if (running?.id === id) running = undefined;
         }
       })();
       return reply
@@ -120,6 +153,23 @@ export function masterContractRoutes(
     async () => {
       const latest = await deps.imports.latest();
       const live = await deps.imports.liveGeneration();
+      const liveRun = live === null ? undefined : live === latest?.id ? latest : await deps.imports.get(live);
+      const liveSummary = (liveRun?.summary ? JSON.parse(liveRun.summary) : null) as {
+        by_exchange?: Record<string, Record<string, number>>;
+      } | null;
+      const liveView = liveRun
+        ? {
+            import_id: liveRun.id,
+            broker: liveRun.broker,
+            total_symbols: liveRun.row_count,
+            by_exchange: liveSummary?.by_exchange ?? {},
+            loaded_at: iso(liveRun.finished_at === null ? null : Number(liveRun.finished_at)),
+          }
+        : null;
+      const progress =
+        running && latest && running.id === latest.id
+          ? { bytes: running.bytes, rows: running.rows, skipped: running.skipped }
+          : null;
       if (!latest)
         return {
           status: 'pending' as const,
@@ -135,6 +185,8 @@ export function masterContractRoutes(
           duration_ms: null,
           is_ready: false,
           index_ready: deps.contracts.indexReady,
+          progress: null,
+          live: null,
         };
       const summary = (latest.summary ? JSON.parse(latest.summary) : null) as {
         by_exchange?: Record<string, Record<string, number>>;
@@ -161,6 +213,8 @@ export function masterContractRoutes(
           latest.finished_at === null ? null : Number(latest.finished_at) - Number(latest.started_at),
         is_ready: live !== null,
         index_ready: deps.contracts.indexReady,
+        progress,
+        live: liveView,
       };
     },
   );

@@ -23,6 +23,7 @@ export interface BrokerPriceSourceOptions {
 }
 
 export class BrokerPriceSource extends PolledPriceSource {
+  readonly kind = 'broker' as const;
   private lastFailure: string | undefined;
 
   constructor(private readonly opts: BrokerPriceSourceOptions) {

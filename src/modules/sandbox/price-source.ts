@@ -4,6 +4,7 @@
  * prices (simulated-price-source.ts) and a deterministic scripted feed (this file) for tests and
  * demos. The engine fills nothing without a quote from here.
  */
+import type { PriceSourceName } from '../../config-sandbox.js';
 import type { Quote } from './types.js';
 
 /** An instrument the engine wants prices for (master-contract fields the quote APIs need). */
@@ -36,6 +37,10 @@ export interface PriceSource {
   stop(): Promise<void>;
   /** Set by a source whose prices are not market data (simulated): fills at them are logged as such. */
   readonly demo?: boolean;
+  /** Which of the configured sources this is (the `/analyzer` page names it). */
+  readonly kind?: PriceSourceName;
+  /** The newest quote's time (epoch ms) of any instrument, undefined before the first. */
+  lastQuoteAt?(): number | undefined;
   /** Why no price is known for the instrument, when the source can say better than "no quote". */
   noPriceReason?(instrument: PricedInstrument): string | undefined;
   /** Told after an order on the instrument was placed (the simulated source may learn a price). */
@@ -46,6 +51,16 @@ export interface PriceSource {
 export class QuoteFanout {
   private readonly listeners = new Set<QuoteListener>();
   readonly latestByKey = new Map<string, Quote>();
+  /** The newest quote time recorded (epoch ms). */
+  newest: number | undefined;
+
+  /** Records a quote as its key's newest unless a newer one is known. */
+  record(key: string, q: Quote): void {
+    const prev = this.latestByKey.get(key);
+    // An older quote arriving late never replaces a newer one.
+    if (!prev || prev.timestamp <= q.timestamp) this.latestByKey.set(key, q);
+    if (this.newest === undefined || q.timestamp > this.newest) this.newest = q.timestamp;
+  }
 
   add(listener: QuoteListener): () => void {
     this.listeners.add(listener);
@@ -54,11 +69,7 @@ export class QuoteFanout {
 
   /** Records the quotes as the newest and hands them to every listener. */
   emit(quotes: ReadonlyMap<string, Quote>): void {
-    for (const [k, q] of quotes) {
-      const prev = this.latestByKey.get(k);
-      // An older quote arriving late never replaces a newer one.
-      if (!prev || prev.timestamp <= q.timestamp) this.latestByKey.set(k, q);
-    }
+    for (const [k, q] of quotes) this.record(k, q);
     if (quotes.size > 0) for (const l of this.listeners) l(quotes);
   }
 }
@@ -86,6 +97,10 @@ export abstract class PolledPriceSource implements PriceSource {
 
   latest(key: string): Quote | undefined {
     return this.fanout.latestByKey.get(key);
+  }
+
+  lastQuoteAt(): number | undefined {
+    return this.fanout.newest;
   }
 
   watch(instruments: Iterable<PricedInstrument>): void {
@@ -132,6 +147,7 @@ export interface ScriptedTick {
  * by `advanceTo`). `quote()` never does I/O: it answers the newest pushed quote.
  */
 export class ScriptedFeed implements PriceSource {
+  readonly kind = 'scripted' as const;
   private readonly fanout = new QuoteFanout();
   private readonly script: ScriptedTick[];
   private next = 0;
@@ -143,6 +159,10 @@ export class ScriptedFeed implements PriceSource {
 
   latest(key: string): Quote | undefined {
     return this.fanout.latestByKey.get(key);
+  }
+
+  lastQuoteAt(): number | undefined {
+    return this.fanout.newest;
   }
 
   quote(instrument: PricedInstrument): Promise<Quote | undefined> {
@@ -161,7 +181,11 @@ export class ScriptedFeed implements PriceSource {
   push(quotes: Record<string, Quote> | ReadonlyMap<string, Quote>): void {
     const map = quotes instanceof Map ? quotes : new Map(Object.entries(quotes));
     if (this.running) this.fanout.emit(map);
-    else for (const [k, q] of map) this.fanout.latestByKey.set(k, q);
+    else
+      for (const [k, q] of map) {
+        this.fanout.latestByKey.set(k, q);
+        this.fanout.newest = Math.max(this.fanout.newest ?? q.timestamp, q.timestamp);
+      }
   }
 
   /** Plays every scripted tick due at or before `now`, one update per tick, in time order. */

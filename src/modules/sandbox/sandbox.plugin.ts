@@ -11,6 +11,7 @@ import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { analyzeModeRoutes } from './analyze-mode.routes.js';
 import { sandboxSessionRoutes } from './sandbox.routes.js';
+import { sandboxAccountRoutes } from './sandbox-account.routes.js';
 import { sandboxUtilityRoutes } from './sandbox-utilities.routes.js';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../../config.js';
@@ -220,6 +221,14 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
     await sessionScope(app, (web) => {
       analyzeModeRoutes(web, { mode: sandbox.mode, guard: app.auth.guard, rateLimit: limits.admin });
       sandboxSessionRoutes(web, { service: sandbox.service, guard: app.auth.guard, rateLimit: limits.admin });
+      sandboxAccountRoutes(web, {
+        db: deps.database.db,
+        books: sandbox.books,
+        prices: sandbox.prices,
+        config: deps.config,
+        guard: app.auth.guard,
+        rateLimit: limits.admin,
+      });
     });
     // The stored mode is read at start (the engine starts in analyzer mode) and followed after.
     app.addHook('onReady', async () => sandbox.mode.reload());

@@ -128,6 +128,7 @@ export interface SimulatedPriceSourceOptions {
 /** The simulated price source (see the file's comment). */
 export class SimulatedPriceSource extends PolledPriceSource {
   readonly demo = true;
+  readonly kind = 'simulated' as const;
   private readonly references = new Map<string, Money>();
   /** When a reference lookup last found nothing, by key. */
   private readonly misses = new Map<string, number>();

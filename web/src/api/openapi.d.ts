@@ -6807,6 +6807,22 @@ export interface paths {
                             duration_ms: number | null;
                             is_ready: boolean;
                             index_ready: boolean;
+                            progress?: null | {
+                                bytes: number;
+                                rows: number;
+                                skipped: number;
+                            };
+                            live?: null | {
+                                import_id: number;
+                                broker: string;
+                                total_symbols: number;
+                                by_exchange: {
+                                    [key: string]: {
+                                        [key: string]: number;
+                                    };
+                                };
+                                loaded_at: string | null;
+                            };
                         };
                     };
                 };
@@ -8025,6 +8041,13 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Found: a browser's navigation is sent to the console's /broker page */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /**
                  * @description Bad Request
                  *
@@ -8160,6 +8183,13 @@ export interface paths {
                             broker: string;
                         };
                     };
+                };
+                /** @description Found: a browser's navigation is sent to the console's /broker page */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /**
                  * @description Bad Request
@@ -8503,6 +8533,107 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broker/api/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configured broker and the user's broker session (never the token) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            broker: string | null;
+                            login_available: boolean;
+                            state: "none" | "connected" | "expired";
+                            session: null | {
+                                broker: string;
+                                broker_user_id: string | null;
+                                /** @description ISO 8601 time */
+                                connected_at: string;
+                                expires_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -9081,6 +9212,261 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/api/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's sandbox account, its configuration and the price source */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            funds: {
+                                /** @description rupees */
+                                starting_funds: number;
+                                /** @description rupees */
+                                available: number;
+                                /** @description rupees */
+                                used_margin: number;
+                                /** @description rupees */
+                                realised_pnl: number;
+                                /** @description rupees */
+                                unrealised_pnl: number;
+                                /** @description ISO 8601 time */
+                                reset_at: string;
+                            };
+                            settings: {
+                                /** @description rupees */
+                                starting_funds: number;
+                                leverage: {
+                                    equity_mis: number;
+                                    equity_cnc: number;
+                                    equity_nrml: number;
+                                    futures: number;
+                                    option_buy: number;
+                                    option_sell: number;
+                                };
+                                square_off: {
+                                    [key: string]: string;
+                                };
+                                reset_day: string;
+                                reset_time: string;
+                                max_quote_age_seconds: number;
+                            };
+                            price_source: {
+                                name: "broker" | "simulated" | "scripted";
+                                configured: string;
+                                demo: boolean;
+                                last_quote_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/api/analyzer-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's analyzer-mode requests and answers, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                event: string;
+                                api_type: string;
+                                order_id: string | null;
+                                status_code: number;
+                                request: unknown;
+                                response: unknown;
+                                /** @description ISO 8601 time */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -25734,7 +26120,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -25908,7 +26294,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -26082,7 +26468,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -26256,7 +26642,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -26430,7 +26816,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -26604,7 +26990,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -26778,7 +27164,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -26952,7 +27338,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -27126,7 +27512,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -27300,7 +27686,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -27474,7 +27860,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -27648,7 +28034,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -27822,7 +28208,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -27996,7 +28382,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -28170,7 +28556,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {
@@ -28344,7 +28730,7 @@ export interface paths {
                 /**
                  * @description Too Many Requests
                  *
-                 *     - `rate_limited`: over the `api` rate limit (10 per second, per client address); `Retry-After` says when to retry
+                 *     - `rate_limited`: over the `desk` rate limit (50 per second, per client address); `Retry-After` says when to retry
                  */
                 429: {
                     headers: {

@@ -1,4 +1,15 @@
-import { Alert, AppShell, Badge, Burger, Button, Group, NavLink, Text, Tooltip } from '@mantine/core';
+import {
+  Alert,
+  AppShell,
+  Badge,
+  Burger,
+  Button,
+  Group,
+  NavLink,
+  ScrollArea,
+  Text,
+  Tooltip,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
@@ -7,24 +18,56 @@ import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../../src/modules/web/web-
 import { SESSION_KEY, useMode, type User } from '../api/auth';
 import { api, forgetCsrfToken } from '../api/client';
 import { reportErrorsAs } from '../report-errors';
+import { TicketProvider } from '../components/ticket/TicketProvider';
 
 interface NavItem {
   label: string;
   to: string;
-  admin?: boolean;
 }
 
-const NAV: NavItem[] = [
-  { label: 'Dashboard', to: PAGE_PATHS.dashboard },
-  { label: 'Scanners', to: PAGE_PATHS.scanners },
-  { label: 'Flows', to: PAGE_PATHS.flows },
-  { label: 'Security', to: PAGE_PATHS.securityLogs, admin: true },
-  { label: 'Traffic', to: PAGE_PATHS.trafficLogs, admin: true },
-  { label: 'Latency', to: PAGE_PATHS.latencyLogs, admin: true },
-  { label: 'Administration', to: PAGE_PATHS.admin, admin: true },
-  { label: 'Agents', to: PAGE_PATHS.adminAgents, admin: true },
-  { label: 'Profile', to: PAGE_PATHS.profile },
-  { label: 'API key', to: NEGOTIATED_PAGE_PATHS.apikey },
+/** The navigation, by what a person comes to do; the administrator's section only for them. */
+const NAV: { section: string; admin?: boolean; items: NavItem[] }[] = [
+  {
+    section: 'Trading',
+    items: [
+      { label: 'Dashboard', to: PAGE_PATHS.dashboard },
+      { label: 'Orders', to: PAGE_PATHS.orderbook },
+      { label: 'Trades', to: PAGE_PATHS.tradebook },
+      { label: 'Positions', to: PAGE_PATHS.positions },
+      { label: 'Holdings', to: PAGE_PATHS.holdings },
+      { label: 'Action Center', to: PAGE_PATHS.actionCenter },
+      { label: 'Search', to: PAGE_PATHS.search },
+    ],
+  },
+  {
+    section: 'Automation',
+    items: [
+      { label: 'Strategies', to: PAGE_PATHS.strategies },
+      { label: 'Scanners', to: PAGE_PATHS.scanners },
+      { label: 'Flows', to: PAGE_PATHS.flows },
+    ],
+  },
+  {
+    section: 'Account',
+    items: [
+      { label: 'Analyzer', to: PAGE_PATHS.analyzer },
+      { label: 'Broker', to: PAGE_PATHS.broker },
+      { label: 'Master contract', to: PAGE_PATHS.masterContract },
+      { label: 'API key', to: NEGOTIATED_PAGE_PATHS.apikey },
+      { label: 'Profile', to: PAGE_PATHS.profile },
+    ],
+  },
+  {
+    section: 'Administration',
+    admin: true,
+    items: [
+      { label: 'Security', to: PAGE_PATHS.securityLogs },
+      { label: 'Traffic', to: PAGE_PATHS.trafficLogs },
+      { label: 'Latency', to: PAGE_PATHS.latencyLogs },
+      { label: 'Administration', to: PAGE_PATHS.admin },
+      { label: 'Agents', to: PAGE_PATHS.adminAgents },
+    ],
+  },
 ];
 
 /** The mode in the header (docs/rules/web.md#mode-always-visible). */
@@ -112,18 +155,30 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main navigation">
-        {NAV.filter((item) => !item.admin || user.is_admin).map((item) => (
-          <NavLink
-            key={item.to}
-            component={Link}
-            to={item.to}
-            label={item.label}
-            active={location.pathname === item.to}
-            onClick={close}
-          />
-        ))}
+        <AppShell.Section grow component={ScrollArea} type="auto">
+          {NAV.filter((group) => !group.admin || user.is_admin).map((group) => (
+            <div key={group.section}>
+              <Text size="xs" c="dimmed" tt="uppercase" fw={700} px="sm" pt="sm" pb={4}>
+                {group.section}
+              </Text>
+              {group.items.map((item) => (
+                <NavLink
+                  key={item.to}
+                  component={Link}
+                  to={item.to}
+                  label={item.label}
+                  active={location.pathname === item.to}
+                  onClick={close}
+                  py={6}
+                />
+              ))}
+            </div>
+          ))}
+        </AppShell.Section>
       </AppShell.Navbar>
-      <AppShell.Main>{children}</AppShell.Main>
+      <AppShell.Main>
+        <TicketProvider>{children}</TicketProvider>
+      </AppShell.Main>
     </AppShell>
   );
 }

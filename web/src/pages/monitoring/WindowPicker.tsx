@@ -1,5 +1,6 @@
 /** The window of a monitoring page: the last hour, 6 hours, 24 hours or 7 days (server's clock). */
 import '@mantine/core/styles/SegmentedControl.css';
+import '@mantine/core/styles/FloatingIndicator.css';
 import { SegmentedControl, Stack, Text } from '@mantine/core';
 import { useId } from 'react';
 import { WINDOWS } from './format';

@@ -1,0 +1,122 @@
+/**
+ * The live socket (`GET /ws`, docs/rules/orders.md#live-socket) for the trader's desk: one socket
+ * per tab, opened while a desk page is shown; each order event refreshes the desk's queries (the
+ * books, funds, the Action Center) instead of a polling loop. While the socket is down the pages
+ * say "Reconnecting…" and fall back to refreshing every 5 s; it reconnects with a growing delay
+ * (1 s doubling up to 15 s). A close for an ended session (4401) is the session's end.
+ */
+import { useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect, useSyncExternalStore } from 'react';
+import { DESK_KEY } from './desk';
+
+export type LiveState = 'connecting' | 'open' | 'reconnecting';
+
+/** Query keys a live order event refreshes. */
+export const LIVE_KEYS = [DESK_KEY, ['action-center'], ['analyzer-log']] as const;
+/** How often the desk refreshes while the socket is down. */
+export const FALLBACK_REFRESH_MS = 5_000;
+
+export interface OrderEventMessage {
+  type: 'order_event';
+  event: string;
+  mode: 'live' | 'analyze';
+  data: { orderid: string | null; symbol: string | null; action: string | null; status_code: number };
+}
+
+let state: LiveState = 'connecting';
+let socket: WebSocket | undefined;
+let users = 0;
+let delay = 1_000;
+let retry: ReturnType<typeof setTimeout> | undefined;
+let client: QueryClient | undefined;
+const watchers = new Set<() => void>();
+const eventListeners = new Set<(m: OrderEventMessage) => void>();
+
+function setState(next: LiveState) {
+  if (state === next) return;
+  state = next;
+  for (const w of watchers) w();
+}
+
+function refresh() {
+  for (const key of LIVE_KEYS) void client?.invalidateQueries({ queryKey: key });
+}
+
+function connect() {
+  retry = undefined;
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+  const ws = new WebSocket(url);
+  socket = ws;
+  ws.onopen = () => {
+    delay = 1_000;
+    setState('open');
+    // Whatever happened while the socket was down.
+    refresh();
+  };
+  ws.onmessage = (e) => {
+    let m: OrderEventMessage;
+    try {
+      m = JSON.parse(String(e.data)) as OrderEventMessage;
+    } catch {
+      return;
+    }
+    if (m.type !== 'order_event') return;
+    refresh();
+    for (const l of eventListeners) l(m);
+  };
+  ws.onclose = () => {
+    if (socket !== ws) return;
+    socket = undefined;
+    if (users === 0) return;
+    setState('reconnecting');
+    retry = setTimeout(connect, delay);
+    delay = Math.min(delay * 2, 15_000);
+  };
+}
+
+function acquire(qc: QueryClient) {
+  client = qc;
+  users += 1;
+  if (users === 1 && socket === undefined && retry === undefined) {
+    setState('connecting');
+    connect();
+  }
+}
+
+function release() {
+  users -= 1;
+  if (users > 0) return;
+  clearTimeout(retry);
+  retry = undefined;
+  const ws = socket;
+  socket = undefined;
+  ws?.close(1000);
+}
+
+/**
+ * Keeps the live socket open while the calling page is shown; its state, and the refresh interval
+ * the page's queries should use (none while the socket is up).
+ */
+export function useLive(onEvent?: (m: OrderEventMessage) => void): {
+  state: LiveState;
+  refetchInterval: number | false;
+} {
+  const qc = useQueryClient();
+  useEffect(() => {
+    acquire(qc);
+    return release;
+  }, [qc]);
+  useEffect(() => {
+    if (!onEvent) return;
+    eventListeners.add(onEvent);
+    return () => void eventListeners.delete(onEvent);
+  }, [onEvent]);
+  const current = useSyncExternalStore(
+    (cb) => {
+      watchers.add(cb);
+      return () => void watchers.delete(cb);
+    },
+    () => state,
+  );
+  return { state: current, refetchInterval: current === 'open' ? false : FALLBACK_REFRESH_MS };
+}

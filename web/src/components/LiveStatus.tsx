@@ -1,0 +1,17 @@
+import { Badge } from '@mantine/core';
+import type { LiveState } from '../api/live';
+
+/** The live socket's state in words (docs/rules/web.md#desk-live-updates). */
+export function LiveStatus({ state }: { state: LiveState }) {
+  if (state === 'open')
+    return (
+      <Badge color="teal" variant="dot" role="status" aria-label="Live updates on">
+        Live updates
+      </Badge>
+    );
+  return (
+    <Badge color="yellow" variant="light" role="status" aria-label="Reconnecting">
+      {state === 'connecting' ? 'Connecting…' : 'Reconnecting…'}
+    </Badge>
+  );
+}

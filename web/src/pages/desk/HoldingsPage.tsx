@@ -1,0 +1,116 @@
+/**
+ * `/holdings`: the signed-in user's delivery holdings and their totals as `/api/v1/holdings`
+ * answers them (docs/rules/web.md#desk-calls and #desk-books), refreshed by the live socket; sortable, filterable,
+ * exported as CSV.
+ */
+import { Card, Container, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { useDeskQuery, type DeskAnswer } from '../../api/desk';
+import { useLive } from '../../api/live';
+import {
+  BookTable,
+  signedInr,
+  rupees,
+  signedRupees,
+  type BookColumn,
+  type BookFilter,
+} from '../../components/BookTable';
+import { DeskGate } from '../../components/DeskGate';
+import { LiveStatus } from '../../components/LiveStatus';
+import { ErrorState, Loading } from '../../components/states';
+
+type Holding = DeskAnswer<'holdings'>['data']['holdings'][number];
+
+const pnlStyle = (v: number) => ({
+  color: v > 0 ? 'var(--mantine-color-teal-8)' : v < 0 ? 'var(--mantine-color-red-8)' : undefined,
+});
+
+const COLUMNS: BookColumn<Holding>[] = [
+  { key: 'symbol', label: 'Symbol', value: (h) => h.symbol, render: (h) => <strong>{h.symbol}</strong> },
+  { key: 'exchange', label: 'Exchange', value: (h) => h.exchange },
+  { key: 'product', label: 'Product', value: (h) => h.product, csvOnly: true },
+  { key: 'quantity', label: 'Quantity', value: (h) => h.quantity, numeric: true },
+  {
+    key: 'average_price',
+    label: 'Avg. price',
+    value: (h) => h.average_price,
+    render: (h) => rupees(h.average_price),
+    numeric: true,
+  },
+  { key: 'ltp', label: 'LTP', value: (h) => h.ltp, render: (h) => rupees(h.ltp), numeric: true },
+  {
+    key: 'pnl',
+    label: 'P&L',
+    value: (h) => h.pnl,
+    render: (h) => <span style={pnlStyle(h.pnl)}>{signedRupees(h.pnl)}</span>,
+    numeric: true,
+  },
+  {
+    key: 'pnlpercent',
+    label: 'P&L %',
+    value: (h) => h.pnlpercent,
+    render: (h) => <span style={pnlStyle(h.pnlpercent)}>{signedRupees(h.pnlpercent)} %</span>,
+    numeric: true,
+  },
+];
+
+const FILTERS: BookFilter<Holding>[] = [{ key: 'exchange', label: 'Exchange', value: (h) => h.exchange }];
+
+function Figure({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Card withBorder padding="sm">
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text fw={600}>{children}</Text>
+    </Card>
+  );
+}
+
+export default function HoldingsPage() {
+  const live = useLive();
+  const book = useDeskQuery('holdings', { refetchInterval: live.refetchInterval });
+  const data = book.data?.data;
+  const s = data?.statistics;
+  return (
+    <Container fluid>
+      <Group justify="space-between" mb="md">
+        <Title order={1} size="h2">
+          Holdings
+        </Title>
+        <LiveStatus state={live.state} />
+      </Group>
+      <DeskGate>
+        <Stack gap="md">
+          {s && (
+            <SimpleGrid cols={{ base: 2, sm: 4 }} data-testid="holdings-statistics">
+              <Figure label="Holding value">₹{rupees(s.totalholdingvalue)}</Figure>
+              <Figure label="Invested">₹{rupees(s.totalinvvalue)}</Figure>
+              <Figure label="P&L">
+                <span style={pnlStyle(s.totalprofitandloss)}>{signedInr(s.totalprofitandloss)}</span>
+              </Figure>
+              <Figure label="P&L %">
+                <span style={pnlStyle(s.totalpnlpercentage)}>{signedRupees(s.totalpnlpercentage)} %</span>
+              </Figure>
+            </SimpleGrid>
+          )}
+          <Card withBorder>
+            {book.isPending && <Loading label="Loading the holdings…" />}
+            {book.isError && <ErrorState error={book.error} title="The holdings could not be loaded" />}
+            {data && (
+              <BookTable
+                label="Holdings"
+                noun={['holding', 'holdings']}
+                rows={data.holdings}
+                columns={COLUMNS}
+                rowKey={(h) => `${h.exchange}:${h.symbol}`}
+                filters={FILTERS}
+                empty="No holdings. Delivery (CNC) buys settle into holdings at the next trading day."
+              />
+            )}
+          </Card>
+        </Stack>
+      </DeskGate>
+    </Container>
+  );
+}

@@ -1,0 +1,210 @@
+/**
+ * `/positions`: the signed-in user's net positions as `/api/v1/positionbook` answers them
+ * (docs/rules/web.md#desk-calls and #desk-books), refreshed by the live socket; sortable, filterable, exported as
+ * CSV. An open position is closed with `placesmartorder` and a target `position_size` of 0 (one
+ * MARKET order for the difference, docs/rules/orders.md#smart-and-basket-orders); every open
+ * position at once with `closeposition`. Each after a confirmation, with the server's answer shown.
+ */
+import { Button, Card, Container, Group, Stack, Text, Title } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useState } from 'react';
+import { closingAction } from '../../../../src/domain/orders';
+import { desk, DESK_KEY, useDeskQuery, type DeskAnswer, type DeskBody } from '../../api/desk';
+import { useLive } from '../../api/live';
+import {
+  BookTable,
+  ConfirmModal,
+  OutcomeAlert,
+  RowButton,
+  rupees,
+  signedInr,
+  signedRupees,
+  type BookColumn,
+  type BookFilter,
+  type Outcome,
+} from '../../components/BookTable';
+import { DeskGate } from '../../components/DeskGate';
+import { LiveStatus } from '../../components/LiveStatus';
+import { ErrorState, Loading } from '../../components/states';
+
+type Position = DeskAnswer<'positionbook'>['data'][number];
+
+const keyOf = (p: Position) => `${p.exchange}:${p.symbol}:${p.product}`;
+const sideOf = (p: Position) => (p.quantity > 0 ? 'Long' : p.quantity < 0 ? 'Short' : 'Closed');
+const pnlStyle = (v: number) => ({
+  color: v > 0 ? 'var(--mantine-color-teal-8)' : v < 0 ? 'var(--mantine-color-red-8)' : undefined,
+});
+const money = (get: (p: Position) => number, signed = false) => ({
+  value: get,
+  render: (p: Position) => {
+    const v = get(p);
+    return signed ? <span style={pnlStyle(v)}>{signedRupees(v)}</span> : rupees(v);
+  },
+  numeric: true,
+});
+
+const COLUMNS: BookColumn<Position>[] = [
+  { key: 'symbol', label: 'Symbol', value: (p) => p.symbol, render: (p) => <strong>{p.symbol}</strong> },
+  { key: 'exchange', label: 'Exchange', value: (p) => p.exchange },
+  { key: 'product', label: 'Product', value: (p) => p.product },
+  { key: 'side', label: 'Side', value: sideOf },
+  { key: 'quantity', label: 'Net quantity', value: (p) => p.quantity, numeric: true },
+  { key: 'average_price', label: 'Avg. price', ...money((p) => p.average_price) },
+  { key: 'ltp', label: 'LTP', ...money((p) => p.ltp) },
+  { key: 'realized_pnl', label: 'Realised P&L', ...money((p) => p.realized_pnl, true) },
+  { key: 'unrealized_pnl', label: 'Unrealised P&L', ...money((p) => p.unrealized_pnl, true) },
+  { key: 'pnl', label: 'P&L', ...money((p) => p.pnl, true) },
+];
+
+const FILTERS: BookFilter<Position>[] = [
+  { key: 'side', label: 'Side', value: sideOf, options: ['Long', 'Short', 'Closed'] },
+  { key: 'exchange', label: 'Exchange', value: (p) => p.exchange },
+  { key: 'product', label: 'Product', value: (p) => p.product },
+];
+
+export default function PositionsPage() {
+  const live = useLive();
+  const book = useDeskQuery('positionbook', { refetchInterval: live.refetchInterval });
+  const qc = useQueryClient();
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [closing, setClosing] = useState<Position>();
+  const [closingAll, setClosingAll] = useState(false);
+  const refresh = () => qc.invalidateQueries({ queryKey: DESK_KEY });
+
+  const close = useMutation({
+    mutationFn: (p: Position) =>
+      desk('placesmartorder', {
+        strategy: '',
+        symbol: p.symbol,
+        exchange: p.exchange,
+        action: closingAction(p.quantity),
+        product: p.product,
+        pricetype: 'MARKET',
+        quantity: Math.abs(p.quantity),
+        position_size: 0,
+      } as DeskBody<'placesmartorder'>),
+    onSuccess: async (a, p) => {
+      setClosing(undefined);
+      setOutcome({
+        ok: true,
+        message: a.orderid
+          ? `Closing order ${a.orderid} placed for ${p.symbol} (${closingAction(p.quantity)} ${Math.abs(p.quantity)} at market).`
+          : (a.message ?? `Nothing to close for ${p.symbol}.`),
+      });
+      await refresh();
+    },
+  });
+  const closeAll = useMutation({
+    mutationFn: () => desk('closeposition', {}),
+    onSuccess: async (a) => {
+      setClosingAll(false);
+      setOutcome({ ok: (a.failed_closures ?? 0) === 0, message: a.message });
+      await refresh();
+    },
+  });
+
+  const actions = useCallback(
+    (p: Position) =>
+      p.quantity !== 0 ? (
+        <RowButton
+          tone="red"
+          label={`Close ${p.symbol} ${p.exchange} ${p.product}`}
+          onClick={() => setClosing(p)}
+        >
+          Close
+        </RowButton>
+      ) : null,
+    [],
+  );
+
+  const rows = book.data?.data;
+  const open = rows?.filter((p) => p.quantity !== 0).length ?? 0;
+  const total = rows?.reduce((s, p) => s + p.pnl, 0) ?? 0;
+
+  return (
+    <Container fluid>
+      <Group justify="space-between" mb="md">
+        <Title order={1} size="h2">
+          Positions
+        </Title>
+        <LiveStatus state={live.state} />
+      </Group>
+      <DeskGate>
+        <Stack gap="md">
+          {rows && rows.length > 0 && (
+            <Group gap="lg">
+              <Text size="sm">Open positions: {open}</Text>
+              <Text size="sm" data-testid="positions-total-pnl">
+                Total P&L: <span style={pnlStyle(total)}>{signedInr(Math.round(total * 100) / 100)}</span>
+              </Text>
+            </Group>
+          )}
+          <OutcomeAlert outcome={outcome} onClose={() => setOutcome(undefined)} />
+          <Card withBorder>
+            {book.isPending && <Loading label="Loading the positions…" />}
+            {book.isError && <ErrorState error={book.error} title="The positions could not be loaded" />}
+            {rows && (
+              <BookTable
+                label="Positions"
+                noun={['position', 'positions']}
+                rows={rows}
+                columns={COLUMNS}
+                rowKey={keyOf}
+                filters={FILTERS}
+                actions={actions}
+                empty="No position today. Filled orders net into positions here."
+                toolbar={
+                  <Button
+                    color="red"
+                    variant="light"
+                    disabled={open === 0}
+                    onClick={() => setClosingAll(true)}
+                  >
+                    Close all positions
+                  </Button>
+                }
+              />
+            )}
+          </Card>
+        </Stack>
+      </DeskGate>
+
+      <ConfirmModal
+        opened={closing !== undefined}
+        title="Close this position?"
+        confirmLabel="Close position"
+        pending={close.isPending}
+        error={close.error}
+        onConfirm={() => closing && close.mutate(closing)}
+        onClose={() => {
+          setClosing(undefined);
+          close.reset();
+        }}
+      >
+        {closing && (
+          <Text>
+            {sideOf(closing)} {Math.abs(closing.quantity)} <strong>{closing.symbol}</strong> (
+            {closing.exchange}, {closing.product}): a MARKET order to {closingAction(closing.quantity)}{' '}
+            {Math.abs(closing.quantity)} is placed now and fills at the market price.
+          </Text>
+        )}
+      </ConfirmModal>
+      <ConfirmModal
+        opened={closingAll}
+        title="Close every open position?"
+        confirmLabel="Close all"
+        pending={closeAll.isPending}
+        error={closeAll.error}
+        onConfirm={() => closeAll.mutate()}
+        onClose={() => {
+          setClosingAll(false);
+          closeAll.reset();
+        }}
+      >
+        <Text>
+          {`A MARKET order is placed against ${open === 1 ? 'the 1 open position' : `each of the ${open} open positions`}, less what working orders on the other side already close.`}
+        </Text>
+      </ConfirmModal>
+    </Container>
+  );
+}

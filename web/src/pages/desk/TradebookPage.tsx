@@ -1,0 +1,103 @@
+/**
+ * `/tradebook`: the signed-in user's fills as `/api/v1/tradebook` answers them
+ * (docs/rules/web.md#desk-calls and #desk-books), refreshed by the live socket; sortable, filterable, exported as
+ * CSV.
+ */
+import { Card, Container, Group, Stack, Text, Title } from '@mantine/core';
+import { useDeskQuery, type DeskAnswer } from '../../api/desk';
+import { useLive } from '../../api/live';
+import { BookTable, rupees, type BookColumn, type BookFilter } from '../../components/BookTable';
+import { DeskGate } from '../../components/DeskGate';
+import { LiveStatus } from '../../components/LiveStatus';
+import { ErrorState, Loading } from '../../components/states';
+
+type Trade = DeskAnswer<'tradebook'>['data'][number];
+
+const COLUMNS: BookColumn<Trade>[] = [
+  {
+    key: 'timestamp',
+    label: 'Time',
+    value: (t) => t.timestamp,
+    render: (t) => <span style={{ whiteSpace: 'nowrap' }}>{t.timestamp}</span>,
+  },
+  { key: 'tradeid', label: 'Trade id', value: (t) => t.tradeid, render: (t) => <code>{t.tradeid}</code> },
+  { key: 'orderid', label: 'Order id', value: (t) => t.orderid, render: (t) => <code>{t.orderid}</code> },
+  { key: 'symbol', label: 'Symbol', value: (t) => t.symbol, render: (t) => <strong>{t.symbol}</strong> },
+  { key: 'exchange', label: 'Exchange', value: (t) => t.exchange },
+  {
+    key: 'action',
+    label: 'Side',
+    value: (t) => t.action,
+    render: (t) => (
+      <span
+        style={{
+          color: t.action === 'BUY' ? 'var(--mantine-color-teal-8)' : 'var(--mantine-color-red-8)',
+          fontWeight: 600,
+        }}
+      >
+        {t.action}
+      </span>
+    ),
+  },
+  { key: 'product', label: 'Product', value: (t) => t.product },
+  { key: 'quantity', label: 'Quantity', value: (t) => t.quantity, numeric: true },
+  { key: 'price', label: 'Price', value: (t) => t.price, render: (t) => rupees(t.price), numeric: true },
+  {
+    key: 'trade_value',
+    label: 'Trade value',
+    value: (t) => t.trade_value,
+    render: (t) => rupees(t.trade_value),
+    numeric: true,
+  },
+  { key: 'strategy', label: 'Strategy', value: (t) => t.strategy },
+];
+
+const FILTERS: BookFilter<Trade>[] = [
+  { key: 'action', label: 'Side', value: (t) => t.action },
+  { key: 'exchange', label: 'Exchange', value: (t) => t.exchange },
+  { key: 'product', label: 'Product', value: (t) => t.product },
+];
+
+export default function TradebookPage() {
+  const live = useLive();
+  const book = useDeskQuery('tradebook', { refetchInterval: live.refetchInterval });
+  const rows = book.data?.data;
+  const bought = rows?.filter((t) => t.action === 'BUY').reduce((s, t) => s + t.trade_value, 0) ?? 0;
+  const sold = rows?.filter((t) => t.action === 'SELL').reduce((s, t) => s + t.trade_value, 0) ?? 0;
+  return (
+    <Container fluid>
+      <Group justify="space-between" mb="md">
+        <Title order={1} size="h2">
+          Trade book
+        </Title>
+        <LiveStatus state={live.state} />
+      </Group>
+      <DeskGate>
+        <Stack gap="md">
+          {rows && rows.length > 0 && (
+            <Group gap="lg">
+              <Text size="sm">Trades: {rows.length}</Text>
+              <Text size="sm">Bought: ₹{rupees(Math.round(bought * 100) / 100)}</Text>
+              <Text size="sm">Sold: ₹{rupees(Math.round(sold * 100) / 100)}</Text>
+            </Group>
+          )}
+          <Card withBorder>
+            {book.isPending && <Loading label="Loading the trade book…" />}
+            {book.isError && <ErrorState error={book.error} title="The trade book could not be loaded" />}
+            {rows && (
+              <BookTable
+                label="Trades"
+                noun={['trade', 'trades']}
+                rows={rows}
+                columns={COLUMNS}
+                rowKey={(t) => t.tradeid}
+                filters={FILTERS}
+                empty="No trade today. Each fill of an order shows here."
+              />
+            )}
+          </Card>
+        </Stack>
+      </DeskGate>
+    </Container>
+  );
+}

@@ -1,0 +1,196 @@
+/**
+ * What the strategy pages share (docs/rules/web.md#strategy-pages): the shapes the strategy routes answer
+ * (src/modules/strategies/strategy-views.ts; their route schemas declare a loose object), the
+ * query keys (under ['desk', 'strategy', id] so a live order event refreshes them:
+ * web/src/api/live.ts), the hand-off of a webhook token from the wizard to the strategy page
+ * (memory only), and the TradingView alert bodies of each action.
+ */
+import {
+  BATCH_ACTIONS,
+  SIGNAL_ACTIONS,
+  type Direction,
+  type Severity,
+  type StrategyKind,
+} from '../../../../src/modules/strategies/strategy.types';
+
+export interface Leg {
+  id: number;
+  leg_type: 'instrument' | 'derivative';
+  symbol: string | null;
+  exchange: string;
+  underlying: string | null;
+  expiry_rank: number | null;
+  option_type: string | null;
+  strike_offset: number | null;
+  quantity: number;
+  quantity_unit: 'units' | 'lots';
+  side: 'BUY' | 'SELL' | null;
+}
+
+export interface Strategy {
+  id: number;
+  name: string;
+  kind: StrategyKind;
+  product: string;
+  direction: Direction;
+  ip_allowlist: string[];
+  webhook_locked: boolean;
+  live_enabled: boolean;
+  status: 'idle' | 'running';
+  active_run_id: number | null;
+  legs: Leg[];
+  created_at: string;
+  updated_at: string;
+}
+
+export type RunStatus = 'running' | 'stop_pending' | 'stopped';
+
+export interface Run {
+  id: number;
+  mode: 'sandbox' | 'live';
+  status: RunStatus;
+  started_at: string;
+  stop_requested_at: string | null;
+  stopped_at: string | null;
+}
+
+export interface StrategyEvent {
+  id: number;
+  run_id: number | null;
+  strategy_id: number;
+  ts: string;
+  kind: string;
+  severity: Severity;
+  leg_id: number | null;
+  message: string;
+  payload: Record<string, unknown> | null;
+}
+
+export interface Delivery {
+  id: number;
+  ts: string;
+  ip: string;
+  result: string;
+  http_status: number;
+  action: string | null;
+  mode: string | null;
+  run_id: number | null;
+  message: string;
+  payload: unknown;
+  duration_ms: number;
+}
+
+/** What a run action (start, stop) answers, on every status: the webhook's fields. */
+export interface RunAnswer {
+  status: 'success' | 'error';
+  result: string;
+  message: string;
+  strategy_id?: number;
+  run_id?: number;
+  stop_pending?: boolean;
+  exits?: Array<{ ok?: boolean; error?: string; symbol?: string }>;
+}
+
+/** A webhook credential as creation and rotation answer it (shown once). */
+export interface Issued {
+  webhook_token: string;
+  webhook_url: string;
+}
+
+/** Every strategy query's key starts here: live order events refresh them (web/src/api/live.ts). */
+export const STRATEGY_KEY = ['desk', 'strategy'] as const;
+export const strategyKey = (id: number) => [...STRATEGY_KEY, id] as const;
+
+/**
+ * The token the wizard just received, handed to the strategy page in this tab's memory only
+ * (never storage, a URL or the history's state: a reload shows it no more). The page takes it
+ * once; rotating is the only way to see a token again.
+ */
+let handoff: { id: number; issued: Issued } | undefined;
+
+export function handOffIssued(id: number, issued: Issued): void {
+  handoff = { id, issued: { webhook_token: issued.webhook_token, webhook_url: issued.webhook_url } };
+}
+
+/** The token handed off for strategy `id` (left in place: the page forgets it with {@link dropIssued}). */
+export function peekIssued(id: number): Issued | undefined {
+  return handoff?.id === id ? handoff.issued : undefined;
+}
+
+export function dropIssued(): void {
+  handoff = undefined;
+}
+
+/** The actions a strategy's webhook accepts (docs/rules/strategies.md#webhook-vocabulary-per-kind). */
+export function actionsOf(s: Pick<Strategy, 'kind' | 'direction'>): string[] {
+  if (s.kind === 'batch') return [...BATCH_ACTIONS];
+  return SIGNAL_ACTIONS.filter((a) =>
+    s.direction === 'long_only'
+      ? a.startsWith('long')
+      : s.direction === 'short_only'
+        ? a.startsWith('short')
+        : true,
+  );
+}
+
+/**
+ * Ready-to-paste TradingView alert messages: one JSON body per action (and per leg when the
+ * strategy has several, named by symbol and exchange: docs/rules/strategies.md#signal-leg-selection).
+ * A batch start names its mode (#batch-start-mode): sandbox, and live once live start is enabled.
+ */
+export function alertMessages(s: Strategy): Array<{ label: string; body: string }> {
+  const out: Array<{ label: string; body: string }> = [];
+  const json = (o: Record<string, unknown>) => JSON.stringify(o);
+  if (s.kind === 'batch') {
+    out.push({ label: 'start (sandbox)', body: json({ action: 'start', mode: 'sandbox' }) });
+    if (s.live_enabled) out.push({ label: 'start (live)', body: json({ action: 'start', mode: 'live' }) });
+    out.push({ label: 'stop', body: json({ action: 'stop' }) });
+    return out;
+  }
+  for (const action of actionsOf(s)) {
+    if (s.legs.length <= 1) {
+      out.push({ label: action, body: json({ action }) });
+      continue;
+    }
+    for (const leg of s.legs)
+      out.push({
+        label: `${action} ${leg.symbol ?? leg.id}`,
+        body: json({ action, symbol: leg.symbol, exchange: leg.exchange }),
+      });
+  }
+  return out;
+}
+
+export const KIND_LABEL: Record<StrategyKind, string> = { batch: 'Batch', signal: 'Signal' };
+export const DIRECTION_LABEL: Record<Direction, string> = {
+  both: 'Long and short',
+  long_only: 'Long only',
+  short_only: 'Short only',
+};
+const EXPIRY_WORD = ['current', 'next', 'far'];
+export const expiryLabel = (rank: number) => `${EXPIRY_WORD[rank] ?? `rank ${rank}`} expiry`;
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+
+/** A leg in words: "BUY 2 lots NIFTY CE, next expiry, ATM +1 (NFO)". */
+export function legText(l: Leg): string {
+  const side = l.side ? `${l.side} ` : '';
+  const qty = `${l.quantity} ${l.quantity_unit === 'lots' ? (l.quantity === 1 ? 'lot' : 'lots') : l.quantity === 1 ? 'unit' : 'units'}`;
+  if (l.leg_type === 'derivative') {
+    const strike =
+      l.option_type === 'FUT' ? '' : `, ${l.strike_offset ? `ATM ${signed(l.strike_offset)}` : 'ATM'}`;
+    return `${side}${qty} ${l.underlying} ${l.option_type}, ${expiryLabel(l.expiry_rank ?? 0)}${strike} (${l.exchange})`;
+  }
+  return `${side}${qty} ${l.symbol} (${l.exchange})`;
+}
+
+/** An ISO time in IST, the clock of the market and of the server's messages. */
+export const istTime = (iso: string) =>
+  new Date(iso).toLocaleString('en-IN', {
+    timeZone: 'Asia/Kolkata',
+    day: 'numeric',
+    month: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hour12: false,
+  });
