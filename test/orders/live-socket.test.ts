@@ -380,8 +380,33 @@ describe('live socket hub: heartbeat, slow consumers, bounds, the bus bridge', (
     const h = hub({ bus });
     const s = new FakeSocket();
     h.admit(1, s);
-    for (const key of ['{', 'null', '{"o":"x","u":"1","m":{}}', '{"o":"x","u":1,"m":{"type":"other"}}'])
+    for (const key of [
+      '{',
+      'null',
+      '{"o":"x","u":"1","m":{}}',
+      '{"o":"x","u":1,"m":{"type":"other"}}',
+      '{"o":"x","u":1,"m":{"type":"action_center","event":"dropped","id":1}}',
+      '{"o":"x","u":1,"m":{"type":"action_center","event":"queued","id":"1"}}',
+    ])
       bus.publish('order-event', key);
     expect(s.sent).toEqual([]);
+  });
+
+  it('an Action Center change reaches the user’s sockets on every instance once, no one else’s', () => {
+    const bus = new LocalInvalidationBus();
+    const [a, b] = [hub({ bus }), hub({ bus })];
+    const [onA, onB, other] = [new FakeSocket(), new FakeSocket(), new FakeSocket()];
+    a.admit(1, onA);
+    b.admit(1, onB);
+    b.admit(2, other);
+    a.actionCenter(1, 'queued', 7);
+    b.actionCenter(1, 'rejected', 7);
+    const expected = [
+      { type: 'action_center', event: 'queued', id: 7 },
+      { type: 'action_center', event: 'rejected', id: 7 },
+    ];
+    expect(onA.sent.map((m) => JSON.parse(m) as unknown)).toEqual(expected);
+    expect(onB.sent.map((m) => JSON.parse(m) as unknown)).toEqual(expected);
+    expect(other.sent).toEqual([]);
   });
 });

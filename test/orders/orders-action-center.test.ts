@@ -201,6 +201,37 @@ describeEachDb('the Action Center (semi-automatic mode)', (dialect) => {
     });
   });
 
+  describe('each change of the queue is pushed to the user’s live sockets (docs/rules/orders.md#live-socket)', () => {
+    it('queued, approved, rejected and deleted, with the pending id and the user', async () => {
+      const hub = o.t.services.orders.liveSocket;
+      const told: [number, string, number][] = [];
+      const original = hub.actionCenter.bind(hub);
+      hub.actionCenter = (userId, event, id) => {
+        told.push([userId, event, id]);
+        original(userId, event, id);
+      };
+      try {
+        const [a, b, c] = [await queue(1), await queue(2), await queue(3)];
+        expect((await as(o.admin, 'POST', `/action-center/api/orders/${a}/approve`)).statusCode).toBe(200);
+        const reject = await as(o.admin, 'POST', `/action-center/api/orders/${b}/reject`, { reason: 'no' });
+        expect(reject.statusCode).toBe(200);
+        expect((await as(o.admin, 'DELETE', `/action-center/api/orders/${c}`)).statusCode).toBe(200);
+        // Another user's id is a 404 and tells no one.
+        expect((await as(bob, 'DELETE', `/action-center/api/orders/${a}`)).statusCode).toBe(404);
+        expect(told).toEqual([
+          [1, 'queued', a],
+          [1, 'queued', b],
+          [1, 'queued', c],
+          [1, 'approved', a],
+          [1, 'rejected', b],
+          [1, 'deleted', c],
+        ]);
+      } finally {
+        hub.actionCenter = original;
+      }
+    });
+  });
+
   describe('an order that cannot be queued is an order.failed 500, never queued half-way', () => {
     it('placeorder and splitorder: generic message, the event, nothing stored', async () => {
       const ac = o.t.services.orders.actionCenter;

@@ -335,14 +335,23 @@ describe.skipIf(!HAVE_CHROMIUM)('the books and the Action Center in Chromium', (
     await c.app.auth.apiKeys.setOrderMode(1, 'auto');
   });
 
-  it('approves every pending order at once', async () => {
+  it('lists orders queued while the page is open within 2 s, then approves every one at once', async () => {
     const { page, base } = c;
+    await page.goto(`${base}/action-center`);
+    await page.getByText('No order waiting.').waitFor();
+    await page.getByRole('status', { name: 'Live updates on' }).waitFor();
+    // A marker a reload would lose: the queue's changes come over the live socket.
+    await page.evaluate('window.__noReload = true');
     await c.app.auth.apiKeys.setOrderMode(1, 'semi_auto');
     await placeOrder({ action: 'BUY', quantity: 1, pricetype: 'LIMIT', price: 760 });
     await placeOrder({ action: 'BUY', quantity: 1, pricetype: 'LIMIT', price: 761 });
     await c.app.auth.apiKeys.setOrderMode(1, 'auto');
-    await page.goto(`${base}/action-center`);
-    await page.getByRole('table', { name: 'Pending orders' }).getByTestId('book-row').nth(1).waitFor();
+    await page
+      .getByRole('table', { name: 'Pending orders' })
+      .getByTestId('book-row')
+      .nth(1)
+      .waitFor({ timeout: 2_000 });
+    expect(await page.evaluate('window.__noReload')).toBe(true);
     await c.button('Approve all').click();
     const dialog = page.getByRole('dialog', { name: 'Approve every pending order?' });
     await dialog.getByText('All 2 pending orders are placed now, oldest first.').waitFor();

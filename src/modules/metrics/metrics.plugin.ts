@@ -44,7 +44,9 @@ export const metricsPlugin = modulePlugin<AppDeps>(
         metrics.requestEnded(req.method, req.routeOptions.url, status, reply.elapsedTime),
     });
     orders.events.publishListeners.push((e) => metrics.orderEvent(e));
-    orders.actionCenter.listeners.push((d) => metrics.pendingDecision(d));
+    orders.actionCenter.listeners.push((d) => {
+      if (d !== 'deleted') metrics.pendingDecision(d);
+    });
     security.bans.listeners.push(metrics.ban);
 
     // The process metrics (one set per process) start when the first app with metrics is ready;

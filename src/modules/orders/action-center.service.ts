@@ -48,8 +48,12 @@ export function toView(r: PendingOrderRow): PendingOrderView {
 }
 
 export class ActionCenterService {
-  /** Told of every order queued, approved or rejected (the metrics module's counter); never throw. */
-  readonly listeners: ((decision: PendingDecision) => void)[] = [];
+  /**
+   * Told of every order queued, approved or rejected (the metrics module's counter) and of a
+   * deleted one (the live socket, docs/rules/orders.md#live-socket), with its user and id; never
+   * throw.
+   */
+  readonly listeners: ((decision: PendingDecision | 'deleted', userId: number, id: number) => void)[] = [];
 
   constructor(
     private readonly repo: OrdersRepository,
@@ -67,7 +71,7 @@ export class ActionCenterService {
       status: 'pending',
       created_at: this.clock.now(),
     });
-    this.told('queued');
+    this.told('queued', userId, row.id);
     return row.id;
   }
 
@@ -90,7 +94,7 @@ export class ActionCenterService {
     const now = this.clock.now();
     if (!(await this.repo.decidePending(id, 'pending', { status: 'approved', decided_at: now })))
       throw badRequest(`Pending order ${id} is already ${row.status === 'pending' ? 'decided' : row.status}`);
-    this.told('approved');
+    this.told('approved', userId, id);
     const order = JSON.parse(row.request) as OrderInput & { splitsize?: number };
     const answer = await this.pipeline.run(userId, order, {
       apiType: row.api_type,
@@ -139,15 +143,16 @@ export class ActionCenterService {
       }))
     )
       throw badRequest(`Pending order ${id} is already ${row.status}`);
-    this.told('rejected');
+    this.told('rejected', userId, id);
   }
 
-  private told(decision: PendingDecision): void {
-    for (const listener of this.listeners) listener(decision);
+  private told(decision: PendingDecision | 'deleted', userId: number, id: number): void {
+    for (const listener of this.listeners) listener(decision, userId, id);
   }
 
   async remove(userId: number, id: number): Promise<void> {
     await this.own(userId, id);
     await this.repo.deletePending(id, userId);
+    this.told('deleted', userId, id);
   }
 }

@@ -157,12 +157,41 @@ interface Connection {
   check: (() => Promise<boolean>) | undefined;
 }
 
+/**
+ * A change in the user's Action Center queue (docs/rules/orders.md#live-socket): an order queued,
+ * decided or deleted. Only the pending order's id and what happened — the page reads the rest.
+ */
+export interface ActionCenterMessage {
+  type: 'action_center';
+  event: 'queued' | 'approved' | 'rejected' | 'deleted';
+  id: number;
+}
+
+/** What the hub sends. */
+export type LiveMessage = OrderEventMessage | ActionCenterMessage;
+
+const ACTION_CENTER_EVENTS: ReadonlySet<string> = new Set(['queued', 'approved', 'rejected', 'deleted']);
+
+/** Whether a bus copy's message is one the hub sends (anything else is dropped). */
+function isLiveMessage(m: unknown): m is LiveMessage {
+  if (typeof m !== 'object' || m === null) return false;
+  const t = (m as { type?: unknown }).type;
+  if (t === 'order_event') return true;
+  const a = m as Partial<ActionCenterMessage>;
+  return (
+    t === 'action_center' &&
+    typeof a.event === 'string' &&
+    ACTION_CENTER_EVENTS.has(a.event) &&
+    Number.isInteger(a.id)
+  );
+}
+
 interface BusCopy {
   /** Origin instance. */
   o: string;
   /** User id. */
   u: number;
-  m: OrderEventMessage;
+  m: LiveMessage;
 }
 
 /** Connections per user, fan-out, bounds, heartbeat and the bus bridge. See the file comment. */
@@ -198,15 +227,25 @@ export class LiveSocketHub {
   consumer(): (e: OrderEvent) => void {
     return (e) => {
       if (this.closed || e.userId === null) return;
-      const m = toOrderEventMessage(e);
-      this.deliver(e.userId, JSON.stringify(m));
-      const copy: BusCopy = { o: this.instanceId, u: e.userId, m };
-      try {
-        this.opts.bus.publish(ORDER_EVENT_TOPIC, JSON.stringify(copy));
-      } catch (err) {
-        this.opts.logger.warn({ err }, 'live socket: could not publish an order event to other instances');
-      }
+      this.send(e.userId, toOrderEventMessage(e));
     };
+  }
+
+  /** Tells the user's sockets, here and on every instance, that their Action Center queue changed. */
+  actionCenter(userId: number, event: ActionCenterMessage['event'], id: number): void {
+    if (this.closed) return;
+    this.send(userId, { type: 'action_center', event, id });
+  }
+
+  /** Delivers a message here and publishes its copy for the other instances. */
+  private send(userId: number, m: LiveMessage): void {
+    this.deliver(userId, JSON.stringify(m));
+    const copy: BusCopy = { o: this.instanceId, u: userId, m };
+    try {
+      this.opts.bus.publish(ORDER_EVENT_TOPIC, JSON.stringify(copy));
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'live socket: could not publish a message to other instances');
+    }
   }
 
   /** Whether a new socket of `userId` would be admitted now (checked before the upgrade). */
@@ -322,7 +361,7 @@ export class LiveSocketHub {
       return;
     }
     if (typeof copy !== 'object' || copy === null || copy.o === this.instanceId) return;
-    if (typeof copy.u !== 'number' || copy.m?.type !== 'order_event') return;
+    if (typeof copy.u !== 'number' || !isLiveMessage(copy.m)) return;
     if (this.byUser.has(copy.u)) this.deliver(copy.u, JSON.stringify(copy.m));
   }
 

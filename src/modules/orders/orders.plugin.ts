@@ -121,6 +121,8 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
   });
   events.subscribe('live-socket', liveSocket.consumer());
   const actionCenter = new ActionCenterService(repo, pipeline, deps.clock, log);
+  // The queue's changes reach the user's open pages (docs/rules/orders.md#live-socket).
+  actionCenter.listeners.push((event, userId, id) => liveSocket.actionCenter(userId, event, id));
   return {
     events,
     logWriter,

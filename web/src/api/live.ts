@@ -1,7 +1,8 @@
 /**
  * The live socket (`GET /ws`, docs/rules/orders.md#live-socket) for the trader's desk: one socket
  * per tab, opened while a desk page is shown; each order event refreshes the desk's queries (the
- * books, funds, the Action Center) instead of a polling loop. While the socket is down the pages
+ * books, funds, the Action Center) and each change of the Action Center's queue refreshes its
+ * lists, instead of a polling loop. While the socket is down the pages
  * say "Reconnecting…" and fall back to refreshing every 5 s; it reconnects with a growing delay
  * (1 s doubling up to 15 s). A close for an ended session (4401) is the session's end.
  */
@@ -11,8 +12,10 @@ import { DESK_KEY } from './desk';
 
 export type LiveState = 'connecting' | 'open' | 'reconnecting';
 
+/** The Action Center's queries (web/src/pages/desk/ActionCenterPage.tsx). */
+const ACTION_CENTER_KEY = ['action-center'] as const;
 /** Query keys a live order event refreshes. */
-export const LIVE_KEYS = [DESK_KEY, ['action-center'], ['analyzer-log']] as const;
+export const LIVE_KEYS = [DESK_KEY, ACTION_CENTER_KEY, ['analyzer-log']] as const;
 /** How often the desk refreshes while the socket is down. */
 export const FALLBACK_REFRESH_MS = 5_000;
 
@@ -22,6 +25,14 @@ export interface OrderEventMessage {
   mode: 'live' | 'analyze';
   data: { orderid: string | null; symbol: string | null; action: string | null; status_code: number };
 }
+
+/** The Action Center's queue changed (an order queued, approved, rejected or deleted). */
+export interface ActionCenterMessage {
+  type: 'action_center';
+  event: 'queued' | 'approved' | 'rejected' | 'deleted';
+  id: number;
+}
+
 
 let state: LiveState = 'connecting';
 let socket: WebSocket | undefined;
@@ -54,10 +65,14 @@ function connect() {
     refresh();
   };
   ws.onmessage = (e) => {
-    let m: OrderEventMessage;
+    let m: OrderEventMessage | ActionCenterMessage;
     try {
-      m = JSON.parse(String(e.data)) as OrderEventMessage;
+      m = JSON.parse(String(e.data)) as OrderEventMessage | ActionCenterMessage;
     } catch {
+      return;
+    }
+    if (m.type === 'action_center') {
+      void client?.invalidateQueries({ queryKey: ACTION_CENTER_KEY });
       return;
     }
     if (m.type !== 'order_event') return;

@@ -3,9 +3,8 @@
  * (docs/rules/orders.md#action-center, docs/rules/web.md#desk-books) — pending, approved and rejected, one tab each. A pending
  * order is approved (placed now, in the mode the service is in), rejected with a reason (1-500
  * characters, kept with it) or deleted; all pending orders approved at once, oldest first. Each
- * after a confirmation, with the server's answer shown. Approving refreshes through the live
- * socket's order events; a newly queued order publishes none, so the pending tab also looks again
- * every 10 s while the socket is up.
+ * after a confirmation, with the server's answer shown. The lists refresh when the live socket
+ * says the queue changed (docs/rules/orders.md#live-socket).
  */
 import {
   Badge,
@@ -83,8 +82,6 @@ interface ApproveAllAnswer {
   }>;
 }
 
-/** How often the pending tab looks again while the socket is up (queueing publishes no event). */
-const QUEUE_POLL_MS = 10_000;
 const KEY = 'action-center';
 
 const ist = (iso: string | null) =>
@@ -318,7 +315,8 @@ export default function ActionCenterPage() {
   const [rejecting, setRejecting] = useState<PendingOrder>();
   const [deleting, setDeleting] = useState<PendingOrder>();
   const [approvingAll, setApprovingAll] = useState(false);
-  const pending = useOrders('pending', live.refetchInterval === false ? QUEUE_POLL_MS : live.refetchInterval);
+  // The socket says when the queue changes (docs/rules/orders.md#live-socket): no polling while it is up.
+  const pending = useOrders('pending', live.refetchInterval);
   const refresh = () => qc.invalidateQueries({ queryKey: [KEY] });
 
   const approve = useMutation({
