@@ -44,6 +44,12 @@ export function onSessionExpired(handler: () => void): void {
   sessionExpired = handler;
 }
 
+/** The session ended (the live socket was closed for it): as a 401 would, back to /login. */
+export function sessionEnded(): void {
+  csrfToken = undefined;
+  sessionExpired();
+}
+
 /** Forgets the CSRF token: a new session (login, setup) or none (logout) has another one. */
 export function forgetCsrfToken(): void {
   csrfToken = undefined;

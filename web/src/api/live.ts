@@ -4,10 +4,12 @@
  * books, funds, the Action Center) and each change of the Action Center's queue refreshes its
  * lists, instead of a polling loop. While the socket is down the pages
  * say "Reconnecting…" and fall back to refreshing every 5 s; it reconnects with a growing delay
- * (1 s doubling up to 15 s). A close for an ended session (4401) is the session's end.
+ * (1 s doubling up to 15 s). A close for an ended session (4401) is the session's end: back to
+ * /login, as on a 401 (docs/rules/web.md#session-expiry).
  */
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
+import { api, ApiError, sessionEnded } from './client';
 import { DESK_KEY } from './desk';
 
 export type LiveState = 'connecting' | 'open' | 'reconnecting';
@@ -16,6 +18,8 @@ export type LiveState = 'connecting' | 'open' | 'reconnecting';
 const ACTION_CENTER_KEY = ['action-center'] as const;
 /** Query keys a live order event refreshes. */
 export const LIVE_KEYS = [DESK_KEY, ACTION_CENTER_KEY, ['analyzer-log']] as const;
+/** The close code of a socket whose session ended (docs/rules/orders.md#live-socket). */
+const SESSION_ENDED = 4401;
 /** How often the desk refreshes while the socket is down. */
 export const FALLBACK_REFRESH_MS = 5_000;
 
@@ -33,12 +37,15 @@ export interface ActionCenterMessage {
   id: number;
 }
 
-
 let state: LiveState = 'connecting';
 let socket: WebSocket | undefined;
 let users = 0;
 let delay = 1_000;
 let retry: ReturnType<typeof setTimeout> | undefined;
+/** Closing after the last page left, unless another desk page opens first. */
+let linger: ReturnType<typeof setTimeout> | undefined;
+/** A session probe and then a connection are on their way. */
+let starting = false;
 let client: QueryClient | undefined;
 const watchers = new Set<() => void>();
 const eventListeners = new Set<(m: OrderEventMessage) => void>();
@@ -53,8 +60,36 @@ function refresh() {
   for (const key of LIVE_KEYS) void client?.invalidateQueries({ queryKey: key });
 }
 
-function connect() {
+/**
+ * Opens the socket once the session is known to be alive: a handshake with an ended session is
+ * refused (and the browser reports it), so the quiet session probe goes first and an ended session
+ * goes back to /login instead.
+ */
+function start() {
   retry = undefined;
+  if (starting) return;
+  starting = true;
+  api('GET', '/auth/session', undefined, { quiet401: true }).then(
+    () => {
+      starting = false;
+      if (users > 0 && socket === undefined) connect();
+    },
+    (err: unknown) => {
+      starting = false;
+      if (users === 0) return;
+      if (err instanceof ApiError && err.status === 401) {
+        sessionEnded();
+        return;
+      }
+      // The server is unreachable: try again later.
+      setState('reconnecting');
+      retry = setTimeout(start, delay);
+      delay = Math.min(delay * 2, 15_000);
+    },
+  );
+}
+
+function connect() {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
   const ws = new WebSocket(url);
   socket = ws;
@@ -79,12 +114,19 @@ function connect() {
     refresh();
     for (const l of eventListeners) l(m);
   };
-  ws.onclose = () => {
+  ws.onclose = (e) => {
     if (socket !== ws) return;
     socket = undefined;
     if (users === 0) return;
+    // Closed because the session ended (signed out, revoked, expired): no reconnecting, whose
+    // handshake would be refused; the console goes back to /login as on any 401.
+    if (e.code === SESSION_ENDED) {
+      setState('reconnecting');
+      sessionEnded();
+      return;
+    }
     setState('reconnecting');
-    retry = setTimeout(connect, delay);
+    retry = setTimeout(start, delay);
     delay = Math.min(delay * 2, 15_000);
   };
 }
@@ -92,17 +134,37 @@ function connect() {
 function acquire(qc: QueryClient) {
   client = qc;
   users += 1;
-  if (users === 1 && socket === undefined && retry === undefined) {
+  clearTimeout(linger);
+  linger = undefined;
+  if (users === 1 && socket === undefined && retry === undefined && !starting) {
     setState('connecting');
-    connect();
+    start();
   }
 }
+
+/** How long the socket stays after the last desk page left (a move to another keeps it). */
+const LINGER_MS = 5_000;
 
 function release() {
   users -= 1;
   if (users > 0) return;
+  clearTimeout(linger);
+  linger = setTimeout(() => {
+    linger = undefined;
+    if (users > 0) return;
+    clearTimeout(retry);
+    retry = undefined;
+    const ws = socket;
+    socket = undefined;
+    ws?.close(1000);
+  }, LINGER_MS);
+}
+
+/** Closes the socket now (signing out: it belongs to the session that ends). */
+export function closeLive(): void {
+  clearTimeout(linger);
   clearTimeout(retry);
-  retry = undefined;
+  linger = retry = undefined;
   const ws = socket;
   socket = undefined;
   ws?.close(1000);

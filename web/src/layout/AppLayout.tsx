@@ -17,6 +17,7 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../../src/modules/web/web-pages';
 import { SESSION_KEY, useMode, type User } from '../api/auth';
 import { api, forgetCsrfToken } from '../api/client';
+import { closeLive } from '../api/live';
 import { reportErrorsAs } from '../report-errors';
 import { TicketProvider } from '../components/ticket/TicketProvider';
 
@@ -74,11 +75,11 @@ const NAV: { section: string; admin?: boolean; items: NavItem[] }[] = [
 function ModeBadge({ analyze }: { analyze: boolean | undefined }) {
   if (analyze === undefined) return null;
   return analyze ? (
-    <Badge color="orange" variant="filled" size="lg" aria-label="Mode: Analyzer">
+    <Badge color="orange" variant="filled" size="lg" aria-label="Mode: Analyzer" style={{ flexShrink: 0 }}>
       Analyzer
     </Badge>
   ) : (
-    <Badge color="green" variant="light" size="lg" aria-label="Mode: Live">
+    <Badge color="green" variant="light" size="lg" aria-label="Mode: Live" style={{ flexShrink: 0 }}>
       Live
     </Badge>
   );
@@ -103,6 +104,7 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
       // Already gone (expired): signed out either way.
     }
     forgetCsrfToken();
+    closeLive();
     reportErrorsAs(false);
     queryClient.clear();
     queryClient.setQueryData(SESSION_KEY, null);
@@ -144,7 +146,7 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
           </Group>
           <Group gap="sm" wrap="nowrap">
             <Tooltip label={user.is_admin ? 'Administrator' : 'User'}>
-              <Text size="sm" data-testid="signed-in-user">
+              <Text size="sm" data-testid="signed-in-user" visibleFrom="xs">
                 {user.username}
               </Text>
             </Tooltip>
