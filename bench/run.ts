@@ -1,6 +1,7 @@
 /**
- * Benchmark entry point: `tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--json <file>]`
- * (normally through `npm run bench -- <name> …`, which builds dist/ first). See bench/README.md.
+ * Benchmark entry point: `tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--db <sqlite|postgres>]
+ * [--json <file>]` (normally through `npm run bench -- <name> …`, which builds dist/ first). See
+ * bench/README.md.
  */
 import { parseArgs } from 'node:util';
 import { banCheck } from './benches/ban-check.js';
@@ -33,9 +34,14 @@ const DEFAULTS = { duration: 10, connections: 50 };
 const LIMITS = { duration: [2, 20], connections: [1, 500] } as const;
 const WARMUP_S = 2;
 
-const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--json <file>]
+/** `--db postgres` without BENCH_DATABASE_URL: the CI's PostgreSQL (trust auth, database `test`). */
+const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--db <sqlite|postgres>] [--json <file>]
   --duration     measured seconds per side, ${LIMITS.duration[0]}..${LIMITS.duration[1]} (default ${DEFAULTS.duration}), in ${ROUNDS} alternating rounds, after ${WARMUP_S} s of warm-up
   --connections  concurrent connections, ${LIMITS.connections[0]}..${LIMITS.connections[1]} (default ${DEFAULTS.connections}, or the bench's own)
+  --db           the server's database: sqlite (default, under the run's temp directory) or postgres
+                 (a schema of the run's own at BENCH_DATABASE_URL, default ${DEFAULT_PG_URL})
   --json         also write the figures to this file`;
 
 /** Benches with a flow of their own (not server-versus-baseline on one request). */
@@ -83,6 +89,7 @@ function parseCommandLine(args: string[]) {
       options: {
         duration: { type: 'string' },
         connections: { type: 'string' },
+        db: { type: 'string' },
         json: { type: 'string' },
       },
     });
@@ -95,6 +102,14 @@ const { positionals, values } = parseCommandLine(process.argv.slice(2));
 const [name, ...extra] = positionals;
 if (name === undefined) usageError('no bench named');
 if (extra.length > 0) usageError(`unexpected arguments: ${extra.join(' ')}`);
+if (values.db !== undefined && values.db !== 'sqlite' && values.db !== 'postgres')
+  usageError('--db must be sqlite or postgres');
+if (values.db === 'postgres') {
+  if (name === 'sandbox-pass')
+    usageError('sandbox-pass runs in process, without a database: --db does not apply');
+  // Read by the workspace (bench/lib/processes.ts): every algodesk process of the run uses it.
+  process.env.BENCH_DATABASE_URL ??= DEFAULT_PG_URL;
+} else delete process.env.BENCH_DATABASE_URL;
 if (name === 'flood') {
   process.exitCode = await runFlood({
     durationS: intOption('duration', values.duration),

@@ -115,7 +115,7 @@ export async function runContracts(opts: ContractsOptions): Promise<number> {
     kiteFiles();
     const results: ContractFigures[] = [];
     for (const dataset of DATASETS) {
-      const ws = Workspace.create();
+      const ws = await Workspace.create();
       workspaces.push(ws);
       try {
         results.push(await measure(ws, dataset));

@@ -32,7 +32,7 @@ const ping = (ip: string, apikey: string): BenchRequest => ({
  * client's requests/s during the flood over before it.
  */
 export async function runFlood(opts: FloodOptions): Promise<number> {
-  const ws = Workspace.create();
+  const ws = await Workspace.create();
   try {
     await ws.cli(['user', 'create', '--username', 'bench', '--password', 'bench-password-1']);
     const key = await ws.cli(['apikey', 'create', '--username', 'bench']);

@@ -152,7 +152,7 @@ type Side = 'stub' | 'algodesk';
 export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
   let ws: Workspace;
   try {
-    ws = Workspace.create();
+    ws = await Workspace.create();
   } catch (err) {
     return failed(err);
   }

@@ -133,7 +133,7 @@ function problemsOf(label: string, stats: SideStats): string[] {
 }
 
 export async function runQuotesLive(opts: QuotesLiveOptions): Promise<number> {
-  const ws = Workspace.create();
+  const ws = await Workspace.create();
   const stubs = { viaAlgodesk: new KiteQuoteStub(), direct: new KiteQuoteStub() };
   const deadline = setTimeout(() => {
     console.error(`bench quotes-live: FAILED: not finished after ${DEADLINE_MS / 1000} s`);

@@ -14,7 +14,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import type { BaselineResponse, BenchRequest } from './types.js';
 
 const LIB_DIR = dirname(fileURLToPath(import.meta.url));
@@ -45,13 +47,34 @@ export class Workspace {
   readonly dataDir: string;
   private readonly children: Child[] = [];
 
-  private constructor(readonly dir: string) {
+  private constructor(
+    readonly dir: string,
+    /** PostgreSQL (`--db postgres`): the server's URL, on a schema of this run's own. */
+    private readonly pgRun?: { baseUrl: string; schema: string; url: string },
+  ) {
     this.dataDir = join(dir, 'data');
   }
 
-  static create(): Workspace {
+  /**
+   * A temp directory and, when `BENCH_DATABASE_URL` is set (`--db postgres`), an empty
+   * PostgreSQL schema of its own that every algodesk process of the run uses (dropped by
+   * {@link dispose}); otherwise the embedded SQLite under the temp directory.
+   */
+  static async create(): Promise<Workspace> {
     if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" (npm run bench does it)`);
-    return new Workspace(mkdtempSync(join(tmpdir(), 'algodesk-bench-')));
+    const dir = mkdtempSync(join(tmpdir(), 'algodesk-bench-'));
+    const baseUrl = process.env.BENCH_DATABASE_URL;
+    if (!baseUrl) return new Workspace(dir);
+    const schema = `bench_${randomBytes(6).toString('hex')}`;
+    await withPg(baseUrl, (c) => c.query(`create schema "${schema}"`));
+    const options = encodeURIComponent(`-c search_path=${schema}`);
+    const url = `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}options=${options}`;
+    return new Workspace(dir, { baseUrl, schema, url });
+  }
+
+  /** `sqlite` or `postgres`: where this run's data lives. */
+  get database(): 'sqlite' | 'postgres' {
+    return this.pgRun ? 'postgres' : 'sqlite';
   }
 
   /**
@@ -69,6 +92,7 @@ export class Workspace {
       ORDER_RATE_LIMIT: '100000 per second',
       LOGIN_RATE_LIMIT: '100000 per second',
       WEBHOOK_RATE_LIMIT: '100000 per second',
+      ...(this.pgRun ? { DATABASE_URL: this.pgRun.url } : {}),
     };
   }
 
@@ -134,6 +158,8 @@ export class Workspace {
         if (existsSync(c.logFile)) copyFileSync(c.logFile, join(keep, `${c.label}.log`));
     }
     rmSync(this.dir, { recursive: true, force: true });
+    const run = this.pgRun;
+    if (run) await withPg(run.baseUrl, (c) => c.query(`drop schema if exists "${run.schema}" cascade`));
   }
 
   /** For signal handlers, which cannot wait: kills every child at once and removes the directory. */
@@ -217,4 +243,15 @@ export function residentBytes(child: Child): number {
   const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(file, 'utf8'));
   if (!match) throw new Error(`no VmRSS line in ${file}`);
   return Number(match[1]) * 1024;
+}
+
+/** Runs `fn` on a short-lived PostgreSQL connection. */
+async function withPg(url: string, fn: (c: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await fn(client);
+  } finally {
+    await client.end();
+  }
 }

@@ -42,10 +42,11 @@ const progress = (message: string): void => void process.stderr.write(`[bench] $
 export async function runBench(name: string, bench: Bench, opts: RunOptions): Promise<number> {
   let ws: Workspace;
   try {
-    ws = Workspace.create();
+    ws = await Workspace.create();
   } catch (err) {
     return failed(name, err);
   }
+  progress(`database: ${ws.database}`);
   const onSignal = (signal: NodeJS.Signals): void => {
     ws.abortSync();
     process.exit(signal === 'SIGINT' ? 130 : 143);

@@ -166,8 +166,13 @@ export function masterContractRoutes(
             loaded_at: iso(liveRun.finished_at === null ? null : Number(liveRun.finished_at)),
           }
         : null;
+      // Only while the run is still going: its row says it ended before the download's own
+      // bookkeeping here has let go of it.
       const progress =
-        running && latest && running.id === latest.id
+        running &&
+        latest &&
+        running.id === latest.id &&
+        (latest.status === 'downloading' || latest.status === 'pending')
           ? { bytes: running.bytes, rows: running.rows, skipped: running.skipped }
           : null;
       if (!latest)
