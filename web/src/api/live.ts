@@ -46,6 +46,8 @@ let retry: ReturnType<typeof setTimeout> | undefined;
 let linger: ReturnType<typeof setTimeout> | undefined;
 /** A session probe and then a connection are on their way. */
 let starting = false;
+/** Bumped at sign-out: a probe answered for the session that ended opens nothing. */
+let epoch = 0;
 let client: QueryClient | undefined;
 const watchers = new Set<() => void>();
 const eventListeners = new Set<(m: OrderEventMessage) => void>();
@@ -69,14 +71,15 @@ function start() {
   retry = undefined;
   if (starting) return;
   starting = true;
+  const mine = epoch;
   api('GET', '/auth/session', undefined, { quiet401: true }).then(
     () => {
       starting = false;
-      if (users > 0 && socket === undefined) connect();
+      if (mine === epoch && users > 0 && socket === undefined) connect();
     },
     (err: unknown) => {
       starting = false;
-      if (users === 0) return;
+      if (mine !== epoch || users === 0) return;
       if (err instanceof ApiError && err.status === 401) {
         sessionEnded();
         return;
@@ -162,6 +165,7 @@ function release() {
 
 /** Closes the socket now (signing out: it belongs to the session that ends). */
 export function closeLive(): void {
+  epoch += 1;
   clearTimeout(linger);
   clearTimeout(retry);
   linger = retry = undefined;

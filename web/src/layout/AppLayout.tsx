@@ -106,6 +106,11 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
     forgetCsrfToken();
     closeLive();
     reportErrorsAs(false);
+    // No session first: the guard takes the page (and its queries) away. Only then is the cache
+    // dropped — a page still shown would ask the server again, without a session, at once.
+    queryClient.setQueryData(SESSION_KEY, null);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await queryClient.cancelQueries();
     queryClient.clear();
     queryClient.setQueryData(SESSION_KEY, null);
     void navigate('/login', { replace: true });
