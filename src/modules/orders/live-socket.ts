@@ -20,7 +20,13 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from '../../platform/clock.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import type { OrderEvent, OrderEventName } from './order-events.js';
+import type { OrderEvent } from './order-events.js';
+import {
+  isLiveMessage,
+  toOrderEventMessage,
+  type ActionCenterMessage,
+  type LiveMessage,
+} from './live-messages.js';
 
 /** Bus topic carrying order events between instances. */
 export const ORDER_EVENT_TOPIC = 'order-event';
@@ -48,68 +54,7 @@ export interface LiveSocket {
   on(event: 'pong' | 'close', listener: () => void): unknown;
 }
 
-/** The `data` of an order-event message: a whitelist of the event's fields. */
-export interface OrderEventData {
-  orderid: string | null;
-  symbol: string | null;
-  exchange: string | null;
-  action: string | null;
-  quantity: number | null;
-  /** HTTP status answered to the API client. */
-  status_code: number;
-  /** The answer's message, when it had one (failures). */
-  message?: string;
-  broker: string | null;
-  /** ISO-8601 UTC. */
-  at: string;
-}
-
-/** One message on the socket. */
-export interface OrderEventMessage {
-  type: 'order_event';
-  event: OrderEventName;
-  /** `analyze` in analyzer mode; `live` otherwise (a semi-automatic order is a live order). */
-  mode: 'live' | 'analyze';
-  data: OrderEventData;
-}
-
 const OPEN = 1;
-const MAX_TEXT = 128;
-const MAX_MESSAGE = 500;
-
-const text = (v: unknown, max = MAX_TEXT): string | null => (typeof v === 'string' ? v.slice(0, max) : null);
-
-/** A whole quantity as sent (API clients may send it as a string), else null. */
-const quantityOf = (v: unknown): number | null =>
-  typeof v === 'number' && Number.isSafeInteger(v)
-    ? v
-    : typeof v === 'string' && /^[0-9]{1,12}$/.test(v)
-      ? Number(v)
-      : null;
-
-/**
- * The socket message of an event, built from named fields only ("Secrets never leave"): API
- * keys, passwords or unknown extras in `request`/`response` are never copied.
- */
-export function toOrderEventMessage(e: OrderEvent): OrderEventMessage {
-  const message = text(e.response.message, MAX_MESSAGE);
-  return {
-    type: 'order_event',
-    event: e.name,
-    mode: e.mode === 'analyze' ? 'analyze' : 'live',
-    data: {
-      orderid: e.orderId,
-      symbol: text(e.request.symbol),
-      exchange: text(e.request.exchange),
-      action: text(e.request.action),
-      quantity: quantityOf(e.request.quantity),
-      status_code: e.statusCode,
-      ...(message !== null ? { message } : {}),
-      broker: e.broker,
-      at: new Date(e.at).toISOString(),
-    },
-  };
-}
 
 export interface LiveSocketHubOptions {
   /** Cross-instance fan-out (Redis pub/sub when configured, in-process otherwise). */
@@ -155,35 +100,6 @@ interface Connection {
   checkedAt: number;
   checking: boolean;
   check: (() => Promise<boolean>) | undefined;
-}
-
-/**
- * A change in the user's Action Center queue (docs/rules/orders.md#live-socket): an order queued,
- * decided or deleted. Only the pending order's id and what happened — the page reads the rest.
- */
-export interface ActionCenterMessage {
-  type: 'action_center';
-  event: 'queued' | 'approved' | 'rejected' | 'deleted';
-  id: number;
-}
-
-/** What the hub sends. */
-export type LiveMessage = OrderEventMessage | ActionCenterMessage;
-
-const ACTION_CENTER_EVENTS: ReadonlySet<string> = new Set(['queued', 'approved', 'rejected', 'deleted']);
-
-/** Whether a bus copy's message is one the hub sends (anything else is dropped). */
-function isLiveMessage(m: unknown): m is LiveMessage {
-  if (typeof m !== 'object' || m === null) return false;
-  const t = (m as { type?: unknown }).type;
-  if (t === 'order_event') return true;
-  const a = m as Partial<ActionCenterMessage>;
-  return (
-    t === 'action_center' &&
-    typeof a.event === 'string' &&
-    ACTION_CENTER_EVENTS.has(a.event) &&
-    Number.isInteger(a.id)
-  );
 }
 
 interface BusCopy {
