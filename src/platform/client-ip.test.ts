@@ -55,6 +55,8 @@ describe('client IP with TRUST_PROXY_HEADERS=true: headers in the spec order', (
 describe('addresses are normalised', () => {
   it('maps IPv4-mapped IPv6 to IPv4 and compacts IPv6', () => {
     expect(normaliseIp('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(normaliseIp('::FFFF:192.0.2.1')).toBe('192.0.2.1');
+    expect(normaliseIp('::ffff:192.0.2.300')).toBeUndefined();
     expect(normaliseIp('2001:0DB8:0000:0000:0000:0000:0000:0001')).toBe('2001:db8::1');
     expect(normaliseIp('[2001:db8::1]')).toBe('2001:db8::1');
     expect(normaliseIp('fe80::1%eth0')).toBe('fe80::1');
@@ -64,6 +66,10 @@ describe('addresses are normalised', () => {
   it('classifies loopback and internal ranges', () => {
     expect(isLoopback('127.0.0.5')).toBe(true);
     expect(isLoopback('::1')).toBe(true);
+    expect(isLoopback('127.255.255.254')).toBe(true);
+    expect(isLoopback('::ffff:127.0.0.1')).toBe(true);
+    for (const ip of ['128.0.0.1', '10.127.0.1', '8.8.8.8', '127.0.0.256', '::2', 'evil'])
+      expect(isLoopback(ip), ip).toBe(false);
     for (const ip of [
       '10.1.2.3',
       '172.17.0.1',

@@ -24,6 +24,8 @@ export function normaliseIp(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   // Fast path for the common case (a plain IPv4 peer), already canonical.
   if (DOTTED_QUAD.test(raw)) return raw;
+  // A dual-stack listener's IPv4 peers (`::ffff:1.2.3.4`): no parsing either.
+  if (raw.startsWith('::ffff:') && DOTTED_QUAD.test(raw.slice(7))) return raw.slice(7);
   let v = raw.trim();
   if (v.startsWith('[') && v.includes(']')) v = v.slice(1, v.indexOf(']'));
   const zone = v.indexOf('%');
@@ -61,8 +63,11 @@ export function resolveClientIp(
   return normaliseIp(peer) ?? '0.0.0.0';
 }
 
+
 /** Loopback addresses (127.0.0.0/8, ::1). */
 export function isLoopback(ip: string): boolean {
+  // Asked on every request (the ban check): a dotted quad, the usual case, needs no parsing.
+  if (DOTTED_QUAD.test(ip)) return ip.startsWith('127.');
   return ipaddr.isValid(ip) && ipaddr.process(ip).range() === 'loopback';
 }
 

@@ -14,10 +14,14 @@ export interface RateDecision {
  */
 export interface RateLimiter {
   hit(key: string, rules: readonly RateRule[]): Promise<RateDecision>;
+  /** {@link hit} without a promise, for a limiter whose windows live in this process. */
+  hitNow?(key: string, rules: readonly RateRule[]): RateDecision;
   /** Forgets every window (tests, and an operator clearing limits). */
   reset(): Promise<void>;
   close(): Promise<void>;
 }
+
+const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterMs: 0 });
 
 /** One key's hits, oldest first; entries before `head` are expired and await compaction. */
 interface Log {
@@ -48,6 +52,10 @@ export class MemoryRateLimiter implements RateLimiter {
   constructor(private readonly clock: Clock) {}
 
   hit(key: string, rules: readonly RateRule[]): Promise<RateDecision> {
+    return Promise.resolve(this.hitNow(key, rules));
+  }
+
+  hitNow(key: string, rules: readonly RateRule[]): RateDecision {
     const now = this.clock.now();
     this.sweep(now, rules);
     let log = this.logs.get(key);
@@ -56,7 +64,8 @@ export class MemoryRateLimiter implements RateLimiter {
       this.logs.set(key, log);
     }
     const { t } = log;
-    const maxWindow = Math.max(...rules.map((r) => r.windowMs));
+    let maxWindow = 0;
+    for (const r of rules) if (r.windowMs > maxWindow) maxWindow = r.windowMs;
     log.head = firstAfter(t, log.head, now - maxWindow);
 
     let retryAfterMs = 0;
@@ -68,13 +77,13 @@ export class MemoryRateLimiter implements RateLimiter {
         retryAfterMs = Math.max(retryAfterMs, blocking + rule.windowMs - now, 1);
       }
     }
-    if (retryAfterMs > 0) return Promise.resolve({ allowed: false, retryAfterMs });
+    if (retryAfterMs > 0) return { allowed: false, retryAfterMs };
     t.push(now);
     if (log.head > 1024 && log.head * 2 > t.length) {
       log.t = t.slice(log.head);
       log.head = 0;
     }
-    return Promise.resolve({ allowed: true, retryAfterMs: 0 });
+    return ALLOWED;
   }
 
   /** Every minute at most, forget keys whose newest hit left the longest window. */

@@ -207,6 +207,11 @@ export class FreezeService {
     return this.cache.reload();
   }
 
+  /** The table in memory: replaced by a new one at every reload, so it also says that one happened. */
+  get table(): ReadonlyMap<string, number> {
+    return this.cache.value;
+  }
+
   /** Freeze quantity of an underlying on an F&O exchange, or null (synchronous, from memory). */
   freezeQty(exchange: string, underlying: string): number | null {
     return this.cache.value.get(key(exchange.trim().toUpperCase(), underlying.trim().toUpperCase())) ?? null;

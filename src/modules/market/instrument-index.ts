@@ -1,5 +1,6 @@
 import type { Instrument } from './instrument.js';
 import {
+  KEY_SEPARATOR,
   compareFno,
   compareRows,
   isTestUnderlying,
@@ -144,6 +145,27 @@ export class InstrumentIndex {
    * optional exchange filter, ranked, at most `limit` rows.
    */
   search(terms: SearchTerm[], exchanges: readonly string[], limit: number): SearchResult {
+    // The index never changes (a new contract is a new index), so an answer stays true for its
+    // life: the queries a client repeats (a script resolving its symbols, the console's search box)
+    // are answered from the memo instead of intersecting posting lists again.
+    let key = `${limit}${KEY_SEPARATOR}${exchanges.join(',')}`;
+    for (const t of terms) key += KEY_SEPARATOR + t.text;
+    const memo = this.answers.get(key);
+    if (memo !== undefined) {
+      this.answers.delete(key);
+      this.answers.set(key, memo);
+      return memo;
+    }
+    const answer = this.searchUncached(terms, exchanges, limit);
+    if (this.answers.size >= ANSWERS_MAX) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(key, answer);
+    return answer;
+  }
+
+  /** Answers of {@link search} by query, least recently used first (at most {@link ANSWERS_MAX}). */
+  private readonly answers = new Map<string, SearchResult>();
+
+  private searchUncached(terms: SearchTerm[], exchanges: readonly string[], limit: number): SearchResult {
     const ranks: [number[], number[], number[]] = [[], [], []];
     const first = terms[0];
     const exSet = exchanges.length > 0 ? new Set(exchanges) : null;
@@ -161,7 +183,8 @@ export class InstrumentIndex {
         rows.push(this.rows[i]!);
       }
     }
-    return { rows, total };
+    // Shared by every caller that asks the same query: nobody may change it.
+    return Object.freeze({ rows: Object.freeze(rows) as InstrumentEntry[], total });
   }
 
   /**
@@ -301,6 +324,9 @@ export function fnoPredicate(f: FnoFilters): (r: Instrument) => boolean {
     (f.strikeMin === null || (r.strike !== null && r.strike >= f.strikeMin)) &&
     (f.strikeMax === null || (r.strike !== null && r.strike <= f.strikeMax));
 }
+
+/** Distinct general-search answers an index keeps ({@link InstrumentIndex.search}). */
+export const ANSWERS_MAX = 128;
 
 /** Posting lists intersected at most per query, and the candidate count below which it stops. */
 const MAX_INTERSECTIONS = 6;

@@ -32,6 +32,8 @@ export function buildMarketServices(deps: {
   bus: InvalidationBus;
   logger: Logger;
   freezeQty: (exchange: string, underlying: string) => number | null;
+  /** The freeze table in use (a new value after every change): see {@link SearchService}. */
+  freezeVersion?: () => unknown;
 }): MarketServices {
   const repo = new InstrumentsRepository(deps.db);
   const contracts = new ContractsService(
@@ -50,7 +52,7 @@ export function buildMarketServices(deps: {
       deps.clock,
       deps.logger,
     ),
-    search: new SearchService(contracts, deps.freezeQty),
+    search: new SearchService(contracts, deps.freezeQty, deps.freezeVersion),
   };
 }
 
@@ -75,6 +77,7 @@ export const marketPlugin = modulePlugin<AppDeps>('market', ['auth', 'market-adm
     bus: deps.bus,
     logger,
     freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
+    freezeVersion: () => marketAdmin.freeze.table,
   });
   app.decorate('market', market);
   const limits = routeLimits(deps);

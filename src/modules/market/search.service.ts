@@ -50,6 +50,11 @@ export class SearchService {
   constructor(
     private readonly contracts: ContractsService,
     private readonly freezeQty: (exchange: string, underlying: string) => number | null,
+    /**
+     * The freeze table in use: a new value whenever a quantity changes (on any instance). Without
+     * it no serialised answer is kept.
+     */
+    private readonly freezeVersion?: () => unknown,
   ) {}
 
   /** `POST /api/v1/search`: every term matches; ranked; at most 500 results. */
@@ -58,18 +63,31 @@ export class SearchService {
   }
 
   /**
-   * The same answer as `{status, message, data: publicSearch()}`, already serialised: each
-   * instrument's JSON is built once and kept (a 380-row answer such as `SBIN` on the full Upstox
-   * contract cost 0.4 ms of serialisation per request); only `freeze_qty` is added per request.
+   * The same answer as `{status, message, data: publicSearch()}`, already serialised, as the bytes
+   * sent: each instrument's JSON is built once and kept (a 380-row answer such as `SBIN` on the full
+   * Upstox contract cost 0.4 ms of serialisation per request), and an answer of the index (the same
+   * rows for as long as its contract is live) is kept whole until the freeze quantities it carries
+   * change.
    */
-  async publicSearchJson(query: string, exchange: string | undefined): Promise<string> {
+  async publicSearchJson(query: string, exchange: string | undefined): Promise<Buffer> {
     const rows = await this.publicRows(query, exchange);
+    const freeze = this.freezeVersion?.();
+    const kept = freeze === undefined ? undefined : this.answers.get(rows);
+    if (kept !== undefined && kept.freeze === freeze) return kept.bytes;
     const message = rows.length ? `Found ${rows.length} matching symbols` : 'No matching symbols found';
     const data = rows.map((r) => `${this.fragment(r)},"freeze_qty":${JSON.stringify(this.freezeOf(r))}}`);
-    return `{"status":"success","message":${JSON.stringify(message)},"data":[${data.join(',')}]}`;
+    const bytes = Buffer.from(
+      `{"status":"success","message":${JSON.stringify(message)},"data":[${data.join(',')}]}`,
+    );
+    // Only the index's answers are shared (frozen); a database answer is new rows every time.
+    if (freeze !== undefined && Object.isFrozen(rows)) this.answers.set(rows, { freeze, bytes });
+    return bytes;
   }
 
-  private async publicRows(query: string, exchange: string | undefined): Promise<InstrumentEntry[]> {
+  /** Serialised answers of the index, by its answer, with the freeze table they were built with. */
+  private readonly answers = new WeakMap<readonly InstrumentEntry[], { freeze: unknown; bytes: Buffer }>();
+
+  private async publicRows(query: string, exchange: string | undefined): Promise<readonly InstrumentEntry[]> {
     const terms = parseTerms(query);
     if (terms.length === 0) throw badRequest('Query parameter is required and cannot be empty');
     return (await this.contracts.search(terms, exchange ? [exchange] : [], PUBLIC_SEARCH_LIMIT)).rows;

@@ -138,7 +138,19 @@ export class TrafficLogService {
   /** Buffers one request (no I/O). Called from the response hook of every request. */
   record(entry: TrafficEntry): void {
     const host = entry.host !== undefined && entry.host.length > MAX_HOST_HEADER ? undefined : entry.host;
-    const e: Buffered = { ...entry, url: capped(entry.url, MAX_URL), host, ts: this.clock.now() };
+    // Field by field, not a spread: this runs for every request, and a literal of one shape is
+    // several times cheaper to build.
+    const e: Buffered = {
+      ip: entry.ip,
+      method: entry.method,
+      url: capped(entry.url, MAX_URL),
+      routeUrl: entry.routeUrl,
+      status: entry.status,
+      durationMs: entry.durationMs,
+      host,
+      userId: entry.userId,
+      ts: this.clock.now(),
+    };
     if (this.size < this.max) {
       this.ring[(this.head + this.size) % this.max] = e;
       this.size++;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../rate-limiter.js';
 import { parseRateRules, type RateRule } from '../rate-rule.js';
 import type { ErrorCode } from '../errors.js';
 import { documentHook } from './hook-doc.js';
@@ -46,19 +46,25 @@ export function createRateLimitHooks(limiter: RateLimiter, log: Logger) {
   return (surface: string, rules: readonly RateRule[]): RateLimitHook =>
     documentHook<RateLimitHook>(
       function rateLimit(req, reply, done) {
-        limiter.hit(`${surface}:${req.clientIp}`, rules).then(
-          (d) => {
-            if (d.allowed) return done();
-            const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
-            reply
-              .code(429)
-              .header('retry-after', String(seconds))
-              .send({
-                status: 'error',
-                message: `Rate limit exceeded (${rules.map((r) => r.text).join('; ')}); try again in ${seconds} s`,
-                code: 'rate_limited' satisfies ErrorCode,
-              });
-          },
+        const key = `${surface}:${req.clientIp}`;
+        const refuse = (d: RateDecision) => {
+          const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+          reply
+            .code(429)
+            .header('retry-after', String(seconds))
+            .send({
+              status: 'error',
+              message: `Rate limit exceeded (${rules.map((r) => r.text).join('; ')}); try again in ${seconds} s`,
+              code: 'rate_limited' satisfies ErrorCode,
+            });
+        };
+        // An in-process limiter answers at once: no promise, no extra turn on the hot path.
+        if (limiter.hitNow) {
+          const d = limiter.hitNow(key, rules);
+          return d.allowed ? done() : refuse(d);
+        }
+        limiter.hit(key, rules).then(
+          (d) => (d.allowed ? done() : refuse(d)),
           (err: unknown) => {
             log.warn({ err, surface }, 'rate limiter unavailable; request allowed');
             done();

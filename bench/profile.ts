@@ -1,0 +1,109 @@
+/**
+ * Where a server's time went: `tsx bench/profile.ts <file.cpuprofile> [--skip <s>] [--top <n>]
+ * [--callers <text>]`, for the profiles `BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=…"`
+ * writes (bench/README.md, "Profiling a bench"). Prints the busy time (idle samples left out),
+ * the self time by package or source file, then by function; `--skip` drops the first seconds
+ * (start-up, set-up, the baseline's first rounds); `--callers` prints the call paths that lead to
+ * the functions whose name or location holds the text.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    skip: { type: 'string', default: '0' },
+    top: { type: 'string', default: '30' },
+    callers: { type: 'string' },
+    depth: { type: 'string', default: '8' },
+  },
+});
+const file = positionals[0];
+if (file === undefined) {
+  process.stderr.write(
+    'usage: tsx bench/profile.ts <file.cpuprofile> [--skip <s>] [--top <n>] [--callers <text> [--depth <n>]]\n',
+  );
+  process.exit(1);
+}
+const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const top = Number(values.top);
+const skipUs = Number(values.skip) * 1e6;
+
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parentOf = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
+
+/** `node_modules/<package>`, `node:<module>`, `src/<area>/<file>` or the native marker. */
+function origin(url: string): string {
+  if (url === '') return '(native)';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  if (url.startsWith('node:')) return url;
+  const src = /dist\/(src\/.*)$/.exec(url);
+  return src ? src[1]! : url;
+}
+function label(n: ProfileNode): string {
+  const { functionName, url, lineNumber } = n.callFrame;
+  return `${functionName || '(anonymous)'} ${origin(url)}:${lineNumber + 1}`;
+}
+
+let elapsed = 0;
+let busy = 0;
+let idle = 0;
+const selfById = new Map<number, number>();
+for (let i = 0; i < profile.samples.length; i++) {
+  const dt = profile.timeDeltas[i] ?? 0;
+  elapsed += dt;
+  if (elapsed < skipUs) continue;
+  const id = profile.samples[i]!;
+  if (byId.get(id)!.callFrame.functionName === '(idle)') {
+    idle += dt;
+    continue;
+  }
+  busy += dt;
+  selfById.set(id, (selfById.get(id) ?? 0) + dt);
+}
+
+const pct = (t: number) => `${((100 * t) / busy).toFixed(1).padStart(5)}%`;
+function print(title: string, totals: Map<string, number>): void {
+  console.log(`-- ${title}`);
+  for (const [k, t] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(t)}  ${k}`);
+}
+function add(m: Map<string, number>, k: string, t: number): void {
+  m.set(k, (m.get(k) ?? 0) + t);
+}
+
+console.log(`busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms (after ${values.skip} s)`);
+if (values.callers !== undefined) {
+  const needle = values.callers;
+  const paths = new Map<string, number>();
+  for (const [id, t] of selfById) {
+    const chain: string[] = [];
+    for (let cur: number | undefined = id; cur !== undefined; cur = parentOf.get(cur))
+      chain.push(label(byId.get(cur)!));
+    const at = chain.findIndex((l) => l.includes(needle));
+    if (at >= 0) add(paths, chain.slice(at, at + Number(values.depth)).join('\n        <- '), t);
+  }
+  print(`call paths into "${needle}"`, paths);
+} else {
+  const byOrigin = new Map<string, number>();
+  const byFunction = new Map<string, number>();
+  for (const [id, t] of selfById) {
+    const n = byId.get(id)!;
+    add(byOrigin, origin(n.callFrame.url), t);
+    add(byFunction, label(n), t);
+  }
+  print('self time by origin', byOrigin);
+  print('self time by function', byFunction);
+}
