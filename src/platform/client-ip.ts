@@ -63,7 +63,6 @@ export function resolveClientIp(
   return normaliseIp(peer) ?? '0.0.0.0';
 }
 
-
 /** Loopback addresses (127.0.0.0/8, ::1). */
 export function isLoopback(ip: string): boolean {
   // Asked on every request (the ban check): a dotted quad, the usual case, needs no parsing.

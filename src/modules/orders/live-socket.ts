@@ -113,6 +113,8 @@ interface BusCopy {
 /** Connections per user, fan-out, bounds, heartbeat and the bus bridge. See the file comment. */
 export class LiveSocketHub {
   readonly instanceId: string;
+  /** {@link instanceId} as JSON, for the bus copies. */
+  private readonly instanceJson: string;
   private readonly byUser = new Map<number, Set<Connection>>();
   private total = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -128,6 +130,7 @@ export class LiveSocketHub {
 
   constructor(private readonly opts: LiveSocketHubOptions) {
     this.instanceId = opts.instanceId ?? randomUUID();
+    this.instanceJson = JSON.stringify(this.instanceId);
     this.clock = opts.clock ?? systemClock;
     this.limits = {
       maxPerUser: opts.maxPerUser ?? 10,
@@ -155,10 +158,11 @@ export class LiveSocketHub {
 
   /** Delivers a message here and publishes its copy for the other instances. */
   private send(userId: number, m: LiveMessage): void {
-    this.deliver(userId, JSON.stringify(m));
-    const copy: BusCopy = { o: this.instanceId, u: userId, m };
+    // Once per order event: serialised once, and the bus copy ({@link BusCopy}) wraps those bytes.
+    const json = JSON.stringify(m);
+    this.deliver(userId, json);
     try {
-      this.opts.bus.publish(ORDER_EVENT_TOPIC, JSON.stringify(copy));
+      this.opts.bus.publish(ORDER_EVENT_TOPIC, `{"o":${this.instanceJson},"u":${userId},"m":${json}}`);
     } catch (err) {
       this.opts.logger.warn({ err }, 'live socket: could not publish a message to other instances');
     }

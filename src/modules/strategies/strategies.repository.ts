@@ -1,4 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import {
+  eventInsert,
+  insertDeliveryRow,
+  insertEventRow,
+  selectStrategy,
+  type DeliveryInsert,
+} from './strategy-statements.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type {
   StrategiesTable,
@@ -95,8 +102,8 @@ export class StrategiesRepository extends StrategyRunsRepository {
   }
 
   /** A strategy by id (deleted ones too: runs and the trail still name them). */
-  find(id: number): Promise<StrategyRow | undefined> {
-    return this.db.selectFrom('strategies').selectAll().where('id', '=', id).executeTakeFirst();
+  async find(id: number): Promise<StrategyRow | undefined> {
+    return (await selectStrategy.execute(this.db, { id })).rows[0];
   }
 
   findByDigest(digest: string): Promise<StrategyRow | undefined> {
@@ -161,7 +168,7 @@ export class StrategiesRepository extends StrategyRunsRepository {
   }
 
   async insertEvent(e: NewEvent): Promise<void> {
-    await this.db.insertInto('strategy_events').values(e).execute();
+    await insertEventRow.execute(this.db, eventInsert(e));
   }
 
   events(f: EventFilter): Promise<EventRow[]> {
@@ -172,8 +179,8 @@ export class StrategiesRepository extends StrategyRunsRepository {
     return q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
   }
 
-  async insertDelivery(d: Omit<Insertable<WebhookDeliveriesTable>, 'id'>): Promise<void> {
-    await this.db.insertInto('webhook_deliveries').values(d).execute();
+  async insertDelivery(d: DeliveryInsert): Promise<void> {
+    await insertDeliveryRow.execute(this.db, d);
   }
 
   deliveries(strategyId: number, limit: number): Promise<DeliveryRow[]> {

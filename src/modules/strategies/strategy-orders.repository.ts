@@ -5,6 +5,13 @@
  * Extended by {@link StrategyRunsRepository} (strategy-runs.repository.ts).
  */
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import {
+  eventInsert,
+  insertEventRow,
+  selectLegOrders,
+  selectLegPosition,
+  selectRunOrders,
+} from './strategy-statements.js';
 import type {
   DB,
   StrategyEventsTable,
@@ -24,7 +31,7 @@ export interface LegSeen {
 
 /** Writes a transition's trail event in its transaction (none when `e` is absent). */
 export async function insertEvent(trx: Kysely<DB>, e: NewEvent | null | undefined): Promise<void> {
-  if (e) await trx.insertInto('strategy_events').values(e).execute();
+  if (e) await insertEventRow.execute(trx, eventInsert(e));
 }
 
 /** The fields of an owned order that its bookkeeping needs. */
@@ -252,25 +259,17 @@ export class StrategyOrdersRepository {
   }
 
   /** The run's order intents whose outcome was never recorded, oldest first. */
-  recordedOrders(runId: number): Promise<StrategyOrderRow[]> {
-    return this.db
-      .selectFrom('strategy_orders')
-      .selectAll()
-      .where('run_id', '=', runId)
-      .where('status', '=', 'recorded')
-      .orderBy('id')
-      .execute();
+  async recordedOrders(runId: number): Promise<StrategyOrderRow[]> {
+    return (await selectRunOrders.execute(this.db, { runId, status: 'recorded' })).rows;
   }
 
   /** The run's acknowledged orders whose fate is not known yet (of one leg, or all). */
-  workingOrders(runId: number, legId?: number): Promise<StrategyOrderRow[]> {
-    let q = this.db
-      .selectFrom('strategy_orders')
-      .selectAll()
-      .where('run_id', '=', runId)
-      .where('status', '=', 'placed');
-    if (legId !== undefined) q = q.where('leg_id', '=', legId);
-    return q.orderBy('id').execute();
+  async workingOrders(runId: number, legId?: number): Promise<StrategyOrderRow[]> {
+    const r =
+      legId === undefined
+        ? await selectRunOrders.execute(this.db, { runId, status: 'placed' })
+        : await selectLegOrders.execute(this.db, { runId, legId, status: 'placed' });
+    return r.rows;
   }
 
   /** Each leg's filled net and working quantity in the run (legs never traded have no row). */
@@ -288,12 +287,7 @@ export class StrategyOrdersRepository {
    * has taken (all 0 for a leg never traded).
    */
   async position(runId: number, legId: number): Promise<LegSeen> {
-    const r = await this.db
-      .selectFrom('strategy_positions')
-      .select(['net', 'working', 'exits'])
-      .where('run_id', '=', runId)
-      .where('leg_id', '=', legId)
-      .executeTakeFirst();
+    const r = (await selectLegPosition.execute(this.db, { runId, legId })).rows[0];
     return { net: Number(r?.net ?? 0), working: Number(r?.working ?? 0), exits: Number(r?.exits ?? 0) };
   }
 

@@ -8,6 +8,7 @@
 import type { Selectable } from 'kysely';
 import type { StrategyRunsTable } from '../../db/schema.js';
 import { insertEvent, StrategyOrdersRepository, type NewEvent } from './strategy-orders.repository.js';
+import { releaseLease, selectRun, takeLease } from './strategy-statements.js';
 
 export type RunRow = Selectable<StrategyRunsTable>;
 export type { LegSeen, NewEvent, OwnedOrder, StrategyOrderRow } from './strategy-orders.repository.js';
@@ -61,13 +62,8 @@ export class StrategyRunsRepository extends StrategyOrdersRepository {
    * the one caller (on any instance) whose conditional UPDATE took it.
    */
   async takeLease(strategyId: number, holder: string, started: number, until: number): Promise<boolean> {
-    const r = await this.db
-      .updateTable('strategies')
-      .set({ signal_lease_until: until, signal_lease_holder: holder, signal_lease_started: started })
-      .where('id', '=', strategyId)
-      .where((eb) => eb.or([eb('signal_lease_until', 'is', null), eb('signal_lease_until', '<=', started)]))
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+    const r = await takeLease.execute(this.db, { id: strategyId, holder, started, until });
+    return Number(r.numAffectedRows) === 1;
   }
 
   /** Extends a lease `holder` still holds (taken at `started`); false when it was lost. */
@@ -83,13 +79,7 @@ export class StrategyRunsRepository extends StrategyOrdersRepository {
   }
 
   async releaseLease(strategyId: number, holder: string, started: number): Promise<void> {
-    await this.db
-      .updateTable('strategies')
-      .set({ signal_lease_until: null, signal_lease_holder: null, signal_lease_started: null })
-      .where('id', '=', strategyId)
-      .where('signal_lease_holder', '=', holder)
-      .where('signal_lease_started', '=', started)
-      .execute();
+    await releaseLease.execute(this.db, { id: strategyId, holder, started });
   }
 
   /** Releases every lease `holder` holds (a restarted instance, for its previous life's). */
@@ -102,8 +92,8 @@ export class StrategyRunsRepository extends StrategyOrdersRepository {
     return Number(r.numUpdatedRows);
   }
 
-  run(id: number): Promise<RunRow | undefined> {
-    return this.db.selectFrom('strategy_runs').selectAll().where('id', '=', id).executeTakeFirst();
+  async run(id: number): Promise<RunRow | undefined> {
+    return (await selectRun.execute(this.db, { id })).rows[0];
   }
 
   runs(strategyId: number, limit: number): Promise<RunRow[]> {

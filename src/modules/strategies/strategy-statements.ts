@@ -1,0 +1,141 @@
+/**
+ * The statements every signal delivery runs (the strategy and its run, the lease, the leg's
+ * position and orders, the trail event, the audit row), compiled once per database
+ * (platform/db/prepared.ts): building them with Kysely on every delivery cost more CPU than
+ * SQLite spent running them. Used by the strategies repositories only.
+ */
+import type { Insertable, Selectable } from 'kysely';
+import type {
+  DB,
+  StrategiesTable,
+  StrategyEventsTable,
+  StrategyOrdersTable,
+  StrategyRunsTable,
+  WebhookDeliveriesTable,
+} from '../../db/schema.js';
+import { prepareQuery } from '../../platform/db/prepared.js';
+
+type Row<T> = Selectable<T>;
+
+export const selectStrategy = prepareQuery<DB, { id: number }, Row<StrategiesTable>>((db, $) =>
+  db.selectFrom('strategies').selectAll().where('id', '=', $('id')),
+);
+
+export const selectRun = prepareQuery<DB, { id: number }, Row<StrategyRunsTable>>((db, $) =>
+  db.selectFrom('strategy_runs').selectAll().where('id', '=', $('id')),
+);
+
+/** Takes the strategy's lease when nobody holds it or its holder's time is up. */
+export const takeLease = prepareQuery<
+  DB,
+  { id: number; holder: string; started: number; until: number },
+  never
+>((db, $) =>
+  db
+    .updateTable('strategies')
+    .set({
+      signal_lease_until: $('until'),
+      signal_lease_holder: $('holder'),
+      signal_lease_started: $('started'),
+    })
+    .where('id', '=', $('id'))
+    .where((eb) =>
+      eb.or([eb('signal_lease_until', 'is', null), eb('signal_lease_until', '<=', $('started'))]),
+    ),
+);
+
+/** Gives the lease back, if `holder` still holds the one it took at `started`. */
+export const releaseLease = prepareQuery<DB, { id: number; holder: string; started: number }, never>(
+  (db, $) =>
+    db
+      .updateTable('strategies')
+      .set({ signal_lease_until: null, signal_lease_holder: null, signal_lease_started: null })
+      .where('id', '=', $('id'))
+      .where('signal_lease_holder', '=', $('holder'))
+      .where('signal_lease_started', '=', $('started')),
+);
+
+/** A leg's orders in one state, oldest first. */
+export const selectLegOrders = prepareQuery<
+  DB,
+  { runId: number; legId: number; status: string },
+  Row<StrategyOrdersTable>
+>((db, $) =>
+  db
+    .selectFrom('strategy_orders')
+    .selectAll()
+    .where('run_id', '=', $('runId'))
+    .where('status', '=', $('status'))
+    .where('leg_id', '=', $('legId'))
+    .orderBy('id'),
+);
+
+/** A run's orders in one state, oldest first. */
+export const selectRunOrders = prepareQuery<DB, { runId: number; status: string }, Row<StrategyOrdersTable>>(
+  (db, $) =>
+    db
+      .selectFrom('strategy_orders')
+      .selectAll()
+      .where('run_id', '=', $('runId'))
+      .where('status', '=', $('status'))
+      .orderBy('id'),
+);
+
+export const selectLegPosition = prepareQuery<
+  DB,
+  { runId: number; legId: number },
+  { net: number; working: number; exits: number }
+>((db, $) =>
+  db
+    .selectFrom('strategy_positions')
+    .select(['net', 'working', 'exits'])
+    .where('run_id', '=', $('runId'))
+    .where('leg_id', '=', $('legId')),
+);
+
+export type EventInsert = Omit<Row<StrategyEventsTable>, 'id'>;
+
+export const insertEventRow = prepareQuery<DB, EventInsert, never>((db, $) =>
+  db.insertInto('strategy_events').values({
+    strategy_id: $('strategy_id'),
+    run_id: $('run_id'),
+    ts: $('ts'),
+    kind: $('kind'),
+    severity: $('severity'),
+    leg_id: $('leg_id'),
+    message: $('message'),
+    payload: $('payload'),
+  }),
+);
+
+/** Every column of an event, the optional ones null when absent. */
+export function eventInsert(e: Omit<Insertable<StrategyEventsTable>, 'id'>): EventInsert {
+  return {
+    strategy_id: e.strategy_id,
+    run_id: e.run_id ?? null,
+    ts: e.ts,
+    kind: e.kind,
+    severity: e.severity,
+    leg_id: e.leg_id ?? null,
+    message: e.message,
+    payload: e.payload ?? null,
+  };
+}
+
+export type DeliveryInsert = Omit<Row<WebhookDeliveriesTable>, 'id'>;
+
+export const insertDeliveryRow = prepareQuery<DB, DeliveryInsert, never>((db, $) =>
+  db.insertInto('webhook_deliveries').values({
+    strategy_id: $('strategy_id'),
+    ts: $('ts'),
+    ip: $('ip'),
+    result: $('result'),
+    http_status: $('http_status'),
+    action: $('action'),
+    mode: $('mode'),
+    run_id: $('run_id'),
+    message: $('message'),
+    payload: $('payload'),
+    duration_ms: $('duration_ms'),
+  }),
+);
