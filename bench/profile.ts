@@ -29,6 +29,11 @@ const { values, positionals } = parseArgs({
     depth: { type: 'string', default: '8' },
   },
 });
+// Piped into `head`: a closed stdout ends the run quietly.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 const file = positionals[0];
 if (file === undefined) {
   process.stderr.write(
@@ -84,7 +89,9 @@ function add(m: Map<string, number>, k: string, t: number): void {
   m.set(k, (m.get(k) ?? 0) + t);
 }
 
-console.log(`busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms (after ${values.skip} s)`);
+console.log(
+  `busy ${(busy / 1000).toFixed(0)} ms, idle ${(idle / 1000).toFixed(0)} ms (after ${values.skip} s)`,
+);
 if (values.callers !== undefined) {
   const needle = values.callers;
   const paths = new Map<string, number>();
