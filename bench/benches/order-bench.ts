@@ -3,9 +3,8 @@
  * that holds SBIN, the placeorder bodies, and the after-run checks of the server's log and
  * database (events dropped, log rows written).
  */
-import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { sharedData } from '../lib/shared-data.js';
+import { readRunDatabase } from '../lib/processes.js';
 
 /** Zerodha's NSE instrument dump (8,320 rows, SBIN among them): a small, real master contract. */
 export const kiteNseSnapshot = (): string => sharedData('zerodha', 'kite_instruments_NSE_2025-10-06.csv');
@@ -39,7 +38,7 @@ export function countLogLines(log: string, text: string): number {
   return n;
 }
 
-/** Row counts of the order tables of a stopped server's SQLite database. */
+/** Row counts of the order tables of a stopped server's database. */
 export interface OrderRows {
   /** `sandbox_orders` by status (analyzer mode). */
   sandboxOrders: Record<string, number>;
@@ -52,30 +51,23 @@ export interface OrderRows {
   overheadMs: { p50: number; p99: number } | null;
 }
 
-export function readOrderRows(dataDir: string): OrderRows {
-  const db = new SQLite(join(dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
-  try {
-    const grouped = (sql: string): Record<string, number> =>
-      Object.fromEntries(
-        (db.prepare(sql).all() as { k: string; n: number }[]).map((r) => [r.k, r.n] as const),
-      );
-    const overhead = (
-      db.prepare('select overhead_ms as v from order_latency order by v').all() as {
-        v: number;
-      }[]
-    ).map((r) => r.v);
+export function readOrderRows(dataDir: string): Promise<OrderRows> {
+  return readRunDatabase(dataDir, async (all) => {
+    const grouped = async (sql: string): Promise<Record<string, number>> =>
+      Object.fromEntries((await all(sql)).map((r) => [String(r.k), Number(r.n)] as const));
+    const overhead = (await all('select overhead_ms as v from order_latency order by v')).map((r) =>
+      Number(r.v),
+    );
     const at = (p: number) =>
       overhead[Math.min(overhead.length - 1, Math.ceil((p / 100) * overhead.length) - 1)]!;
     return {
-      sandboxOrders: grouped('select status as k, count(*) as n from sandbox_orders group by status'),
-      analyzerLogs: grouped('select event as k, count(*) as n from analyzer_logs group by event'),
-      orderLogs: grouped('select event as k, count(*) as n from order_logs group by event'),
+      sandboxOrders: await grouped('select status as k, count(*) as n from sandbox_orders group by status'),
+      analyzerLogs: await grouped('select event as k, count(*) as n from analyzer_logs group by event'),
+      orderLogs: await grouped('select event as k, count(*) as n from order_logs group by event'),
       latencyRows: overhead.length,
       overheadMs: overhead.length > 0 ? { p50: round3(at(50)), p99: round3(at(99)) } : null,
     };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;

@@ -129,7 +129,7 @@ async function afterRun(server: ServerHandle, dataDir: string) {
   const log = server.log();
   const dropped = countLogLines(log, DROPPED_MSG);
   const latencyFailures = countLogLines(log, LATENCY_WRITE_FAILED_MSG);
-  const rows = readOrderRows(dataDir);
+  const rows = await readOrderRows(dataDir);
   const orders = sum(rows.sandboxOrders);
   const logged = sum(rows.analyzerLogs);
   const lines = [

@@ -269,7 +269,7 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
     const log = ws.log(server);
     const dropped = countLogLines(log, DROPPED_MSG);
     const latencyFailures = countLogLines(log, LATENCY_WRITE_FAILED_MSG);
-    const rows = readOrderRows(ws.dataDir);
+    const rows = await readOrderRows(ws.dataDir);
     const logged = sum(rows.orderLogs);
 
     const figures = computeFigures(measured.algodesk, measured.stub);

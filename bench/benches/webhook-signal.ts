@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import SQLite from 'better-sqlite3';
 import { ratioAtLeast } from '../lib/targets.js';
 import type { Bench, ServerHandle } from '../lib/types.js';
+import { readRunDatabase } from '../lib/processes.js';
 import { createApiKey, importContract, waitForIndex } from './market-data.js';
 import { BENCH_USER, kiteNseSnapshot } from './order-bench.js';
 import { switchToAnalyzeMode } from './placeorder-analyze.js';
@@ -142,24 +142,24 @@ async function startBurst(url: string): Promise<void> {
 }
 
 async function afterRun(_server: ServerHandle, dataDir: string) {
-  const db = new SQLite(join(dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
-  try {
-    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    const deliveries = count('SELECT count(*) AS n FROM webhook_deliveries');
-    const ok = count("SELECT count(*) AS n FROM webhook_deliveries WHERE result = 'ok'");
-    const requests = count(
+  return readRunDatabase(dataDir, async (all) => {
+    const count = async (sql: string) => Number((await all(sql))[0]!.n);
+    const deliveries = await count('SELECT count(*) AS n FROM webhook_deliveries');
+    const ok = await count("SELECT count(*) AS n FROM webhook_deliveries WHERE result = 'ok'");
+    const requests = await count(
       "SELECT count(*) AS n FROM traffic_log WHERE path = '/strategy/webhook/[redacted]'",
     );
-    const orders = count('SELECT count(*) AS n FROM strategy_orders');
-    const burstRuns = count(
+    const orders = await count('SELECT count(*) AS n FROM strategy_orders');
+    const burstRuns = await count(
       "SELECT count(*) AS n FROM strategy_runs r JOIN strategies s ON s.id = r.strategy_id WHERE s.name = 'bench burst'",
     );
-    const burstOrders = count(
+    const burstOrders = await count(
       "SELECT count(*) AS n FROM strategy_orders o JOIN strategies s ON s.id = o.strategy_id WHERE s.name = 'bench burst'",
     );
-    const p99 = db
-      .prepare('SELECT duration_ms AS d FROM webhook_deliveries ORDER BY duration_ms LIMIT 1 OFFSET ?')
-      .get(Math.max(0, Math.ceil(deliveries * 0.99) - 1)) as { d: number } | undefined;
+    const [p99] = (await all(
+      'SELECT duration_ms AS d FROM webhook_deliveries ORDER BY duration_ms LIMIT 1 OFFSET ?',
+      [Math.max(0, Math.ceil(deliveries * 0.99) - 1)],
+    )) as { d: number }[];
     return {
       lines: [
         `webhook requests (traffic log): ${requests}; audited deliveries: ${deliveries} (ok ${ok}); strategy orders: ${orders}; ` +
@@ -187,7 +187,5 @@ async function afterRun(_server: ServerHandle, dataDir: string) {
         burst_orders: burstOrders,
       },
     };
-  } finally {
-    db.close();
-  }
+  });
 }

@@ -16,6 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { BaselineResponse, BenchRequest } from './types.js';
 
@@ -69,6 +70,7 @@ export class Workspace {
     await withPg(baseUrl, (c) => c.query(`create schema "${schema}"`));
     const options = encodeURIComponent(`-c search_path=${schema}`);
     const url = `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}options=${options}`;
+    runPgUrl = url;
     return new Workspace(dir, { baseUrl, schema, url });
   }
 
@@ -246,6 +248,51 @@ export function residentBytes(child: Child): number {
 }
 
 /** Runs `fn` on a short-lived PostgreSQL connection. */
+/** The PostgreSQL URL of this process's run (`--db postgres`), for {@link readRunDatabase}. */
+let runPgUrl: string | undefined;
+
+/** A read of the run's database: `?` placeholders; counts come back as numbers on both. */
+export type RunQuery = (sql: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
+
+/**
+ * Reads what a (stopped) server wrote: its SQLite file under `dataDir`, or with `--db postgres`
+ * the run's own schema. For the after-run checks of the benches.
+ */
+export async function readRunDatabase<T>(dataDir: string, fn: (all: RunQuery) => Promise<T>): Promise<T> {
+  if (runPgUrl === undefined) {
+    const db = new SQLite(join(dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
+    try {
+      return await fn(
+        async (sql, params = []) => db.prepare(sql).all(...params) as Record<string, unknown>[],
+      );
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: runPgUrl });
+  await client.connect();
+  try {
+    return await fn(async (sql, params = []) => {
+      let n = 0;
+      const res = await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params,
+      );
+      // count(*) is a bigint, which node-postgres hands over as text.
+      return res.rows.map((r: Record<string, unknown>) =>
+        Object.fromEntries(
+          Object.entries(r).map(([k, v]) => [
+            k,
+            typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v,
+          ]),
+        ),
+      );
+    });
+  } finally {
+    await client.end();
+  }
+}
+
 async function withPg(url: string, fn: (c: pg.Client) => Promise<unknown>): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
