@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,15 +9,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
 let dataDir: string;
 const env = () => ({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' });
-const run = (args: string[], input?: string, extraEnv: Record<string, string> = {}) => {
-  const r = spawnSync(process.execPath, [...CLI, ...args], {
-    env: { ...env(), ...extraEnv },
-    input,
-    encoding: 'utf8',
-    timeout: 30_000,
+/**
+ * Runs the CLI and collects its output. Asynchronous on purpose: a test of several synchronous
+ * spawns blocks its worker for their whole time (a minute on a loaded 2-core machine), and
+ * Vitest's worker RPC gives up after 60 s, failing a green run ("Timeout calling onTaskUpdate").
+ */
+const run = (args: string[], input?: string, extraEnv: Record<string, string> = {}) =>
+  new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      env: { ...env(), ...extraEnv },
+      timeout: 30_000,
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+    child.stdin.end(input ?? '');
   });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-};
 
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'algodesk-cli-'));
@@ -25,7 +35,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('algodesk CLI', () => {
-  it('--help works on every command', () => {
+  it('--help works on every command', async () => {
     for (const args of [
       ['--help'],
       ['serve', '--help'],
@@ -34,15 +44,15 @@ describe('algodesk CLI', () => {
       ['user', 'list', '--help'],
       ['apikey', 'create', '--help'],
     ]) {
-      const r = run(args);
+      const r = await run(args);
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.out).toMatch(/Usage: algodesk/);
     }
   }, 60_000);
 
-  it('migrate, user create (first is admin, password from stdin too), user list, apikey create', () => {
-    expect(run(['migrate']).out).toMatch(/database is up to date \(sqlite\)/);
-    const admin = run([
+  it('migrate, user create (first is admin, password from stdin too), user list, apikey create', async () => {
+    expect((await run(['migrate'])).out).toMatch(/database is up to date \(sqlite\)/);
+    const admin = await run([
       'user',
       'create',
       '--username',
@@ -54,9 +64,9 @@ describe('algodesk CLI', () => {
     ]);
     expect(admin.code).toBe(0);
     expect(admin.out.trim()).toBe('created user admin (administrator)');
-    const bob = run(['user', 'create', '--username', 'bob', '--password-stdin'], 'bob-password-1\n');
+    const bob = await run(['user', 'create', '--username', 'bob', '--password-stdin'], 'bob-password-1\n');
     expect(bob.out.trim()).toBe('created user bob');
-    const list = run(['user', 'list', '--json']);
+    const list = await run(['user', 'list', '--json']);
     expect(
       (JSON.parse(list.out) as Array<{ username: string; is_admin: boolean }>).map((u) => [
         u.username,
@@ -66,25 +76,25 @@ describe('algodesk CLI', () => {
       ['admin', true],
       ['bob', false],
     ]);
-    const key = run(['apikey', 'create', '--username', 'admin']);
+    const key = await run(['apikey', 'create', '--username', 'admin']);
     expect(key.code).toBe(0);
     expect(key.out).toMatch(/^[0-9a-f]{64}\n$/); // only the key on stdout
   }, 60_000);
 
-  it('fails with a non-zero exit and one line on stderr', () => {
-    const short = run(['user', 'create', '--username', 'carol', '--password', 'short']);
+  it('fails with a non-zero exit and one line on stderr', async () => {
+    const short = await run(['user', 'create', '--username', 'carol', '--password', 'short']);
     expect(short.code).toBe(1);
     expect(short.err).toBe('algodesk: password must be at least 8 characters\n');
-    const unknown = run(['apikey', 'create', '--username', 'nobody']);
+    const unknown = await run(['apikey', 'create', '--username', 'nobody']);
     expect(unknown.code).toBe(1);
     expect(unknown.err).toBe('algodesk: no user named "nobody"\n');
-    const badConfig = run(['user', 'list'], undefined, { PORT: 'eighty' });
+    const badConfig = await run(['user', 'list'], undefined, { PORT: 'eighty' });
     expect(badConfig.code).toBe(1);
     expect(badConfig.err).toMatch(/^algodesk: invalid configuration: PORT: "eighty" is not an integer\n$/);
-    const missing = run(['user', 'create']);
+    const missing = await run(['user', 'create']);
     expect(missing.code).not.toBe(0);
     expect(missing.err).toMatch(/required option '--username <name>'/);
-    expect(run(['frobnicate']).code).not.toBe(0);
+    expect((await run(['frobnicate'])).code).not.toBe(0);
   }, 60_000);
 });
 
@@ -127,16 +137,14 @@ describe('algodesk serve: listens, answers, and shuts down gracefully', () => {
     );
 
     // The CLI writes to the same SQLite file while the server runs (WAL).
-    const made = spawnSync(
-      process.execPath,
-      [...CLI, 'user', 'create', '--username', 'op', '--password', 'op-password-1'],
-      { env: serveEnv, encoding: 'utf8' },
+    const serveOnly = { DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'info' };
+    const made = await run(
+      ['user', 'create', '--username', 'op', '--password', 'op-password-1'],
+      undefined,
+      serveOnly,
     );
-    expect(made.status).toBe(0);
-    const key = spawnSync(process.execPath, [...CLI, 'apikey', 'create', '--username', 'op'], {
-      env: serveEnv,
-      encoding: 'utf8',
-    }).stdout.trim();
+    expect(made.code).toBe(0);
+    const key = (await run(['apikey', 'create', '--username', 'op'], undefined, serveOnly)).out.trim();
 
     const base = `http://127.0.0.1:${port}`;
     const ok = await fetch(`${base}/api/v1/ping`, {
