@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -303,15 +303,25 @@ describe('algodesk contracts import (CLI)', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
+  // Asynchronous: synchronous spawns would block the Vitest worker past its 60 s RPC timeout on a
+  // loaded machine (a failed run whose tests all passed).
   const run = (args: string[]) =>
-    spawnSync(process.execPath, [...CLI, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
-      encoding: 'utf8',
-      timeout: 60_000,
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [...CLI, ...args], {
+        env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
+        timeout: 60_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
 
-  it('imports a file and prints rows per exchange and type and the skips', () => {
-    const r = run([
+  it('imports a file and prints rows per exchange and type and the skips', async () => {
+    const r = await run([
       'contracts',
       'import',
       '--broker',
@@ -328,8 +338,8 @@ describe('algodesk contracts import (CLI)', () => {
     expect(r.stdout).toMatch(/BFO\s+CE 682, FUT 12, PE 682/);
   }, 60_000);
 
-  it('--json prints the summary', () => {
-    const r = run([
+  it('--json prints the summary', async () => {
+    const r = await run([
       'contracts',
       'import',
       '--broker',
@@ -347,16 +357,23 @@ describe('algodesk contracts import (CLI)', () => {
     expect(summary.rows + summary.skipped).toBe(579);
   }, 60_000);
 
-  it('fails with one clear line on a wrong broker, a missing file or a bad file', () => {
-    const wrong = run(['contracts', 'import', '--broker', 'nosuch', '--file', 'x']);
+  it('fails with one clear line on a wrong broker, a missing file or a bad file', async () => {
+    const wrong = await run(['contracts', 'import', '--broker', 'nosuch', '--file', 'x']);
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toMatch(/^algodesk: unknown broker "nosuch"/);
-    const missing = run(['contracts', 'import', '--broker', 'zerodha', '--file', join(dataDir, 'nope.csv')]);
+    const missing = await run([
+      'contracts',
+      'import',
+      '--broker',
+      'zerodha',
+      '--file',
+      join(dataDir, 'nope.csv'),
+    ]);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^algodesk: .*no such file/i);
     const junk = join(dataDir, 'junk.csv');
     writeFileSync(junk, 'hello,world\n1,2\n');
-    const bad = run(['contracts', 'import', '--broker', 'zerodha', '--file', junk]);
+    const bad = await run(['contracts', 'import', '--broker', 'zerodha', '--file', junk]);
     expect(bad.status).toBe(1);
     expect(bad.stderr.split('\n').filter((l) => l.startsWith('algodesk:'))).toHaveLength(1);
   }, 60_000);
