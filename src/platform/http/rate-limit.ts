@@ -43,28 +43,30 @@ export type RateLimitHook = (req: FastifyRequest, reply: FastifyReply, done: Hoo
  * the trading API down with it.
  */
 export function createRateLimitHooks(limiter: RateLimiter, log: Logger) {
-  return (surface: string, rules: readonly RateRule[]): RateLimitHook =>
-    documentHook<RateLimitHook>(
+  return (surface: string, rules: readonly RateRule[]): RateLimitHook => {
+    const limits = rules.map((r) => r.text).join('; ');
+    // Built once per surface, not per request: only a refusal needs it.
+    const refuse = (reply: FastifyReply, d: RateDecision) => {
+      const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+      reply
+        .code(429)
+        .header('retry-after', String(seconds))
+        .send({
+          status: 'error',
+          message: `Rate limit exceeded (${limits}); try again in ${seconds} s`,
+          code: 'rate_limited' satisfies ErrorCode,
+        });
+    };
+    return documentHook<RateLimitHook>(
       function rateLimit(req, reply, done) {
         const key = `${surface}:${req.clientIp}`;
-        const refuse = (d: RateDecision) => {
-          const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));
-          reply
-            .code(429)
-            .header('retry-after', String(seconds))
-            .send({
-              status: 'error',
-              message: `Rate limit exceeded (${rules.map((r) => r.text).join('; ')}); try again in ${seconds} s`,
-              code: 'rate_limited' satisfies ErrorCode,
-            });
-        };
         // An in-process limiter answers at once: no promise, no extra turn on the hot path.
         if (limiter.hitNow) {
           const d = limiter.hitNow(key, rules);
-          return d.allowed ? done() : refuse(d);
+          return d.allowed ? done() : refuse(reply, d);
         }
         limiter.hit(key, rules).then(
-          (d) => (d.allowed ? done() : refuse(d)),
+          (d) => (d.allowed ? done() : refuse(reply, d)),
           (err: unknown) => {
             log.warn({ err, surface }, 'rate limiter unavailable; request allowed');
             done();
@@ -76,11 +78,12 @@ export function createRateLimitHooks(limiter: RateLimiter, log: Logger) {
           {
             status: 429,
             code: 'rate_limited',
-            when: `over the \`${surface}\` rate limit (${rules.map((r) => r.text).join('; ')}, per client address); \`Retry-After\` says when to retry`,
+            when: `over the \`${surface}\` rate limit (${limits}, per client address); \`Retry-After\` says when to retry`,
           },
         ],
       },
     );
+  };
 }
 
 export type RateLimitFactory = ReturnType<typeof createRateLimitHooks>;
