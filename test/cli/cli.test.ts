@@ -4,30 +4,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_FROM_SOURCE, runCli } from '../helpers/cli-process.js';
 
-/** Runs the real CLI from source (tsx), as `npm run cli` runs it from dist. */
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
 let dataDir: string;
 const env = () => ({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' });
-/**
- * Runs the CLI and collects its output. Asynchronous on purpose: a test of several synchronous
- * spawns blocks its worker for their whole time (a minute on a loaded 2-core machine), and
- * Vitest's worker RPC gives up after 60 s, failing a green run ("Timeout calling onTaskUpdate").
- */
 const run = (args: string[], input?: string, extraEnv: Record<string, string> = {}) =>
-  new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      env: { ...env(), ...extraEnv },
-      timeout: 30_000,
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
-    child.stdin.end(input ?? '');
-  });
+  runCli(args, { env: { ...env(), ...extraEnv }, ...(input !== undefined ? { input } : {}) });
 
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'algodesk-cli-'));
@@ -126,7 +108,7 @@ describe('algodesk serve: listens, answers, and shuts down gracefully', () => {
     const dir = mkdtempSync(join(tmpdir(), 'algodesk-serve-'));
     const port = await freePort();
     const serveEnv = { ...env(), DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'info' };
-    const proc = spawn(process.execPath, [...CLI, 'serve'], { env: serveEnv });
+    const proc = spawn(process.execPath, [...CLI_FROM_SOURCE, 'serve'], { env: serveEnv });
     const stdout: string[] = [];
     proc.stdout.on('data', (d: Buffer) => stdout.push(d.toString()));
     const banner = await waitFor(proc, /No user exists yet[\s\S]*apikey create/, 'stderr');

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runCli } from '../helpers/cli-process.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -302,23 +302,13 @@ describe('algodesk contracts import (CLI)', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'algodesk-cli-contracts-'));
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-  const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
-  // Asynchronous: synchronous spawns would block the Vitest worker past its 60 s RPC timeout on a
-  // loaded machine (a failed run whose tests all passed).
-  const run = (args: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [...CLI, ...args], {
-        env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
-        timeout: 60_000,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
+  const run = async (args: string[]) => {
+    const r = await runCli(args, {
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
+      timeoutMs: 60_000,
     });
+    return { status: r.code, stdout: r.out, stderr: r.err };
+  };
 
   it('imports a file and prints rows per exchange and type and the skips', async () => {
     const r = await run([
