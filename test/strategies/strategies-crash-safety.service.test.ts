@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import type { Quote } from '../../src/modules/sandbox/types.js';
-import { LEASE_TTL_MS } from '../../src/modules/strategies/strategy-lock.js';
+import { LEASE_RENEW_MS, LEASE_TTL_MS } from '../../src/modules/strategies/strategy-lock.js';
 import { startKiteOrderStub, type KiteOrderStub } from '../helpers/broker-order-stubs.js';
 import { createTestServices, type TestServices } from '../helpers/test-services.js';
 import { describeEachDb } from '../helpers/test-app.js';
@@ -253,6 +253,94 @@ describeEachDb('leases die with their holder', (dialect) => {
     );
     release();
     await working;
+  });
+});
+
+describeEachDb('the lease passes to the work queued behind it', (dialect) => {
+  it('a burst of signals to one strategy takes the lease once and releases it once, each signal handled in turn', async () => {
+    w = await startStrategyServices(dialect);
+    const world = w;
+    const { id, token } = await world.create(SIGNAL_SBIN);
+    const repo = world.services.strategies.strategies.repo;
+    const take = vi.spyOn(repo, 'takeLease');
+    const release = vi.spyOn(repo, 'releaseLease');
+    const renew = vi.spyOn(repo, 'renewLease');
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        world.deliver(token, { action: i % 2 ? 'long_exit' : 'long_entry' }),
+      ),
+    );
+    expect(answers.map((a) => a.body.result)).toEqual(Array(10).fill('ok'));
+    expect(take).toHaveBeenCalledTimes(1);
+    expect(release).toHaveBeenCalledTimes(1);
+    expect(renew).not.toHaveBeenCalled();
+    // Handled in arrival order, one at a time: five entries and five exits, flat at the end.
+    const orders = await world.rows('strategy_orders');
+    expect(orders.map((o) => o.purpose)).toEqual(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? 'exit' : 'entry')),
+    );
+    expect(await world.positions()).toMatchObject({ SBIN: 0 });
+    const lease = await world.db.database.db
+      .selectFrom('strategies')
+      .select(['signal_lease_holder', 'signal_lease_until'])
+      .where('id', '=', id)
+      .execute();
+    expect(lease).toEqual([{ signal_lease_holder: null, signal_lease_until: null }]);
+    // Work arriving once the queue is empty takes the lease afresh.
+    expect((await world.deliver(token, { action: 'long_entry' })).body).toMatchObject({ result: 'ok' });
+    expect(take).toHaveBeenCalledTimes(2);
+    expect(release).toHaveBeenCalledTimes(2);
+  });
+
+  it('a kept lease not confirmed within a renewal period is checked first: renewed when still held, given up when another instance took it', async () => {
+    w = await startStrategyServices(dialect);
+    const world = w;
+    const { id } = await world.create(SIGNAL_SBIN);
+    const db = world.db.database.db;
+    const locks = world.services.strategies.locks;
+    const repo = world.services.strategies.strategies.repo;
+    const take = vi.spyOn(repo, 'takeLease');
+    const renew = vi.spyOn(repo, 'renewLease');
+
+    // Still held: one renewal, no second take.
+    let open!: () => void;
+    let gate = new Promise<void>((r) => (open = r));
+    const first = locks.run(id, () => gate);
+    const second = locks.run(id, () => Promise.resolve('second ran'));
+    await vi.waitFor(() => expect(take).toHaveBeenCalledTimes(1));
+    world.clock.advance(LEASE_RENEW_MS);
+    open();
+    await first;
+    expect(await second).toBe('second ran');
+    expect(take).toHaveBeenCalledTimes(1);
+    expect(renew).toHaveBeenCalledTimes(1);
+
+    // Lost meanwhile (this process stalled past the lease's life, another instance took it): the
+    // queued work does not run on it; it waits for the other holder, here past its wait.
+    gate = new Promise<void>((r) => (open = r));
+    const third = locks.run(id, () => gate);
+    const fourth = locks.run(id, () => Promise.resolve('fourth ran'), { waitMs: 100 });
+    await vi.waitFor(() => expect(take).toHaveBeenCalledTimes(2));
+    world.clock.advance(LEASE_TTL_MS);
+    const now = world.clock.now();
+    await db
+      .updateTable('strategies')
+      .set({
+        signal_lease_holder: 'other-host:5000',
+        signal_lease_started: now,
+        signal_lease_until: now + LEASE_TTL_MS,
+      })
+      .where('id', '=', id)
+      .execute();
+    open();
+    await third;
+    expect(await fourth).not.toBe('fourth ran');
+    const lease = await db
+      .selectFrom('strategies')
+      .select('signal_lease_holder')
+      .where('id', '=', id)
+      .execute();
+    expect(lease).toEqual([{ signal_lease_holder: 'other-host:5000' }]);
   });
 });
 

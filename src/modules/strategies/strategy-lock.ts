@@ -7,7 +7,8 @@
  * instance's `INSTANCE_ID`) and when it was taken; it lives {@link LEASE_TTL_MS} and is renewed
  * every {@link LEASE_RENEW_MS} while its work runs, so a holder that dies loses it within seconds
  * — and a restarted instance releases the leases its previous life held at once, at start-up,
- * instead of waiting for them to expire.
+ * instead of waiting for them to expire. Work queued behind work of the same strategy in this
+ * process inherits the lease; the last piece of the queue releases it.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
@@ -31,9 +32,24 @@ export interface LockOptions {
   waitMs?: number;
 }
 
+/** The lease this process holds for a strategy, kept across its queued work. */
+interface HeldLease {
+  /** When it was taken (names it in the database, with the holder). */
+  started: number;
+  /** When the database last confirmed it (taken or renewed); 0 once a renewal found it lost. */
+  confirmed: number;
+  renew: NodeJS.Timeout;
+  /** The latest renewal, awaited before the lease is released. */
+  renewing: Promise<unknown>;
+}
+
 export class StrategyLocks {
   /** Per strategy, the end of the latest work queued in this process. */
   private readonly queues = new Map<number, Promise<void>>();
+  /** Per strategy, how many pieces of work are queued here and not started yet. */
+  private readonly waiting = new Map<number, number>();
+  /** Per strategy, the lease held here (between pieces of work only while more are queued). */
+  private readonly leases = new Map<number, HeldLease>();
 
   constructor(
     private readonly repo: StrategyRunsRepository,
@@ -64,11 +80,47 @@ export class StrategyLocks {
     const waitMs = opts.waitMs ?? LOCK_WAIT_MS;
     if (waitMs === 0 && this.busyHere(strategyId)) return BUSY;
     const deadline = Date.now() + waitMs;
-    return this.serial(strategyId, () => this.leased(strategyId, deadline, fn));
+    this.waiting.set(strategyId, (this.waiting.get(strategyId) ?? 0) + 1);
+    return this.serial(strategyId, () => {
+      const left = this.waiting.get(strategyId)! - 1;
+      if (left > 0) this.waiting.set(strategyId, left);
+      else this.waiting.delete(strategyId);
+      return this.leased(strategyId, deadline, fn);
+    });
   }
 
-  /** Runs `fn` holding the database lease, renewing it meanwhile. */
+  /**
+   * Runs `fn` holding the database lease, renewed meanwhile. The lease is handed to the next
+   * piece of work queued here instead of being released and taken again
+   * (docs/rules/strategies.md#leases): a burst of signals to one strategy costs two lease writes,
+   * not two per signal. It is released once no work of the strategy is left queued here.
+   */
   private async leased<T>(strategyId: number, deadline: number, fn: () => Promise<T>): Promise<T | Busy> {
+    const lease = await this.acquire(strategyId, deadline);
+    if (lease === BUSY) return BUSY;
+    try {
+      return await fn();
+    } finally {
+      if (!this.waiting.has(strategyId)) await this.release(strategyId, lease);
+    }
+  }
+
+  /** The lease kept from the previous piece of work when still confirmed, else a new one. */
+  private async acquire(strategyId: number, deadline: number): Promise<HeldLease | Busy> {
+    const kept = this.leases.get(strategyId);
+    if (kept) {
+      const now = this.clock.now();
+      // Confirmed within a renewal period: still ours (it lives LEASE_TTL_MS from then).
+      if (now - kept.confirmed < LEASE_RENEW_MS) return kept;
+      const held = await this.repo
+        .renewLease(strategyId, this.holder, kept.started, now + LEASE_TTL_MS)
+        .catch(() => false);
+      if (held) {
+        kept.confirmed = now;
+        return kept;
+      }
+      this.drop(strategyId, kept);
+    }
     let started: number;
     for (;;) {
       started = this.clock.now();
@@ -76,29 +128,47 @@ export class StrategyLocks {
       if (Date.now() >= deadline) return BUSY;
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
-    let renewing: Promise<unknown> = Promise.resolve();
-    const renew = setInterval(() => {
-      renewing = this.repo
-        .renewLease(strategyId, this.holder, started, this.clock.now() + LEASE_TTL_MS)
-        .then((held) => {
-          // Lost (this process stalled past the lease's life and another instance took it): the
-          // work goes on; the compare-and-sets on the run's rows keep it from doubling an order.
-          if (!held) this.logger.warn({ strategyId }, 'strategy lease lost while working');
-        })
-        .catch((err: unknown) => this.logger.warn({ err, strategyId }, 'strategy lease not renewed'));
-    }, LEASE_RENEW_MS);
-    renew.unref();
-    try {
-      return await fn();
-    } finally {
-      clearInterval(renew);
-      await renewing;
-      await this.repo
-        .releaseLease(strategyId, this.holder, started)
-        .catch((err: unknown) =>
-          this.logger.warn({ err, strategyId }, 'strategy lease not released; it expires on its own'),
-        );
-    }
+    const lease: HeldLease = {
+      started,
+      confirmed: started,
+      renewing: Promise.resolve(),
+      renew: setInterval(() => {
+        const now = this.clock.now();
+        lease.renewing = this.repo
+          .renewLease(strategyId, this.holder, started, now + LEASE_TTL_MS)
+          .then((held) => {
+            if (held) {
+              lease.confirmed = now;
+              return;
+            }
+            // Lost (this process stalled past the lease's life and another instance took it): the
+            // work goes on; the compare-and-sets on the run's rows keep it from doubling an order.
+            // The next piece of work takes the lease afresh.
+            lease.confirmed = 0;
+            this.logger.warn({ strategyId }, 'strategy lease lost while working');
+          })
+          .catch((err: unknown) => this.logger.warn({ err, strategyId }, 'strategy lease not renewed'));
+      }, LEASE_RENEW_MS),
+    };
+    lease.renew.unref();
+    this.leases.set(strategyId, lease);
+    return lease;
+  }
+
+  /** Stops renewing a lease and forgets it (it is released, or found lost). */
+  private drop(strategyId: number, lease: HeldLease): void {
+    clearInterval(lease.renew);
+    if (this.leases.get(strategyId) === lease) this.leases.delete(strategyId);
+  }
+
+  private async release(strategyId: number, lease: HeldLease): Promise<void> {
+    this.drop(strategyId, lease);
+    await lease.renewing;
+    await this.repo
+      .releaseLease(strategyId, this.holder, lease.started)
+      .catch((err: unknown) =>
+        this.logger.warn({ err, strategyId }, 'strategy lease not released; it expires on its own'),
+      );
   }
 
   /** Runs `fn` after every earlier call for the same strategy has settled (in this process). */
