@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { Type } from 'typebox';
 import type { Logger } from 'pino';
 import { WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
-import type { RateLimiter } from '../rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../rate-limiter.js';
 import type { RateRule } from '../rate-rule.js';
 import { documentHook, type HookDoc } from './hook-doc.js';
 import type { App } from './types.js';
@@ -163,20 +163,22 @@ export function webhookLimits(deps: {
       reply.code(413).send({ status: 'error', message: `Body over ${WEBHOOK_MAX_BYTES} bytes` });
       return;
     }
-    Promise.all(deps.keys(req).map((k) => deps.limiter.hit(k, deps.rules))).then(
-      (decisions) => {
-        const refused = decisions.find((d) => !d.allowed);
-        if (!refused) return done();
-        reply
-          .code(429)
-          .header('retry-after', String(Math.max(1, Math.ceil(refused.retryAfterMs / 1000))))
-          .send({ status: 'error', result: 'rate_limited', message: 'Too many deliveries; slow down' });
-      },
-      (err: unknown) => {
-        deps.logger.warn({ err }, 'rate limiter unavailable; webhook delivery allowed');
-        done();
-      },
-    );
+    const answer = (decisions: readonly RateDecision[]) => {
+      const refused = decisions.find((d) => !d.allowed);
+      if (!refused) return done();
+      reply
+        .code(429)
+        .header('retry-after', String(Math.max(1, Math.ceil(refused.retryAfterMs / 1000))))
+        .send({ status: 'error', result: 'rate_limited', message: 'Too many deliveries; slow down' });
+    };
+    const keys = deps.keys(req);
+    // An in-process limiter answers at once: no promise, no extra turn on the delivery's path.
+    const { limiter } = deps;
+    if (limiter.hitNow) return answer(keys.map((k) => limiter.hitNow!(k, deps.rules)));
+    Promise.all(keys.map((k) => limiter.hit(k, deps.rules))).then(answer, (err: unknown) => {
+      deps.logger.warn({ err }, 'rate limiter unavailable; webhook delivery allowed');
+      done();
+    });
   }, LIMITS_ANSWERS);
 }
 
