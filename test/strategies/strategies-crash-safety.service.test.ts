@@ -265,21 +265,29 @@ describeEachDb('the lease passes to the work queued behind it', (dialect) => {
     const take = vi.spyOn(repo, 'takeLease');
     const release = vi.spyOn(repo, 'releaseLease');
     const renew = vi.spyOn(repo, 'renewLease');
-    const answers = await Promise.all(
+    // The burst arrives while the strategy is busy (a piece of work holds its lock).
+    const locks = world.services.strategies.locks;
+    let open!: () => void;
+    const busy = locks.run(id, () => new Promise<void>((r) => (open = r)));
+    const delivered = Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         world.deliver(token, { action: i % 2 ? 'long_exit' : 'long_entry' }),
       ),
     );
+    await vi.waitFor(() => expect(locks.queued(id)).toBe(10));
+    open();
+    await busy;
+    const answers = await delivered;
     expect(answers.map((a) => a.body.result)).toEqual(Array(10).fill('ok'));
     expect(take).toHaveBeenCalledTimes(1);
     expect(release).toHaveBeenCalledTimes(1);
     expect(renew).not.toHaveBeenCalled();
-    // Handled in arrival order, one at a time: five entries and five exits, flat at the end.
-    const orders = await world.rows('strategy_orders');
-    expect(orders.map((o) => o.purpose)).toEqual(
-      Array.from({ length: 10 }, (_, i) => (i % 2 ? 'exit' : 'entry')),
-    );
-    expect(await world.positions()).toMatchObject({ SBIN: 0 });
+    // One at a time, each seeing the last one's position: entries and exits alternate (never two
+    // entries in a row), the others no-ops, and the account holds what the last order left.
+    const purposes = (await world.rows('strategy_orders')).map((o) => o.purpose);
+    expect(purposes).toEqual(purposes.map((_, i) => (i % 2 ? 'exit' : 'entry')));
+    expect(await world.rows('webhook_deliveries')).toHaveLength(10);
+    expect(await world.positions()).toMatchObject({ SBIN: purposes.at(-1) === 'entry' ? 1 : 0 });
     const lease = await world.db.database.db
       .selectFrom('strategies')
       .select(['signal_lease_holder', 'signal_lease_until'])

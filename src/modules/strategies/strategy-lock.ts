@@ -72,6 +72,11 @@ export class StrategyLocks {
     return this.queues.has(strategyId);
   }
 
+  /** How many pieces of work of the strategy wait here for the lock (the running one not counted). */
+  queued(strategyId: number): number {
+    return this.waiting.get(strategyId) ?? 0;
+  }
+
   /**
    * Runs `fn` holding the strategy's lock; {@link BUSY} when it could not be taken within the
    * wait (another instance's work, or with `waitMs: 0` any work already queued here).
