@@ -19,6 +19,7 @@ import * as m0017 from './0017_create_scanners.js';
 import * as m0018 from './0018_create_flows.js';
 import * as m0019 from './0019_create_mcp_audit.js';
 import * as m0020 from './0020_create_oauth.js';
+import * as m0021 from './0021_index_strategy_orders_by_run_status_leg.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -45,6 +46,7 @@ export const migrations: Record<string, Migration> = {
   '0018_create_flows': m0018,
   '0019_create_mcp_audit': m0019,
   '0020_create_oauth': m0020,
+  '0021_index_strategy_orders_by_run_status_leg': m0021,
 };
 
 export const migrationProvider: MigrationProvider = {
