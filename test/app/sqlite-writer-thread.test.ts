@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteWriterThread, type RowTuple } from '../../src/platform/db/sqlite-writer-thread.js';
 import { SINGLE_ROW_INSERT } from '../../src/modules/observability/traffic.repository.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/test-app.js';
@@ -44,6 +45,47 @@ describe('SQLite writer thread: rows written from a worker thread', () => {
     });
     await writer.close();
     await writer.close(); // twice is harmless
+  });
+
+  it('writes the rows of calls made together in one message; each call gets its own rowids, or its own error', async () => {
+    t = await createTestDatabase('sqlite', mkdtempSync(join(tmpdir(), 'algodesk-tw-')));
+    writer = new SqliteWriterThread(t.database.file!, { traffic: SINGLE_ROW_INSERT });
+    const row = (i: number, ip: string | null): RowTuple => [
+      i,
+      ip,
+      'POST',
+      `/p${i}`,
+      'g',
+      200,
+      1,
+      null,
+      null,
+    ];
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    // Made in one turn of the event loop: one message to the thread. The third call's row breaks
+    // a NOT NULL constraint; only that call fails, and none of its rows is kept.
+    const calls = [
+      writer.insert('traffic', [row(1, 'a'), row(2, 'a')]),
+      writer.insert('traffic', [row(3, 'b')]),
+      writer.insert('traffic', [row(4, 'c'), row(5, null)]),
+      writer.insert('traffic', [row(6, 'd')]),
+    ];
+    const settled = await Promise.allSettled(calls);
+    expect(posted).toHaveBeenCalledTimes(1);
+    posted.mockRestore();
+    const stored = await t.database.db.selectFrom('traffic_log').select(['id', 'ts']).orderBy('id').execute();
+    expect(stored.map((r) => r.ts)).toEqual([1, 2, 3, 6]);
+    expect(settled[0]).toEqual({ status: 'fulfilled', value: [stored[0]!.id, stored[1]!.id] });
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: [stored[2]!.id] });
+    expect(settled[2]).toMatchObject({
+      status: 'rejected',
+      reason: {
+        message: expect.stringMatching(/sqlite writer: NOT NULL constraint failed: traffic_log\.ip/),
+      },
+    });
+    expect(settled[3]).toEqual({ status: 'fulfilled', value: [stored[3]!.id] });
+    // Calls of a later turn go in a message of their own.
+    expect(await writer.insert('traffic', [row(7, 'e')])).toHaveLength(1);
   });
 
   it('rejects with the database error when a batch cannot be written', async () => {

@@ -10,7 +10,11 @@ const TRANSACTION_ROWS = 2_000;
 /**
  * The worker's program (plain JavaScript, so it runs the same from `src/` under the test runner
  * and from `dist/`): its own better-sqlite3 connection to the same file, one prepared one-row
- * INSERT per named statement, one transaction per chunk, the rowids of the rows it wrote.
+ * INSERT per named statement. A message carries the row groups of one statement, one group per
+ * caller; the reply gives each group its rowids or its error. Small messages are written in one
+ * transaction, each group in a savepoint of its own (a nested transaction: a group that fails
+ * undoes its rows only); a large one group by group, in transactions of at most
+ * {@link TRANSACTION_ROWS} rows.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -19,44 +23,67 @@ const db = new Database(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 5000');
-const inserts = new Map();
+const prepared = new Map();
+const message = (e) => String((e && e.message) || e);
 // Prepared on first use, so a schema problem is reported for the batch instead of killing the thread.
 function prepare(name) {
-  let insertAll = inserts.get(name);
-  if (insertAll) return insertAll;
+  let p = prepared.get(name);
+  if (p) return p;
   const insert = db.prepare(workerData.statements[name]);
-  insertAll = db.transaction((rows) => rows.map((r) => Number(insert.run(r).lastInsertRowid)));
-  inserts.set(name, insertAll);
-  return insertAll;
+  const insertAll = db.transaction((rows) => rows.map((r) => Number(insert.run(r).lastInsertRowid)));
+  const one = (rows) => {
+    try {
+      return { ids: insertAll(rows) };
+    } catch (e) {
+      return { error: message(e) };
+    }
+  };
+  const chunked = (rows) => {
+    try {
+      const ids = [];
+      for (let i = 0; i < rows.length; i += ${TRANSACTION_ROWS}) ids.push(...insertAll(rows.slice(i, i + ${TRANSACTION_ROWS})));
+      return { ids };
+    } catch (e) {
+      return { error: message(e) };
+    }
+  };
+  p = { one, chunked, together: db.transaction((groups) => groups.map(one)) };
+  prepared.set(name, p);
+  return p;
 }
 parentPort.on('message', (m) => {
-  if (m.close) { db.close(); parentPort.postMessage({ id: m.id, ok: true, ids: [] }); return; }
+  if (m.close) { db.close(); parentPort.postMessage({ id: m.id, ok: true, results: [] }); return; }
   try {
-    const insertAll = prepare(m.statement);
-    const ids = [];
-    for (let i = 0; i < m.rows.length; i += ${TRANSACTION_ROWS}) ids.push(...insertAll(m.rows.slice(i, i + ${TRANSACTION_ROWS})));
-    parentPort.postMessage({ id: m.id, ok: true, ids });
+    const p = prepare(m.statement);
+    let rows = 0;
+    for (const g of m.groups) rows += g.length;
+    const results = rows <= ${TRANSACTION_ROWS} ? p.together(m.groups) : m.groups.map(p.chunked);
+    parentPort.postMessage({ id: m.id, ok: true, results });
   } catch (e) {
-    parentPort.postMessage({ id: m.id, ok: false, error: String((e && e.message) || e) });
+    parentPort.postMessage({ id: m.id, ok: false, error: message(e) });
   }
 });
 `;
 
-/**
- * Writes rows to a SQLite file from a worker thread. With SQLite every write runs on the calling
- * thread — the statement, its COMMIT, and now and then a WAL checkpoint with its fsyncs — and
- * writing one row per request on the event loop cost the API a fifth of its throughput (the
- * traffic log) or added ~0.8 ms at p50 to a live order (its order-log row); in a worker it costs
- * the event loop only the message copy. One thread, one connection, for every statement given;
- * started on first use, so commands that never write never start a thread.
- */
+/** What the worker answers a message: per group, its rowids or its error. */
+type GroupResult = { ids: number[]; error?: undefined } | { error: string };
+
+/** The callers of one statement waiting for the next message, each with its rows. */
+interface Batch {
+  groups: RowTuple[][];
+  callers: { resolve: (ids: number[]) => void; reject: (e: Error) => void }[];
+}
+
 export class SqliteWriterThread {
   private worker: Worker | undefined;
   private seq = 0;
   private readonly waiting = new Map<
     number,
-    { resolve: (ids: number[]) => void; reject: (e: Error) => void }
+    { resolve: (results: GroupResult[]) => void; reject: (e: Error) => void }
   >();
+  /** Rows given in this turn of the event loop, by statement: sent together at its end. */
+  private readonly batches = new Map<string, Batch>();
+  private flushScheduled = false;
 
   private readonly statements: Record<string, string>;
 
@@ -78,27 +105,63 @@ export class SqliteWriterThread {
     Object.assign(this.statements, statements);
   }
 
-  /** Writes `rows` with the named statement in one transaction; resolves with their rowids, committed. */
+  /**
+   * Writes `rows` with the named statement, all or none; resolves with their rowids once
+   * committed. The rows of every call made in the same turn of the event loop travel in one
+   * message and are committed together (one message and one COMMIT for a burst of orders' log
+   * rows, not one each); each call still succeeds or fails on its own rows.
+   */
   insert(statement: string, rows: readonly RowTuple[]): Promise<number[]> {
-    return this.send({ statement, rows });
+    if (rows.length === 0) return Promise.resolve([]);
+    return new Promise<number[]>((resolve, reject) => {
+      let batch = this.batches.get(statement);
+      if (batch === undefined) {
+        batch = { groups: [], callers: [] };
+        this.batches.set(statement, batch);
+      }
+      batch.groups.push(rows as RowTuple[]);
+      batch.callers.push({ resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
   }
 
-  /** Closes the worker's connection and ends the thread (graceful shutdown). */
+  /** Closes the worker's connection and ends the thread (graceful shutdown), rows given so far written. */
   async close(): Promise<void> {
+    this.flush();
     if (this.worker === undefined) return;
     await this.send({ close: true }).catch(() => undefined);
     await this.worker.terminate();
     this.worker = undefined;
   }
 
+  /** Sends each statement's batch as one message and answers its callers from the reply. */
+  private flush(): void {
+    this.flushScheduled = false;
+    for (const [statement, { groups, callers }] of this.batches) {
+      this.send({ statement, groups }).then(
+        (results) =>
+          callers.forEach((c, i) => {
+            const r = results[i];
+            if (r?.error === undefined && r) c.resolve(r.ids);
+            else c.reject(new Error(`sqlite writer: ${r?.error ?? 'no answer for the rows'}`));
+          }),
+        (err: Error) => callers.forEach((c) => c.reject(err)),
+      );
+    }
+    this.batches.clear();
+  }
+
   private send(message: {
     statement?: string;
-    rows?: readonly RowTuple[];
+    groups?: readonly RowTuple[][];
     close?: boolean;
-  }): Promise<number[]> {
+  }): Promise<GroupResult[]> {
     const worker = this.start();
     const id = ++this.seq;
-    return new Promise<number[]>((resolve, reject) => {
+    return new Promise<GroupResult[]>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.postMessage({ id, ...message });
     });
@@ -112,10 +175,10 @@ export class SqliteWriterThread {
       workerData: { file: this.file, driver, statements: { ...this.statements } },
     });
     worker.unref();
-    worker.on('message', (m: { id: number; ok: boolean; ids?: number[]; error?: string }) => {
+    worker.on('message', (m: { id: number; ok: boolean; results?: GroupResult[]; error?: string }) => {
       const w = this.waiting.get(m.id);
       this.waiting.delete(m.id);
-      if (m.ok) w?.resolve(m.ids ?? []);
+      if (m.ok) w?.resolve(m.results ?? []);
       else w?.reject(new Error(`sqlite writer: ${m.error}`));
     });
     const failAll = (err: Error) => {
