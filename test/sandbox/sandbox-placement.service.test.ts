@@ -62,6 +62,51 @@ describeEachDb('sandbox placement (service tier)', (dialect) => {
     });
   });
 
+  describe('a burst of placements commits in groups, each placement atomic on its own', () => {
+    it("one user's 20 concurrent orders share transactions (one account lock, one commit per group); a refused one writes nothing; another user's run beside them", async () => {
+      const db = t.s.db.database.db;
+      const other = { id: t.userId + 1 }; // another user's sandbox account
+      const started = vi.spyOn(db, 'startTransaction');
+      const plain = vi.spyOn(db, 'transaction');
+      const burst = Array.from({ length: 20 }, () => t.place({ ...MINI.SBIN, side: 'BUY', quantity: 1 }));
+      const refused = refusal(t.place({ ...MINI.SBIN, side: 'BUY', quantity: 0 }));
+      const poor = t.place({ ...MINI.BANKNIFTY_FUT, side: 'BUY', quantity: 30_000 });
+      const theirs = Array.from({ length: 5 }, () =>
+        t.s.services.sandbox.service.placeOrder(other.id, {
+          ...MINI.SBIN,
+          side: 'SELL',
+          quantity: 2,
+          priceType: 'MARKET',
+          product: 'MIS',
+        }),
+      );
+      const placed = await Promise.all(burst);
+      expect(placed.every((p) => p.ok && p.order.status === 'complete')).toBe(true);
+      expect((await refused).statusCode).toBe(400);
+      expect(await poor).toMatchObject({ ok: false, order: { status: 'rejected' } });
+      expect((await Promise.all(theirs)).every((p) => p.ok)).toBe(true);
+      // 27 placements, far fewer transactions: grouped by turn on SQLite, by user on PostgreSQL
+      // (so at least one group per user there).
+      const transactions = started.mock.calls.length + plain.mock.calls.length;
+      expect(transactions).toBeLessThan(10);
+      if (dialect === 'postgres') expect(transactions).toBeGreaterThanOrEqual(2);
+      started.mockRestore();
+      plain.mockRestore();
+      // Each placement's rows, once: 20 + 1 rejected for user 1, 5 for the other; the refused
+      // request wrote nothing. 20 × 800.05 ÷ 5 = 3,200.20 blocked.
+      const orders = await t.rows('sandbox_orders');
+      expect(
+        orders
+          .filter((o) => o.user_id === t.userId)
+          .map((o) => o.status)
+          .sort(),
+      ).toEqual([...Array<string>(20).fill('complete'), 'rejected']);
+      expect(orders.filter((o) => o.user_id === other.id)).toHaveLength(5);
+      expect(await t.funds()).toMatchObject({ usedMargin: 3_200.2, available: START - 3_200.2 });
+      expect(await position('SBIN')).toMatchObject({ quantity: 20 });
+    });
+  });
+
   describe('margin is blocked at placement as trade value ÷ leverage by instrument kind and product', () => {
     it('equity MIS 5×, equity CNC 1×, futures 10×, option buy 1×; held by each position', async () => {
       await t.place({ ...MINI.SBIN, side: 'BUY', quantity: 100 }); // 80,005 ÷ 5 = 16,001

@@ -63,7 +63,7 @@ export async function placeOrder<J>(
   const { prices, fallback } = await s.pricesFor(instrument);
   const now = s.deps.clock.now();
   const { outcome, row, written } = await s.deps.repo
-    .groupedTransaction(async (repo) => {
+    .groupedTransaction(userId, async (repo) => {
       const result = await placeIn(s, repo, userId, req, instrument, prices, fallback, now);
       const order = toOrderRecord(result.row);
       const outcome: PlaceOutcome =

@@ -58,11 +58,14 @@ export class SandboxRepository {
 
   /**
    * {@link transaction}, through the group-commit runner when the repository has one (placement:
-   * on SQLite, transactions of the same event-loop turn share one COMMIT, each in its own
-   * savepoint and settled after that COMMIT; platform/db/group-commit.ts).
+   * transactions of the same event-loop turn share one COMMIT, each in its own savepoint and
+   * settled after that COMMIT; on PostgreSQL those of the same user, whose account they all lock;
+   * platform/db/group-commit.ts).
    */
-  groupedTransaction<T>(fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
-    return this.grouped ? this.grouped.run((trx) => fn(new SandboxRepository(trx))) : this.transaction(fn);
+  groupedTransaction<T>(userId: number, fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
+    return this.grouped
+      ? this.grouped.run((trx) => fn(new SandboxRepository(trx)), userId)
+      : this.transaction(fn);
   }
 
   // ---- accounts ----
