@@ -47,7 +47,7 @@ describe('SQLite writer thread: rows written from a worker thread', () => {
     await writer.close(); // twice is harmless
   });
 
-  it('writes the rows of calls made together in one message; each call gets its own rowids, or its own error', async () => {
+  it('writes the rows of calls made while a message is in flight in one message; each call gets its own rowids, or its own error', async () => {
     t = await createTestDatabase('sqlite', mkdtempSync(join(tmpdir(), 'algodesk-tw-')));
     writer = new SqliteWriterThread(t.database.file!, { traffic: SINGLE_ROW_INSERT });
     const row = (i: number, ip: string | null): RowTuple => [
@@ -62,8 +62,9 @@ describe('SQLite writer thread: rows written from a worker thread', () => {
       null,
     ];
     const posted = vi.spyOn(Worker.prototype, 'postMessage');
-    // Made in one turn of the event loop: one message to the thread. The third call's row breaks
-    // a NOT NULL constraint; only that call fails, and none of its rows is kept.
+    // The first call is sent at once (the thread has nothing in hand); the three made while it is
+    // in flight travel together once it is answered. The third call's row breaks a NOT NULL
+    // constraint; only that call fails, and none of its rows is kept.
     const calls = [
       writer.insert('traffic', [row(1, 'a'), row(2, 'a')]),
       writer.insert('traffic', [row(3, 'b')]),
@@ -71,7 +72,7 @@ describe('SQLite writer thread: rows written from a worker thread', () => {
       writer.insert('traffic', [row(6, 'd')]),
     ];
     const settled = await Promise.allSettled(calls);
-    expect(posted).toHaveBeenCalledTimes(1);
+    expect(posted).toHaveBeenCalledTimes(2);
     posted.mockRestore();
     const stored = await t.database.db.selectFrom('traffic_log').select(['id', 'ts']).orderBy('id').execute();
     expect(stored.map((r) => r.ts)).toEqual([1, 2, 3, 6]);
@@ -84,7 +85,7 @@ describe('SQLite writer thread: rows written from a worker thread', () => {
       },
     });
     expect(settled[3]).toEqual({ status: 'fulfilled', value: [stored[3]!.id] });
-    // Calls of a later turn go in a message of their own.
+    // Once idle, a call is sent at once again.
     expect(await writer.insert('traffic', [row(7, 'e')])).toHaveLength(1);
   });
 

@@ -81,9 +81,10 @@ export class SqliteWriterThread {
     number,
     { resolve: (results: GroupResult[]) => void; reject: (e: Error) => void }
   >();
-  /** Rows given in this turn of the event loop, by statement: sent together at its end. */
+  /** Rows given while a message was in flight, by statement: sent together once it is answered. */
   private readonly batches = new Map<string, Batch>();
-  private flushScheduled = false;
+  /** Insert messages sent and not answered yet. */
+  private inFlight = 0;
 
   private readonly statements: Record<string, string>;
 
@@ -107,9 +108,10 @@ export class SqliteWriterThread {
 
   /**
    * Writes `rows` with the named statement, all or none; resolves with their rowids once
-   * committed. The rows of every call made in the same turn of the event loop travel in one
-   * message and are committed together (one message and one COMMIT for a burst of orders' log
-   * rows, not one each); each call still succeeds or fails on its own rows.
+   * committed. Sent at once when the thread has nothing in hand; otherwise the rows of every call
+   * made meanwhile wait for its answer and then travel in one message, committed together (one
+   * message and one COMMIT for a burst of orders' log rows, not one each, and no wait when idle).
+   * Each call still succeeds or fails on its own rows.
    */
   insert(statement: string, rows: readonly RowTuple[]): Promise<number[]> {
     if (rows.length === 0) return Promise.resolve([]);
@@ -121,10 +123,7 @@ export class SqliteWriterThread {
       }
       batch.groups.push(rows as RowTuple[]);
       batch.callers.push({ resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      if (this.inFlight === 0) this.flush();
     });
   }
 
@@ -137,19 +136,27 @@ export class SqliteWriterThread {
     this.worker = undefined;
   }
 
-  /** Sends each statement's batch as one message and answers its callers from the reply. */
+  /**
+   * Sends each statement's batch as one message and answers its callers from the reply; what
+   * was given meanwhile is sent when the last reply is in.
+   */
   private flush(): void {
-    this.flushScheduled = false;
     for (const [statement, { groups, callers }] of this.batches) {
-      this.send({ statement, groups }).then(
-        (results) =>
-          callers.forEach((c, i) => {
-            const r = results[i];
-            if (r?.error === undefined && r) c.resolve(r.ids);
-            else c.reject(new Error(`sqlite writer: ${r?.error ?? 'no answer for the rows'}`));
-          }),
-        (err: Error) => callers.forEach((c) => c.reject(err)),
-      );
+      this.inFlight++;
+      this.send({ statement, groups })
+        .then(
+          (results) =>
+            callers.forEach((c, i) => {
+              const r = results[i];
+              if (r?.error === undefined && r) c.resolve(r.ids);
+              else c.reject(new Error(`sqlite writer: ${r?.error ?? 'no answer for the rows'}`));
+            }),
+          (err: Error) => callers.forEach((c) => c.reject(err)),
+        )
+        .finally(() => {
+          this.inFlight--;
+          if (this.inFlight === 0 && this.batches.size > 0) this.flush();
+        });
     }
     this.batches.clear();
   }
