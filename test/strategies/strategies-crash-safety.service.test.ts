@@ -68,6 +68,16 @@ async function secondInstance(world: StrategyWorld, env: Record<string, string> 
   return b;
 }
 
+/** Writes the strategy's lease as `holder` holds it: taken now, for `ms`. */
+async function holdLease(world: StrategyWorld, id: number, holder: string, ms = LEASE_TTL_MS): Promise<void> {
+  const now = world.clock.now();
+  await world.db.database.db
+    .updateTable('strategies')
+    .set({ signal_lease_holder: holder, signal_lease_started: now, signal_lease_until: now + ms })
+    .where('id', '=', id)
+    .execute();
+}
+
 describeEachDb('one exit per leg, always', (dialect) => {
   it('12 concurrent stops of one run (webhook, strategy page, background pass), five runs in a row: one exit per leg, each run confirmed flat', async () => {
     w = await startStrategyServices(dialect);
@@ -175,12 +185,7 @@ describeEachDb('leases die with their holder', (dialect) => {
     const { id, token } = await world.create(SIGNAL_SBIN);
     // What a kill -9 in the middle of a delivery leaves: the lease held far into the future.
     const db = world.db.database.db;
-    const left = {
-      signal_lease_holder: 'desk-1',
-      signal_lease_started: world.clock.now(),
-      signal_lease_until: world.clock.now() + 3_600_000,
-    };
-    await db.updateTable('strategies').set(left).where('id', '=', id).execute();
+    await holdLease(world, id, 'desk-1', 3_600_000);
     // The same instance starts again on the same data.
     const b = await secondInstance(world, { INSTANCE_ID: 'desk-1' });
     const lease = await db
@@ -207,16 +212,7 @@ describeEachDb('leases die with their holder', (dialect) => {
     const world = w;
     const { id, token } = await world.create(SIGNAL_SBIN);
     const db = world.db.database.db;
-    const now = world.clock.now();
-    await db
-      .updateTable('strategies')
-      .set({
-        signal_lease_holder: 'dead-host:5000',
-        signal_lease_started: now,
-        signal_lease_until: now + LEASE_TTL_MS,
-      })
-      .where('id', '=', id)
-      .execute();
+    await holdLease(world, id, 'dead-host:5000');
     const locks = world.services.strategies.locks;
     expect(await locks.run(id, () => Promise.resolve('ran'), { waitMs: 0 })).not.toBe('ran');
     world.clock.advance(LEASE_TTL_MS);
@@ -330,16 +326,7 @@ describeEachDb('the lease passes to the work queued behind it', (dialect) => {
     const fourth = locks.run(id, () => Promise.resolve('fourth ran'), { waitMs: 100 });
     await vi.waitFor(() => expect(take).toHaveBeenCalledTimes(2));
     world.clock.advance(LEASE_TTL_MS);
-    const now = world.clock.now();
-    await db
-      .updateTable('strategies')
-      .set({
-        signal_lease_holder: 'other-host:5000',
-        signal_lease_started: now,
-        signal_lease_until: now + LEASE_TTL_MS,
-      })
-      .where('id', '=', id)
-      .execute();
+    await holdLease(world, id, 'other-host:5000');
     open();
     await third;
     expect(await fourth).not.toBe('fourth ran');
