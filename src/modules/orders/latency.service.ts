@@ -51,6 +51,12 @@ export const MINUTE_SERIES_MAX_HOURS = 6;
 /** Most rows a stats window reads (the newest ones). */
 export const STATS_ROW_LIMIT = 100_000;
 const BUFFER_LIMIT = 10_000;
+/**
+ * How often buffered samples are written. The write runs on the event loop (on SQLite, the
+ * statement itself): every 100 ms a burst of 3,500 orders/s costs ~0.7 ms at a time instead of
+ * ~7 ms once a second, which every request in flight at that moment waited for.
+ */
+export const LATENCY_FLUSH_MS = 100;
 
 export class LatencyService {
   private buffer: Stamped[] = [];
@@ -66,7 +72,7 @@ export class LatencyService {
     private readonly repo: OrdersRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly flushMs = 1_000,
+    private readonly flushMs = LATENCY_FLUSH_MS,
   ) {}
 
   start(): void {
