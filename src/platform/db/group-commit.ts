@@ -25,8 +25,7 @@
  * On PostgreSQL transactions run in parallel on pooled connections and the server groups WAL
  * flushes itself, except where they queue behind one row lock: every placement of a user locks
  * that user's account row (`FOR UPDATE`) until its COMMIT and its WAL flush, so one user's burst
- * of orders ran one transaction after another, a flush each (131 orders/s in the
- * placeorder-analyze bench). There {@link transactionRunner} groups the transactions that name
+ * of orders ran one transaction after another, a flush each. There {@link transactionRunner} groups the transactions that name
  * the same `key` (the user), the same way, on one pooled connection: the lock is taken once and
  * flushed once per group. Transactions of other keys run beside it, and transactions without a
  * key are plain ones.
