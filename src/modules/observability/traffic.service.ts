@@ -4,8 +4,13 @@ import type { Clock } from '../../platform/clock.js';
 import { maskUrl } from '../../platform/logger.js';
 import type { NewTrafficRow, TrafficGroupStats, TrafficRepository } from './traffic.repository.js';
 
-/** Buffered requests are written at least this often, off the request path. */
-export const TRAFFIC_FLUSH_MS = 1_000;
+/**
+ * Buffered requests are written at least this often, off the request path. A flush normalises
+ * and copies its entries to the writer thread on the event loop: ten small flushes a second stall
+ * a request in flight far less than one of a whole second's requests (ping p99 7.6 ms against
+ * 9.6 on average over four alternating runs).
+ */
+export const TRAFFIC_FLUSH_MS = 100;
 /** Default bound on buffered requests: a flood cannot grow memory, it loses the oldest entries. */
 export const TRAFFIC_BUFFER_MAX = 50_000;
 /** Default retention of stored requests. */
