@@ -101,9 +101,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the scanner and flow pages in Chromium', () => 
     await row.getByRole('cell', { name: String(res.status), exact: true }).waitFor();
     if (answer.result === 'ok') {
       await row.getByRole('button', { name: /^Show 1$/ }).click();
+      // The symbol's own cell (its message cell names it too: "Symbol SBIN not found …").
       await page
         .getByRole('table', { name: /^Symbols of the delivery/ })
-        .getByText('SBIN')
+        .getByRole('cell', { name: 'SBIN', exact: true })
         .waitFor();
     }
     await deliveries.scrollIntoViewIfNeeded();
