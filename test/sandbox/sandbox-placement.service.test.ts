@@ -103,7 +103,9 @@ describeEachDb('sandbox placement (service tier)', (dialect) => {
       ).toEqual([...Array<string>(20).fill('complete'), 'rejected']);
       expect(orders.filter((o) => o.user_id === other.id)).toHaveLength(5);
       expect(await t.funds()).toMatchObject({ usedMargin: 3_200.2, available: START - 3_200.2 });
-      expect(await position('SBIN')).toMatchObject({ quantity: 20 });
+      const sbin = (await t.rows('sandbox_positions')).filter((p) => p.symbol === 'SBIN');
+      expect(sbin.find((p) => p.user_id === t.userId)).toMatchObject({ quantity: 20 });
+      expect(sbin.find((p) => p.user_id === other.id)).toMatchObject({ quantity: -10 });
     });
   });
 
