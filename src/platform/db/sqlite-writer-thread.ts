@@ -23,6 +23,9 @@ const db = new Database(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 5000');
+// This connection never checkpoints: a checkpoint here would delay the rows that answers wait
+// for. The checkpointer thread does it, or the main connection when none runs.
+db.pragma('wal_autocheckpoint = 0');
 const prepared = new Map();
 const message = (e) => String((e && e.message) || e);
 // Prepared on first use, so a schema problem is reported for the batch instead of killing the thread.
