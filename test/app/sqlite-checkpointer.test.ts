@@ -70,6 +70,33 @@ describe('SQLite checkpointer: the WAL copied into the database file by a thread
     expect(db.prepare('select count(*) as n from t').get()).toEqual({ n: 1_501 });
   });
 
+  it('keeps the WAL bounded under a steady stream of writes: past its limit it restarts the WAL', async () => {
+    /** The WAL file's size after ~24 MB written in small transactions, with the given limit. */
+    const walAfterStream = async (restartFrames: number) => {
+      const { file, db } = walOnlyDatabase(tempDir());
+      open.push(db);
+      const checkpointer = new SqliteCheckpointer(file, { intervalMs: 10, restartFrames });
+      open.push(checkpointer);
+      await checkpointer.start();
+      const insert = db.prepare('insert into t (body) values (?)');
+      const batch = db.transaction(() => {
+        for (let i = 0; i < 10; i++) insert.run(Buffer.alloc(4_000, i));
+      });
+      for (let i = 0; i < 600; i++) {
+        batch();
+        if (i % 20 === 0) await new Promise((r) => setTimeout(r, 1));
+      }
+      return statSync(`${file}-wal`).size;
+    };
+    // The control: a passive checkpoint alone never finds the WAL all copied when the next
+    // writer starts, so the WAL holds the whole stream.
+    const whole = await walAfterStream(1_000_000_000);
+    expect(whole).toBeGreaterThan(24_000_000);
+    // Limited to 256 frames (1 MiB): restarted along the way, so its file is the largest stretch
+    // between two restarts (how far the stream outruns the copying depends on the disk).
+    expect(await walAfterStream(256)).toBeLessThan(whole * 0.9);
+  });
+
   it('runs a last checkpoint when closed, and closing twice or before start is harmless', async () => {
     const { file, db } = walOnlyDatabase(tempDir());
     open.push(db);

@@ -5,6 +5,18 @@ import { Worker } from 'node:worker_threads';
 export const CHECKPOINT_INTERVAL_MS = 200;
 
 /**
+ * WAL frames (pages, 4 KiB each) past which a checkpoint also restarts the WAL: 16 MiB. A PASSIVE
+ * checkpoint never waits for writers, so under a steady stream of writes the WAL is never all
+ * copied at the moment a writer starts, which is when SQLite goes back to its beginning: the file
+ * would grow for as long as the writes go on.
+ */
+export const RESTART_FRAMES = 4_096;
+
+/** A restart's tries (each fails at once while a writer holds the lock) and the pause between. */
+const RESTART_TRIES = 200;
+const RESTART_RETRY_MS = 0.25;
+
+/**
  * The thread's program (plain JavaScript, so it runs the same from `src/` under the test runner
  * and from `dist/`): its own connection, a PASSIVE checkpoint every interval, a last one on
  * close. It reports only that it is open, a failed checkpoint, and that it closed.
@@ -13,11 +25,26 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
+// A restart is retried here, every ${RESTART_RETRY_MS} ms, rather than by SQLite's busy handler,
+// whose sleeps (1 ms, 2, 5, 10…) let a steady stream of writers take the lock each time it is
+// free: the restart would rarely get it.
+db.pragma('busy_timeout = 0');
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const restart = () => {
+  for (let i = 0; i < ${RESTART_TRIES}; i++) {
+    const [r] = db.pragma('wal_checkpoint(RESTART)');
+    if (!r || !r.busy) return;
+    Atomics.wait(pause, 0, 0, ${RESTART_RETRY_MS});
+  }
+};
 const message = (e) => String((e && e.message) || e);
 let failing = false;
 const checkpoint = () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
+    // The frames written meanwhile are few: the writers wait for those only, then the next
+    // writer starts the WAL from its beginning. Still busy after the tries: next interval.
+    if (passive && passive.log > workerData.restartFrames) restart();
     failing = false;
   } catch (e) {
     // Reported once per run of failures, not every interval.
@@ -45,7 +72,8 @@ parentPort.postMessage({ open: true });
  * log writer thread (a live order's answer waits for its log row). With the checkpointer running,
  * the service's connections do not checkpoint (`wal_autocheckpoint = 0`): this thread runs a
  * PASSIVE checkpoint every {@link CHECKPOINT_INTERVAL_MS}, which takes no write lock, so writers
- * go on while it copies.
+ * go on while it copies; past {@link RESTART_FRAMES} it then restarts the WAL, holding the
+ * writers back only while it copies what they wrote since the passive pass.
  *
  * `start` resolves once the thread's connection is open: only then may the caller turn its own
  * checkpoints off. `onLost` is called once if the thread fails or exits unasked, so the caller
@@ -59,6 +87,8 @@ export class SqliteCheckpointer {
     private readonly file: string,
     private readonly opts: {
       intervalMs?: number;
+      /** WAL frames past which a checkpoint also restarts the WAL ({@link RESTART_FRAMES}). */
+      restartFrames?: number;
       /** A checkpoint failed (reported once per run of failures); the thread keeps trying. */
       onError?: (message: string) => void;
       /** The thread is gone without `close` (crashed or could not open the file). */
@@ -72,7 +102,12 @@ export class SqliteCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file: this.file, driver, intervalMs: this.opts.intervalMs ?? CHECKPOINT_INTERVAL_MS },
+      workerData: {
+        file: this.file,
+        driver,
+        intervalMs: this.opts.intervalMs ?? CHECKPOINT_INTERVAL_MS,
+        restartFrames: this.opts.restartFrames ?? RESTART_FRAMES,
+      },
     });
     worker.unref();
     this.worker = worker;
