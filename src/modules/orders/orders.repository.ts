@@ -59,10 +59,26 @@ const LOG_COLUMNS = [
 const insertText = (table: LogTable) =>
   `insert into ${table} (${LOG_COLUMNS.join(', ')}) values (${LOG_COLUMNS.map(() => '?').join(', ')})`;
 
-/** The one-row INSERTs of the log tables, for the SQLite writer thread (statements by table name). */
-export const LOG_THREAD_STATEMENTS: Readonly<Record<LogTable, string>> = {
+/** Column order of a latency row for the SQLite writer thread's statement. */
+const LATENCY_COLUMNS = [
+  'label',
+  'user_id',
+  'broker',
+  'symbol',
+  'order_id',
+  'status',
+  'total_ms',
+  'broker_ms',
+  'validation_ms',
+  'overhead_ms',
+  'created_at',
+] as const satisfies readonly (keyof Insertable<OrderLatencyTable>)[];
+
+/** The one-row INSERTs of the log and latency tables, for the SQLite writer thread (by table name). */
+export const LOG_THREAD_STATEMENTS: Readonly<Record<LogTable | 'order_latency', string>> = {
   order_logs: insertText('order_logs'),
   analyzer_logs: insertText('analyzer_logs'),
+  order_latency: `insert into order_latency (${LATENCY_COLUMNS.join(', ')}) values (${LATENCY_COLUMNS.map(() => '?').join(', ')})`,
 };
 
 export class OrdersRepository {
@@ -138,12 +154,20 @@ export class OrdersRepository {
   }
 
   /**
-   * Writes latency rows in one transaction, in statements of at most
-   * {@link LATENCY_ROWS_PER_INSERT} rows: one statement of a whole second's samples would pass
-   * SQLite's 32,766 bound parameters at about 3,000 orders per second.
+   * Writes latency rows: on SQLite in the writer thread (a burst of rows written on
+   * the event loop held up every request in flight); otherwise in one transaction, in statements
+   * of at most {@link LATENCY_ROWS_PER_INSERT} rows (one statement of a whole second's samples
+   * would pass SQLite's 32,766 bound parameters at about 3,000 orders per second).
    */
   async insertLatency(rows: Insertable<OrderLatencyTable>[]): Promise<void> {
     if (rows.length === 0) return;
+    if (this.writer) {
+      await this.writer.insert(
+        'order_latency',
+        rows.map((r) => LATENCY_COLUMNS.map((c) => r[c] ?? null)),
+      );
+      return;
+    }
     await this.db.transaction().execute(async (trx) => {
       for (let i = 0; i < rows.length; i += LATENCY_ROWS_PER_INSERT)
         await trx
