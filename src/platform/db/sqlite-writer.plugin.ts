@@ -40,17 +40,22 @@ export const sqliteWriterPlugin = fp<{ database: Database; logger: Logger }>(
           autoCheckpoint(AUTO_CHECKPOINT_PAGES).catch(() => undefined);
         },
       });
-      app.addHook('onListen', async () => {
-        try {
-          await checkpointer.start();
-          await autoCheckpoint(0);
-        } catch (err) {
-          log.warn({ err }, 'WAL checkpointer not started; the event loop checkpoints');
-        }
+      let started: Promise<void> = Promise.resolve();
+      // Not awaited: the hooks after this one (the tunnel's) start as they did without it.
+      app.addHook('onListen', (done) => {
+        started = checkpointer
+          .start()
+          .then(() => autoCheckpoint(0))
+          .then(
+            () => undefined,
+            (err: unknown) => log.warn({ err }, 'WAL checkpointer not started; the event loop checkpoints'),
+          );
+        done();
       });
       // Added before the writer's: hooks run in reverse, so the writer's rows are in when the
       // last checkpoint runs.
       app.addHook('onClose', async () => {
+        await started;
         await autoCheckpoint(AUTO_CHECKPOINT_PAGES).catch(() => undefined);
         await checkpointer.close();
       });
