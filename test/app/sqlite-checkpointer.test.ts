@@ -65,7 +65,7 @@ describe('SQLite checkpointer: the WAL copied into the database file by a thread
     })();
     expect(await until(() => statSync(file).size >= before + 2_000_000)).toBe(true);
     expect(errors).toEqual([]);
-    // Another connection reading the file alone (no WAL) sees every row.
+    // Every row written while the checkpointer copied is kept.
     db.pragma('wal_checkpoint(TRUNCATE)');
     expect(db.prepare('select count(*) as n from t').get()).toEqual({ n: 1_501 });
   });
