@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  abandonReads,
   api,
   ApiError,
   fieldError,
@@ -156,6 +157,53 @@ describe('docs/rules/web.md#session-expiry', () => {
     [null, undefined],
   ])('follows next=%s only to a path on this site', (raw, want) => {
     expect(safeReturnPath(raw)).toBe(want);
+  });
+});
+
+describe('docs/rules/web.md#sign-out', () => {
+  it('abandons the reads on their way, not the state-changing requests, and reports no expiry', async () => {
+    const expired = vi.fn();
+    onSessionExpired(expired);
+    // A server that has not answered yet: each call waits until it is let through or aborted.
+    const waiting: Array<{ path: string; signal: AbortSignal | undefined; answer: () => void }> = [];
+    vi.stubGlobal(
+      'fetch',
+      (path: string, init: RequestInit) =>
+        new Promise<Response>((resolve, reject) => {
+          const signal = init.signal ?? undefined;
+          signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+          waiting.push({
+            path,
+            signal,
+            answer: () =>
+              resolve(
+                new Response(JSON.stringify({ status: 'error', code: 'session_required' }), { status: 401 }),
+              ),
+          });
+        }),
+    );
+    const stats = api('GET', '/security/stats');
+    const mode = api('GET', '/settings/analyze-mode');
+    const signIn = api('POST', '/auth/login', { username: 'a', password: 'b' });
+    await vi.waitFor(() => expect(waiting).toHaveLength(3));
+    abandonReads();
+    await expect(stats).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(mode).rejects.toMatchObject({ name: 'AbortError' });
+    expect(waiting.filter((w) => w.signal?.aborted).map((w) => w.path)).toEqual([
+      '/security/stats',
+      '/settings/analyze-mode',
+    ]);
+    expect(expired).not.toHaveBeenCalled();
+    // The state-changing request goes on and is answered.
+    waiting[2]!.answer();
+    await expect(signIn).rejects.toMatchObject({ status: 401 });
+    // Once abandoned, a read is forgotten: abandoning again touches nothing new, and later reads go.
+    abandonReads();
+    const later = api('GET', '/security/stats');
+    await vi.waitFor(() => expect(waiting).toHaveLength(4));
+    expect(waiting[3]!.signal?.aborted).toBe(false);
+    waiting[3]!.answer();
+    await expect(later).rejects.toMatchObject({ status: 401 });
   });
 });
 

@@ -55,6 +55,19 @@ export function forgetCsrfToken(): void {
   csrfToken = undefined;
 }
 
+/** The reads on their way: abandoned when the session ends ({@link abandonReads}). */
+const readsInFlight = new Set<AbortController>();
+
+/**
+ * Abandons every read still on its way (docs/rules/web.md#sign-out): answered after the logout,
+ * it would be a 401 the browser reports as an error, and its page is going away. Its promise
+ * rejects with the browser's AbortError.
+ */
+export function abandonReads(): void {
+  for (const c of readsInFlight) c.abort();
+  readsInFlight.clear();
+}
+
 /** The state-changing routes that work without a session: no CSRF token to fetch for them. */
 const PRE_SESSION = new Set(['/auth/login', '/auth/login/totp', '/auth/setup', '/auth/reset-password']);
 
@@ -108,15 +121,25 @@ async function request<T>(
   // A FormData body (a file upload) goes as multipart/form-data, its boundary set by the browser.
   const form = body instanceof FormData;
   if (body !== undefined && !form) headers['content-type'] = 'application/json';
-  if (STATE_CHANGING.has(method) && csrfToken !== undefined) headers['x-csrf-token'] = csrfToken;
-  const res = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    ...(body !== undefined ? { body: form ? (body as FormData) : JSON.stringify(body) } : {}),
-  });
-  if (res.ok) return (await res.json()) as T;
-  const err = await toApiError(res);
+  const changing = STATE_CHANGING.has(method);
+  if (changing && csrfToken !== undefined) headers['x-csrf-token'] = csrfToken;
+  const read = changing ? undefined : new AbortController();
+  if (read) readsInFlight.add(read);
+  let res: Response;
+  let err: ApiError;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(read ? { signal: read.signal } : {}),
+      ...(body !== undefined ? { body: form ? (body as FormData) : JSON.stringify(body) } : {}),
+    });
+    if (res.ok) return (await res.json()) as T;
+    err = await toApiError(res);
+  } finally {
+    if (read) readsInFlight.delete(read);
+  }
   if (err.status === 401 && err.code === 'session_required' && !opts.quiet401) {
     forgetCsrfToken();
     sessionExpired();

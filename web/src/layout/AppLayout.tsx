@@ -11,12 +11,12 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useQueryClient } from '@tanstack/react-query';
+import { onlineManager, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../../src/modules/web/web-pages';
 import { SESSION_KEY, useMode, type User } from '../api/auth';
-import { api, forgetCsrfToken } from '../api/client';
+import { abandonReads, api, forgetCsrfToken } from '../api/client';
 import { closeLive } from '../api/live';
 import { reportErrorsAs } from '../report-errors';
 import { TicketProvider } from '../components/ticket/TicketProvider';
@@ -98,21 +98,31 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
 
   const signOut = async () => {
     setSigningOut(true);
+    // docs/rules/web.md#sign-out: the queries asked from now on wait (react-query holds them
+    // while "offline"), and those on their way are cancelled and abandoned.
+    onlineManager.setOnline(false);
     try {
-      await api('POST', '/auth/logout');
-    } catch {
-      // Already gone (expired): signed out either way.
+      await queryClient.cancelQueries();
+      abandonReads();
+      try {
+        await api('POST', '/auth/logout');
+      } catch {
+        // Already gone (expired): signed out either way.
+      }
+      forgetCsrfToken();
+      closeLive();
+      reportErrorsAs(false);
+      // No session first: the guard takes the page (and its queries) away. Only then is the cache
+      // dropped — a page still shown would ask the server again, without a session, at once.
+      queryClient.setQueryData(SESSION_KEY, null);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await queryClient.cancelQueries();
+      queryClient.clear();
+      queryClient.setQueryData(SESSION_KEY, null);
+    } finally {
+      // The sign-in page's own queries (held meanwhile) go now.
+      onlineManager.setOnline(true);
     }
-    forgetCsrfToken();
-    closeLive();
-    reportErrorsAs(false);
-    // No session first: the guard takes the page (and its queries) away. Only then is the cache
-    // dropped — a page still shown would ask the server again, without a session, at once.
-    queryClient.setQueryData(SESSION_KEY, null);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await queryClient.cancelQueries();
-    queryClient.clear();
-    queryClient.setQueryData(SESSION_KEY, null);
     void navigate('/login', { replace: true });
   };
 
