@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { BrokerResult } from '../broker-adapter.js';
-import { sanitize } from '../quotes/quote-client.js';
+import { sanitize } from '../quotes/quote-transport.js';
 import type { HttpOutcome } from './order-transport.js';
 
 /** Body fields that hold a credential wherever they appear (session answers, echoes). */

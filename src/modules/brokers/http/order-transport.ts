@@ -20,7 +20,7 @@
  */
 import type { Logger } from 'pino';
 import { Pool } from 'undici';
-import { sanitize } from '../quotes/quote-client.js';
+import { sanitize } from '../quotes/quote-transport.js';
 
 /** Options every live broker adapter takes (the registry passes them through). */
 export interface BrokerAdapterOptions {

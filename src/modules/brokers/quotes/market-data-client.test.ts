@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMarketDataClient } from './create-quote-client.js';
-import { parseCandleTime, readCandles, type MarketDataClient } from './quote-client.js';
+import type { MarketDataClient } from './quote-client.js';
+import { parseCandleTime, readCandles } from './quote-fields.js';
 import { kiteError, upstoxError } from '../../../../test/helpers/broker-quote-stubs.js';
 import {
   KITE_DOC_INFY,

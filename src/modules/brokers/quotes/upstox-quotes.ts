@@ -14,24 +14,23 @@
  * `{"status":"success","data":{"candles":[["2023-10-01T00:00:00+05:30",o,h,l,c,v,oi]]}}`, newest first.
  */
 import type { Quote } from '../../sandbox/types.js';
+import type {
+  Candle,
+  HistoryInterval,
+  MarketDataClient,
+  MarketQuote,
+  QuoteClientOptions,
+  QuoteInstrument,
+} from './quote-client.js';
 import {
-  chunk,
-  currentToken,
-  groupByRequestKey,
   isIsoDate,
-  QuoteTransport,
   readCandles,
   readMarketQuote,
   readQuote,
   roundPrice,
-  type Candle,
   type FullQuoteFields,
-  type HistoryInterval,
-  type MarketDataClient,
-  type MarketQuote,
-  type QuoteClientOptions,
-  type QuoteInstrument,
-} from './quote-client.js';
+} from './quote-fields.js';
+import { chunk, currentToken, groupByRequestKey, QuoteTransport } from './quote-transport.js';
 
 /** Upstox's public API origin. */
 export const UPSTOX_BASE_URL = 'https://api.upstox.com';

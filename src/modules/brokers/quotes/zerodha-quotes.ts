@@ -18,24 +18,23 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Quote } from '../../sandbox/types.js';
+import type {
+  Candle,
+  HistoryInterval,
+  MarketDataClient,
+  MarketQuote,
+  QuoteClientOptions,
+  QuoteInstrument,
+} from './quote-client.js';
 import {
-  chunk,
-  currentToken,
-  groupByRequestKey,
   isIsoDate,
-  QuoteTransport,
   readCandles,
   readMarketQuote,
   readPrice,
   readQuote,
-  type Candle,
   type FullQuoteFields,
-  type HistoryInterval,
-  type MarketDataClient,
-  type MarketQuote,
-  type QuoteClientOptions,
-  type QuoteInstrument,
-} from './quote-client.js';
+} from './quote-fields.js';
+import { chunk, currentToken, groupByRequestKey, QuoteTransport } from './quote-transport.js';
 
 /** Kite's public API origin. */
 export const KITE_BASE_URL = 'https://api.kite.trade';
