@@ -5,6 +5,8 @@
  * switch (#webhook-pipeline), the live batch start switch behind a confirmation that names the
  * risk (#batch-start-mode), start and stop (#stop, #cooling-off), deletion; then its runs, event
  * trail and delivery audit (StrategyActivity.tsx), refreshed live (docs/rules/web.md#strategy-pages).
+ * The settings (SettingsCard.tsx), alert messages (WebhookCard.tsx) and confirmations
+ * (StrategyDialogs.tsx) are beside it.
  */
 import {
   Alert,
@@ -14,31 +16,24 @@ import {
   Card,
   Container,
   Group,
-  List,
-  SegmentedControl,
   SimpleGrid,
   Stack,
   Text,
   Title,
 } from '@mantine/core';
-import '@mantine/core/styles/List.css';
-import '@mantine/core/styles/SegmentedControl.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
-import { api, ApiError, type Answer } from '../../api/client';
+import { api, ApiError } from '../../api/client';
 import { useLive } from '../../api/live';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
-import { Confirm, CopyLine, ShownOnce } from '../integrations/shared';
+import { CopyLine, ShownOnce } from '../integrations/shared';
 import { RunStateBadge } from './badges';
 import {
-  alertMessages,
-  DIRECTION_LABEL,
   dropIssued,
   KIND_LABEL,
-  legText,
   peekIssued,
   STRATEGY_KEY,
   strategyKey,
@@ -47,151 +42,16 @@ import {
   type RunAnswer,
   type Strategy,
 } from './model';
+import { SettingsCard } from './SettingsCard';
 import { ACTIVITY_REFRESH_MS, DeliveriesCard, EventsCard, RunsCard } from './StrategyActivity';
-
-type Dialog = 'rotate' | 'lock' | 'unlock' | 'live-on' | 'live-off' | 'start' | 'stop' | 'delete';
+import { StrategyDialogs, type Dialog } from './StrategyDialogs';
+import { WebhookCard } from './WebhookCard';
 
 /** What the last action answered, in the server's words. */
 interface Outcome {
   ok: boolean;
   title: string;
   message: string;
-}
-
-function WebhookCard({ strategy }: { strategy: Strategy }) {
-  const host = useQuery({
-    queryKey: ['config-host'],
-    queryFn: () => api<Answer<'/api/config/host'>>('GET', '/api/config/host'),
-    staleTime: 60_000,
-  });
-  const base = host.data ? (host.data.public_url ?? host.data.host_server) : undefined;
-  return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        TradingView alerts
-      </Title>
-      <Stack gap="sm">
-        <Text size="sm">
-          In the TradingView alert, set the webhook URL to this strategy’s URL
-          {base ? (
-            <>
-              {' '}
-              (
-              <Text
-                span
-                ff="monospace"
-                size="sm"
-                style={{ wordBreak: 'break-all' }}
-              >{`${base}/strategy/webhook/whk_…`}</Text>
-              )
-            </>
-          ) : null}{' '}
-          and paste one of these messages. The URL was shown once; rotate the token for a new one.
-        </Text>
-        {host.data?.is_localhost && (
-          <Alert color="yellow" title="Not reachable from TradingView">
-            Webhook URLs use {host.data.host_server}, this machine’s own address: TradingView cannot reach it.
-            Set HOST_SERVER to the public address, or start the tunnel.
-          </Alert>
-        )}
-        {host.isError && <ErrorState error={host.error} title="The public address is unknown" />}
-        <SimpleGrid cols={1} spacing="xs">
-          {alertMessages(strategy).map((m) => (
-            <CopyLine key={m.label} label={`Alert message: ${m.label}`} value={m.body} />
-          ))}
-        </SimpleGrid>
-        {strategy.kind === 'signal' && strategy.legs.length > 1 && (
-          <Text size="xs" c="dimmed">
-            With several legs each message names its leg by symbol and exchange.
-          </Text>
-        )}
-      </Stack>
-    </Card>
-  );
-}
-
-function SettingsCard({ strategy, run }: { strategy: Strategy; run: Run | undefined }) {
-  const row = (label: string, value: ReactNode) => (
-    <>
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      {typeof value === 'string' ? <Text size="sm">{value}</Text> : <div>{value}</div>}
-    </>
-  );
-  return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="sm">
-        Settings
-      </Title>
-      <SimpleGrid
-        cols={2}
-        spacing="xs"
-        verticalSpacing={6}
-        mb="md"
-        style={{ gridTemplateColumns: 'max-content 1fr' }}
-      >
-        {row('Kind', KIND_LABEL[strategy.kind])}
-        {row('Product', strategy.product)}
-        {strategy.kind === 'signal' && row('Direction', DIRECTION_LABEL[strategy.direction])}
-        {row(
-          'Active run',
-          strategy.active_run_id === null ? (
-            'None'
-          ) : (
-            <Group gap="xs">
-              <Text size="sm">#{strategy.active_run_id}</Text>
-              <RunStateBadge status={run?.status ?? 'running'} />
-            </Group>
-          ),
-        )}
-        {row(
-          'Webhook',
-          strategy.webhook_locked ? (
-            <Badge color="red" style={{ textTransform: 'none' }}>
-              Locked: every delivery refused
-            </Badge>
-          ) : (
-            <Text size="sm">Open</Text>
-          ),
-        )}
-        {strategy.kind === 'batch' &&
-          row(
-            'Live start',
-            strategy.live_enabled ? (
-              <Badge color="red" style={{ textTransform: 'none' }}>
-                Allowed: a live start sends real orders
-              </Badge>
-            ) : (
-              <Text size="sm">Not allowed (sandbox only)</Text>
-            ),
-          )}
-        {row(
-          'Allowed senders',
-          strategy.ip_allowlist.length === 0 ? (
-            <Text size="sm">Any address</Text>
-          ) : (
-            <Text size="sm" ff="monospace">
-              {strategy.ip_allowlist.join(', ')}
-            </Text>
-          ),
-        )}
-      </SimpleGrid>
-      <Text fw={600} size="sm" mb={4}>
-        Legs
-      </Text>
-      <List size="sm" spacing={2} aria-label="Legs">
-        {strategy.legs.map((l) => (
-          <List.Item key={l.id}>
-            {legText(l)}{' '}
-            <Text span size="xs" c="dimmed">
-              (leg_id {l.id})
-            </Text>
-          </List.Item>
-        ))}
-      </List>
-    </Card>
-  );
 }
 
 export default function StrategyPage() {
@@ -409,123 +269,17 @@ function StrategyView({ id }: { id: number }) {
         <DeliveriesCard strategy={s} />
       </Stack>
 
-      <Confirm
-        opened={dialog === 'rotate'}
-        title="Rotate the webhook token?"
-        confirm="Rotate"
+      <StrategyDialogs
+        strategy={s}
+        activeRun={activeRun}
+        dialog={dialog}
+        startMode={startMode}
+        onStartMode={setStartMode}
         pending={act.isPending}
-        onConfirm={() => act.mutate('rotate')}
+        error={act.error}
+        onConfirm={(d) => act.mutate(d)}
         onClose={() => setDialog(undefined)}
-        error={act.error && <ErrorState error={act.error} title="Not rotated" />}
-      >
-        <Text>
-          {s.name} gets a new webhook URL, shown once. The current URL stops working at once: update your
-          TradingView alerts.
-        </Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'lock' || dialog === 'unlock'}
-        title={dialog === 'unlock' ? 'Unlock the webhook?' : 'Lock the webhook?'}
-        confirm={dialog === 'unlock' ? 'Unlock' : 'Lock'}
-        pending={act.isPending}
-        onConfirm={() => dialog && act.mutate(dialog)}
-        onClose={() => setDialog(undefined)}
-        error={act.error && <ErrorState error={act.error} title="Not changed" />}
-      >
-        <Text>
-          {dialog === 'unlock'
-            ? `Alerts reach ${s.name} again and may open runs and place orders.`
-            : `Every alert to ${s.name} is refused (rejected_locked) until you unlock it. A run already open is not stopped: stop it from this page.`}
-        </Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'live-on'}
-        title="Enable live batch start?"
-        confirm="Enable live start"
-        pending={act.isPending}
-        onConfirm={() => act.mutate('live-on')}
-        onClose={() => setDialog(undefined)}
-        error={act.error && <ErrorState error={act.error} title="Not enabled" />}
-      >
-        <Text>
-          A start in live mode — from this page, the webhook (
-          <Text span ff="monospace">
-            {'"mode": "live"'}
-          </Text>
-          ) or the API — will send <b>real orders to your broker</b>, with real money, for every leg of{' '}
-          {s.name}. Anyone holding the webhook URL can then trigger them.
-        </Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'live-off'}
-        title="Disable live batch start?"
-        confirm="Disable"
-        pending={act.isPending}
-        onConfirm={() => act.mutate('live-off')}
-        onClose={() => setDialog(undefined)}
-        error={act.error && <ErrorState error={act.error} title="Not disabled" />}
-      >
-        <Text>Live starts are refused (rejected_live_disabled); a live run already open is not stopped.</Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'start'}
-        title="Start a run?"
-        confirm="Start"
-        pending={act.isPending}
-        onConfirm={() => act.mutate('start')}
-        onClose={() => setDialog(undefined)}
-        error={act.error && <ErrorState error={act.error} title="Not started" />}
-      >
-        <Stack gap="sm">
-          <SegmentedControl
-            aria-label="Run mode"
-            value={startMode}
-            onChange={(v) => setStartMode(v as 'sandbox' | 'live')}
-            data={[
-              { value: 'sandbox', label: 'Sandbox' },
-              { value: 'live', label: 'Live (broker)', disabled: !s.live_enabled },
-            ]}
-          />
-          <Text>
-            Every leg of {s.name} is placed now as a MARKET order, BUY legs before SELL legs,{' '}
-            {startMode === 'live' ? <b>as real orders at your broker</b> : 'in the sandbox'}.
-          </Text>
-          {!s.live_enabled && (
-            <Text size="sm" c="dimmed">
-              Live mode needs live start enabled first.
-            </Text>
-          )}
-        </Stack>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'stop'}
-        title="Stop the run?"
-        confirm="Stop the run"
-        pending={act.isPending}
-        onConfirm={() => act.mutate('stop')}
-        onClose={() => setDialog(undefined)}
-        error={act.error && <ErrorState error={act.error} title="Not stopped" />}
-      >
-        <Text>
-          Working entries of run #{s.active_run_id} are cancelled and what each leg filled is exited with a
-          MARKET order{activeRun?.mode === 'live' ? ' at your broker' : ' in the sandbox'}. The run shows as
-          stopping (stop_pending) until its fills prove it flat; for 30 seconds after, no new run opens.
-        </Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'delete'}
-        title="Delete the strategy?"
-        confirm="Delete"
-        pending={act.isPending}
-        onConfirm={() => act.mutate('delete')}
-        onClose={() => setDialog(undefined)}
-        error={act.error && <ErrorState error={act.error} title="Not deleted" />}
-      >
-        <Text>
-          Delete {s.name}? Its webhook URL stops working at once; its runs, event trail and delivery audit are
-          kept, and its name is free again.
-        </Text>
-      </Confirm>
+      />
     </Container>
   );
 }
