@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
@@ -17,6 +16,19 @@ import {
 } from './config-sandbox.js';
 import { DEFAULT_LEVERAGE } from './modules/sandbox/margin.js';
 import { BROKERS, isBroker } from './domain/brokers.js';
+import {
+  parseBoolean,
+  parseDatabaseUrl,
+  parseHost,
+  parseInteger,
+  parseLogLevel,
+  parseMetricsToken,
+  parseSecret,
+  parseUrl,
+  type LogLevel,
+} from './config-values.js';
+
+export { LOG_LEVELS, type LogLevel } from './config-values.js';
 
 /**
  * The one validated configuration object. Nothing else in `src/` reads `process.env`
@@ -143,9 +155,6 @@ export interface BrokerConfig {
   /** `BROKER_TIMEOUT_MS` (default 10000): a broker call slower than this answers 504. */
   timeoutMs: number;
 }
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** A configuration problem: names each variable and the reason, and stops start-up. */
 export class ConfigError extends Error {
@@ -281,49 +290,6 @@ function readEnvFile(path: string | undefined): Record<string, string> {
   return parseDotenv(readFileSync(path));
 }
 
-function parseInteger(raw: string, min: number, max: number): number {
-  if (!/^-?\d+$/.test(raw)) throw new Error(`"${raw}" is not an integer`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new Error(`${n} is outside ${min}..${max}`);
-  return n;
-}
-
-function parseBoolean(raw: string): boolean {
-  const v = raw.toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(v)) return true;
-  if (['false', '0', 'no', 'off'].includes(v)) return false;
-  throw new Error(`"${raw}" is not a boolean (true/false)`);
-}
-
-/** One DNS label: letters, digits and inner hyphens, at most 63 characters. */
-const HOST_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-
-/**
- * An IPv4 or IPv6 address, or a host name (whether it resolves is checked when the server starts,
- * before anything else). Something that looks like an address but is not one (`999.1.1.1`) is
- * refused here, not handed to the resolver.
- */
-function parseHost(raw: string): string {
-  if (isIP(raw)) return raw;
-  if (/^[\d.]+$/.test(raw)) throw new Error(`"${raw}" is not a valid IPv4 address`);
-  if (raw.includes(':')) throw new Error(`"${raw}" is not a valid IPv6 address`);
-  const name = raw.endsWith('.') ? raw.slice(0, -1) : raw;
-  if (name.length === 0 || name.length > 253 || !name.split('.').every((l) => HOST_LABEL.test(l)))
-    throw new Error(`"${raw}" is not a host name or address`);
-  return raw;
-}
-
-function parseUrl(raw: string, protocols: string[]): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error('is not a valid URL');
-  }
-  if (!protocols.includes(url.protocol)) throw new Error(`must use ${protocols.join(' or ')}`);
-  return raw;
-}
-
 /**
  * `algodesk-<8 hex>` of the database's identity: the PostgreSQL server, port, database and
  * options without user or password, or the SQLite file's absolute path.
@@ -335,30 +301,6 @@ function defaultRedisPrefix(databaseUrl: string | undefined, dataDir: string): s
     identity = `${u.hostname}:${u.port || '5432'}${u.pathname}${u.search}`;
   }
   return `algodesk-${createHash('sha256').update(identity).digest('hex').slice(0, 8)}`;
-}
-
-function parseDatabaseUrl(raw: string): string {
-  return parseUrl(raw, ['postgres:', 'postgresql:']);
-}
-
-function parseLogLevel(raw: string): LogLevel {
-  const v = raw.toLowerCase() === 'warning' ? 'warn' : raw.toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(v))
-    throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
-  return v as LogLevel;
-}
-
-/** A bearer token: 16+ printable ASCII characters without spaces (what a header carries intact). */
-function parseMetricsToken(raw: string): string {
-  if (raw.length < 16)
-    throw new Error('must be at least 16 characters (32 random hex characters recommended)');
-  if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error('must be printable ASCII without spaces');
-  return raw;
-}
-
-function parseSecret(raw: string): string {
-  if (raw.length < 16) throw new Error('must be at least 16 characters (64 hex characters recommended)');
-  return raw;
 }
 
 /**
