@@ -2,7 +2,7 @@
  * Issue 5, "Read and manage APIs": the ten OpenAlgo book and order-management routes in analyzer
  * mode, their shapes (docs/openalgo-book-shapes.md) and the manage routes' HTTP answers. The
  * placement, margin, P&L, cancel and modify rules themselves are proved on the services:
- * sandbox-placement.service.test.ts. Isolation between users and the reset:
+ * sandbox-placement-*.service.test.ts. Isolation between users and the reset:
  * sandbox-api-users.test.ts; bad input, live mode and secrets: sandbox-api-bad-input.test.ts.
  * Figures are computed by hand in the comments (₹; margins: equity MIS 5×, CNC 1×, futures 10×,
  * option buy 1×).
