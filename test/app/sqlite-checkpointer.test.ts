@@ -88,13 +88,13 @@ describe('SQLite checkpointer: the WAL copied into the database file by a thread
       }
       return statSync(`${file}-wal`).size;
     };
-    // The control: a passive checkpoint alone never finds the WAL all copied when the next
-    // writer starts, so the WAL holds the whole stream.
-    const whole = await walAfterStream(1_000_000_000);
-    expect(whole).toBeGreaterThan(24_000_000);
-    // Limited to 256 frames (1 MiB): restarted along the way, so its file is the largest stretch
-    // between two restarts (how far the stream outruns the copying depends on the disk).
-    expect(await walAfterStream(256)).toBeLessThan(whole * 0.9);
+    // 24 MB written in 600 transactions, the WAL limited to 256 frames (1 MiB): restarted along
+    // the way, so its file is the largest stretch between two restarts (how far the stream
+    // outruns the copying depends on the disk and the machine's load). Without the limit the WAL
+    // held the whole stream on a quiet machine (passive checkpoints rarely find it all copied when
+    // the next transaction starts); on a loaded one they sometimes do, so that is no control to
+    // assert.
+    expect(await walAfterStream(256)).toBeLessThan(12_000_000);
   });
 
   it('runs a last checkpoint when closed, and closing twice or before start is harmless', async () => {
