@@ -205,8 +205,11 @@ describe('algodesk serve: the port first, then everything else', () => {
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
       // Connect as early as the port accepts: usually long before the app has finished starting.
+      // Tried until the process exits (or HANG_MS): loading the CLI through tsx alone took ~10 s
+      // on a loaded machine, so a count of tries is no bound.
       let socket: Socket | undefined;
-      for (let i = 0; i < 300 && !socket; i++) {
+      const giveUp = Date.now() + HANG_MS;
+      while (!socket && proc.exitCode === null && Date.now() < giveUp) {
         socket = await new Promise<Socket | undefined>((resolve) => {
           const s = connect(port, '127.0.0.1');
           s.once('connect', () => resolve(s));
