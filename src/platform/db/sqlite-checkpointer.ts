@@ -19,7 +19,8 @@ const RESTART_RETRY_MS = 0.25;
 /**
  * The thread's program (plain JavaScript, so it runs the same from `src/` under the test runner
  * and from `dist/`): its own connection, a PASSIVE checkpoint every interval, a last one on
- * close. It reports only that it is open, a failed checkpoint, and that it closed.
+ * close. It reports only that it is open, a failed checkpoint, a restart of the WAL (with the
+ * frames it held), and that it closed.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -30,10 +31,13 @@ const db = new Database(workerData.file);
 // free: the restart would rarely get it.
 db.pragma('busy_timeout = 0');
 const pause = new Int32Array(new SharedArrayBuffer(4));
-const restart = () => {
+const restart = (frames) => {
   for (let i = 0; i < ${RESTART_TRIES}; i++) {
     const [r] = db.pragma('wal_checkpoint(RESTART)');
-    if (!r || !r.busy) return;
+    if (!r || !r.busy) {
+      parentPort.postMessage({ restarted: frames });
+      return;
+    }
     Atomics.wait(pause, 0, 0, ${RESTART_RETRY_MS});
   }
 };
@@ -44,7 +48,7 @@ const checkpoint = () => {
     const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
     // The frames written meanwhile are few: the writers wait for those only, then the next
     // writer starts the WAL from its beginning. Still busy after the tries: next interval.
-    if (passive && passive.log > workerData.restartFrames) restart();
+    if (passive && passive.log > workerData.restartFrames) restart(passive.log);
     failing = false;
   } catch (e) {
     // Reported once per run of failures, not every interval.
@@ -91,6 +95,8 @@ export class SqliteCheckpointer {
       restartFrames?: number;
       /** A checkpoint failed (reported once per run of failures); the thread keeps trying. */
       onError?: (message: string) => void;
+      /** The WAL was restarted: it held `frames` frames, all copied; the next writer rewinds it. */
+      onRestart?: (frames: number) => void;
       /** The thread is gone without `close` (crashed or could not open the file). */
       onLost?: (err: Error) => void;
     } = {},
@@ -119,11 +125,12 @@ export class SqliteCheckpointer {
         if (open) this.opts.onLost?.(err);
         else reject(err);
       };
-      worker.on('message', (m: { open?: boolean; error?: string }) => {
+      worker.on('message', (m: { open?: boolean; error?: string; restarted?: number }) => {
         if (m.open) {
           open = true;
           resolve();
         } else if (m.error !== undefined) this.opts.onError?.(m.error);
+        else if (m.restarted !== undefined) this.opts.onRestart?.(m.restarted);
       });
       worker.on('error', (err: Error) => lost(new Error(`sqlite checkpointer failed: ${err.message}`)));
       worker.on('exit', (code) => lost(new Error(`sqlite checkpointer exited with code ${code}`)));

@@ -35,6 +35,7 @@ export const sqliteWriterPlugin = fp<{ database: Database; logger: Logger }>(
       const log = logger.child({ module: 'database' });
       const checkpointer = new SqliteCheckpointer(file, {
         onError: (message) => log.warn({ error: message }, 'WAL checkpoint failed; retrying'),
+        onRestart: (frames) => log.debug({ frames }, 'WAL restarted'),
         onLost: (err) => {
           log.warn({ err }, 'WAL checkpointer stopped; the event loop checkpoints again');
           autoCheckpoint(AUTO_CHECKPOINT_PAGES).catch(() => undefined);
