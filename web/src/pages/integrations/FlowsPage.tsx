@@ -26,7 +26,7 @@ import { Empty, ErrorState, Loading } from '../../components/states';
 import { FlowForm } from './flows/FlowForm';
 import { Runs } from './flows/FlowRuns';
 import { BASE, KEY, nodeCount, type Flow, type Issued } from './flows/model';
-import { Confirm, CopyLine, ShownOnce, usePhone, when } from './shared';
+import { Confirm, CopyLine, ShownOnce, usePhone, when } from './common';
 
 function EnabledSwitch({ flow }: { flow: Flow }) {
   const queryClient = useQueryClient();

@@ -22,7 +22,7 @@ import { useState } from 'react';
 import { useSession } from '../../api/auth';
 import { api } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
-import { Confirm, CopyLine, ShownOnce, usePhone } from './shared';
+import { Confirm, CopyLine, ShownOnce, usePhone } from './common';
 import { modeBadge, sizingCell, windowCell } from './scanners/cells';
 import { Deliveries } from './scanners/Deliveries';
 import { LiveSwitch } from './scanners/LiveSwitch';

@@ -26,7 +26,7 @@ import { useLive } from '../../api/live';
 import { LiveStatus } from '../../components/LiveStatus';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { KIND_LABEL, STRATEGY_KEY, strategyKey, type Run, type Strategy } from './model';
-import { usePhone } from '../integrations/shared';
+import { usePhone } from '../integrations/common';
 import { ModeBadge, RunStateBadge } from './badges';
 
 const REFRESH_MS = 5_000;

@@ -7,7 +7,7 @@
 import { SegmentedControl, Stack, Text } from '@mantine/core';
 import '@mantine/core/styles/SegmentedControl.css';
 import { ErrorState } from '../../components/states';
-import { Confirm } from '../integrations/shared';
+import { Confirm } from '../integrations/common';
 import type { Run, Strategy } from './model';
 
 export type Dialog = 'rotate' | 'lock' | 'unlock' | 'live-on' | 'live-off' | 'start' | 'stop' | 'delete';

@@ -29,7 +29,7 @@ import { api, ApiError } from '../../api/client';
 import { useLive } from '../../api/live';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
-import { CopyLine, ShownOnce } from '../integrations/shared';
+import { CopyLine, ShownOnce } from '../integrations/common';
 import { RunStateBadge } from './badges';
 import {
   dropIssued,

@@ -8,7 +8,7 @@ import { Alert, Card, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api, type Answer } from '../../api/client';
 import { ErrorState } from '../../components/states';
-import { CopyLine } from '../integrations/shared';
+import { CopyLine } from '../integrations/common';
 import { alertMessages, type Strategy } from './model';
 
 export function WebhookCard({ strategy }: { strategy: Strategy }) {

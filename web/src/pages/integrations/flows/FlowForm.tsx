@@ -9,7 +9,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, fieldError } from '../../../api/client';
 import { ErrorState } from '../../../components/states';
-import { allShown } from '../shared';
+import { allShown } from '../common';
 import { BASE, KEY, STARTER_DEFINITION, type Flow, type Issued } from './model';
 
 const FIELDS = ['name', 'definition', 'enabled'];

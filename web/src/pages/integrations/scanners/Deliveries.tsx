@@ -7,7 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Fragment } from 'react';
 import { api } from '../../../api/client';
 import { Empty, ErrorState, Loading } from '../../../components/states';
-import { OutcomeBadge, ResultBadge, when } from '../shared';
+import { OutcomeBadge, ResultBadge, when } from '../common';
 import { PanelHeader, UnfoldCell, UnfoldedRow, useUnfolded } from '../unfolding';
 import { BASE, KEY, type Delivery, type Scanner } from './scanner';
 

@@ -21,7 +21,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, fieldError } from '../../../api/client';
 import { ErrorState } from '../../../components/states';
-import { allShown, prefixError } from '../shared';
+import { allShown, prefixError } from '../common';
 import { OverridesEditor, type OverrideRow } from './OverridesEditor';
 import { BASE, KEY, type Issued, type Scanner } from './scanner';
 
