@@ -1,4 +1,33 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+
+/**
+ * Test files that need a module environment of their own: they replace a module with `vi.mock`,
+ * which takes effect only where that module was not imported yet.
+ */
+export const ISOLATED = ['test/app/openapi.test.ts'];
+
+/**
+ * A run's projects: the files of `include` but {@link ISOLATED} share their worker's modules
+ * (the root's `isolate: false`); `isolated` (those of ISOLATED the run includes) get a fresh
+ * module environment each, Vitest's default. Importing the service's module graph again for
+ * every file was most of a run's time. Each file still builds its own app, database and
+ * services; what files share is what a module keeps at its top level, which holds no per-test
+ * state (docs/architecture.md, "Test files share their worker's modules").
+ */
+export function projects(include: string[], isolated: string[]): TestProjectInlineConfiguration[] {
+  const shared: TestProjectInlineConfiguration = {
+    extends: true,
+    test: { name: 'shared', include, exclude: [...configDefaults.exclude, ...ISOLATED] },
+  };
+  if (isolated.length === 0) return [shared];
+  return [
+    shared,
+    {
+      extends: true,
+      test: { name: 'isolated', include: isolated, poolOptions: { forks: { isolate: true } } },
+    },
+  ];
+}
 
 /**
  * `npm test`: the unit tier (src/**) and the integration tier (test/**) on SQLite. The
@@ -6,8 +35,11 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    projects: projects(['src/**/*.test.ts', 'test/**/*.test.ts'], ISOLATED),
     pool: 'forks',
+    // Set on the root: Vitest 3.2 reads a project's `isolate: false` only from here; the
+    // isolated project turns it back on for its files.
+    poolOptions: { forks: { isolate: false } },
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine,
     // idle while a suite waits on a child process or a socket. Two halve the wall time there.
     maxWorkers: 2,

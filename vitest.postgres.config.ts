@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import base, { ISOLATED, projects } from './vitest.config.js';
 
 /** Test files under `dir` whose suites run once per database (they call `describeEachDb`). */
 function databaseSuites(dir: string): string[] {
@@ -16,11 +16,17 @@ process.env.TEST_DB = 'postgres';
 process.env.TEST_REQUIRE_POSTGRES ??= '1';
 process.env.TEST_REQUIRE_REDIS ??= '1';
 
+const tier = (files: string[]) =>
+  projects(
+    files,
+    files.filter((f) => ISOLATED.includes(f)),
+  );
+
 /**
  * `npm run test:postgres`: the suites that touch a database, on PostgreSQL (and Redis where a
  * suite uses it), both required. Tests that never touch a database ran in `npm test` already.
  */
 export default defineConfig({
-  // Spread, not mergeConfig: that concatenates arrays, and `include` must replace the base's.
-  test: { ...base.test, include: [...databaseSuites('src'), ...databaseSuites('test')] },
+  // Spread, not mergeConfig: that concatenates arrays, and the projects must replace the base's.
+  test: { ...base.test, projects: tier([...databaseSuites('src'), ...databaseSuites('test')]) },
 });
