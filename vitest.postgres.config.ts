@@ -16,11 +16,7 @@ process.env.TEST_DB = 'postgres';
 process.env.TEST_REQUIRE_POSTGRES ??= '1';
 process.env.TEST_REQUIRE_REDIS ??= '1';
 
-const tier = (files: string[]) =>
-  projects(
-    files,
-    files.filter((f) => ISOLATED.includes(f)),
-  );
+const suites = [...databaseSuites('src'), ...databaseSuites('test')];
 
 /**
  * `npm run test:postgres`: the suites that touch a database, on PostgreSQL (and Redis where a
@@ -28,5 +24,11 @@ const tier = (files: string[]) =>
  */
 export default defineConfig({
   // Spread, not mergeConfig: that concatenates arrays, and the projects must replace the base's.
-  test: { ...base.test, projects: tier([...databaseSuites('src'), ...databaseSuites('test')]) },
+  test: {
+    ...base.test,
+    projects: projects(
+      suites,
+      suites.filter((f) => ISOLATED.includes(f)),
+    ),
+  },
 });
