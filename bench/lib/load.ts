@@ -19,6 +19,11 @@ export interface SideStats {
   statusCodes: Map<number, number>;
   /** Response times in microseconds (node's HDR histogram takes integers). */
   latencyUs: RecordableHistogram;
+  /**
+   * CPU time the side's process used while measured (all threads, and the main thread), in ms;
+   * undefined where it cannot be read (no `/proc`).
+   */
+  cpu: { allMs: number; mainMs: number } | undefined;
 }
 
 export function emptyStats(): SideStats {
@@ -30,6 +35,7 @@ export function emptyStats(): SideStats {
     timeouts: 0,
     statusCodes: new Map(),
     latencyUs: createHistogram(),
+    cpu: { allMs: 0, mainMs: 0 },
   };
 }
 

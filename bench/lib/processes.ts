@@ -247,7 +247,39 @@ export function residentBytes(child: Child): number {
   return Number(match[1]) * 1024;
 }
 
-/** Runs `fn` on a short-lived PostgreSQL connection. */
+/** CPU time a running child has used so far, in ms: all its threads, and its main thread alone. */
+export interface CpuTime {
+  allMs: number;
+  mainMs: number;
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat`'s times (`getconf CLK_TCK`: 100 on Linux). */
+const CLOCK_TICKS = 100;
+
+/**
+ * The child's CPU time (user + system) from `/proc/<pid>/stat` (every thread) and
+ * `/proc/<pid>/task/<pid>/stat` (the main thread, where the event loop runs); undefined where
+ * there is no `/proc` (not Linux) or the child is gone.
+ */
+export function cpuTime(child: Child): CpuTime | undefined {
+  const pid = child.process.pid;
+  if (pid === undefined) return undefined;
+  const ms = (file: string): number | undefined => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    // Fields after the command (which may hold spaces), from field 3 on: utime is 14, stime 15.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  };
+  const allMs = ms(`/proc/${pid}/stat`);
+  const mainMs = ms(`/proc/${pid}/task/${pid}/stat`);
+  return allMs === undefined || mainMs === undefined ? undefined : { allMs, mainMs };
+}
+
 /** The PostgreSQL URL of this process's run (`--db postgres`), for {@link readRunDatabase}. */
 let runPgUrl: string | undefined;
 
@@ -293,6 +325,7 @@ export async function readRunDatabase<T>(dataDir: string, fn: (all: RunQuery) =>
   }
 }
 
+/** Runs `fn` on a short-lived PostgreSQL connection. */
 async function withPg(url: string, fn: (c: pg.Client) => Promise<unknown>): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

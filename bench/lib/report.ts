@@ -55,6 +55,25 @@ export function printTable(figures: Figures, server: SideStats, baseline: SideSt
     ratio(figures.p50Ms, figures.baselineP50Ms),
     ratio(figures.p99Ms, figures.baselineP99Ms),
   ]);
+  const cpu = [cpuPerResponse(server), cpuPerResponse(baseline)];
+  if (cpu[0] && cpu[1])
+    console.log(
+      `CPU µs per response (all threads / main thread): server ${cpu[0].all} / ${cpu[0].main}, ` +
+        `baseline ${cpu[1].all} / ${cpu[1].main}`,
+    );
+}
+
+/**
+ * A side's CPU time per response in µs (all threads, main thread), from `/proc` while it was
+ * measured: steadier across a shared machine's hours than requests/s, which follow the load
+ * generator's speed as much as the server's. Undefined without `/proc` or responses.
+ */
+export function cpuPerResponse(s: SideStats): { all: number; main: number } | undefined {
+  if (s.cpu === undefined || s.responses === 0) return undefined;
+  return {
+    all: Math.round((s.cpu.allMs * 1000) / s.responses),
+    main: Math.round((s.cpu.mainMs * 1000) / s.responses),
+  };
 }
 
 export function printVerdicts(results: TargetResult[]): void {
@@ -106,6 +125,10 @@ export function writeJson(file: string, r: JsonReport): void {
     non2xx: { server: r.server.non2xx, baseline: r.baseline.non2xx },
     errors: { server: r.server.errors, baseline: r.baseline.errors },
     timeouts: { server: r.server.timeouts, baseline: r.baseline.timeouts },
+    cpu_us_per_response: {
+      server: cpuPerResponse(r.server) ?? null,
+      baseline: cpuPerResponse(r.baseline) ?? null,
+    },
     duration_s: r.durationS,
     warmup_s: r.warmupS,
     rounds: r.rounds,

@@ -1,5 +1,5 @@
 import { emptyStats, runLoad, type SideStats } from './load.js';
-import { Workspace, type Child } from './processes.js';
+import { cpuTime, Workspace, type Child } from './processes.js';
 import {
   computeFigures,
   describeNon2xx,
@@ -99,7 +99,9 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
           await runLoad({ ...load, durationS: opts.warmupS }, warmup[side]);
         }
         progress(`${side}: round ${round}/${ROUNDS}, ${roundS} s`);
-        await runLoad({ ...load, durationS: roundS }, measured[side]);
+        await measure(children[side], measured[side], () =>
+          runLoad({ ...load, durationS: roundS }, measured[side]),
+        );
       }
     }
     // Checked for both sides: errors on the baseline mean the load generator or the machine
@@ -154,6 +156,19 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
     process.off('SIGTERM', onSignal);
     await ws.dispose();
   }
+}
+
+/** Runs `load` and adds the CPU time `child` used meanwhile to `stats`. */
+async function measure(child: Child, stats: SideStats, load: () => Promise<void>): Promise<void> {
+  const before = cpuTime(child);
+  await load();
+  const after = cpuTime(child);
+  if (before === undefined || after === undefined || stats.cpu === undefined) {
+    stats.cpu = undefined;
+    return;
+  }
+  stats.cpu.allMs += after.allMs - before.allMs;
+  stats.cpu.mainMs += after.mainMs - before.mainMs;
 }
 
 function failed(name: string, err: unknown): number {
