@@ -65,8 +65,9 @@ export function printTable(figures: Figures, server: SideStats, baseline: SideSt
 
 /**
  * A side's CPU time per response in µs (all threads, main thread), from `/proc` while it was
- * measured: steadier across a shared machine's hours than requests/s, which follow the load
- * generator's speed as much as the server's. Undefined without `/proc` or responses.
+ * measured: it tells a side that ran out of CPU from one that waited. It moves with the
+ * machine's speed like requests/s do, so compare it within a run. Undefined without `/proc` or
+ * responses.
  */
 export function cpuPerResponse(s: SideStats): { all: number; main: number } | undefined {
   if (s.cpu === undefined || s.responses === 0) return undefined;
