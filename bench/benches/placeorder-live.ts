@@ -3,7 +3,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { emptyStats, runLoad, type SideStats } from '../lib/load.js';
 import { Workspace, type Child } from '../lib/processes.js';
-import { computeFigures, describeNon2xx, verdictWord, writeJson, type TargetResult } from '../lib/report.js';
+import {
+  computeFigures,
+  cpuPerResponse,
+  describeNon2xx,
+  verdictWord,
+  writeJson,
+  type TargetResult,
+} from '../lib/report.js';
+import { measure } from '../lib/runner.js';
 import type { BenchRequest, Figures } from '../lib/types.js';
 import { createApiKey, importContract, waitForIndex } from './market-data.js';
 import {
@@ -246,6 +254,8 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
     const ports: Record<Side, number> = { stub: directPort, algodesk: server.port };
     const warmup: Record<Side, SideStats> = { stub: emptyStats(), algodesk: emptyStats() };
     const measured: Record<Side, SideStats> = { stub: emptyStats(), algodesk: emptyStats() };
+    // The stub runs in this process, beside the load generator: its CPU is not told apart.
+    measured.stub.cpu = undefined;
     for (let round = 1; round <= ROUNDS; round++) {
       for (const side of ['stub', 'algodesk'] as const) {
         const load = { port: ports[side], request: requests[side], connections: opts.connections };
@@ -254,7 +264,8 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
           await runLoad({ ...load, durationS: WARMUP_S }, warmup[side]);
         }
         progress(`${side}: round ${round}/${ROUNDS}, ${roundS} s`);
-        await runLoad({ ...load, durationS: roundS }, measured[side]);
+        const run = () => runLoad({ ...load, durationS: roundS }, measured[side]);
+        await (side === 'algodesk' ? measure(server, measured.algodesk, run) : run());
       }
     }
     const problems = (['algodesk', 'stub'] as const).flatMap((side) => [
@@ -279,6 +290,8 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
     };
     const conns = { algodesk: stubs.viaAlgodesk.connections, direct: stubs.direct.connections };
     printLiveTable(figures, measured, added);
+    const cpu = cpuPerResponse(measured.algodesk);
+    if (cpu) console.log(`algodesk CPU µs per order (all threads / main thread): ${cpu.all} / ${cpu.main}`);
     console.log(
       `stub: TCP connections accepted from algodesk ${conns.algodesk} (pool of ${POOL_CONNECTIONS}) for ` +
         `${stubs.viaAlgodesk.orders} orders; from the load generator directly ${conns.direct} ` +

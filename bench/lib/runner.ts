@@ -159,7 +159,7 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
 }
 
 /** Runs `load` and adds the CPU time `child` used meanwhile to `stats`. */
-async function measure(child: Child, stats: SideStats, load: () => Promise<void>): Promise<void> {
+export async function measure(child: Child, stats: SideStats, load: () => Promise<void>): Promise<void> {
   const before = cpuTime(child);
   await load();
   const after = cpuTime(child);
