@@ -125,7 +125,9 @@ export async function createTestDeps(dialect: Dialect, opts: TestAppOptions = {}
     async release() {
       if (opts.db) return;
       await db.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      // Retried: a last asynchronous write of the closed app may create a file in the directory
+      // while it is being removed, which fails the removal with ENOTEMPTY (seen once in CI).
+      rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }

@@ -170,7 +170,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in Chromium: first run, sign in and
     try {
       await page.getByRole('link', { name: 'Dashboard' }).click();
       await page.waitForURL(`${base}/dashboard`);
-      await expect.poll(() => held.length).toBeGreaterThan(0);
+      // The page's read may start late on a loaded machine: the poll's 1 s default is too short.
+      await expect.poll(() => held.length, { timeout: 8_000 }).toBeGreaterThan(0);
       await button('Sign out').click();
       await page.waitForURL(`${base}/login`);
       await button('Sign in').waitFor();
