@@ -97,8 +97,6 @@ function connect() {
   const ws = new WebSocket(url);
   socket = ws;
   ws.onopen = () => {
-    // Opened after the page let it go (sign-out): closeLive closes it.
-    if (socket !== ws) return;
     delay = 1_000;
     setState('open');
     // Whatever happened while the socket was down.
@@ -165,33 +163,15 @@ function release() {
   }, LINGER_MS);
 }
 
-/** How long signing out waits for a socket still connecting before it goes on. */
-const CLOSE_WAIT_MS = 2_000;
-
-/**
- * Closes the socket (signing out: it belongs to the session that ends) and resolves once it is
- * closed. A socket still connecting is let open first, then closed: its handshake may reach the
- * server after the logout, which would refuse it (a failed handshake the browser reports as an
- * error), and closing it while it connects is reported too (docs/rules/web.md#sign-out).
- */
-export function closeLive(): Promise<void> {
+/** Closes the socket now (signing out: it belongs to the session that ends). */
+export function closeLive(): void {
   epoch += 1;
   clearTimeout(linger);
   clearTimeout(retry);
   linger = retry = undefined;
   const ws = socket;
   socket = undefined;
-  if (ws === undefined || ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const bound = setTimeout(resolve, CLOSE_WAIT_MS);
-    ws.addEventListener('close', () => {
-      clearTimeout(bound);
-      resolve();
-    });
-    if (ws.readyState === WebSocket.CONNECTING)
-      ws.addEventListener('open', () => ws.close(1000), { once: true });
-    else ws.close(1000);
-  });
+  ws?.close(1000);
 }
 
 /**

@@ -104,14 +104,13 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
     try {
       await queryClient.cancelQueries();
       abandonReads();
-      // Before the logout: a handshake reaching the server after it would be refused.
-      await closeLive();
       try {
         await api('POST', '/auth/logout');
       } catch {
         // Already gone (expired): signed out either way.
       }
       forgetCsrfToken();
+      closeLive();
       reportErrorsAs(false);
       // No session first: the guard takes the page (and its queries) away. Only then is the cache
       // dropped — a page still shown would ask the server again, without a session, at once.
