@@ -48,6 +48,11 @@ let linger: ReturnType<typeof setTimeout> | undefined;
 let starting = false;
 /** Bumped at sign-out: a probe answered for the session that ended opens nothing. */
 let epoch = 0;
+/**
+ * Between the click on "Sign out" and the end of the sign-out: no socket opens, not even for a
+ * desk page shown meanwhile (one mounted just before the click starts its probe after it).
+ */
+let signingOut = false;
 let client: QueryClient | undefined;
 const watchers = new Set<() => void>();
 const eventListeners = new Set<(m: OrderEventMessage) => void>();
@@ -69,17 +74,17 @@ function refresh() {
  */
 function start() {
   retry = undefined;
-  if (starting) return;
+  if (starting || signingOut) return;
   starting = true;
   const mine = epoch;
   api('GET', '/auth/session', undefined, { quiet401: true }).then(
     () => {
       starting = false;
-      if (mine === epoch && users > 0 && socket === undefined) connect();
+      if (mine === epoch && !signingOut && users > 0 && socket === undefined) connect();
     },
     (err: unknown) => {
       starting = false;
-      if (mine !== epoch || users === 0) return;
+      if (mine !== epoch || signingOut || users === 0) return;
       if (err instanceof ApiError && err.status === 401) {
         sessionEnded();
         return;
@@ -97,6 +102,8 @@ function connect() {
   const ws = new WebSocket(url);
   socket = ws;
   ws.onopen = () => {
+    // Opened after sign-out let it go: closeLive closes it.
+    if (socket !== ws) return;
     delay = 1_000;
     setState('open');
     // Whatever happened while the socket was down.
@@ -134,6 +141,15 @@ function connect() {
   };
 }
 
+/**
+ * Holds the live socket for a page while it is shown (what {@link useLive} does); the function
+ * returned lets it go.
+ */
+export function holdLive(qc: QueryClient): () => void {
+  acquire(qc);
+  return release;
+}
+
 function acquire(qc: QueryClient) {
   client = qc;
   users += 1;
@@ -159,19 +175,52 @@ function release() {
     retry = undefined;
     const ws = socket;
     socket = undefined;
-    ws?.close(1000);
+    if (ws) void closeSocket(ws);
   }, LINGER_MS);
 }
 
-/** Closes the socket now (signing out: it belongs to the session that ends). */
-export function closeLive(): void {
+/** How long signing out waits for a socket still connecting before it goes on. */
+const CLOSE_WAIT_MS = 2_000;
+
+/**
+ * Closes a socket the client let go; resolves once it is closed (or after {@link CLOSE_WAIT_MS}).
+ * One still connecting is let open first: closing it while it connects is an error in the
+ * browser's console.
+ */
+function closeSocket(ws: WebSocket): Promise<void> {
+  if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const bound = setTimeout(resolve, CLOSE_WAIT_MS);
+    ws.addEventListener('close', () => {
+      clearTimeout(bound);
+      resolve();
+    });
+    if (ws.readyState === WebSocket.CONNECTING)
+      ws.addEventListener('open', () => ws.close(1000), { once: true });
+    else ws.close(1000);
+  });
+}
+
+/**
+ * Signing out, before the logout (docs/rules/web.md#sign-out): closes the socket, which belongs to
+ * the session that ends, and opens none until {@link liveSignedOut}. Resolves once the socket is
+ * closed; one still connecting is let open first, so its handshake is answered before the logout
+ * (after it, the handshake would be refused: an error in the browser's console).
+ */
+export function closeLive(): Promise<void> {
+  signingOut = true;
   epoch += 1;
   clearTimeout(linger);
   clearTimeout(retry);
   linger = retry = undefined;
   const ws = socket;
   socket = undefined;
-  ws?.close(1000);
+  return ws ? closeSocket(ws) : Promise.resolve();
+}
+
+/** The sign-out is over (its pages are gone): the next desk page shown opens a socket again. */
+export function liveSignedOut(): void {
+  signingOut = false;
 }
 
 /**
@@ -183,10 +232,7 @@ export function useLive(onEvent?: (m: OrderEventMessage) => void): {
   refetchInterval: number | false;
 } {
   const qc = useQueryClient();
-  useEffect(() => {
-    acquire(qc);
-    return release;
-  }, [qc]);
+  useEffect(() => holdLive(qc), [qc]);
   useEffect(() => {
     if (!onEvent) return;
     eventListeners.add(onEvent);

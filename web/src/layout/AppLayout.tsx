@@ -17,7 +17,7 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../../src/modules/web/web-pages';
 import { SESSION_KEY, useMode, type User } from '../api/auth';
 import { abandonReads, api, forgetCsrfToken } from '../api/client';
-import { closeLive } from '../api/live';
+import { closeLive, liveSignedOut } from '../api/live';
 import { reportErrorsAs } from '../report-errors';
 import { TicketProvider } from '../components/ticket/TicketProvider';
 
@@ -102,6 +102,9 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
     // while "offline"), and those on their way are cancelled and abandoned.
     onlineManager.setOnline(false);
     try {
+      // Before the logout, and before a desk page shown meanwhile could open one: a handshake
+      // reaching the server after the logout would be refused.
+      await closeLive();
       await queryClient.cancelQueries();
       abandonReads();
       try {
@@ -110,7 +113,6 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
         // Already gone (expired): signed out either way.
       }
       forgetCsrfToken();
-      closeLive();
       reportErrorsAs(false);
       // No session first: the guard takes the page (and its queries) away. Only then is the cache
       // dropped — a page still shown would ask the server again, without a session, at once.
@@ -120,6 +122,7 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
       queryClient.clear();
       queryClient.setQueryData(SESSION_KEY, null);
     } finally {
+      liveSignedOut();
       // The sign-in page's own queries (held meanwhile) go now.
       onlineManager.setOnline(true);
     }
