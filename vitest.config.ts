@@ -1,20 +1,10 @@
-import { readdirSync } from 'node:fs';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
- * Test files that run in a process of their own (Vitest's default isolation):
- * - one that replaces a module with `vi.mock`, which takes effect only where that module was not
- *   imported yet;
- * - the browser journeys (`test/web/*-journey(s).test.ts`, which drive Chromium): they ran in a
- *   process of their own in every run that passed CI before files shared workers; the sign-out
- *   journey's refused live-socket handshake (401) is not yet explained.
+ * Test files that run in a process of their own (Vitest's default isolation): one that replaces a
+ * module with `vi.mock`, which takes effect only where that module was not imported yet.
  */
-export const ISOLATED = [
-  'test/app/openapi.test.ts',
-  ...readdirSync('test/web')
-    .filter((f) => /-journeys?\.test\.ts$/.test(f))
-    .map((f) => `test/web/${f}`),
-];
+export const ISOLATED = ['test/app/openapi.test.ts'];
 
 /**
  * A run's projects: the files of `include` but {@link ISOLATED} share their worker's modules
@@ -47,11 +37,9 @@ export default defineConfig({
   test: {
     projects: projects(['src/**/*.test.ts', 'test/**/*.test.ts'], ISOLATED),
     pool: 'forks',
-    // Isolation stays on for now: with files sharing a worker (`isolate: false` here, read by
-    // Vitest 3.2 only on the root) the suite ran in about half the time, but the sign-out
-    // journey's live socket was refused (401) in runs of that configuration and is not yet
-    // explained (docs/architecture.md, "Test files share their worker's modules").
-    poolOptions: { forks: { isolate: true } },
+    // Files share their worker's modules (read by Vitest 3.2 only here, on the root): the suite
+    // runs in about half the time (docs/architecture.md, "Test files share their worker's modules").
+    poolOptions: { forks: { isolate: false } },
     // Vitest's default is one worker per core less one: a single worker on a 2-core machine,
     // idle while a suite waits on a child process or a socket. Two halve the wall time there.
     maxWorkers: 2,
