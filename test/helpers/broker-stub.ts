@@ -10,6 +10,14 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * A delay that outlasts the tests' broker timeouts (300–500 ms) for sure. The clients' timeouts
+ * are undici's `headersTimeout`, which runs on undici's coarse timers (ticks of ~0.5 s, and late
+ * on a busy event loop): a 300 ms timeout fires 0.3–1 s later on an idle machine, so an answer
+ * delayed by only 1 s sometimes came first on a loaded one and the test saw 200, not 504.
+ */
+export const SLOWER_THAN_TIMEOUT_MS = 3_000;
+
 /** A request as the stub saw it. The credential itself is never kept, only `authOk`. */
 export interface RecordedRequest {
   method: string;

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { kiteError } from '../helpers/broker-quote-stubs.js';
+import { SLOWER_THAN_TIMEOUT_MS } from '../helpers/broker-stub.js';
 import { kiteDocSbin, useKiteMarketData } from '../helpers/market-data-world.js';
 import { KITE_CREDS } from '../helpers/orders-app.js';
 
@@ -28,7 +29,7 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
 
     it('a broker slower than BROKER_TIMEOUT_MS answers 504 with a message', async () => {
       k.stub.quotes.set('NSE:SBIN', kiteDocSbin());
-      k.stub.delayNext(1_000);
+      k.stub.delayNext(SLOWER_THAN_TIMEOUT_MS);
       const res = await k.o.api('quotes', { symbol: 'SBIN', exchange: 'NSE' });
       expect(res.statusCode).toBe(504);
       expect(res.json()).toMatchObject({ status: 'error', message: expect.stringMatching(/timed out/) });
@@ -38,7 +39,7 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
       // Every request of this test is slow, whatever else reaches the stub meanwhile (the
       // sandbox's price source polls it too), so the history call is sure to be one of them.
       k.stub.reset();
-      k.stub.delayNext(1_000, 100);
+      k.stub.delayNext(SLOWER_THAN_TIMEOUT_MS, 100);
       const res = await k.o.api('history', {
         symbol: 'SBIN',
         exchange: 'NSE',

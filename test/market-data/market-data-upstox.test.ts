@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPSTOX_DOC_NHPC } from '../helpers/broker-quote-fixtures.js';
 import { startUpstoxQuoteStub, upstoxError, type UpstoxQuoteStub } from '../helpers/broker-quote-stubs.js';
+import { SLOWER_THAN_TIMEOUT_MS } from '../helpers/broker-stub.js';
 import { UPSTOX_CREDS, startOrdersApp, upstoxContract, type OrdersApp } from '../helpers/orders-app.js';
 
 const SBIN_KEY = 'NSE_EQ|INE062A01020';
@@ -120,7 +121,7 @@ describe('market data through Upstox (v2 on loopback)', () => {
     expect(refused.json().message).toMatch(/Invalid token/);
     expect(refused.body).not.toContain(UPSTOX_CREDS.accessToken);
 
-    stub.delayNext(1_000);
+    stub.delayNext(SLOWER_THAN_TIMEOUT_MS);
     const slow = await o.api('depth', { symbol: 'NHPC', exchange: 'NSE' });
     expect(slow.statusCode).toBe(504);
   });

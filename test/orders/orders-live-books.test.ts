@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kiteError, upstoxError } from '../helpers/broker-quote-stubs.js';
+import { SLOWER_THAN_TIMEOUT_MS } from '../helpers/broker-stub.js';
 import {
   startKiteOrderStub,
   startUpstoxOrderStub,
@@ -296,7 +297,7 @@ describeEachDb('live books', (dialect) => {
         status: 'error',
         message: expect.stringContaining('unavailable'),
       });
-      stub.delayNext(1_500);
+      stub.delayNext(SLOWER_THAN_TIMEOUT_MS);
       const slow = await o.api('positionbook', {});
       expect(slow.statusCode).toBe(504);
       expect(slow.json()).toMatchObject({

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { kiteError } from '../helpers/broker-quote-stubs.js';
+import { SLOWER_THAN_TIMEOUT_MS } from '../helpers/broker-stub.js';
 import { startKiteOrderStub, type KiteOrderStub } from '../helpers/broker-order-stubs.js';
 import { importContract } from '../helpers/contracts.js';
 import { miniKiteContract } from '../helpers/sandbox.js';
@@ -104,7 +105,7 @@ describeEachDb('placeorder in live mode through the Zerodha adapter', (dialect) 
     });
 
     it('a broker slower than BROKER_TIMEOUT_MS → 504', async () => {
-      stub.delayNext(1_000);
+      stub.delayNext(SLOWER_THAN_TIMEOUT_MS);
       const res = await place(order());
       expect(res.statusCode).toBe(504);
       expect(res.json()).toMatchObject({ status: 'error' });

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { kiteError } from '../helpers/broker-quote-stubs.js';
+import { SLOWER_THAN_TIMEOUT_MS } from '../helpers/broker-stub.js';
 import {
   startUpstoxOrderStub,
   type KiteOrderStub,
@@ -151,7 +152,7 @@ describeEachDb('margin in live mode through Kite', (dialect) => {
     expect(refused.statusCode).toBe(400);
     expect(refused.json().status).toBe('error');
     expect(refused.json().message).toContain('Invalid `tradingsymbol`.');
-    stub.delayNext(1_000);
+    stub.delayNext(SLOWER_THAN_TIMEOUT_MS);
     const slow = await margin([SBIN_LIMIT]);
     expect(slow.statusCode).toBe(504);
     expect(slow.json().message).toMatch(/Zerodha/);
