@@ -19,14 +19,14 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { FlowForm } from './flows/FlowForm';
 import { Runs } from './flows/FlowRuns';
 import { BASE, KEY, nodeCount, type Flow, type Issued } from './flows/model';
 import { Confirm, CopyLine, ShownOnce, usePhone, when } from './common';
+import { RowActions, useWebhookList } from './webhook-list';
 
 function EnabledSwitch({ flow }: { flow: Flow }) {
   const queryClient = useQueryClient();
@@ -52,71 +52,12 @@ function EnabledSwitch({ flow }: { flow: Flow }) {
 }
 
 export default function FlowsPage() {
-  const queryClient = useQueryClient();
   const phone = usePhone();
-  const list = useQuery({ queryKey: KEY, queryFn: () => api<{ data: Flow[] }>('GET', '/flow/api/flows') });
-  // The credentials just issued: in this page's memory only, gone once hidden or the page is left.
-  const [issued, setIssued] = useState<(Issued & { name: string }) | undefined>();
-  // The form's target stays while its dialog closes, so the dialog does not empty mid-transition.
-  const [formOpen, setFormOpen] = useState(false);
-  const [editing, setEditing] = useState<Flow | 'new'>('new');
-  const openForm = (target: Flow | 'new') => {
-    setEditing(target);
-    setFormOpen(true);
-  };
-  const [deleting, setDeleting] = useState<Flow | undefined>();
-  const [rotating, setRotating] = useState<Flow | undefined>();
-  const [viewing, setViewing] = useState<number | undefined>();
-  const remove = useMutation({
-    mutationFn: (id: number) => api('DELETE', `${BASE}/${id}`),
-    onSuccess: async (_r, id) => {
-      setDeleting(undefined);
-      if (viewing === id) setViewing(undefined);
-      await queryClient.invalidateQueries({ queryKey: KEY });
-    },
-  });
-  const rotate = useMutation({
-    mutationFn: (f: Flow) => api<Issued>('POST', `${BASE}/${f.id}/rotate`),
-    onSuccess: (r, f) => {
-      setRotating(undefined);
-      setIssued({
-        name: f.name,
-        webhook_token: r.webhook_token,
-        webhook_url: r.webhook_url,
-        secret: r.secret,
-      });
-    },
-  });
-  const rows = list.data?.data ?? [];
-  const shownFlow = rows.find((f) => f.id === viewing);
-  const actions = (f: Flow) => (
-    <Group gap={4} wrap={phone ? 'wrap' : 'nowrap'} justify={phone ? 'flex-start' : 'flex-end'}>
-      <Button size="xs" variant="light" onClick={() => setViewing(f.id)} aria-label={`Runs of ${f.name}`}>
-        Runs
-      </Button>
-      <Button size="xs" variant="light" onClick={() => openForm(f)} aria-label={`Edit ${f.name}`}>
-        Edit
-      </Button>
-      <Button
-        size="xs"
-        variant="light"
-        color="orange"
-        onClick={() => setRotating(f)}
-        aria-label={`Rotate the webhook of ${f.name}`}
-      >
-        Rotate
-      </Button>
-      <Button
-        size="xs"
-        variant="light"
-        color="red"
-        onClick={() => setDeleting(f)}
-        aria-label={`Delete ${f.name}`}
-      >
-        Delete
-      </Button>
-    </Group>
-  );
+  const page = useWebhookList<Flow, Issued>(KEY, BASE);
+  const { list, rows, issued, setIssued, formOpen, setFormOpen, editing, openForm } = page;
+  const { deleting, setDeleting, rotating, setRotating, setViewing, remove, rotate } = page;
+  const shownFlow = page.shown;
+  const actions = (f: Flow) => <RowActions row={f} audit="Runs" list={page} />;
 
   return (
     <Container size="xl" px={0}>

@@ -17,12 +17,10 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useSession } from '../../api/auth';
-import { api } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { Confirm, CopyLine, ShownOnce, usePhone } from './common';
+import { RowActions, useWebhookList } from './webhook-list';
 import { modeBadge, sizingCell, windowCell } from './scanners/cells';
 import { Deliveries } from './scanners/Deliveries';
 import { LiveSwitch } from './scanners/LiveSwitch';
@@ -30,79 +28,16 @@ import { ScannerForm } from './scanners/ScannerForm';
 import { BASE, KEY, type Issued, type Scanner } from './scanners/scanner';
 
 export default function ScannersPage() {
-  const queryClient = useQueryClient();
   const user = useSession().data;
   const phone = usePhone();
-  const list = useQuery({
-    queryKey: KEY,
-    queryFn: () => api<{ data: Scanner[] }>('GET', '/scanner/api/scanners'),
-  });
-  // The webhook URL just issued: in this page's memory only, gone once hidden or the page is left.
-  const [issued, setIssued] = useState<(Issued & { name: string }) | undefined>();
-  // The form's target stays while its dialog closes, so the dialog does not empty mid-transition.
-  const [formOpen, setFormOpen] = useState(false);
-  const [editing, setEditing] = useState<Scanner | 'new'>('new');
-  const openForm = (target: Scanner | 'new') => {
-    setEditing(target);
-    setFormOpen(true);
-  };
-  const [deleting, setDeleting] = useState<Scanner | undefined>();
-  const [rotating, setRotating] = useState<Scanner | undefined>();
-  const [viewing, setViewing] = useState<number | undefined>();
-
-  const remove = useMutation({
-    mutationFn: (id: number) => api('DELETE', `${BASE}/${id}`),
-    onSuccess: async (_r, id) => {
-      setDeleting(undefined);
-      if (viewing === id) setViewing(undefined);
-      await queryClient.invalidateQueries({ queryKey: KEY });
-    },
-  });
-  const rotate = useMutation({
-    mutationFn: (s: Scanner) => api<Issued>('POST', `${BASE}/${s.id}/rotate`),
-    onSuccess: (r, s) => {
-      setRotating(undefined);
-      setIssued({ name: s.name, webhook_id: r.webhook_id, webhook_url: r.webhook_url });
-    },
-  });
-  const rows = list.data?.data ?? [];
-  const shownScanner = rows.find((s) => s.id === viewing);
+  const page = useWebhookList<Scanner, Issued>(KEY, BASE);
+  const { list, rows, issued, setIssued, formOpen, setFormOpen, editing, openForm } = page;
+  const { deleting, setDeleting, rotating, setRotating, setViewing, remove, rotate } = page;
+  const shownScanner = page.shown;
 
   const liveCell = (s: Scanner) =>
     user?.is_admin ? <LiveSwitch scanner={s} /> : s.live_enabled ? 'Yes' : 'No';
-  const actions = (s: Scanner) => (
-    <Group gap={4} wrap={phone ? 'wrap' : 'nowrap'} justify={phone ? 'flex-start' : 'flex-end'}>
-      <Button
-        size="xs"
-        variant="light"
-        onClick={() => setViewing(s.id)}
-        aria-label={`Deliveries of ${s.name}`}
-      >
-        Deliveries
-      </Button>
-      <Button size="xs" variant="light" onClick={() => openForm(s)} aria-label={`Edit ${s.name}`}>
-        Edit
-      </Button>
-      <Button
-        size="xs"
-        variant="light"
-        color="orange"
-        onClick={() => setRotating(s)}
-        aria-label={`Rotate the webhook of ${s.name}`}
-      >
-        Rotate
-      </Button>
-      <Button
-        size="xs"
-        variant="light"
-        color="red"
-        onClick={() => setDeleting(s)}
-        aria-label={`Delete ${s.name}`}
-      >
-        Delete
-      </Button>
-    </Group>
-  );
+  const actions = (s: Scanner) => <RowActions row={s} audit="Deliveries" list={page} />;
 
   return (
     <Container size="xl" px={0}>
