@@ -34,11 +34,16 @@ for (const method of ['run', 'get', 'all']) {
     } finally {
       const us = Number(process.hrtime.bigint() - t0) / 1000;
       const s = stats.get(this.source);
-      if (s === undefined) stats.set(this.source, { calls: 1, us, slow: us > 1000 ? 1 : 0 });
+      const slow = us > 1000;
+      if (s === undefined)
+        stats.set(this.source, { calls: 1, us, slow: slow ? 1 : 0, slowUs: slow ? us : 0 });
       else {
         s.calls += 1;
         s.us += us;
-        if (us > 1000) s.slow += 1;
+        if (slow) {
+          s.slow += 1;
+          s.slowUs += us;
+        }
       }
     }
   };
@@ -48,13 +53,19 @@ process.on('exit', () => {
   if (stats.size === 0) return;
   const rows = [...stats].sort((a, b) => b[1].us - a[1].us);
   const total = rows.reduce((sum, [, s]) => sum + s.us, 0);
-  const lines = [`total ${(total / 1000).toFixed(1)} ms in ${rows.length} statements`, ''];
-  lines.push('   calls    total ms   µs/call  > 1 ms  SQL');
+  const slowTotal = rows.reduce((sum, [, s]) => sum + s.slowUs, 0);
+  const lines = [
+    `total ${(total / 1000).toFixed(1)} ms in ${rows.length} statements, of which ${(slowTotal / 1000).toFixed(1)} ms in calls over 1 ms`,
+    '',
+  ];
+  lines.push('   calls    total ms   µs/call  > 1 ms  ms in those  SQL');
   for (const [sql, s] of rows)
     lines.push(
       `${String(s.calls).padStart(8)} ${(s.us / 1000).toFixed(1).padStart(11)} ${(s.us / s.calls)
         .toFixed(1)
-        .padStart(9)} ${String(s.slow).padStart(7)}  ${sql.replace(/\s+/g, ' ').slice(0, 160)}`,
+        .padStart(9)} ${String(s.slow).padStart(7)} ${(s.slowUs / 1000).toFixed(1).padStart(12)}  ${sql
+        .replace(/\s+/g, ' ')
+        .slice(0, 160)}`,
     );
   const file = join(process.env.SQL_TIMING_DIR ?? '/tmp', `sql-timing-${process.pid}-${threadId}.txt`);
   writeFileSync(file, `${lines.join('\n')}\n`);
