@@ -234,7 +234,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the administration pages, profile settings and 
     apiKey = (await page.getByTestId('new-api-key').textContent())!.trim();
     expect(apiKey).toMatch(/^[A-Za-z0-9_-]{32,}$/);
     await page.getByTestId('api-key-state').getByText('exists').waitFor();
-    await c.button('Copy').waitFor();
+    await c.button('Copy api key').waitFor();
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     await c.shot('18a-apikey-shown-once');
     // Regenerating asks first, and the old key stops working.

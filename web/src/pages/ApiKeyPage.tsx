@@ -3,21 +3,7 @@
  * confirmation; the new key is shown once, with a copy button, and forgotten when the page is
  * left — architecture "Secrets never leave"), and the key's order mode.
  */
-import {
-  Alert,
-  Badge,
-  Button,
-  Card,
-  Code,
-  Container,
-  CopyButton,
-  Group,
-  Modal,
-  Radio,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Badge, Button, Card, Code, Container, Group, Modal, Radio, Stack, Text, Title } from '@mantine/core';
 import '@mantine/core/styles/Radio.css';
 import '@mantine/core/styles/RadioIndicator.css';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -25,6 +11,7 @@ import { useEffect, useState } from 'react';
 import { SESSION_KEY } from '../api/auth';
 import { api } from '../api/client';
 import { ErrorState, Loading } from '../components/states';
+import { CopyLine, ShownOnce } from './integrations/common';
 
 type OrderMode = 'auto' | 'semi_auto';
 interface KeyStatus {
@@ -61,33 +48,9 @@ function Regenerate({ has }: { has: boolean }) {
   return (
     <Stack>
       {shown ? (
-        <Alert color="yellow" title="Your new API key" role="status">
-          <Stack gap="xs">
-            <Text size="sm">{shown.message}</Text>
-            <Group gap="xs" wrap="nowrap">
-              <Code data-testid="new-api-key" style={{ wordBreak: 'break-all' }}>
-                {shown.apikey}
-              </Code>
-              <CopyButton value={shown.apikey}>
-                {({ copied, copy }) => (
-                  <Button
-                    size="xs"
-                    variant={copied ? 'filled' : 'light'}
-                    color={copied ? 'teal' : 'blue'}
-                    onClick={copy}
-                  >
-                    {copied ? 'Copied' : 'Copy'}
-                  </Button>
-                )}
-              </CopyButton>
-            </Group>
-            <Group>
-              <Button size="xs" variant="default" onClick={() => setShown(undefined)}>
-                I have stored it
-              </Button>
-            </Group>
-          </Stack>
-        </Alert>
+        <ShownOnce title="Your new API key" notice={shown.message} onDone={() => setShown(undefined)}>
+          <CopyLine label="API key" value={shown.apikey} testId="new-api-key" />
+        </ShownOnce>
       ) : (
         <Group>
           <Button color={has ? 'red' : 'blue'} onClick={ask}>

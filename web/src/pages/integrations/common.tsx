@@ -37,22 +37,25 @@ export function CopyLine({ label, value, testId }: { label: string; value: strin
   );
 }
 
-/** The one-time display of new credentials, hidden (and forgotten) by "I have stored it". */
+/**
+ * The one-time display of new credentials, hidden (and forgotten) by "I have stored it"; `notice`
+ * says why it is shown once (by default: only a digest is kept, rotating replaces it).
+ */
 export function ShownOnce({
   title,
   children,
   onDone,
+  notice = 'Shown once: only a digest is stored, so it cannot be shown again — only replaced by rotating.',
 }: {
   title: string;
   children: ReactNode;
   onDone: () => void;
+  notice?: string;
 }) {
   return (
     <Alert color="yellow" title={title} role="status" data-testid="shown-once">
       <Stack gap="sm">
-        <Text size="sm">
-          Shown once: only a digest is stored, so it cannot be shown again — only replaced by rotating.
-        </Text>
+        <Text size="sm">{notice}</Text>
         {children}
         <Group>
           <Button size="xs" variant="default" onClick={onDone}>
