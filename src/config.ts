@@ -152,7 +152,10 @@ export interface BrokerConfig {
    * (Kite `https://kite.zerodha.com`, Upstox `https://api.upstox.com`; tests use a loopback stub).
    */
   loginUrl: string | undefined;
-  /** `BROKER_TIMEOUT_MS` (default 10000): a broker call slower than this answers 504. */
+  /**
+   * `BROKER_TIMEOUT_MS` (default 10000): a broker call slower than this answers 504, to within
+   * about a second (undici's headers timeout runs on its coarse timers, ticks of ~0.5 s).
+   */
   timeoutMs: number;
 }
 
