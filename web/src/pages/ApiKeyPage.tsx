@@ -12,6 +12,7 @@ import { SESSION_KEY } from '../api/auth';
 import { api } from '../api/client';
 import { ErrorState, Loading } from '../components/states';
 import { CopyLine, ShownOnce } from './integrations/common';
+import { istStamp } from '../ist-time';
 
 type OrderMode = 'auto' | 'semi_auto';
 interface KeyStatus {
@@ -150,7 +151,7 @@ export default function ApiKeyPage() {
               </Badge>
               {status.data.created_at && (
                 <Text size="sm" c="dimmed">
-                  made {new Date(status.data.created_at).toLocaleString()}
+                  made {istStamp(status.data.created_at)}
                 </Text>
               )}
             </Group>

@@ -27,6 +27,7 @@ import { api, fieldError, onlyFieldErrors } from '../api/client';
 import { ErrorState, Loading } from '../components/states';
 import { MailSettings } from './profile/MailSettings';
 import { OrderAlerts } from './profile/OrderAlerts';
+import { istStamp } from '../ist-time';
 
 interface TotpStatus {
   totp_enabled: boolean;
@@ -159,7 +160,7 @@ function TwoFactor() {
         </Badge>
         <Text size="sm" c="dimmed">
           Last code verified in this session:{' '}
-          {s.last_totp_verified_at ? new Date(s.last_totp_verified_at).toLocaleString() : 'never'}
+          {s.last_totp_verified_at ? istStamp(s.last_totp_verified_at) : 'never'}
         </Text>
       </Group>
       {!s.totp_enabled && !enrollment && (

@@ -7,8 +7,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, fieldError, onlyFieldErrors } from '../api/client';
 import { Empty, ErrorState, Loading } from '../components/states';
+import { istStamp } from '../ist-time';
 
-const when = (iso: string | null) => (iso === null ? '—' : new Date(iso).toLocaleString());
+const when = (iso: string | null) => (iso === null ? '—' : istStamp(iso));
 
 /** `POST /security/ban-host`: every address seen with a host name in the last 24 h. */
 export function BanHostForm() {

@@ -20,6 +20,7 @@ import { api, fieldError, onlyFieldErrors } from '../api/client';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { ActiveSessions, BanHostForm, LoginActivity } from './SecurityActivity';
 import { TrackerTable, type Tracker } from './SecurityTrackers';
+import { istStamp } from '../ist-time';
 
 interface Ban {
   ip: string;
@@ -46,7 +47,7 @@ interface SecurityData {
 }
 
 const DATA_KEY = ['security', 'data'] as const;
-const when = (iso: string | null) => (iso === null ? '—' : new Date(iso).toLocaleString());
+const when = (iso: string | null) => (iso === null ? '—' : istStamp(iso));
 
 function BansTable({ bans }: { bans: Ban[] }) {
   const queryClient = useQueryClient();

@@ -3,6 +3,7 @@ import { Button, Table } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { Empty } from '../components/states';
+import { istStamp } from '../ist-time';
 
 export interface Tracker {
   ip: string;
@@ -13,7 +14,7 @@ export interface Tracker {
   last_seen: string | null;
 }
 
-const when = (iso: string | null) => (iso === null ? '—' : new Date(iso).toLocaleString());
+const when = (iso: string | null) => (iso === null ? '—' : istStamp(iso));
 
 function Clear404({ ip }: { ip: string }) {
   const queryClient = useQueryClient();

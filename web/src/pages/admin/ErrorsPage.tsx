@@ -26,6 +26,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { istStamp } from '../../ist-time';
 
 interface Entry {
   id: number;
@@ -65,7 +66,7 @@ interface Group {
 /** The levels the log keeps, mildest first (`ERROR_LEVELS` of error-record.ts). */
 const LEVELS = ['warn', 'error', 'fatal'] as const;
 const LEVEL_COLOR: Record<string, string> = { warn: 'yellow', error: 'red', fatal: 'grape' };
-const when = (iso: string) => new Date(iso).toLocaleString();
+const when = (iso: string) => istStamp(iso);
 
 function LevelBadge({ level }: { level: string }) {
   return (

@@ -19,6 +19,7 @@ import {
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { ErrorState, Loading } from '../../components/states';
+import { istStamp } from '../../ist-time';
 
 type Value = string | number | boolean | null | undefined | Value[] | { [k: string]: Value };
 type Snapshot = Record<string, Value>;
@@ -148,9 +149,7 @@ function Databases({ rows }: { rows: Value }) {
                     {d.present === false ? 'absent' : show('file', d.file)}
                   </Table.Td>
                   <Table.Td>{show('size_bytes', d.size_bytes)}</Table.Td>
-                  <Table.Td>
-                    {typeof d.modified === 'string' ? new Date(d.modified).toLocaleString() : '—'}
-                  </Table.Td>
+                  <Table.Td>{typeof d.modified === 'string' ? istStamp(d.modified) : '—'}</Table.Td>
                 </Table.Tr>
               );
             })}

@@ -8,6 +8,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, fieldError, onlyFieldErrors } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { istStamp } from '../../ist-time';
 
 interface Timing {
   exchange: string;
@@ -98,7 +99,7 @@ function TimingRow({ timing }: { timing: Timing }) {
       </Table.Td>
       <Table.Td>
         <Text size="xs" c="dimmed">
-          {new Date(timing.updated_at).toLocaleString()}
+          {istStamp(timing.updated_at)}
         </Text>
       </Table.Td>
     </Table.Tr>

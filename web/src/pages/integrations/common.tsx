@@ -7,6 +7,7 @@ import { Alert, Badge, Button, Code, CopyButton, Group, Modal, Stack, Text } fro
 import { useMediaQuery } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 import { ApiError } from '../../api/client';
+import { istDateTime } from '../../ist-time';
 
 /** One value to copy: a label, the value in monospace, and its copy button. */
 export function CopyLine({ label, value, testId }: { label: string; value: string; testId?: string }) {
@@ -125,17 +126,7 @@ export function allShown(err: unknown, fields: readonly string[]): boolean {
 }
 
 /** An epoch-millisecond time in IST, the clock of the trading windows and the server's messages. */
-export const when = (ms: number) =>
-  new Date(ms).toLocaleString('en-IN', {
-    timeZone: 'Asia/Kolkata',
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hour12: false,
-  });
+export const when = (ms: number) => istDateTime(ms);
 
 /** A delivery's or run's result as a coloured badge. */
 export function ResultBadge({ result }: { result: string }) {

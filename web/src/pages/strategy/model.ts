@@ -184,13 +184,4 @@ export function legText(l: Leg): string {
 }
 
 /** An ISO time in IST, the clock of the market and of the server's messages. */
-export const istTime = (iso: string) =>
-  new Date(iso).toLocaleString('en-IN', {
-    timeZone: 'Asia/Kolkata',
-    day: 'numeric',
-    month: 'short',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hour12: false,
-  });
+export { istTime } from '../../ist-time';

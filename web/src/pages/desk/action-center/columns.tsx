@@ -4,19 +4,9 @@
  */
 import { rupees, type BookColumn, type BookFilter } from '../../../components/BookTable';
 import type { PendingOrder, Status } from './queue';
+import { istTime } from '../../../ist-time';
 
-const ist = (iso: string | null) =>
-  iso
-    ? new Date(iso).toLocaleString('en-IN', {
-        timeZone: 'Asia/Kolkata',
-        hour12: false,
-        day: '2-digit',
-        month: 'short',
-        hour: '2-digit',
-        minute: '2-digit',
-        second: '2-digit',
-      })
-    : '';
+const ist = (iso: string | null) => (iso ? istTime(iso) : '');
 
 const sideStyle = (action: string) => ({
   color: action === 'BUY' ? 'var(--mantine-color-teal-8)' : 'var(--mantine-color-red-8)',
