@@ -1,8 +1,9 @@
 /**
- * Times as the console shows them: in IST (Asia/Kolkata), the clock of the Indian markets and of
- * the server's messages, whatever the browser's own time zone.
+ * Times as the console shows them (docs/rules/web.md#times-in-ist): in IST (Asia/Kolkata), the
+ * clock of the Indian markets and of the server's messages, whatever the browser's own time zone.
  */
 
+// `hourCycle: 'h23'`, not `hour12: false`: the latter writes the half hour after midnight 24:30.
 const SHORT = new Intl.DateTimeFormat('en-IN', {
   timeZone: 'Asia/Kolkata',
   day: 'numeric',
@@ -10,7 +11,7 @@ const SHORT = new Intl.DateTimeFormat('en-IN', {
   hour: '2-digit',
   minute: '2-digit',
   second: '2-digit',
-  hour12: false,
+  hourCycle: 'h23',
 });
 const FULL = new Intl.DateTimeFormat('en-IN', {
   timeZone: 'Asia/Kolkata',
@@ -20,7 +21,7 @@ const FULL = new Intl.DateTimeFormat('en-IN', {
   hour: '2-digit',
   minute: '2-digit',
   second: '2-digit',
-  hour12: false,
+  hourCycle: 'h23',
 });
 
 /** A time of today's trading (milliseconds or ISO): day, month and time, in IST. */
