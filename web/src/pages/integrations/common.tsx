@@ -126,7 +126,7 @@ export function allShown(err: unknown, fields: readonly string[]): boolean {
 }
 
 /** An epoch-millisecond time in IST, the clock of the trading windows and the server's messages. */
-export const when = (ms: number) => istDateTime(ms);
+export const when: (ms: number) => string = istDateTime;
 
 /** A delivery's or run's result as a coloured badge. */
 export function ResultBadge({ result }: { result: string }) {

@@ -1,8 +1,8 @@
 /**
  * What the scanner and flow list pages share: the list of a user's webhook integrations, the form
- * dialog's target, delete and rotate with their confirmations, the audit shown under the list, and
- * the credentials a creation or rotation issued (kept in the page's memory only and gone once
- * hidden: docs/architecture.md, "Secrets never leave"), and each row's buttons.
+ * dialog's target, the row awaiting a delete or rotate confirmation and those two calls, the audit
+ * shown under the list, the credentials a creation or rotation issued (kept in the page's memory
+ * only and gone once hidden: docs/architecture.md, "Secrets never leave"), and each row's buttons.
  */
 import { Button, Group } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
