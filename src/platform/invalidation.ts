@@ -11,6 +11,11 @@ type Handler = (key: string) => void;
  * Caches that use it keep short TTLs, so a lost message only delays, never prevents, a change.
  */
 export interface InvalidationBus {
+  /**
+   * Whether `publish` reaches other instances (Redis); on the in-process bus it reaches only this
+   * process's handlers, so a message meant for other instances need not be built at all.
+   */
+  readonly reachesOthers: boolean;
   publish(topic: string, key: string): void;
   subscribe(topic: string, handler: Handler): void;
   close(): Promise<void>;
@@ -23,7 +28,16 @@ export interface InvalidationBus {
 
 /** Single-process bus. */
 export class LocalInvalidationBus implements InvalidationBus {
+  readonly reachesOthers: boolean;
   protected readonly handlers = new Map<string, Handler[]>();
+
+  /**
+   * @param opts.shared the bus stands for one several instances share (a test that runs several
+   * in one process): its publishers then build what other instances would need.
+   */
+  constructor(opts: { shared?: boolean } = {}) {
+    this.reachesOthers = opts.shared ?? false;
+  }
 
   publish(topic: string, key: string): void {
     this.deliver(topic, key);
@@ -53,7 +67,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
     private readonly log: Logger,
     prefix = 'algodesk',
   ) {
-    super();
+    super({ shared: true });
     this.channel = `${prefix}:invalidate`;
     sub.on('message', (channel: string, raw: string) => {
       if (channel !== this.channel) return;

@@ -89,6 +89,35 @@ describe('SQLite writer thread: rows written from a worker thread', () => {
     expect(await writer.insert('traffic', [row(7, 'e')])).toHaveLength(1);
   });
 
+  it('writes the rows of several statements given meanwhile in one message; a statement that cannot be prepared fails its own calls only', async () => {
+    t = await createTestDatabase('sqlite', mkdtempSync(join(tmpdir(), 'algodesk-tw-')));
+    writer = new SqliteWriterThread(t.database.file!, {
+      traffic: SINGLE_ROW_INSERT,
+      other: SINGLE_ROW_INSERT.replace('traffic_log', 'traffic_log_elsewhere'),
+    });
+    const row = (i: number): RowTuple => [i, 'a', 'GET', `/p${i}`, 'g', 200, 1, null, null];
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    // The first call goes at once; the three made while it is in flight, of two statements, go
+    // together in the second message.
+    const settled = await Promise.allSettled([
+      writer.insert('traffic', [row(1)]),
+      writer.insert('traffic', [row(2)]),
+      writer.insert('other', [row(3)]),
+      writer.insert('traffic', [row(4), row(5)]),
+    ]);
+    expect(posted).toHaveBeenCalledTimes(2);
+    posted.mockRestore();
+    const stored = await t.database.db.selectFrom('traffic_log').select(['id', 'ts']).orderBy('id').execute();
+    expect(stored.map((r) => r.ts)).toEqual([1, 2, 4, 5]);
+    expect(settled[0]).toEqual({ status: 'fulfilled', value: [stored[0]!.id] });
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: [stored[1]!.id] });
+    expect(settled[2]).toMatchObject({
+      status: 'rejected',
+      reason: { message: expect.stringMatching(/sqlite writer: no such table: traffic_log_elsewhere/) },
+    });
+    expect(settled[3]).toEqual({ status: 'fulfilled', value: [stored[2]!.id, stored[3]!.id] });
+  });
+
   it('rejects with the database error when a batch cannot be written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'algodesk-tw-'));
     writer = new SqliteWriterThread(join(dir, 'empty.db'), { traffic: SINGLE_ROW_INSERT }); // no traffic_log table

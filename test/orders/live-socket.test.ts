@@ -83,6 +83,21 @@ const refused = (r: { status: number; body: unknown }, status: number, code: str
   expect(r).toMatchObject({ status, body: { status: 'error', code } });
 const orderIds = (c: Client) => c.messages.map((m) => (m.data as { orderid: string | null }).orderid);
 
+/** An order event of `userId` (a live SBIN placement unless `over` says otherwise). */
+const event = (userId: number | null, over: Partial<OrderEvent> = {}): OrderEvent => ({
+  name: 'order.placed',
+  mode: 'live',
+  userId,
+  apiType: 'placeorder',
+  broker: 'zerodha',
+  orderId: '250106000000001',
+  statusCode: 200,
+  request: { strategy: 's', symbol: 'SBIN', exchange: 'NSE', action: 'BUY', quantity: 5 },
+  response: { status: 'success', orderid: '250106000000001' },
+  at: Date.UTC(2026, 0, 5, 4, 0, 0),
+  ...over,
+});
+
 describeEachDb('live socket', (dialect) => {
   let t: TestApp;
   let admin: Browser;
@@ -118,19 +133,6 @@ describeEachDb('live socket', (dialect) => {
     return { port: (app.server.address() as { port: number }).port, hub, events };
   }
 
-  const event = (userId: number | null, over: Partial<OrderEvent> = {}): OrderEvent => ({
-    name: 'order.placed',
-    mode: 'live',
-    userId,
-    apiType: 'placeorder',
-    broker: 'zerodha',
-    orderId: '250106000000001',
-    statusCode: 200,
-    request: { strategy: 's', symbol: 'SBIN', exchange: 'NSE', action: 'BUY', quantity: 5 },
-    response: { status: 'success', orderid: '250106000000001' },
-    at: Date.UTC(2026, 0, 5, 4, 0, 0),
-    ...over,
-  });
   const open = async (i: Instance, b: Browser) => {
     const c = await connect(i.port, b.cookie);
     cleanup.push(() => c.ws.close());
@@ -267,7 +269,7 @@ describeEachDb('live socket', (dialect) => {
 
   describe('scale-out: an event reaches every instance’s sockets exactly once', () => {
     it('two hubs on one in-process bus (no Redis)', async () => {
-      const bus = new LocalInvalidationBus();
+      const bus = new LocalInvalidationBus({ shared: true });
       const [a, b] = [await instance({ bus }), await instance({ bus })];
       const [onA, onB, bobOnB] = [await open(a, admin), await open(b, admin), await open(b, bob)];
       a.events.publish(event(ids.admin, { orderId: 'X1' }));
@@ -392,8 +394,34 @@ describe('live socket hub: heartbeat, slow consumers, bounds, the bus bridge', (
     expect(s.sent).toEqual([]);
   });
 
-  it('an Action Center change reaches the user’s sockets on every instance once, no one else’s', () => {
+  it('on a lone instance’s bus no copy is published: the user’s sockets here get each message, nothing goes on the bus', () => {
     const bus = new LocalInvalidationBus();
+    const onBus: string[] = [];
+    bus.subscribe('order-event', (key) => onBus.push(key));
+    const h = hub({ bus });
+    const mine = new FakeSocket();
+    h.admit(1, mine);
+    const consume = h.consumer();
+    const placed = (userId: number) => event(userId, { orderId: `O${userId}` });
+    consume(placed(1));
+    consume(placed(2)); // no socket of user 2 anywhere
+    h.actionCenter(1, 'queued', 3);
+    expect(mine.sent.map((m) => (JSON.parse(m) as { type: string }).type)).toEqual([
+      'order_event',
+      'action_center',
+    ]);
+    expect(onBus).toEqual([]);
+    // A bus other instances share gets the copy of each, also of a user with no socket here.
+    const shared = new LocalInvalidationBus({ shared: true });
+    const copies: string[] = [];
+    shared.subscribe('order-event', (key) => copies.push(key));
+    const other = hub({ bus: shared }).consumer();
+    other(placed(2));
+    expect(copies.map((c) => (JSON.parse(c) as { u: number }).u)).toEqual([2]);
+  });
+
+  it('an Action Center change reaches the user’s sockets on every instance once, no one else’s', () => {
+    const bus = new LocalInvalidationBus({ shared: true });
     const [a, b] = [hub({ bus }), hub({ bus })];
     const [onA, onB, other] = [new FakeSocket(), new FakeSocket(), new FakeSocket()];
     a.admit(1, onA);

@@ -6,7 +6,9 @@
  *   process, so the hub's consumer delivers to this instance's sockets and publishes a compact,
  *   already-whitelisted copy on the {@link InvalidationBus} (topic {@link ORDER_EVENT_TOPIC}),
  *   which with Redis reaches every other instance. The copy is tagged with the hub's instance id
- *   and the origin hub ignores its own copy, so each socket receives an event exactly once.
+ *   and the origin hub ignores its own copy, so each socket receives an event exactly once. On
+ *   the in-process bus (one instance) no copy is published, and an event of a user with no
+ *   socket here is not even turned into a message.
  * - **Secrets never leave**: the message is built field by field from a whitelist
  *   ({@link toOrderEventMessage}); the event's `request` may carry anything, none of it is copied
  *   wholesale, and the copy sent over Redis is the same whitelisted message.
@@ -146,6 +148,8 @@ export class LiveSocketHub {
   consumer(): (e: OrderEvent) => void {
     return (e) => {
       if (this.closed || e.userId === null) return;
+      // Nobody to tell: no socket of the user here, and no other instance the bus reaches.
+      if (!this.opts.bus.reachesOthers && !this.byUser.has(e.userId)) return;
       this.send(e.userId, toOrderEventMessage(e));
     };
   }
@@ -161,6 +165,7 @@ export class LiveSocketHub {
     // Once per order event: serialised once, and the bus copy ({@link BusCopy}) wraps those bytes.
     const json = JSON.stringify(m);
     this.deliver(userId, json);
+    if (!this.opts.bus.reachesOthers) return;
     try {
       this.opts.bus.publish(ORDER_EVENT_TOPIC, `{"o":${this.instanceJson},"u":${userId},"m":${json}}`);
     } catch (err) {

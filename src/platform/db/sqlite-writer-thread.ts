@@ -10,11 +10,12 @@ const TRANSACTION_ROWS = 2_000;
 /**
  * The worker's program (plain JavaScript, so it runs the same from `src/` under the test runner
  * and from `dist/`): its own better-sqlite3 connection to the same file, one prepared one-row
- * INSERT per named statement. A message carries the row groups of one statement, one group per
- * caller; the reply gives each group its rowids or its error. Small messages are written in one
- * transaction, each group in a savepoint of its own (a nested transaction: a group that fails
- * undoes its rows only); a large one group by group, in transactions of at most
- * {@link TRANSACTION_ROWS} rows.
+ * INSERT per named statement. A message carries, per statement, the row groups of its callers
+ * (one group per caller); the reply gives each group its rowids or its error. A small message is
+ * written in one transaction, every group of every statement in a savepoint of its own (a nested
+ * transaction: a group that fails undoes its rows only); a large one group by group, in
+ * transactions of at most {@link TRANSACTION_ROWS} rows. A statement that cannot be prepared
+ * fails its own groups only.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -50,17 +51,29 @@ function prepare(name) {
       return { error: message(e) };
     }
   };
-  p = { one, chunked, together: db.transaction((groups) => groups.map(one)) };
+  p = { one, chunked };
   prepared.set(name, p);
   return p;
 }
+// Every group of a statement that could not be prepared fails with that statement's error.
+const failed = (w) => w.groups.map(() => ({ error: w.error }));
+// One transaction for every statement's groups, each group in its own savepoint.
+const together = db.transaction((work) => work.map((w) => (w.p ? w.groups.map(w.p.one) : failed(w))));
 parentPort.on('message', (m) => {
   if (m.close) { db.close(); parentPort.postMessage({ id: m.id, ok: true, results: [] }); return; }
   try {
-    const p = prepare(m.statement);
+    const work = m.batches.map((b) => {
+      try {
+        return { p: prepare(b.statement), groups: b.groups };
+      } catch (e) {
+        return { error: message(e), groups: b.groups };
+      }
+    });
     let rows = 0;
-    for (const g of m.groups) rows += g.length;
-    const results = rows <= ${TRANSACTION_ROWS} ? p.together(m.groups) : m.groups.map(p.chunked);
+    for (const b of m.batches) for (const g of b.groups) rows += g.length;
+    const results = rows <= ${TRANSACTION_ROWS}
+      ? together(work)
+      : work.map((w) => (w.p ? w.groups.map(w.p.chunked) : failed(w)));
     parentPort.postMessage({ id: m.id, ok: true, results });
   } catch (e) {
     parentPort.postMessage({ id: m.id, ok: false, error: message(e) });
@@ -68,7 +81,7 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/** What the worker answers a message: per group, its rowids or its error. */
+/** What the worker answers for one statement's batch: per group, its rowids or its error. */
 type GroupResult = { ids: number[]; error?: undefined } | { error: string };
 
 /** The callers of one statement waiting for the next message, each with its rows. */
@@ -82,11 +95,11 @@ export class SqliteWriterThread {
   private seq = 0;
   private readonly waiting = new Map<
     number,
-    { resolve: (results: GroupResult[]) => void; reject: (e: Error) => void }
+    { resolve: (results: GroupResult[][]) => void; reject: (e: Error) => void }
   >();
   /** Rows given while a message was in flight, by statement: sent together once it is answered. */
   private readonly batches = new Map<string, Batch>();
-  /** Insert messages sent and not answered yet. */
+  /** Insert messages sent and not answered yet (one at most). */
   private inFlight = 0;
 
   private readonly statements: Record<string, string>;
@@ -112,9 +125,9 @@ export class SqliteWriterThread {
   /**
    * Writes `rows` with the named statement, all or none; resolves with their rowids once
    * committed. Sent at once when the thread has nothing in hand; otherwise the rows of every call
-   * made meanwhile wait for its answer and then travel in one message, committed together (one
-   * message and one COMMIT for a burst of orders' log rows, not one each, and no wait when idle).
-   * Each call still succeeds or fails on its own rows.
+   * made meanwhile, whatever their statement, wait for its answer and then travel in one message,
+   * committed together (one message and one COMMIT for a burst of orders' log, latency and traffic
+   * rows, not one each, and no wait when idle). Each call still succeeds or fails on its own rows.
    */
   insert(statement: string, rows: readonly RowTuple[]): Promise<number[]> {
     if (rows.length === 0) return Promise.resolve([]);
@@ -140,38 +153,39 @@ export class SqliteWriterThread {
   }
 
   /**
-   * Sends each statement's batch as one message and answers its callers from the reply; what
-   * was given meanwhile is sent when the last reply is in.
+   * Sends every statement's batch in one message (one transaction in the thread) and answers
+   * each caller from the reply; what was given meanwhile is sent when the reply is in.
    */
   private flush(): void {
-    for (const [statement, { groups, callers }] of this.batches) {
-      this.inFlight++;
-      this.send({ statement, groups })
-        .then(
-          (results) =>
+    if (this.batches.size === 0) return;
+    const sent = [...this.batches];
+    this.batches.clear();
+    this.inFlight++;
+    this.send({ batches: sent.map(([statement, b]) => ({ statement, groups: b.groups })) })
+      .then(
+        (results) =>
+          sent.forEach(([, { callers }], s) =>
             callers.forEach((c, i) => {
-              const r = results[i];
+              const r = results[s]?.[i];
               if (r?.error === undefined && r) c.resolve(r.ids);
               else c.reject(new Error(`sqlite writer: ${r?.error ?? 'no answer for the rows'}`));
             }),
-          (err: Error) => callers.forEach((c) => c.reject(err)),
-        )
-        .finally(() => {
-          this.inFlight--;
-          if (this.inFlight === 0 && this.batches.size > 0) this.flush();
-        });
-    }
-    this.batches.clear();
+          ),
+        (err: Error) => sent.forEach(([, { callers }]) => callers.forEach((c) => c.reject(err))),
+      )
+      .finally(() => {
+        this.inFlight--;
+        if (this.inFlight === 0) this.flush();
+      });
   }
 
   private send(message: {
-    statement?: string;
-    groups?: readonly RowTuple[][];
+    batches?: { statement: string; groups: readonly RowTuple[][] }[];
     close?: boolean;
-  }): Promise<GroupResult[]> {
+  }): Promise<GroupResult[][]> {
     const worker = this.start();
     const id = ++this.seq;
-    return new Promise<GroupResult[]>((resolve, reject) => {
+    return new Promise<GroupResult[][]>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.postMessage({ id, ...message });
     });
@@ -185,7 +199,7 @@ export class SqliteWriterThread {
       workerData: { file: this.file, driver, statements: { ...this.statements } },
     });
     worker.unref();
-    worker.on('message', (m: { id: number; ok: boolean; results?: GroupResult[]; error?: string }) => {
+    worker.on('message', (m: { id: number; ok: boolean; results?: GroupResult[][]; error?: string }) => {
       const w = this.waiting.get(m.id);
       this.waiting.delete(m.id);
       if (m.ok) w?.resolve(m.results ?? []);
