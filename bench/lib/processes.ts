@@ -22,7 +22,17 @@ import type { BaselineResponse, BenchRequest } from './types.js';
 
 const LIB_DIR = dirname(fileURLToPath(import.meta.url));
 const CLI = resolve(LIB_DIR, '../../dist/src/cli.js');
-const BASELINE_SERVER = join(LIB_DIR, 'baseline-server.mjs');
+/** The baseline servers by `--baseline` (bench/README.md, "Which baseline"). */
+const BASELINE_SERVERS = {
+  node: join(LIB_DIR, 'baseline-server.mjs'),
+  fastify: join(LIB_DIR, 'baseline-fastify.mjs'),
+} as const;
+export type BaselineKind = keyof typeof BASELINE_SERVERS;
+
+/** The baseline of this run: `BENCH_BASELINE` (set by run.ts from `--baseline`), default `node`. */
+export function baselineKind(): BaselineKind {
+  return process.env.BENCH_BASELINE === 'fastify' ? 'fastify' : 'node';
+}
 
 const READY_TIMEOUT_MS = 20_000;
 /** Bound of one CLI run; a 200k-row contract import takes 15-20 s on a loaded 2-core machine. */
@@ -125,13 +135,14 @@ export class Workspace {
     return this.start(label, port, [...nodeArgs, CLI, 'serve'], env, `algodesk is running at`);
   }
 
-  /** Starts the bare `node:http` baseline answering `request` with `response`. */
+  /** Starts the baseline ({@link baselineKind}: bare `node:http` or bare Fastify) answering `request` with `response`. */
   async startBaseline(request: BenchRequest, response: BaselineResponse): Promise<Child> {
     const port = await this.freePort();
     const spec = join(this.dir, 'baseline.json');
     writeFileSync(spec, JSON.stringify({ port, method: request.method, path: request.path, ...response }));
     const env = { PATH: process.env.PATH };
-    return this.start('baseline', port, [BASELINE_SERVER, spec], env, `baseline is running at`);
+    const server = BASELINE_SERVERS[baselineKind()];
+    return this.start('baseline', port, [server, spec], env, `baseline is running at`);
   }
 
   /** Everything a child has logged so far. */

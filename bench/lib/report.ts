@@ -101,6 +101,8 @@ export interface JsonReport {
   figures: Figures;
   server: SideStats;
   baseline: SideStats;
+  /** What the baseline server was, `--baseline` (absent where the baseline is not such a server). */
+  baselineKind?: 'node' | 'fastify';
   /** Measured seconds per side (warm-up excluded), summed over the rounds. */
   durationS: number;
   warmupS: number;
@@ -126,6 +128,7 @@ export function writeJson(file: string, r: JsonReport): void {
     non2xx: { server: r.server.non2xx, baseline: r.baseline.non2xx },
     errors: { server: r.server.errors, baseline: r.baseline.errors },
     timeouts: { server: r.server.timeouts, baseline: r.baseline.timeouts },
+    ...(r.baselineKind ? { baseline_kind: r.baselineKind } : {}),
     cpu_us_per_response: {
       server: cpuPerResponse(r.server) ?? null,
       baseline: cpuPerResponse(r.baseline) ?? null,

@@ -1,5 +1,5 @@
 import { emptyStats, runLoad, type SideStats } from './load.js';
-import { cpuTime, Workspace, type Child } from './processes.js';
+import { baselineKind, cpuTime, Workspace, type Child } from './processes.js';
 import {
   computeFigures,
   describeNon2xx,
@@ -46,7 +46,9 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
   } catch (err) {
     return failed(name, err);
   }
-  progress(`database: ${ws.database}`);
+  progress(
+    `database: ${ws.database}; baseline: ${baselineKind() === 'fastify' ? 'bare Fastify' : 'bare node:http'}`,
+  );
   const onSignal = (signal: NodeJS.Signals): void => {
     ws.abortSync();
     process.exit(signal === 'SIGINT' ? 130 : 143);
@@ -135,6 +137,7 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
         figures,
         server: measured.server,
         baseline: measured.baseline,
+        baselineKind: baselineKind(),
         durationS: opts.durationS,
         warmupS: opts.warmupS,
         rounds: ROUNDS,
