@@ -95,6 +95,34 @@ describe('group commit: transactions of one event-loop turn share a COMMIT, each
     expect(committed()).toEqual([1, 4]);
   });
 
+  it('failures one after another and between successes each undo their own writes only', async () => {
+    const { db, committed } = open();
+    const g = new GroupCommit(db);
+    const failing = (v: number) => async (trx: Kysely<T>) => {
+      await insert(trx, v);
+      throw new Error(`no ${v}`);
+    };
+    const outcomes = await Promise.allSettled([
+      g.run(failing(1)),
+      g.run(failing(2)),
+      g.run((trx) => insert(trx, 3)),
+      g.run((trx) => insert(trx, 4)),
+      g.run(failing(5)),
+      g.run((trx) => insert(trx, 6)),
+      g.run(failing(7)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect(committed()).toEqual([3, 4, 6]);
+  });
+
   it('a failed COMMIT fails every member of the group and keeps none of their writes', async () => {
     const { db, committed } = open();
     const g = new GroupCommit(db);
