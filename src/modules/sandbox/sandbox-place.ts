@@ -13,15 +13,7 @@
  */
 import { badRequest } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
-import {
-  accountContext,
-  filledRow,
-  fundsOf,
-  planFill,
-  reducibleFor,
-  withFunds,
-  writeFill,
-} from './ledger.js';
+import { accountContext, filledRow, fundsOf, planFill, reducibleFor, withFunds } from './ledger.js';
 import { istDay } from './ist-day.js';
 import { blockMargin, placementMargin } from './margin.js';
 import {
@@ -162,14 +154,18 @@ async function placeIn(
   if (m?.fill) {
     // Filled at once: the order's final row, the event of each transition, one fill write.
     const plan = planFill(acct, placed, ctx.position, ctx.held, m.price, now, config.leverage);
-    const row = await repo.insertOrder(filledRow(placed, m.price, now));
     const through = m.triggered && placed.status === 'trigger pending';
-    await repo.insertEvents([
-      event(row.id, null, placed.status, null),
-      ...(through ? [event(row.id, 'trigger pending', 'open', 'triggered')] : []),
-      event(row.id, through ? 'open' : placed.status, 'complete', null),
-    ]);
-    await writeFill(repo, row.id, plan);
+    const step = (from: OrderStatus | null, to: OrderStatus, detail: string | null) =>
+      ({ userId, from, to, detail, at: now }) satisfies Omit<OrderEventInput, 'orderId'>;
+    const row = await repo.insertFilledOrder(
+      filledRow(placed, m.price, now),
+      [
+        step(null, placed.status, null),
+        ...(through ? [step('trigger pending', 'open', 'triggered')] : []),
+        step(through ? 'open' : placed.status, 'complete', null),
+      ],
+      plan,
+    );
     return { row };
   }
 

@@ -9,6 +9,7 @@ import type { DB, SandboxTradesTable } from '../../db/schema.js';
 import type { TransactionRunner } from '../../platform/db/group-commit.js';
 import {
   eventInsert,
+  filledOrderInsert,
   insertOrderRow,
   insertTradeRow,
   selectAccountForUpdate,
@@ -17,8 +18,10 @@ import {
   updateAccount,
   upsertPositionRow,
   type EventParams,
+  type FilledOrderParams,
   type NewOrderRow,
 } from './sandbox-statements.js';
+import { isPostgres } from '../../platform/db/database.js';
 import type { Money } from './money.js';
 import { RESTING, type OrderStatus } from './types.js';
 
@@ -131,6 +134,53 @@ export class SandboxRepository {
     if (!inserted) throw new Error('sandbox order insert returned no row');
     // Every other column is what was inserted (no column has a database default).
     return { id: inserted.id, ...full };
+  }
+
+  /**
+   * Inserts an order already filled (its final row) with the rows of its fill: its events (in the
+   * given order), its position, its trade and its account. On PostgreSQL in one statement (a round
+   * trip each would be five: sandbox-statements.ts, {@link filledOrderInsert}); on SQLite, where a
+   * statement costs no round trip, one after another.
+   */
+  async insertFilledOrder(
+    o: Omit<NewOrder, 'id'>,
+    events: readonly Omit<OrderEventInput, 'orderId'>[],
+    fill: {
+      position: Omit<PositionRow, 'id'>;
+      trade: Omit<Insertable<SandboxTradesTable>, 'id' | 'order_id'>;
+      account: AccountRow;
+    },
+  ): Promise<OrderRow> {
+    const full: NewOrderRow = {
+      ...o,
+      reason: o.reason ?? null,
+      strategy: o.strategy ?? null,
+      tag: o.tag ?? null,
+    };
+    if (!isPostgres(this.db)) {
+      const row = await this.insertOrder(full);
+      await this.insertEvents(events.map((e) => ({ ...e, orderId: row.id })));
+      await this.upsertPosition(fill.position);
+      await this.insertTrade({ ...fill.trade, order_id: row.id });
+      await this.saveAccount(fill.account);
+      return row;
+    }
+    const params: FilledOrderParams = {};
+    for (const [k, v] of Object.entries(full)) params[`o_${k}`] = v;
+    events.forEach((e, i) => {
+      params[`e${i}_user_id`] = e.userId;
+      params[`e${i}_from_status`] = e.from;
+      params[`e${i}_to_status`] = e.to;
+      params[`e${i}_detail`] = e.detail === null ? null : e.detail.slice(0, 512);
+      params[`e${i}_at`] = e.at;
+    });
+    for (const [k, v] of Object.entries({ ...fill.trade, strategy: fill.trade.strategy ?? null }))
+      params[`t_${k}`] = v;
+    for (const [k, v] of Object.entries(fill.position)) params[`p_${k}`] = v;
+    for (const [k, v] of Object.entries(fill.account)) params[`a_${k}`] = v;
+    const inserted = (await filledOrderInsert(events.length).execute(this.db, params)).rows[0];
+    if (!inserted) throw new Error('sandbox order insert returned no row');
+    return { id: Number(inserted.id), ...full };
   }
 
   /** The user's orders placed with the caller's reference `tag` (a strategy order's), oldest first. */
