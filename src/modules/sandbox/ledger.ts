@@ -278,16 +278,50 @@ export async function accountContext(
   product: Product,
   excludeId?: number,
 ): Promise<AccountContext> {
-  const position = positionOf(
-    await repo.getPosition(userId, symbol, exchange, product),
-    symbol,
-    exchange,
-    product,
-  );
+  const position = await repo.getPosition(userId, symbol, exchange, product);
   const held = product === 'CNC' ? ((await repo.getHolding(userId, symbol, exchange))?.quantity ?? 0) : 0;
-  const others = (await repo.restingOrdersOf(userId, { symbol, exchange, product })).filter(
-    (o) => o.id !== excludeId,
-  );
+  const resting = await repo.restingOrdersOf(userId, { symbol, exchange, product });
+  return contextOf(position, held, resting, symbol, exchange, product, excludeId);
+}
+
+/**
+ * A placement's start: the user's account, locked (created by the first order), and its
+ * {@link accountContext} in the order's instrument and product. On PostgreSQL one statement
+ * when the account exists (each statement is a round trip there).
+ */
+export async function lockForPlacement(
+  repo: SandboxRepository,
+  userId: number,
+  startingFunds: number,
+  now: number,
+  symbol: string,
+  exchange: string,
+  product: Product,
+): Promise<{ account: AccountRow; ctx: AccountContext }> {
+  const stake = await repo.lockAccountWithStake(userId, { symbol, exchange, product });
+  if (stake) {
+    const held = product === 'CNC' ? (stake.holding?.quantity ?? 0) : 0;
+    return {
+      account: stake.account,
+      ctx: contextOf(stake.position, held, stake.resting, symbol, exchange, product),
+    };
+  }
+  const account = await repo.lockAccount(userId, startingFunds, now);
+  return { account, ctx: await accountContext(repo, userId, symbol, exchange, product) };
+}
+
+/** The {@link AccountContext} of the rows read (the resting orders oldest first). */
+function contextOf(
+  positionRow: PositionRow | undefined,
+  held: number,
+  resting: readonly OrderRow[],
+  symbol: string,
+  exchange: string,
+  product: Product,
+  excludeId?: number,
+): AccountContext {
+  const position = positionOf(positionRow, symbol, exchange, product);
+  const others = resting.filter((o) => o.id !== excludeId);
   const pendingSells = others.filter((o) => o.side === 'SELL').reduce((s, o) => s + o.quantity, 0);
   return { position, held, others, sellable: held + position.quantity - pendingSells };
 }

@@ -13,7 +13,7 @@
  */
 import { badRequest } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
-import { accountContext, filledRow, fundsOf, planFill, reducibleFor, withFunds } from './ledger.js';
+import { filledRow, fundsOf, lockForPlacement, planFill, reducibleFor, withFunds } from './ledger.js';
 import { istDay } from './ist-day.js';
 import { blockMargin, placementMargin } from './margin.js';
 import {
@@ -84,8 +84,15 @@ async function placeIn(
 ): Promise<{ row: OrderRow; message?: string }> {
   const { config } = s.deps;
   const kind = instrumentKind(instrument.instrumenttype);
-  const account = await repo.lockAccount(userId, config.startingFunds, now);
-  const ctx = await accountContext(repo, userId, req.symbol, req.exchange, req.product);
+  const { account, ctx } = await lockForPlacement(
+    repo,
+    userId,
+    config.startingFunds,
+    now,
+    req.symbol,
+    req.exchange,
+    req.product,
+  );
   const v = validateOrder(req, {
     instrument,
     positionQuantity: ctx.position.quantity,

@@ -3,10 +3,11 @@
  * (platform/db/prepared.ts): building and compiling them on every call cost as much CPU as
  * running them. Used by sandbox.repository.ts only.
  */
+import { sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { isPostgres } from '../../platform/db/database.js';
 import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
-import type { AccountRow, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
+import type { AccountRow, HoldingRow, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
 import { RESTING } from './types.js';
 
 /** An order row to insert: every column but the id. */
@@ -323,3 +324,55 @@ export function filledOrderInsert(n: number): PreparedQuery<DB, FilledOrderParam
   filledOrderStatements.set(n, q);
   return q;
 }
+
+/** What {@link selectAccountWithStake} returns: the account's columns and the stake's rows. */
+export type AccountWithStake = AccountRow & {
+  stake_position: PositionRow | null;
+  stake_holding: HoldingRow | null;
+  stake_resting: OrderRow[];
+};
+
+/**
+ * PostgreSQL only: the user's account locked (`FOR UPDATE`) together with what a placement reads
+ * of one instrument and product, in one statement: the position, the delivery holding and the
+ * working orders, each as JSON of its rows (their columns as the plain SELECTs give them: int8
+ * is read as a number either way). Three round trips less per placement than the four SELECTs;
+ * SQLite runs them one by one (ledger.ts).
+ */
+export const selectAccountWithStake = prepareQuery<
+  DB,
+  { userId: number; symbol: string; exchange: string; product: string },
+  AccountWithStake
+>((db, $) =>
+  db
+    .selectFrom('sandbox_accounts as a')
+    .selectAll('a')
+    .select((eb) => [
+      eb
+        .selectFrom('sandbox_positions as p')
+        .select(sql<PositionRow>`row_to_json(p)`.as('j'))
+        .whereRef('p.user_id', '=', 'a.user_id')
+        .where('p.symbol', '=', $('symbol'))
+        .where('p.exchange', '=', $('exchange'))
+        .where('p.product', '=', $('product'))
+        .as('stake_position'),
+      eb
+        .selectFrom('sandbox_holdings as h')
+        .select(sql<HoldingRow>`row_to_json(h)`.as('j'))
+        .whereRef('h.user_id', '=', 'a.user_id')
+        .where('h.symbol', '=', $('symbol'))
+        .where('h.exchange', '=', $('exchange'))
+        .as('stake_holding'),
+      eb
+        .selectFrom('sandbox_orders as o')
+        .select(sql<OrderRow[]>`coalesce(json_agg(o order by o.id), '[]'::json)`.as('j'))
+        .whereRef('o.user_id', '=', 'a.user_id')
+        .where('o.status', 'in', [...RESTING])
+        .where('o.symbol', '=', $('symbol'))
+        .where('o.exchange', '=', $('exchange'))
+        .where('o.product', '=', $('product'))
+        .as('stake_resting'),
+    ])
+    .where('a.user_id', '=', $('userId'))
+    .forUpdate(),
+);

@@ -13,6 +13,7 @@ import {
   insertOrderRow,
   insertTradeRow,
   selectAccountForUpdate,
+  selectAccountWithStake,
   selectPosition,
   selectRestingOn,
   updateAccount,
@@ -99,6 +100,31 @@ export class SandboxRepository {
     const created = await select();
     if (!created) throw new Error(`sandbox account of user ${userId} could not be created`);
     return created;
+  }
+
+  /**
+   * On PostgreSQL, the user's account locked as {@link lockAccount} locks it, with its stake in one
+   * instrument and product (the position, the holding and the working orders, oldest first), in
+   * one statement (sandbox-statements.ts, {@link selectAccountWithStake}). Undefined on SQLite,
+   * where the reads cost no round trip and run one by one, and before the user's first order
+   * (no account yet: {@link lockAccount} creates it).
+   */
+  async lockAccountWithStake(
+    userId: number,
+    key: { symbol: string; exchange: string; product: string },
+  ): Promise<
+    { account: AccountRow; position?: PositionRow; holding?: HoldingRow; resting: OrderRow[] } | undefined
+  > {
+    if (!isPostgres(this.db)) return undefined;
+    const row = (await selectAccountWithStake.execute(this.db, { userId, ...key })).rows[0];
+    if (!row) return undefined;
+    const { stake_position, stake_holding, stake_resting, ...account } = row;
+    return {
+      account,
+      ...(stake_position ? { position: stake_position } : {}),
+      ...(stake_holding ? { holding: stake_holding } : {}),
+      resting: stake_resting,
+    };
   }
 
   getAccount(userId: number): Promise<AccountRow | undefined> {
