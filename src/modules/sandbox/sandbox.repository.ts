@@ -9,19 +9,21 @@ import type { DB, SandboxTradesTable } from '../../db/schema.js';
 import type { TransactionRunner } from '../../platform/db/group-commit.js';
 import {
   eventInsert,
-  filledOrderInsert,
   insertOrderRow,
   insertTradeRow,
   selectAccountForUpdate,
-  selectAccountWithStake,
   selectPosition,
   selectRestingOn,
   updateAccount,
   upsertPositionRow,
   type EventParams,
-  type FilledOrderParams,
   type NewOrderRow,
 } from './sandbox-statements.js';
+import {
+  filledOrderInsert,
+  selectAccountWithStake,
+  type FilledOrderParams,
+} from './sandbox-pg-statements.js';
 import { isPostgres } from '../../platform/db/database.js';
 import type { Money } from './money.js';
 import { RESTING, type OrderStatus } from './types.js';
@@ -105,7 +107,7 @@ export class SandboxRepository {
   /**
    * On PostgreSQL, the user's account locked as {@link lockAccount} locks it, with its stake in one
    * instrument and product (the position, the holding and the working orders, oldest first), in
-   * one statement (sandbox-statements.ts, {@link selectAccountWithStake}). Undefined on SQLite,
+   * one statement (sandbox-pg-statements.ts, {@link selectAccountWithStake}). Undefined on SQLite,
    * where the reads cost no round trip and run one by one, and before the user's first order
    * (no account yet: {@link lockAccount} creates it).
    */
@@ -165,7 +167,7 @@ export class SandboxRepository {
   /**
    * Inserts an order already filled (its final row) with the rows of its fill: its events (in the
    * given order), its position, its trade and its account. On PostgreSQL in one statement (a round
-   * trip each would be five: sandbox-statements.ts, {@link filledOrderInsert}); on SQLite, where a
+   * trip each would be five: sandbox-pg-statements.ts, {@link filledOrderInsert}); on SQLite, where a
    * statement costs no round trip, one after another.
    */
   async insertFilledOrder(

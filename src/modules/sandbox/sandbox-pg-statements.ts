@@ -1,0 +1,219 @@
+/**
+ * The PostgreSQL-only statements of a placement (used by sandbox.repository.ts only). On
+ * PostgreSQL every statement is a round trip to the database, and one user's placements run one
+ * after another behind the lock on their account (platform/db/group-commit.ts), so a placement's
+ * statements, not its CPU, bound that user's orders per second there: these two do in one round
+ * trip each what takes four and five statements on SQLite, where a statement costs no round trip
+ * and the repository runs the plain ones (sandbox-statements.ts). Both paths write and read the
+ * same rows; the behaviour tests run on both databases.
+ */
+import { sql } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
+import type { AccountRow, HoldingRow, OrderRow, PositionRow } from './sandbox.rows.js';
+import type { NewOrderRow } from './sandbox-statements.js';
+import { RESTING } from './types.js';
+
+export type FilledOrderParams = Record<string, number | string | null>;
+
+/**
+ * The order columns {@link filledOrderInsert} takes, each as parameter `o_<column>`: every column
+ * but the id (`satisfies` fails to compile when the table gains or loses one).
+ */
+const ORDER_COLUMNS = Object.keys({
+  user_id: true,
+  symbol: true,
+  exchange: true,
+  side: true,
+  price_type: true,
+  product: true,
+  kind: true,
+  quantity: true,
+  price: true,
+  trigger_price: true,
+  status: true,
+  filled_quantity: true,
+  average_price: true,
+  blocked_margin: true,
+  blocked_quantity: true,
+  reason: true,
+  strategy: true,
+  tag: true,
+  day: true,
+  created_at: true,
+  updated_at: true,
+} satisfies Record<keyof NewOrderRow, true>) as (keyof NewOrderRow)[];
+
+const filledOrderStatements = new Map<number, PreparedQuery<DB, FilledOrderParams, { id: number }>>();
+
+/**
+ * PostgreSQL only: an order inserted already filled together with every row its fill writes, in
+ * one statement of data-modifying CTEs (docs/rules/sandbox.md#fills): the order (its id comes
+ * back), its `n` event rows and its trade (both given that id by the statement), the position
+ * upserted and the account saved. On PostgreSQL each statement is a round trip to the database,
+ * and one user's placements run one after another behind the lock on their account: these five
+ * writes as one statement are four round trips less per order. SQLite runs them one by one
+ * (sandbox.repository.ts).
+ *
+ * Parameters: the order's columns as `o_<column>`; event `i`'s as `e<i>_user_id`,
+ * `e<i>_from_status`, `e<i>_to_status`, `e<i>_detail`, `e<i>_at`; the trade's as `t_<column>`
+ * (no `order_id`); the position's as `p_<column>`; the account's as `a_<column>`. The tables have
+ * no foreign keys, and each CTE writes a different table, so none needs to see another's rows.
+ */
+export function filledOrderInsert(n: number): PreparedQuery<DB, FilledOrderParams, { id: number }> {
+  let q = filledOrderStatements.get(n);
+  if (q) return q;
+  q = prepareQuery<DB, FilledOrderParams, { id: number }>((db, $) => {
+    const v = (name: string) => $(name) as never;
+    const order = Object.fromEntries(ORDER_COLUMNS.map((c) => [c, v(`o_${c}`)])) as unknown as NewOrderRow;
+    return db
+      .with('o', (qc) => qc.insertInto('sandbox_orders').values(order).returning('id'))
+      .with('e', (qc) => {
+        // Values in a SELECT list are typed by their casts (an untyped parameter there is text).
+        const row = (i: number) =>
+          qc
+            .selectFrom('o')
+            .select((eb) => [
+              'o.id as order_id',
+              eb.cast<number>(eb.val(v(`e${i}_user_id`)), 'integer').as('user_id'),
+              eb.cast<string | null>(eb.val(v(`e${i}_from_status`)), 'varchar').as('from_status'),
+              eb.cast<string>(eb.val(v(`e${i}_to_status`)), 'varchar').as('to_status'),
+              eb.cast<string | null>(eb.val(v(`e${i}_detail`)), 'varchar').as('detail'),
+              eb.cast<number>(eb.val(v(`e${i}_at`)), 'bigint').as('at'),
+            ]);
+        let rows = row(0);
+        for (let i = 1; i < n; i++) rows = rows.unionAll(row(i));
+        return qc
+          .insertInto('sandbox_order_events')
+          .columns(['order_id', 'user_id', 'from_status', 'to_status', 'detail', 'at'])
+          .expression(rows);
+      })
+      .with('t', (qc) =>
+        qc
+          .insertInto('sandbox_trades')
+          .columns([
+            'order_id',
+            'user_id',
+            'symbol',
+            'exchange',
+            'side',
+            'product',
+            'quantity',
+            'price',
+            'strategy',
+            'created_at',
+          ])
+          .expression(
+            qc
+              .selectFrom('o')
+              .select((eb) => [
+                'o.id as order_id',
+                eb.cast<number>(eb.val(v('t_user_id')), 'integer').as('user_id'),
+                eb.cast<string>(eb.val(v('t_symbol')), 'varchar').as('symbol'),
+                eb.cast<string>(eb.val(v('t_exchange')), 'varchar').as('exchange'),
+                eb.cast<string>(eb.val(v('t_side')), 'varchar').as('side'),
+                eb.cast<string>(eb.val(v('t_product')), 'varchar').as('product'),
+                eb.cast<number>(eb.val(v('t_quantity')), 'integer').as('quantity'),
+                eb.cast<number>(eb.val(v('t_price')), 'bigint').as('price'),
+                eb.cast<string | null>(eb.val(v('t_strategy')), 'varchar').as('strategy'),
+                eb.cast<number>(eb.val(v('t_created_at')), 'bigint').as('created_at'),
+              ]),
+          ),
+      )
+      .with('p', (qc) =>
+        qc
+          .insertInto('sandbox_positions')
+          .values({
+            user_id: v('p_user_id'),
+            symbol: v('p_symbol'),
+            exchange: v('p_exchange'),
+            product: v('p_product'),
+            quantity: v('p_quantity'),
+            cost: v('p_cost'),
+            margin: v('p_margin'),
+            realised_pnl: v('p_realised_pnl'),
+            day: v('p_day'),
+            updated_at: v('p_updated_at'),
+          })
+          .onConflict((oc) =>
+            oc.columns(['user_id', 'symbol', 'exchange', 'product']).doUpdateSet((eb) => ({
+              quantity: eb.ref('excluded.quantity'),
+              cost: eb.ref('excluded.cost'),
+              margin: eb.ref('excluded.margin'),
+              realised_pnl: eb.ref('excluded.realised_pnl'),
+              day: eb.ref('excluded.day'),
+              updated_at: eb.ref('excluded.updated_at'),
+            })),
+          ),
+      )
+      .with('a', (qc) =>
+        qc
+          .updateTable('sandbox_accounts')
+          .set({
+            available: v('a_available'),
+            used_margin: v('a_used_margin'),
+            realised_pnl: v('a_realised_pnl'),
+            starting_funds: v('a_starting_funds'),
+            reset_at: v('a_reset_at'),
+            updated_at: v('a_updated_at'),
+          })
+          .where('user_id', '=', v('a_user_id')),
+      )
+      .selectFrom('o')
+      .select('id');
+  });
+  filledOrderStatements.set(n, q);
+  return q;
+}
+
+/** What {@link selectAccountWithStake} returns: the account's columns and the stake's rows. */
+export type AccountWithStake = AccountRow & {
+  stake_position: PositionRow | null;
+  stake_holding: HoldingRow | null;
+  stake_resting: OrderRow[];
+};
+
+/**
+ * PostgreSQL only: the user's account locked (`FOR UPDATE`) together with what a placement reads
+ * of one instrument and product, in one statement: the position, the delivery holding and the
+ * working orders, each as JSON of its rows (their columns as the plain SELECTs give them: int8
+ * is read as a number either way). Three round trips less per placement than the four SELECTs;
+ * SQLite runs them one by one (ledger.ts).
+ */
+export const selectAccountWithStake = prepareQuery<
+  DB,
+  { userId: number; symbol: string; exchange: string; product: string },
+  AccountWithStake
+>((db, $) =>
+  db
+    .selectFrom('sandbox_accounts as a')
+    .selectAll('a')
+    .select((eb) => [
+      eb
+        .selectFrom('sandbox_positions as p')
+        .select(sql<PositionRow>`row_to_json(p)`.as('j'))
+        .whereRef('p.user_id', '=', 'a.user_id')
+        .where('p.symbol', '=', $('symbol'))
+        .where('p.exchange', '=', $('exchange'))
+        .where('p.product', '=', $('product'))
+        .as('stake_position'),
+      eb
+        .selectFrom('sandbox_holdings as h')
+        .select(sql<HoldingRow>`row_to_json(h)`.as('j'))
+        .whereRef('h.user_id', '=', 'a.user_id')
+        .where('h.symbol', '=', $('symbol'))
+        .where('h.exchange', '=', $('exchange'))
+        .as('stake_holding'),
+      eb
+        .selectFrom('sandbox_orders as o')
+        .select(sql<OrderRow[]>`coalesce(json_agg(o order by o.id), '[]'::json)`.as('j'))
+        .whereRef('o.user_id', '=', 'a.user_id')
+        .where('o.status', 'in', [...RESTING])
+        .where('o.symbol', '=', $('symbol'))
+        .where('o.exchange', '=', $('exchange'))
+        .where('o.product', '=', $('product'))
+        .as('stake_resting'),
+    ])
+    .where('a.user_id', '=', $('userId'))
+    .forUpdate(),
+);
