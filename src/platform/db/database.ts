@@ -31,6 +31,37 @@ const pgTypes = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * The SQL texts PostgreSQL keeps parsed and planned on each connection (named prepared
+ * statements), with their names: the hot statements {@link prepareQuery} compiles once per
+ * database (platform/db/prepared.ts) register here. Sent unnamed, as Kysely sends every query, a
+ * statement is parsed, analysed and planned anew at each execution; for a placement's statement of
+ * five data-modifying CTEs that was a large part of what the database process spent on an order.
+ * Their number is bounded by the code (a fixed set of shapes), not by the data.
+ */
+const serverPrepared = new Map<string, string>();
+
+/** Has PostgreSQL keep `sql` prepared on each connection that runs it (see {@link serverPrepared}). */
+export function prepareOnServer(sql: string): void {
+  if (!serverPrepared.has(sql)) serverPrepared.set(sql, `algodesk_${serverPrepared.size + 1}`);
+}
+
+/**
+ * A node-postgres client that runs a registered SQL text as a named prepared statement (parsed
+ * once per connection; node-postgres remembers which it prepared). Any other query is unchanged.
+ */
+class NamingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    const plain = this.query.bind(this) as (...args: unknown[]) => unknown;
+    this.query = ((...args: unknown[]) => {
+      const [text, values] = args;
+      const name = args.length === 2 && typeof text === 'string' ? serverPrepared.get(text) : undefined;
+      return name !== undefined ? plain({ name, text, values }) : plain(...args);
+    }) as typeof this.query;
+  }
+}
+
 /** Opens the database. SQLite gets WAL, `synchronous=NORMAL`, a busy timeout and foreign keys. */
 export function openDatabase(target: DatabaseTarget): Database {
   if (target.kind === 'sqlite') {
@@ -49,6 +80,7 @@ export function openDatabase(target: DatabaseTarget): Database {
     };
   }
   const pool = new pg.Pool({
+    Client: NamingClient,
     connectionString: target.url,
     max: target.poolSize ?? 10,
     types: pgTypes,

@@ -10,6 +10,7 @@
  * exactly as `execute()` gives them.
  */
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { isPostgres, prepareOnServer } from './database.js';
 
 /** Stands for the value of parameter `name` while the statement's shape is compiled. */
 class Slot {
@@ -56,6 +57,8 @@ export function prepareQuery<DB, P extends Record<string, unknown>, R>(
       return new Slot(name);
     }) as <K extends keyof P & string>(name: K) => P[K];
     const compiled = build(db, slot).compile();
+    // On PostgreSQL also parsed and planned once per connection, not at every execution.
+    if (isPostgres(db)) prepareOnServer(compiled.sql);
     const sources = compiled.parameters.map((v): Source =>
       v instanceof Slot ? { name: v.name } : { value: v },
     );
