@@ -10,7 +10,7 @@ const TRANSACTION_ROWS = 2_000;
 /**
  * The worker's program (plain JavaScript, so it runs the same from `src/` under the test runner
  * and from `dist/`): its own better-sqlite3 connection to the same file, one prepared one-row
- * INSERT per named statement. A message carries, per statement, the row groups of its callers
+ * statement (an INSERT, or an UPDATE of one row by id) per name. A message carries, per statement, the row groups of its callers
  * (one group per caller); the reply gives each group its rowids or its error. A small message is
  * written in one transaction, every group of every statement in a savepoint of its own (a nested
  * transaction: a group that fails undoes its rows only); a large one group by group, in
@@ -104,7 +104,7 @@ export class SqliteWriterThread {
 
   private readonly statements: Record<string, string>;
 
-  /** @param statements one-row INSERTs with `?` placeholders, by name (more with {@link define}). */
+  /** @param statements one-row statements with `?` placeholders (INSERTs, or an UPDATE of one row by id), by name (more with {@link define}). */
   constructor(
     private readonly file: string,
     statements: Readonly<Record<string, string>> = {},
@@ -124,7 +124,8 @@ export class SqliteWriterThread {
 
   /**
    * Writes `rows` with the named statement, all or none; resolves with their rowids once
-   * committed. Sent at once when the thread has nothing in hand; otherwise the rows of every call
+   * committed (of an INSERT; a statement that updates a row by id resolves with what SQLite last
+   * inserted, which means nothing). Sent at once when the thread has nothing in hand; otherwise the rows of every call
    * made meanwhile, whatever their statement, wait for its answer and then travel in one message,
    * committed together (one message and one COMMIT for a burst of orders' log, latency and traffic
    * rows, not one each, and no wait when idle). Each call still succeeds or fails on its own rows.
