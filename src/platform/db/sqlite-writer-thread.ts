@@ -10,12 +10,12 @@ const TRANSACTION_ROWS = 2_000;
 /**
  * The worker's program (plain JavaScript, so it runs the same from `src/` under the test runner
  * and from `dist/`): its own better-sqlite3 connection to the same file, one prepared one-row
- * statement (an INSERT, or an UPDATE of one row by id) per name. A message carries, per statement, the row groups of its callers
- * (one group per caller); the reply gives each group its rowids or its error. A small message is
- * written in one transaction, every group of every statement in a savepoint of its own (a nested
- * transaction: a group that fails undoes its rows only); a large one group by group, in
- * transactions of at most {@link TRANSACTION_ROWS} rows. A statement that cannot be prepared
- * fails its own groups only.
+ * statement (an INSERT, or an UPDATE of one row by id) per name. A message carries, per
+ * statement, the row groups of its callers (one group per caller); the reply gives each group its
+ * rowids or its error. A small message is written in one transaction, every group of every
+ * statement in a savepoint of its own (a nested transaction: a group that fails undoes its rows
+ * only); a large one group by group, in transactions of at most {@link TRANSACTION_ROWS} rows. A
+ * statement that cannot be prepared fails its own groups only.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -99,12 +99,15 @@ export class SqliteWriterThread {
   >();
   /** Rows given while a message was in flight, by statement: sent together once it is answered. */
   private readonly batches = new Map<string, Batch>();
-  /** Insert messages sent and not answered yet (one at most). */
+  /** Messages of rows sent and not answered yet. */
   private inFlight = 0;
 
   private readonly statements: Record<string, string>;
 
-  /** @param statements one-row statements with `?` placeholders (INSERTs, or an UPDATE of one row by id), by name (more with {@link define}). */
+  /**
+   * @param statements one-row statements with `?` placeholders (INSERTs, or an UPDATE of one row
+   * by id), by name (more with {@link define}).
+   */
   constructor(
     private readonly file: string,
     statements: Readonly<Record<string, string>> = {},
@@ -125,10 +128,11 @@ export class SqliteWriterThread {
   /**
    * Writes `rows` with the named statement, all or none; resolves with their rowids once
    * committed (of an INSERT; a statement that updates a row by id resolves with what SQLite last
-   * inserted, which means nothing). Sent at once when the thread has nothing in hand; otherwise the rows of every call
-   * made meanwhile, whatever their statement, wait for its answer and then travel in one message,
-   * committed together (one message and one COMMIT for a burst of orders' log, latency and traffic
-   * rows, not one each, and no wait when idle). Each call still succeeds or fails on its own rows.
+   * inserted, which means nothing). Sent at once when the thread has nothing in hand; otherwise
+   * the rows of every call made meanwhile, whatever their statement, wait for its answer and then
+   * travel in one message, committed together (one message and one COMMIT for a burst of orders'
+   * log, latency and traffic rows, not one each, and no wait when idle). Each call still succeeds
+   * or fails on its own rows.
    */
   insert(statement: string, rows: readonly RowTuple[]): Promise<number[]> {
     if (rows.length === 0) return Promise.resolve([]);
