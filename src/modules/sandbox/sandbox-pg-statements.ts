@@ -7,8 +7,8 @@
  * and the repository runs the plain ones (sandbox-statements.ts). Both paths write and read the
  * same rows; the behaviour tests run on both databases.
  */
-import { sql } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { DB, SandboxTradesTable } from '../../db/schema.js';
 import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
 import type { AccountRow, HoldingRow, OrderRow, PositionRow } from './sandbox.rows.js';
 import type { NewOrderRow } from './sandbox-statements.js';
@@ -217,3 +217,63 @@ export const selectAccountWithStake = prepareQuery<
     .where('a.user_id', '=', $('userId'))
     .forUpdate(),
 );
+
+/** An account locked with its stake in one instrument and product ({@link selectStake}). */
+export interface AccountStake {
+  account: AccountRow;
+  position?: PositionRow;
+  holding?: HoldingRow;
+  /** The working orders, oldest first. */
+  resting: OrderRow[];
+}
+
+/** The account of `userId` locked, with its stake; undefined when it has no account yet. */
+export async function selectStake(
+  db: Kysely<DB>,
+  userId: number,
+  key: { symbol: string; exchange: string; product: string },
+): Promise<AccountStake | undefined> {
+  const row = (await selectAccountWithStake.execute(db, { userId, ...key })).rows[0];
+  if (!row) return undefined;
+  const { stake_position, stake_holding, stake_resting, ...account } = row;
+  return {
+    account,
+    ...(stake_position ? { position: stake_position } : {}),
+    ...(stake_holding ? { holding: stake_holding } : {}),
+    resting: stake_resting,
+  };
+}
+
+/** The rows a fill writes beside its order: the position, the trade (its order id aside), the account. */
+export interface FillRows {
+  position: Omit<PositionRow, 'id'>;
+  trade: Omit<Insertable<SandboxTradesTable>, 'id' | 'order_id'>;
+  account: AccountRow;
+}
+
+/** One order inserted already filled, with its events and fill rows ({@link filledOrderInsert}). */
+export async function insertFilledOrderAtOnce(
+  db: Kysely<DB>,
+  order: NewOrderRow,
+  events: readonly { userId: number; from: string | null; to: string; detail: string | null; at: number }[],
+  fill: FillRows,
+): Promise<OrderRow> {
+  const params: FilledOrderParams = {};
+  const put = (prefix: string, values: object) => {
+    for (const [k, v] of Object.entries(values)) params[`${prefix}${k}`] = v as number | string | null;
+  };
+  put('o_', order);
+  events.forEach((e, i) => {
+    params[`e${i}_user_id`] = e.userId;
+    params[`e${i}_from_status`] = e.from;
+    params[`e${i}_to_status`] = e.to;
+    params[`e${i}_detail`] = e.detail === null ? null : e.detail.slice(0, 512);
+    params[`e${i}_at`] = e.at;
+  });
+  put('t_', { ...fill.trade, strategy: fill.trade.strategy ?? null });
+  put('p_', fill.position);
+  put('a_', fill.account);
+  const inserted = (await filledOrderInsert(events.length).execute(db, params)).rows[0];
+  if (!inserted) throw new Error('sandbox order insert returned no row');
+  return { id: inserted.id, ...order };
+}

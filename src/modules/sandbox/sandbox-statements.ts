@@ -12,6 +12,14 @@ import { RESTING } from './types.js';
 /** An order row to insert: every column but the id. */
 export type NewOrderRow = Omit<OrderRow, 'id'>;
 
+/** The row to insert of an order whose optional columns may be left out (they are null then). */
+export function newOrderRow(
+  o: Omit<NewOrderRow, 'reason' | 'strategy' | 'tag'> &
+    Partial<Pick<NewOrderRow, 'reason' | 'strategy' | 'tag'>>,
+): NewOrderRow {
+  return { ...o, reason: o.reason ?? null, strategy: o.strategy ?? null, tag: o.tag ?? null };
+}
+
 /** The user's account row, locked on PostgreSQL (`FOR UPDATE`). */
 export const selectAccountForUpdate = prepareQuery<DB, { userId: number }, AccountRow>((db, $) => {
   const q = db.selectFrom('sandbox_accounts').selectAll().where('user_id', '=', $('userId'));

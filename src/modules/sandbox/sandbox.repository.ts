@@ -16,13 +16,14 @@ import {
   selectRestingOn,
   updateAccount,
   upsertPositionRow,
+  newOrderRow,
   type EventParams,
-  type NewOrderRow,
 } from './sandbox-statements.js';
 import {
-  filledOrderInsert,
-  selectAccountWithStake,
-  type FilledOrderParams,
+  insertFilledOrderAtOnce,
+  selectStake,
+  type AccountStake,
+  type FillRows,
 } from './sandbox-pg-statements.js';
 import { isPostgres } from '../../platform/db/database.js';
 import type { Money } from './money.js';
@@ -107,26 +108,15 @@ export class SandboxRepository {
   /**
    * On PostgreSQL, the user's account locked as {@link lockAccount} locks it, with its stake in one
    * instrument and product (the position, the holding and the working orders, oldest first), in
-   * one statement (sandbox-pg-statements.ts, {@link selectAccountWithStake}). Undefined on SQLite,
+   * one statement (sandbox-pg-statements.ts, {@link selectStake}). Undefined on SQLite,
    * where the reads cost no round trip and run one by one, and before the user's first order
    * (no account yet: {@link lockAccount} creates it).
    */
   async lockAccountWithStake(
     userId: number,
     key: { symbol: string; exchange: string; product: string },
-  ): Promise<
-    { account: AccountRow; position?: PositionRow; holding?: HoldingRow; resting: OrderRow[] } | undefined
-  > {
-    if (!isPostgres(this.db)) return undefined;
-    const row = (await selectAccountWithStake.execute(this.db, { userId, ...key })).rows[0];
-    if (!row) return undefined;
-    const { stake_position, stake_holding, stake_resting, ...account } = row;
-    return {
-      account,
-      ...(stake_position ? { position: stake_position } : {}),
-      ...(stake_holding ? { holding: stake_holding } : {}),
-      resting: stake_resting,
-    };
+  ): Promise<AccountStake | undefined> {
+    return isPostgres(this.db) ? selectStake(this.db, userId, key) : undefined;
   }
 
   getAccount(userId: number): Promise<AccountRow | undefined> {
@@ -152,12 +142,7 @@ export class SandboxRepository {
   // ---- orders ----
 
   async insertOrder(o: Omit<NewOrder, 'id'>): Promise<OrderRow> {
-    const full: NewOrderRow = {
-      ...o,
-      reason: o.reason ?? null,
-      strategy: o.strategy ?? null,
-      tag: o.tag ?? null,
-    };
+    const full = newOrderRow(o);
     const inserted = (await insertOrderRow.execute(this.db, full)).rows[0];
     if (!inserted) throw new Error('sandbox order insert returned no row');
     // Every other column is what was inserted (no column has a database default).
@@ -167,48 +152,21 @@ export class SandboxRepository {
   /**
    * Inserts an order already filled (its final row) with the rows of its fill: its events (in the
    * given order), its position, its trade and its account. On PostgreSQL in one statement (a round
-   * trip each would be five: sandbox-pg-statements.ts, {@link filledOrderInsert}); on SQLite, where a
+   * trip each would be five: sandbox-pg-statements.ts, {@link insertFilledOrderAtOnce}); on SQLite, where a
    * statement costs no round trip, one after another.
    */
   async insertFilledOrder(
     o: Omit<NewOrder, 'id'>,
     events: readonly Omit<OrderEventInput, 'orderId'>[],
-    fill: {
-      position: Omit<PositionRow, 'id'>;
-      trade: Omit<Insertable<SandboxTradesTable>, 'id' | 'order_id'>;
-      account: AccountRow;
-    },
+    fill: FillRows,
   ): Promise<OrderRow> {
-    const full: NewOrderRow = {
-      ...o,
-      reason: o.reason ?? null,
-      strategy: o.strategy ?? null,
-      tag: o.tag ?? null,
-    };
-    if (!isPostgres(this.db)) {
-      const row = await this.insertOrder(full);
-      await this.insertEvents(events.map((e) => ({ ...e, orderId: row.id })));
-      await this.upsertPosition(fill.position);
-      await this.insertTrade({ ...fill.trade, order_id: row.id });
-      await this.saveAccount(fill.account);
-      return row;
-    }
-    const params: FilledOrderParams = {};
-    for (const [k, v] of Object.entries(full)) params[`o_${k}`] = v;
-    events.forEach((e, i) => {
-      params[`e${i}_user_id`] = e.userId;
-      params[`e${i}_from_status`] = e.from;
-      params[`e${i}_to_status`] = e.to;
-      params[`e${i}_detail`] = e.detail === null ? null : e.detail.slice(0, 512);
-      params[`e${i}_at`] = e.at;
-    });
-    for (const [k, v] of Object.entries({ ...fill.trade, strategy: fill.trade.strategy ?? null }))
-      params[`t_${k}`] = v;
-    for (const [k, v] of Object.entries(fill.position)) params[`p_${k}`] = v;
-    for (const [k, v] of Object.entries(fill.account)) params[`a_${k}`] = v;
-    const inserted = (await filledOrderInsert(events.length).execute(this.db, params)).rows[0];
-    if (!inserted) throw new Error('sandbox order insert returned no row');
-    return { id: Number(inserted.id), ...full };
+    if (isPostgres(this.db)) return insertFilledOrderAtOnce(this.db, newOrderRow(o), events, fill);
+    const row = await this.insertOrder(o);
+    await this.insertEvents(events.map((e) => ({ ...e, orderId: row.id })));
+    await this.upsertPosition(fill.position);
+    await this.insertTrade({ ...fill.trade, order_id: row.id });
+    await this.saveAccount(fill.account);
+    return row;
   }
 
   /** The user's orders placed with the caller's reference `tag` (a strategy order's), oldest first. */
