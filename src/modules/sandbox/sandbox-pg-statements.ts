@@ -7,11 +7,11 @@
  * and the repository runs the plain ones (sandbox-statements.ts). Both paths write and read the
  * same rows; the behaviour tests run on both databases.
  */
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
 import type { DB, SandboxTradesTable } from '../../db/schema.js';
 import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
 import type { AccountRow, HoldingRow, OrderRow, PositionRow } from './sandbox.rows.js';
-import type { NewOrderRow } from './sandbox-statements.js';
+import { selectAccountForUpdate, type NewOrderRow } from './sandbox-statements.js';
 import { RESTING } from './types.js';
 
 export type FilledOrderParams = Record<string, number | string | null>;
@@ -166,54 +166,77 @@ export function filledOrderInsert(n: number): PreparedQuery<DB, FilledOrderParam
   return q;
 }
 
-/** What {@link selectAccountWithStake} returns: the account's columns and the stake's rows. */
-export type AccountWithStake = AccountRow & {
+/** The stake's rows of one instrument and product, as {@link stakeColumns} select them. */
+export interface StakeRows {
   stake_position: PositionRow | null;
   stake_holding: HoldingRow | null;
   stake_resting: OrderRow[];
-};
+}
+
+type StakeParams = { userId: number; symbol: string; exchange: string; product: string };
 
 /**
- * PostgreSQL only: the user's account locked (`FOR UPDATE`) together with what a placement reads
- * of one instrument and product, in one statement: the position, the delivery holding and the
- * working orders, each as JSON of its rows (their columns as the plain SELECTs give them: int8
- * is read as a number either way). Three round trips less per placement than the four SELECTs;
- * SQLite runs them one by one (ledger.ts).
+ * What a placement reads of one instrument and product, as three columns of one row: the
+ * position, the delivery holding and the working orders, each as JSON of its rows (their columns
+ * as the plain SELECTs give them: int8 is read as a number either way). Two round trips less per
+ * placement than three SELECTs; SQLite runs them one by one (ledger.ts).
  */
-export const selectAccountWithStake = prepareQuery<
-  DB,
-  { userId: number; symbol: string; exchange: string; product: string },
-  AccountWithStake
->((db, $) =>
+function stakeColumns(
+  eb: ExpressionBuilder<DB, never>,
+  $: <K extends keyof StakeParams>(k: K) => StakeParams[K],
+) {
+  return [
+    eb
+      .selectFrom('sandbox_positions as p')
+      .select(sql<PositionRow>`row_to_json(p)`.as('j'))
+      .where('p.user_id', '=', $('userId'))
+      .where('p.symbol', '=', $('symbol'))
+      .where('p.exchange', '=', $('exchange'))
+      .where('p.product', '=', $('product'))
+      .as('stake_position'),
+    eb
+      .selectFrom('sandbox_holdings as h')
+      .select(sql<HoldingRow>`row_to_json(h)`.as('j'))
+      .where('h.user_id', '=', $('userId'))
+      .where('h.symbol', '=', $('symbol'))
+      .where('h.exchange', '=', $('exchange'))
+      .as('stake_holding'),
+    eb
+      .selectFrom('sandbox_orders as o')
+      .select(sql<OrderRow[]>`coalesce(json_agg(o order by o.id), '[]'::json)`.as('j'))
+      .where('o.user_id', '=', $('userId'))
+      .where('o.status', 'in', [...RESTING])
+      .where('o.symbol', '=', $('symbol'))
+      .where('o.exchange', '=', $('exchange'))
+      .where('o.product', '=', $('product'))
+      .as('stake_resting'),
+  ] as const;
+}
+
+/**
+ * PostgreSQL only: the stake's rows ({@link stakeColumns}), read after the account's lock was
+ * taken by a statement of its own (docs/rules/sandbox.md#lock-then-read): under READ COMMITTED a
+ * statement that waited for a row lock sees the locked row as its holder committed it, but every
+ * other row (these subqueries) as it was when the statement started, before that commit. A
+ * placement whose position was read in the statement that waited for the previous placement's
+ * lock computed its new position from the one before that placement: a lost update.
+ */
+export const selectStakeRows = prepareQuery<DB, StakeParams, StakeRows>((db, $) =>
+  db.selectNoFrom((eb) => stakeColumns(eb, $)),
+);
+
+/**
+ * PostgreSQL only: the account locked (`FOR UPDATE`) and its stake read in one statement, for a
+ * transaction that holds that lock already (an earlier placement of its group took it): there is
+ * no lock to wait for, so the statement's snapshot, taken at its start, already has every change
+ * a holder of the lock committed. Never for a transaction that has yet to take the lock (see
+ * {@link selectStakeRows}).
+ */
+export const selectLockedAccountWithStake = prepareQuery<DB, StakeParams, AccountRow & StakeRows>((db, $) =>
   db
     .selectFrom('sandbox_accounts as a')
     .selectAll('a')
-    .select((eb) => [
-      eb
-        .selectFrom('sandbox_positions as p')
-        .select(sql<PositionRow>`row_to_json(p)`.as('j'))
-        .whereRef('p.user_id', '=', 'a.user_id')
-        .where('p.symbol', '=', $('symbol'))
-        .where('p.exchange', '=', $('exchange'))
-        .where('p.product', '=', $('product'))
-        .as('stake_position'),
-      eb
-        .selectFrom('sandbox_holdings as h')
-        .select(sql<HoldingRow>`row_to_json(h)`.as('j'))
-        .whereRef('h.user_id', '=', 'a.user_id')
-        .where('h.symbol', '=', $('symbol'))
-        .where('h.exchange', '=', $('exchange'))
-        .as('stake_holding'),
-      eb
-        .selectFrom('sandbox_orders as o')
-        .select(sql<OrderRow[]>`coalesce(json_agg(o order by o.id), '[]'::json)`.as('j'))
-        .whereRef('o.user_id', '=', 'a.user_id')
-        .where('o.status', 'in', [...RESTING])
-        .where('o.symbol', '=', $('symbol'))
-        .where('o.exchange', '=', $('exchange'))
-        .where('o.product', '=', $('product'))
-        .as('stake_resting'),
-    ])
+    .select((eb) => stakeColumns(eb as unknown as ExpressionBuilder<DB, never>, $))
     .where('a.user_id', '=', $('userId'))
     .forUpdate(),
 );
@@ -227,20 +250,39 @@ export interface AccountStake {
   resting: OrderRow[];
 }
 
-/** The account of `userId` locked, with its stake; undefined when it has no account yet. */
+/**
+ * The account of `userId` locked, and its stake read; undefined when it has no account yet. The
+ * lock first, then the reads it protects, as two statements (see {@link selectStakeRows}); one
+ * statement when `lockHeld` says this transaction holds the lock already.
+ */
 export async function selectStake(
   db: Kysely<DB>,
   userId: number,
   key: { symbol: string; exchange: string; product: string },
+  lockHeld: boolean,
 ): Promise<AccountStake | undefined> {
-  const row = (await selectAccountWithStake.execute(db, { userId, ...key })).rows[0];
-  if (!row) return undefined;
-  const { stake_position, stake_holding, stake_resting, ...account } = row;
+  const params = { userId, ...key };
+  let account: AccountRow;
+  let stake: StakeRows;
+  if (lockHeld) {
+    const row = (await selectLockedAccountWithStake.execute(db, params)).rows[0];
+    if (!row) return undefined;
+    const { stake_position, stake_holding, stake_resting, ...rest } = row;
+    account = rest;
+    stake = { stake_position, stake_holding, stake_resting };
+  } else {
+    const locked = (await selectAccountForUpdate.execute(db, { userId })).rows[0];
+    if (!locked) return undefined;
+    account = locked;
+    const row = (await selectStakeRows.execute(db, params)).rows[0];
+    if (!row) throw new Error('sandbox stake read returned no row');
+    stake = row;
+  }
   return {
     account,
-    ...(stake_position ? { position: stake_position } : {}),
-    ...(stake_holding ? { holding: stake_holding } : {}),
-    resting: stake_resting,
+    ...(stake.stake_position ? { position: stake.stake_position } : {}),
+    ...(stake.stake_holding ? { holding: stake.stake_holding } : {}),
+    resting: stake.stake_resting,
   };
 }
 

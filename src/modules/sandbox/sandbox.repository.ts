@@ -48,6 +48,12 @@ export class SandboxRepository {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly grouped?: TransactionRunner<DB>,
+    /**
+     * The transaction already holds the lock on the account it is about to lock (an earlier
+     * placement of the same user in its group took it and was kept): on PostgreSQL the lock and
+     * the stake's reads can then be one statement ({@link lockAccountWithStake}).
+     */
+    private readonly accountLockHeld = false,
   ) {}
 
   /**
@@ -71,7 +77,10 @@ export class SandboxRepository {
    */
   groupedTransaction<T>(userId: number, fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
     return this.grouped
-      ? this.grouped.run((trx) => fn(new SandboxRepository(trx)), userId)
+      ? this.grouped.run(
+          (trx, member) => fn(new SandboxRepository(trx, undefined, member.earlierWithKey > 0)),
+          userId,
+        )
       : this.transaction(fn);
   }
 
@@ -106,17 +115,17 @@ export class SandboxRepository {
   }
 
   /**
-   * On PostgreSQL, the user's account locked as {@link lockAccount} locks it, with its stake in one
-   * instrument and product (the position, the holding and the working orders, oldest first), in
-   * one statement (sandbox-pg-statements.ts, {@link selectStake}). Undefined on SQLite,
-   * where the reads cost no round trip and run one by one, and before the user's first order
-   * (no account yet: {@link lockAccount} creates it).
+   * On PostgreSQL, the user's account locked as {@link lockAccount} locks it, then its stake in one
+   * instrument and product read (the position, the holding and the working orders, oldest first):
+   * two statements, or one when this transaction already holds the lock (sandbox-pg-statements.ts,
+   * {@link selectStake}). Undefined on SQLite, where the reads cost no round trip and run one by
+   * one, and before the user's first order (no account yet: {@link lockAccount} creates it).
    */
   async lockAccountWithStake(
     userId: number,
     key: { symbol: string; exchange: string; product: string },
   ): Promise<AccountStake | undefined> {
-    return isPostgres(this.db) ? selectStake(this.db, userId, key) : undefined;
+    return isPostgres(this.db) ? selectStake(this.db, userId, key, this.accountLockHeld) : undefined;
   }
 
   getAccount(userId: number): Promise<AccountRow | undefined> {
@@ -268,9 +277,8 @@ export class SandboxRepository {
       .execute();
   }
 
-  /** The user's working orders, optionally on one instrument and product. */
   /**
-   * The user's working orders, oldest first. Sorted here, not in SQL: with `ORDER BY id` SQLite
+   * The user's working orders (optionally on one instrument and product), oldest first. Sorted here, not in SQL: with `ORDER BY id` SQLite
    * prefers the `(user_id, id)` index and walks every order the user ever placed; without it, it
    * seeks the few resting ones through `(user_id, status, id)` (migration 0012).
    */

@@ -163,4 +163,27 @@ describe('group commit: transactions of one event-loop turn share a COMMIT, each
     await Promise.all([grouped, outside]);
     expect(committed()).toEqual([1, 2]);
   });
+
+  it('each member learns how many earlier members of its key were kept (what they locked is still held)', async () => {
+    const { db } = open();
+    const g = new GroupCommit(db);
+    const seenBy: string[] = [];
+    const member = (name: string, key: number | undefined, fail = false) =>
+      g
+        .run(async (trx, m) => {
+          seenBy.push(`${name}:${m.earlierWithKey}`);
+          await insert(trx, 1);
+          if (fail) throw new Error(`${name} failed`);
+        }, key)
+        .catch(() => undefined);
+    await Promise.all([
+      member('a1', 1, true), // undone: it counts for nobody
+      member('a2', 1),
+      member('b1', 2),
+      member('a3', 1),
+      member('none', undefined),
+      member('b2', 2),
+    ]);
+    expect(seenBy).toEqual(['a1:0', 'a2:0', 'b1:0', 'a3:1', 'none:0', 'b2:1']);
+  });
 });

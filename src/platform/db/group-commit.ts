@@ -36,14 +36,27 @@ import { isPostgres } from './database.js';
 /** Members of one group at most (bounds the wait of the first one). */
 export const GROUP_COMMIT_MAX = 64;
 
+/** What a member of a group knows of the transaction it runs in. */
+export interface MemberContext {
+  /**
+   * How many members before it in this transaction, run with the same key, succeeded: their
+   * writes, and the row locks they took, are kept (a failed member's are undone with its
+   * savepoint, its row locks included). 0 without a key and for a transaction of its own.
+   */
+  earlierWithKey: number;
+}
+
 /** Runs a function in a transaction of its own and settles once that transaction is committed. */
 export interface TransactionRunner<DB> {
   /**
    * @param key what the transaction contends on (the user whose account it locks): on
    * PostgreSQL only transactions with the same key are grouped.
    */
-  run<T>(fn: (trx: Kysely<DB>) => Promise<T>, key?: string | number): Promise<T>;
+  run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T>;
 }
+
+/** The context of a transaction that is nobody's group. */
+const ALONE: MemberContext = Object.freeze({ earlierWithKey: 0 });
 
 /** Group commit on SQLite; on PostgreSQL, group commit per key. */
 export function transactionRunner<DB>(db: Kysely<DB>): TransactionRunner<DB> {
@@ -60,14 +73,14 @@ export class KeyedGroupCommit<DB> implements TransactionRunner<DB> {
     private readonly max = GROUP_COMMIT_MAX,
   ) {}
 
-  run<T>(fn: (trx: Kysely<DB>) => Promise<T>, key?: string | number): Promise<T> {
-    if (key === undefined) return this.db.transaction().execute(fn);
+  run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T> {
+    if (key === undefined) return this.db.transaction().execute((trx) => fn(trx, ALONE));
     let group = this.groups.get(key);
     if (group === undefined) {
       group = new GroupCommit(this.db, this.max);
       this.groups.set(key, group);
     }
-    return group.run(fn);
+    return group.run(fn, key);
   }
 }
 
@@ -75,7 +88,8 @@ const SAVEPOINT = CompiledQuery.raw('savepoint group_member');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to group_member');
 
 interface Member<DB> {
-  fn: (trx: Kysely<DB>) => Promise<unknown>;
+  fn: (trx: Kysely<DB>, member: MemberContext) => Promise<unknown>;
+  key: string | number | undefined;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -91,8 +105,11 @@ export class GroupCommit<DB> implements TransactionRunner<DB> {
     private readonly max = GROUP_COMMIT_MAX,
   ) {}
 
-  /** `key` is not needed: SQLite has one writer, so every transaction joins the open group. */
-  run<T>(fn: (trx: Kysely<DB>) => Promise<T>, _key?: string | number): Promise<T> {
+  /**
+   * Every transaction joins the open group whatever its `key` (SQLite has one writer); the key
+   * only counts, for its members, the earlier ones of the same key ({@link MemberContext}).
+   */
+  run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (!this.open?.accepting) {
         const group: Group<DB> = new Group(this.db, this.max, () => {
@@ -100,7 +117,7 @@ export class GroupCommit<DB> implements TransactionRunner<DB> {
         });
         this.open = group;
       }
-      this.open.add({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.open.add({ fn, key, resolve: resolve as (v: unknown) => void, reject });
     });
   }
 }
@@ -109,6 +126,8 @@ class Group<DB> {
   accepting = true;
   private readonly queue: Member<DB>[] = [];
   private readonly outcomes: Outcome<DB>[] = [];
+  /** Per key, the members whose work is kept so far (see {@link MemberContext}). */
+  private readonly succeeded = new Map<string | number, number>();
   private draining = false;
   private commitScheduled = false;
   private readonly trx: Promise<ControlledTransaction<DB>>;
@@ -153,8 +172,12 @@ class Group<DB> {
         // one more statement each, on PostgreSQL one more round trip.
         await trx.executeQuery(SAVEPOINT);
         try {
-          const value = await member.fn(trx);
+          const k = member.key;
+          const value = await member.fn(trx, {
+            earlierWithKey: k === undefined ? 0 : (this.succeeded.get(k) ?? 0),
+          });
           this.outcomes.push({ member, ok: true, value });
+          if (k !== undefined) this.succeeded.set(k, (this.succeeded.get(k) ?? 0) + 1);
         } catch (err) {
           await trx.executeQuery(ROLLBACK_TO);
           this.outcomes.push({ member, ok: false, err });
