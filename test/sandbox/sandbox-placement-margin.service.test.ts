@@ -133,6 +133,29 @@ describeEachDb('sandbox placement (service tier)', (dialect) => {
     });
   });
 
+  describe('a CNC BUY that buys back shares sold from holdings the same day opens nothing', () => {
+    it('it blocks no margin, realises the round trip, and leaves used margin equal to what positions hold', async () => {
+      await t.place({ ...MINI.SBIN, side: 'BUY', quantity: 10, product: 'CNC' }); // @ 800.05
+      await t.at('2026-01-06', '09:30'); // T+1: 10 SBIN held at ₹8,000.50
+      await t.tick({ [key(MINI.SBIN)]: t.quote(800) });
+      await t.place({ ...MINI.SBIN, side: 'SELL', quantity: 6, product: 'CNC' }); // from holdings @ 799.95
+      const back = await t.place({ ...MINI.SBIN, side: 'BUY', quantity: 2, product: 'CNC' }); // @ 800.05
+      expect(back.order.status).toBe('complete');
+      // The BUY covers 2 of the 6 sold today: no new shares, so nothing to pay for or block.
+      const p = await position('SBIN', 'CNC');
+      // −6 + 2 = −4 sold from holdings; (799.95 − 800.05) × 2 = −0.20 realised on the round trip.
+      expect([p!.quantity, rupees(Number(p!.margin)), rupees(Number(p!.realised_pnl))]).toEqual([
+        -4, 0, -0.2,
+      ]);
+      // Paid ₹8,000.50 for the 10 held; the round trip lost ₹0.20; the sale is credited at T+1.
+      expect(await t.funds()).toMatchObject({
+        usedMargin: 0,
+        realisedPnl: -0.2,
+        available: START - 8_000.5 - 0.2,
+      });
+    });
+  });
+
   describe('after the MIS square-off time (NSE 15:15) only MIS orders reducing a position are accepted', () => {
     afterEach(() => {
       vi.useRealTimers();

@@ -152,7 +152,7 @@ export function planFill(
 ): FillPlan {
   const side = order.side as Side;
   const product = order.product as Product;
-  const opened = splitFill(position.quantity + held, side, order.quantity).opening;
+  const opened = splitFill(coveredQuantity(position.quantity, held, side), side, order.quantity).opening;
   const margin = marginOnFill({
     blocked: order.blocked_margin,
     blockedQuantity: order.blocked_quantity,
@@ -326,10 +326,21 @@ function contextOf(
   return { position, held, others, sellable: held + position.quantity - pendingSells };
 }
 
-/** The position quantity an order on `side` may still reduce (holdings count for CNC). */
+/**
+ * The net quantity an order on `side` meets (docs/rules/sandbox.md#margin-at-placement): for a
+ * SELL the position plus the delivery holdings (selling held shares opens nothing); for a BUY the
+ * position alone, so a BUY that buys back shares sold from holdings the same day covers that
+ * short (as the position nets it) and opens nothing. Counting the holdings for a BUY too made
+ * such a BUY block margin for shares it never opened, which no position then held.
+ */
+export function coveredQuantity(positionQuantity: number, held: number, side: Side): number {
+  return side === 'SELL' ? positionQuantity + held : positionQuantity;
+}
+
+/** The position quantity an order on `side` may still reduce (holdings count for a CNC SELL). */
 export function reducibleFor(ctx: AccountContext, side: Side): number {
   return reduciblePosition(
-    ctx.position.quantity + ctx.held,
+    coveredQuantity(ctx.position.quantity, ctx.held, side),
     side,
     ctx.others.map((o) => ({ side: o.side as Side, quantity: o.quantity })),
   );
