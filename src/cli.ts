@@ -256,6 +256,39 @@ export function buildCli(): Command {
       });
     });
 
+  const sandbox = program.command('sandbox').description("analyzer mode's paper-trading accounts");
+  sandbox
+    .command('verify')
+    .description(
+      "recompute every account's positions, realised P&L, funds and fills from its trade book and report each difference (exit 1 on one)",
+    )
+    .option('--user <name>', 'check only this user (login name)')
+    .option('--json', 'print the report as JSON')
+    .action(async (opts: { user?: string; json?: boolean }) => {
+      await withServices(async (s) => {
+        let userId: number | undefined;
+        if (opts.user !== undefined) {
+          const row = await s.auth.users.findByUsername(opts.user);
+          if (row === undefined) throw new Error(`no user named "${opts.user}"`);
+          userId = row.id;
+        }
+        const report = await s.sandbox.verify.run(userId === undefined ? {} : { userId });
+        if (opts.json) console.log(JSON.stringify(report, null, 2));
+        else {
+          const names = new Map((await s.auth.users.list()).map((u) => [u.id, u.username]));
+          for (const d of report.differences)
+            console.log(`user ${names.get(d.user_id) ?? d.user_id}: ${d.check} ${d.subject}: ${d.detail}`);
+          const of = `${report.accounts} sandbox account${report.accounts === 1 ? '' : 's'}`;
+          console.log(
+            report.drifted === 0
+              ? `checked ${of}: every one agrees with its trade book`
+              : `${report.differences.length} difference${report.differences.length === 1 ? '' : 's'} in ${report.drifted} of ${of}`,
+          );
+        }
+        if (report.drifted > 0) process.exitCode = 1;
+      });
+    });
+
   return program;
 }
 

@@ -52,6 +52,11 @@ export interface SandboxConfig {
   scriptFile: string | undefined;
   /** `SANDBOX_QUOTE_POLL_MS` (default 1000): how often the broker source asks for quotes. */
   quotePollMs: number;
+  /**
+   * `SANDBOX_LEDGER_CHECK_MINUTES` (default 60; 0 turns it off): how often the service checks every
+   * account's books against its trade book (docs/rules/sandbox.md#ledger-check).
+   */
+  ledgerCheckMinutes: number;
 }
 
 /** Where analyzer mode's prices come from (docs/rules/sandbox.md#price-source). */

@@ -262,6 +262,7 @@ export function loadConfig(
       priceSource: check('SANDBOX_PRICE_SOURCE', 'auto' as const, parsePriceSource),
       scriptFile: check('SANDBOX_SCRIPT_FILE', undefined, (raw) => resolve(cwd, raw)),
       quotePollMs: check('SANDBOX_QUOTE_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
+      ledgerCheckMinutes: check('SANDBOX_LEDGER_CHECK_MINUTES', 60, (raw) => parseInteger(raw, 0, 1440)),
     },
     telegramApiBaseUrl: check('TELEGRAM_API_BASE_URL', undefined, (raw) =>
       parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),

@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import type { Dialect } from '../../src/platform/db/database.js';
+import { runCli } from './cli-process.js';
 import { importContract } from './contracts.js';
 import { miniKiteContract } from './sandbox.js';
-import { createTestDatabase, pgUrl, type TestDatabase } from './test-database.js';
+import { createTestDatabase, databaseUrlOf, type TestDatabase } from './test-database.js';
 import { createTestServices } from './test-services.js';
 import { freePort } from './tunnel-app.js';
 
@@ -43,6 +44,11 @@ export interface KillWorld {
   exposure(name: string): Promise<number>;
   /** Resolves once no strategy order intent is left unsettled (the reconcile pass has run). */
   reconciled(): Promise<void>;
+  /**
+   * Runs `algodesk sandbox verify` on the world's data as an operator would after a crash
+   * (docs/rules/sandbox.md#ledger-check); throws with its report unless every account agrees.
+   */
+  verifyBooks(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,10 +106,7 @@ export async function killWorld(dialect: Dialect, strategies: object[]): Promise
   );
   const script = join(dataDir, 'prices.json');
   writeFileSync(script, JSON.stringify([{ at: 0, quotes }]));
-  const url =
-    dialect === 'postgres' && db.target.kind === 'postgres'
-      ? `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${db.target.schema}`)}`
-      : '';
+  const url = databaseUrlOf(db);
   const sql = db.database.db;
   const servers: ServerProcess[] = [];
 
@@ -168,6 +171,18 @@ export async function killWorld(dialect: Dialect, strategies: object[]): Promise
           throw new Error(`${left.length} strategy order intent(s) never reconciled`);
         await new Promise((r) => setTimeout(r, 50));
       }
+    },
+    async verifyBooks() {
+      const r = await runCli(['sandbox', 'verify'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...env,
+          DATA_DIR: dataDir,
+          DATABASE_URL: url,
+          LOG_LEVEL: 'warn',
+        },
+      });
+      if (r.code !== 0) throw new Error(`sandbox verify exited ${String(r.code)}:\n${r.out}${r.err}`);
     },
     async close() {
       for (const server of servers) await server.kill();

@@ -10,6 +10,7 @@ import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
 import type { Quote } from '../../src/modules/sandbox/types.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { importContract } from './contracts.js';
+import { expectBooksAgree } from './ledger.js';
 import { marketFixture } from './market-fixtures.js';
 import {
   appWithAdmin,
@@ -147,7 +148,11 @@ export async function startSandbox(
       await engine.tick();
     },
     async close() {
-      await t.close();
+      try {
+        await expectBooksAgree(t.services);
+      } finally {
+        await t.close();
+      }
       if (opts.restartOf) {
         await t.db.drop();
         rmSync(t.db.dataDir, { recursive: true, force: true });

@@ -19,6 +19,16 @@ import { migrateToLatest } from '../../src/platform/db/migrate.js';
 
 export const pgUrl = inject('pgUrl');
 
+/**
+ * The `DATABASE_URL` that opens `db` from another process (a server or the command line): on
+ * PostgreSQL the test's schema as the search path; '' on SQLite, whose file `DATA_DIR` locates.
+ */
+export function databaseUrlOf(db: TestDatabase): string {
+  if (db.target.kind !== 'postgres') return '';
+  const options = encodeURIComponent(`-c search_path=${db.target.schema ?? 'public'}`);
+  return `${pgUrl}${pgUrl.includes('?') ? '&' : '?'}options=${options}`;
+}
+
 /** A database of its own for one test: a temp SQLite file, or a fresh PostgreSQL schema. */
 export interface TestDatabase {
   database: Database;

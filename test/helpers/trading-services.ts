@@ -15,6 +15,7 @@ import type { PlaceOutcome, PlaceRequest } from '../../src/modules/sandbox/sandb
 import type { Quote } from '../../src/modules/sandbox/types.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { importContract } from './contracts.js';
+import { expectBooksAgree } from './ledger.js';
 import { ist, MINI, miniKiteContract } from './sandbox.js';
 import type { TestAppOptions } from './test-app.js';
 import { createTestServices, type TestServices } from './test-services.js';
@@ -155,7 +156,13 @@ export async function startTrading(dialect: Dialect, opts: TestAppOptions = {}):
       if (table === 'order_logs' || table === 'analyzer_logs') await orders.events.whenIdle();
       return (await db.selectFrom(table).selectAll().orderBy('id').execute()) as Record<string, unknown>[];
     },
-    close: () => s.close(),
+    async close() {
+      try {
+        await expectBooksAgree(s.services);
+      } finally {
+        await s.close();
+      }
+    },
   };
   return t;
 }

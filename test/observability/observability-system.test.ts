@@ -197,8 +197,13 @@ describeEachDb('system diagnostics', (dialect) => {
       'host_server',
       'redis',
       'broker_zerodha',
+      'sandbox_ledger',
     ]);
     expect(probe('database')).toMatchObject({ ok: true, skipped: false });
+    expect(probe('sandbox_ledger')).toMatchObject({
+      ok: true,
+      detail: '0 sandbox accounts agree with their trade books',
+    });
     expect(probe('http_loopback')).toMatchObject({ ok: true, detail: 'HTTP 401' });
     for (const name of ['host_server', 'redis', 'broker_zerodha']) {
       expect(probe(name), name).toMatchObject({

@@ -1,13 +1,14 @@
 /**
  * Concurrent placements on one account keep its books in step (docs/rules/sandbox.md#fills,
- * docs/rules/sandbox.md#lock-then-read): many MARKET orders of one user, both sides, several
+ * docs/rules/sandbox.md#ledger-check): many MARKET orders of one user, both sides, several
  * quantities, on one instrument, through the real order pipeline, arriving staggered on two
  * instances of the service that share the database (each groups its own placements of the user),
  * so that transactions wait on the account's lock for one another all the time. Afterwards the derived state must be
  * what the trade book says: the position is the trades netted, the realised P&L is the trades
  * replayed, and the funds balance. It is a race, so each case runs several rounds.
  *
- * The books are recomputed here with plain arithmetic of their own (not the service's code).
+ * The books are recomputed here with plain arithmetic of their own (not the service's code), and
+ * then checked once more with the ledger check the service ships (`sandbox verify`).
  */
 import { describe, expect, it } from 'vitest';
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
@@ -112,6 +113,8 @@ describeEachDb('sandbox: concurrent orders on one account', (dialect) => {
         // Funds balance: nothing appears or vanishes.
         expect(b.available + b.usedMargin).toBe(START * MONEY + b.realised);
         expect(b.usedMargin).toBe(b.positionMargin + b.blocked);
+        // The ledger check the service ships agrees.
+        expect(await t.s.services.sandbox.verify.account(t.userId)).toEqual([]);
       } finally {
         await other.close();
         await t.close();

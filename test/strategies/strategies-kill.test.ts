@@ -5,7 +5,8 @@
  * the restart nothing is doubled, nothing is stuck and nothing answered is forgotten:
  * - the run's exposure equals the account's position, with the event that says what happened;
  * - the first delivery after the restart is handled at once (the dead life's lease is released);
- * - every answered order is in the book once, with its order-log row.
+ * - every answered order is in the book once, with its order-log row;
+ * - the account's books agree with its trade book (`algodesk sandbox verify`).
  */
 import { afterEach, expect, it } from 'vitest';
 import type { StrategySeam } from '../../src/modules/strategies/strategy-runner.types.js';
@@ -86,6 +87,8 @@ describeEachDb('a kill -9 between a strategy order’s writes is reconciled on r
         .execute();
       expect(exits).toHaveLength(held);
       expect(await w.accountPosition('INFY')).toBe(0);
+      // The account's books agree with its trade book (the operator's check after a crash).
+      await w.verifyBooks();
     },
     KILL_TEST_MS,
   );
@@ -178,6 +181,7 @@ describeEachDb('SIGKILL in the middle of a burst of orders and webhooks', (diale
         expect(await w.accountPosition(symbol)).toBe(0);
         expect(await w.exposure(name)).toBe(0);
       }
+      await w.verifyBooks();
     },
     KILL_TEST_MS,
   );

@@ -46,6 +46,8 @@ export interface MetricSources {
   instrumentIndex(): { size: number; ready: boolean };
   /** The sandbox: working orders in the matching engine's book, and whether it runs. */
   sandbox(): { restingOrders: number; engineRunning: boolean; analyze: boolean };
+  /** The sandbox's ledger check (docs/rules/sandbox.md#ledger-check): its passes since start and the latest. */
+  ledgerCheck(): { runs: number; drifts: number; drifted: number; lastAt: number | undefined };
 }
 
 type HttpLabels = { method: string; route: string; status: number };
@@ -194,6 +196,26 @@ export class AppMetrics {
     );
     gauge('algodesk_analyze_mode', '1 in analyzer mode, 0 in live mode', () =>
       sources.sandbox().analyze ? 1 : 0,
+    );
+    gauge(
+      'algodesk_sandbox_ledger_drift',
+      "Sandbox accounts whose books differed from their trade book at the ledger check's latest pass (alert on > 0)",
+      () => sources.ledgerCheck().drifted,
+    );
+    total(
+      'algodesk_sandbox_ledger_checks_total',
+      'Passes of the sandbox ledger check since start',
+      () => sources.ledgerCheck().runs,
+    );
+    total(
+      'algodesk_sandbox_ledger_drift_total',
+      'Passes of the sandbox ledger check since start that found an account drifted',
+      () => sources.ledgerCheck().drifts,
+    );
+    gauge(
+      'algodesk_sandbox_ledger_checked_at_seconds',
+      'When the sandbox ledger check last passed over the accounts (Unix seconds; 0 before the first pass)',
+      () => Math.floor((sources.ledgerCheck().lastAt ?? 0) / 1000),
     );
   }
 

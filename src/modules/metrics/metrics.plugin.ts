@@ -37,6 +37,10 @@ export const metricsPlugin = modulePlugin<AppDeps>(
         engineRunning: sandbox.engine.isRunning,
         analyze: sandbox.mode.analyze,
       }),
+      ledgerCheck: () => {
+        const { runs, drifts, last } = sandbox.verify.state;
+        return { runs, drifts, drifted: last?.drifted ?? 0, lastAt: last?.at };
+      },
     });
     app.requests.observe({
       started: () => undefined,

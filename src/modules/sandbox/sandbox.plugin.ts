@@ -35,6 +35,8 @@ import { referenceLookup, SimulatedPriceSource } from './simulated-price-source.
 import { CONTRACT_TOPIC } from '../market/contracts.service.js';
 import { effectivePriceSource } from '../../config-sandbox.js';
 import { moneyToRupees } from './money.js';
+import { LedgerCheck } from './ledger-check.service.js';
+import { LedgerCheckRepository } from './ledger-check.repository.js';
 
 export interface SandboxServices {
   service: SandboxService;
@@ -42,6 +44,8 @@ export interface SandboxServices {
   jobs: SandboxJobs;
   engine: SandboxEngine;
   mode: AnalyzeModeService;
+  /** The ledger check (docs/rules/sandbox.md#ledger-check): on demand, and on its own timer once started. */
+  verify: LedgerCheck;
   /** The price source in use. */
   prices(): PriceSource;
   /** Replaces the price source (tests and demos); a running engine restarts on the new one. */
@@ -170,12 +174,14 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
   });
   const mode = new AnalyzeModeService(new AnalyzeModeRepository(deps.db), bus, logger);
   mode.follow(engine);
+  const verify = new LedgerCheck(new LedgerCheckRepository(deps.db), clock, log, sc.ledgerCheckMinutes);
   return {
     service,
     books,
     jobs,
     engine,
     mode,
+    verify,
     prices,
     async usePriceSource(source) {
       const running = engine.isRunning;
@@ -231,7 +237,13 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
       });
     });
     // The stored mode is read at start (the engine starts in analyzer mode) and followed after.
-    app.addHook('onReady', async () => sandbox.mode.reload());
-    app.addHook('onClose', async () => sandbox.mode.shutdown());
+    app.addHook('onReady', async () => {
+      await sandbox.mode.reload();
+      sandbox.verify.start();
+    });
+    app.addHook('onClose', async () => {
+      await sandbox.verify.stop();
+      await sandbox.mode.shutdown();
+    });
   },
 );

@@ -1,7 +1,7 @@
 /**
  * `POST /admin/api/system/diagnostics`: the fixed probes — database round trip, the service's own
- * HTTP loopback, `HOST_SERVER`, Redis when configured, and a TCP (http) or TLS (https) connect to
- * the active broker's API host. All run in parallel; each is cut at {@link PROBE_TIMEOUT_MS}, so
+ * HTTP loopback, `HOST_SERVER`, Redis when configured, a TCP (http) or TLS (https) connect to
+ * the active broker's API host, and the sandbox's ledger check over every account. All run in parallel; each is cut at {@link PROBE_TIMEOUT_MS}, so
  * the call returns within that bound whatever a target does (accepts and never answers included).
  * Details name hosts and error codes only, never credentials of a URL.
  */
@@ -39,6 +39,11 @@ export interface DiagnosticsSources {
   loopback(): { host: string; port: number } | undefined;
   /** The active broker and its API origin, undefined when no broker is configured or logged in. */
   brokerTarget(): { broker: string; origin: string } | undefined;
+  /**
+   * The sandbox's ledger check over every account (docs/rules/sandbox.md#ledger-check): resolves
+   * to what it found, rejects (the probe fails) naming the first differences.
+   */
+  ledger(): Promise<string>;
   timeoutMs?: number;
 }
 
@@ -204,6 +209,7 @@ export async function runDiagnostics(
           timeoutMs,
         )
       : Promise.resolve(skipped('broker', 'no broker configured and no broker session')),
+    timed('sandbox_ledger', null, () => s.ledger(), timeoutMs),
   ]);
   return {
     ok: probes.every((p) => p.ok || p.skipped),

@@ -87,6 +87,16 @@ export const systemPlugin = modulePlugin<AppDeps>(
             const origin = config.broker.baseUrl ?? (broker ? BROKER_API_ORIGINS[broker] : undefined);
             return broker && origin ? { broker, origin } : undefined;
           },
+          ledger: async () => {
+            const r = await sandbox.verify.run();
+            const of = `${r.accounts} sandbox account${r.accounts === 1 ? '' : 's'}`;
+            if (r.drifted === 0) return `${of} agree with their trade books`;
+            const first = r.differences
+              .slice(0, 3)
+              .map((d) => `user ${d.user_id} ${d.check} ${d.subject}`)
+              .join('; ');
+            throw new Error(`${r.drifted} of ${of} differ from their trade books: ${first}`);
+          },
         });
         return { ...result, timeout_ms: PROBE_TIMEOUT_MS };
       },
