@@ -49,13 +49,37 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * Writes `.build-files.json`, the files this build wrote (`index.html`, the assets and their
+ * compressed copies): the build script keeps them and the previous build's, and prunes the rest
+ * (scripts/build.mjs). The output folder is not emptied first, so a running server that handed out
+ * the previous `index.html` still finds the assets it names.
+ */
+function buildFiles(): Plugin {
+  let outDir = '';
+  return {
+    name: 'algodesk-build-files',
+    apply: 'build',
+    configResolved(config) {
+      outDir = join(config.root, config.build.outDir);
+    },
+    writeBundle(_options, bundle) {
+      const names = Object.keys(bundle).flatMap((name) =>
+        /\.(?:js|css|svg)$/.test(name) ? [name, `${name}.br`, `${name}.gz`] : [name],
+      );
+      writeFileSync(join(outDir, '.build-files.json'), `${JSON.stringify(names.sort(), null, 1)}\n`);
+    },
+  };
+}
+
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
-  plugins: [react(), precompress()],
+  plugins: [react(), precompress(), buildFiles()],
   build: {
     outDir: 'dist',
-    emptyOutDir: true,
+    // Built beside the previous build, pruned by scripts/build.mjs (see buildFiles).
+    emptyOutDir: false,
     assetsDir: 'assets',
     target: 'es2022',
     // No inline data: scripts or styles: the shell's policy allows this origin's files only.
