@@ -18,6 +18,9 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci runs the package's prepare script (scripts/build.mjs), which builds nothing without the
+# sources (they come in the build stage, whose `npm run build` builds).
+COPY scripts/build.mjs ./scripts/
 
 # Every dependency, then tsc (dist/src/cli.js and the rest of dist/) and Vite (the web console,
 # web/dist/).
