@@ -130,6 +130,11 @@ export interface Config {
   /** `TELEGRAM_API_BASE_URL`: Telegram Bot API origin instead of api.telegram.org (tests). */
   telegramApiBaseUrl: string | undefined;
   /**
+   * `WHATSAPP_API_BASE_URL`: WhatsApp Cloud API origin and version instead of
+   * https://graph.facebook.com/v24.0 (a newer Graph API version; tests).
+   */
+  whatsappApiBaseUrl: string | undefined;
+  /**
    * `METRICS_TOKEN` (at least 16 characters): the bearer token `GET /metrics` requires. Unset,
    * the route answers 404 as if it did not exist. Never logged or shown.
    */
@@ -265,6 +270,9 @@ export function loadConfig(
       ledgerCheckMinutes: check('SANDBOX_LEDGER_CHECK_MINUTES', 60, (raw) => parseInteger(raw, 0, 1440)),
     },
     telegramApiBaseUrl: check('TELEGRAM_API_BASE_URL', undefined, (raw) =>
+      parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
+    ),
+    whatsappApiBaseUrl: check('WHATSAPP_API_BASE_URL', undefined, (raw) =>
       parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),
     ),
     metricsToken: check('METRICS_TOKEN', undefined, parseMetricsToken),

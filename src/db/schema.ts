@@ -273,6 +273,19 @@ import type {
 } from './schema-integrations.js';
 import type { DbBool, Id } from './column-types.js';
 
+/**
+ * The WhatsApp Cloud API columns of `alert_settings` (migration 0022), for the notify API
+ * (docs/rules/alerts.md#notify-api); the table's other columns are `AlertSettingsTable`.
+ */
+export interface AlertSettingsWhatsAppColumns {
+  /** SecretBox ciphertext (purpose `whatsapp-token`) of the access token. */
+  whatsapp_access_token_encrypted: string | null;
+  /** The business phone number's id in the Graph API (digits). */
+  whatsapp_phone_number_id: string | null;
+  /** The user's own number for `self` (E.164 digits, no `+`). */
+  whatsapp_own_number: string | null;
+}
+
 export interface DB {
   error_log: ErrorLogTable;
   contract_imports: ContractImportsTable;
@@ -323,5 +336,5 @@ export interface DB {
   order_latency: OrderLatencyTable;
   pending_orders: PendingOrdersTable;
   broker_sessions: BrokerSessionsTable;
-  alert_settings: AlertSettingsTable;
+  alert_settings: AlertSettingsTable & AlertSettingsWhatsAppColumns;
 }

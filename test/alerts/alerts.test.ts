@@ -197,6 +197,9 @@ describeEachDb('alert settings', (dialect) => {
         slack_webhook_url_set: true,
         slack_webhook_host: 'hooks.slack.com',
         notify_on: 'failures',
+        whatsapp_access_token_set: false,
+        whatsapp_phone_number_id: null,
+        whatsapp_own_number: null,
         updated_at: new Date(f.clock.now()).toISOString(),
       });
       const raw = JSON.stringify(await new AlertSettingsRepository(f.db.database.db).get(user));
@@ -221,6 +224,79 @@ describeEachDb('alert settings', (dialect) => {
         telegram_bot_token_set: false,
         notify_on: 'placed',
       });
+    });
+  });
+
+  describe('the notify API’s channels: every saved credential, opened, whatever the order-alert switches', () => {
+    const waToken = 'EAAGwhatsappAccessToken0123456789';
+
+    it('the WhatsApp token is sealed at rest, the own number kept as E.164 digits; order alerts never use it', async () => {
+      await f.settings.update(user, {
+        whatsapp_access_token: ` ${waToken} `,
+        whatsapp_phone_number_id: '106540352242922',
+        whatsapp_own_number: '+91 (98765) 43210',
+      });
+      const row = await new AlertSettingsRepository(f.db.database.db).get(user);
+      expect(row?.whatsapp_access_token_encrypted).toMatch(/^v1\./);
+      expect(JSON.stringify(row)).not.toContain(waToken);
+      expect(row?.whatsapp_own_number).toBe('919876543210');
+      expect(await f.settings.channels(user)).toEqual({
+        whatsapp: { accessToken: waToken, phoneNumberId: '106540352242922' },
+        whatsappOwnNumber: '919876543210',
+      });
+      expect(await f.settings.targets(user)).toBeUndefined();
+    });
+
+    it('a Telegram chat switched off for order alerts is still a notify channel', async () => {
+      await f.settings.update(user, { telegram_bot_token: botToken(2), telegram_chat_id: '42' });
+      expect(await f.settings.targets(user)).toBeUndefined();
+      expect((await f.settings.channels(user)).telegram).toEqual({ botToken: botToken(2), chatId: '42' });
+    });
+
+    it('a token without its phone-number id is no channel; "" clears each field', async () => {
+      await f.settings.update(user, { whatsapp_access_token: waToken, whatsapp_own_number: '14155550100' });
+      expect(await f.settings.channels(user)).toEqual({ whatsappOwnNumber: '14155550100' });
+      await f.settings.update(user, { whatsapp_access_token: '', whatsapp_own_number: '' });
+      expect(await f.settings.view(user)).toMatchObject({
+        whatsapp_access_token_set: false,
+        whatsapp_own_number: null,
+      });
+    });
+
+    it('malformed WhatsApp fields are refused by name, without echoing the token', async () => {
+      const bad = 'EAAG token with spaces 0123456789';
+      const err = await refusal(
+        f.settings.update(user, {
+          whatsapp_access_token: bad,
+          whatsapp_phone_number_id: '10654-0352',
+          whatsapp_own_number: '98765',
+        }),
+      );
+      expect(Object.keys(err.fields ?? {}).sort()).toEqual([
+        'whatsapp_access_token',
+        'whatsapp_own_number',
+        'whatsapp_phone_number_id',
+      ]);
+      expect(JSON.stringify(err)).not.toContain(bad);
+      expect(err.message).not.toContain(bad);
+    });
+
+    it('a token that no longer opens (APP_KEY changed) drops WhatsApp with a warning, never the token', async () => {
+      await f.settings.update(user, {
+        whatsapp_access_token: waToken,
+        whatsapp_phone_number_id: '1065403522',
+      });
+      const rekeyed = new AlertSettingsService(
+        new AlertSettingsRepository(f.db.database.db),
+        'another-app-key-0123456789abcdef0123456789',
+        f.clock,
+        new LocalInvalidationBus(),
+        f.logger,
+      );
+      expect((await rekeyed.channels(user)).whatsapp).toBeUndefined();
+      const warning = f.logs.find((l) => l.includes('cannot be decrypted'));
+      expect(warning && (JSON.parse(warning) as Record<string, unknown>).channel).toBe('whatsapp');
+      expect(f.logs.join('\n')).not.toContain(waToken);
     });
   });
 

@@ -20,6 +20,7 @@ import * as m0018 from './0018_create_flows.js';
 import * as m0019 from './0019_create_mcp_audit.js';
 import * as m0020 from './0020_create_oauth.js';
 import * as m0021 from './0021_index_strategy_orders_by_run_status_leg.js';
+import * as m0022 from './0022_add_whatsapp_alert_settings.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '0019_create_mcp_audit': m0019,
   '0020_create_oauth': m0020,
   '0021_index_strategy_orders_by_run_status_leg': m0021,
+  '0022_add_whatsapp_alert_settings': m0022,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -18,6 +18,20 @@ export interface AlertHttpOptions {
   dispatcher?: Dispatcher;
 }
 
+/** Per-call options of {@link AlertHttp.postJson}. */
+export interface PostOptions {
+  /**
+   * Reads the retry wait from the channel's own answer (Telegram's `parameters.retry_after`)
+   * when the Retry-After header is absent.
+   */
+  retryAfterMs?: (text: string) => number | undefined;
+  /**
+   * Extra request headers (WhatsApp's `authorization: Bearer …`). They may carry a credential:
+   * like the URL, they never appear in an outcome.
+   */
+  headers?: Record<string, string>;
+}
+
 /** What one POST came to. `status` is null when no HTTP answer arrived. */
 export type PostOutcome =
   | { kind: 'answer'; status: number; text: string; attempts: number }
@@ -37,36 +51,33 @@ export class AlertHttp {
     this.defaultRetryWaitMs = opts.defaultRetryWaitMs ?? 500;
   }
 
-  /**
-   * POSTs `body` as JSON to `url`: one attempt, plus one retry on 429/5xx. `retryAfterMs` lets a
-   * channel read the wait from its own answer (Telegram's `parameters.retry_after`) when the
-   * header is absent.
-   */
-  async postJson(
-    url: string,
-    body: unknown,
-    retryAfterMs?: (text: string) => number | undefined,
-  ): Promise<PostOutcome> {
+  /** POSTs `body` as JSON to `url`: one attempt, plus one retry on 429/5xx (see {@link PostOptions}). */
+  async postJson(url: string, body: unknown, opts: PostOptions = {}): Promise<PostOutcome> {
     const payload = JSON.stringify(body);
-    const first = await this.attempt(url, payload, 1);
+    const first = await this.attempt(url, payload, 1, opts.headers);
     if (first.outcome.kind !== 'answer' || !retryable(first.outcome.status)) return first.outcome;
-    const wait = first.retryAfterMs ?? retryAfterMs?.(first.outcome.text) ?? this.defaultRetryWaitMs;
+    const wait = first.retryAfterMs ?? opts.retryAfterMs?.(first.outcome.text) ?? this.defaultRetryWaitMs;
     if (wait > this.maxRetryWaitMs) return first.outcome;
     await new Promise((resolve) => setTimeout(resolve, wait));
-    return (await this.attempt(url, payload, 2)).outcome;
+    return (await this.attempt(url, payload, 2, opts.headers)).outcome;
   }
 
   private async attempt(
     url: string,
     payload: string,
     attempts: number,
+    headers: Record<string, string> = {},
   ): Promise<{ outcome: PostOutcome; retryAfterMs?: number }> {
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.timeoutMs);
     try {
       const res = await request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'algodesk-alerts' },
+        headers: {
+          ...headers,
+          'content-type': 'application/json; charset=utf-8',
+          'user-agent': 'algodesk-alerts',
+        },
         body: payload,
         signal: abort.signal,
         headersTimeout: this.timeoutMs,
@@ -143,11 +154,15 @@ export function scrub(text: string, secrets: readonly (string | undefined)[], ma
   return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
+/** The channels of order alerts. */
 export type AlertChannel = 'telegram' | 'slack';
 
-/** The result of one channel's send: never holds the credential or the full URL. */
-export interface ChannelResult {
-  channel: AlertChannel;
+/**
+ * The result of one channel's send: never holds the credential or the full URL. `C` is the
+ * channel's name: an order-alert channel, or `whatsapp` (sent only through the notify API).
+ */
+export interface ChannelResult<C extends string = AlertChannel> {
+  channel: C;
   ok: boolean;
   /** HTTP status of the last answer; null when none arrived (timeout, connection failure). */
   status: number | null;

@@ -1,11 +1,12 @@
 /**
- * The only reader and writer of `alert_settings` (one row per user, migration 0008). Rows hold
- * ciphertext; sealing and opening is the service's job.
+ * The only reader and writer of `alert_settings` (one row per user, migrations 0008 and 0022).
+ * Rows hold ciphertext; sealing and opening is the service's job.
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { AlertSettingsTable, DB } from '../../db/schema.js';
+import type { DB } from '../../db/schema.js';
 
-export type { AlertSettingsTable };
+/** The table's columns: Telegram, Slack and `notify_on` (0008), WhatsApp (0022). */
+export type AlertSettingsTable = DB['alert_settings'];
 
 export type AlertSettingsRow = Selectable<AlertSettingsTable>;
 
@@ -18,6 +19,9 @@ export interface AlertSettingsWrite {
   slack_enabled: number;
   slack_webhook_url_encrypted: string | null;
   notify_on: string;
+  whatsapp_access_token_encrypted: string | null;
+  whatsapp_phone_number_id: string | null;
+  whatsapp_own_number: string | null;
   updated_at: number;
 }
 

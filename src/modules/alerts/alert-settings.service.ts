@@ -1,11 +1,14 @@
 /**
  * Each user's chat-alert settings: Telegram (bot token + chat id) and a Slack-compatible incoming
- * webhook, plus which events to send (docs/rules/alerts.md#alert-events). The token and the
- * webhook URL are credentials (docs/rules/alerts.md#alert-credentials): sealed with SecretBox
- * before they are written, opened only in memory for a send, never shown again (the view says
- * whether they are set and gives a harmless hint).
- * The consumer's per-user lookup is cached and dropped here and on every other instance through
- * the invalidation bus when the settings change; a short TTL covers a lost message.
+ * webhook, plus which events to send (docs/rules/alerts.md#alert-events), and the WhatsApp Cloud
+ * API sender (access token, phone-number id, own number) used by the notify API
+ * (docs/rules/alerts.md#notify-api). The tokens and the webhook URL are credentials
+ * (docs/rules/alerts.md#alert-credentials): sealed with SecretBox before they are written, opened
+ * only in memory for a send, never shown again (the view says whether they are set and gives a
+ * harmless hint).
+ * The per-user lookup (the consumer's targets, the notify API's channels) is cached and dropped
+ * here and on every other instance through the invalidation bus when the settings change; a short
+ * TTL covers a lost message.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
@@ -16,6 +19,12 @@ import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { AlertSettingsRepository, AlertSettingsRow } from './alert-settings.repository.js';
 import type { SlackTarget } from './slack.sender.js';
 import type { TelegramTarget } from './telegram.sender.js';
+import {
+  WHATSAPP_PHONE_NUMBER_ID_PATTERN,
+  WHATSAPP_TOKEN_PATTERN,
+  whatsAppNumber,
+  type WhatsAppTarget,
+} from './whatsapp.sender.js';
 
 /** Invalidation topic; the key is the user id. */
 export const ALERT_SETTINGS_TOPIC = 'alert-settings';
@@ -42,7 +51,20 @@ export interface AlertTargets {
   slack?: SlackTarget;
 }
 
-/** What the settings page shows: never the token or the webhook URL. */
+/**
+ * Every channel a user has credentials for, opened, whether or not it is switched on for order
+ * alerts: what the notify API sends with (docs/rules/alerts.md#notify-api).
+ */
+export interface NotifyChannels {
+  /** Present when a bot token and a chat id are saved (and the token opens). */
+  telegram?: TelegramTarget;
+  /** Present when an access token and a phone-number id are saved (and the token opens). */
+  whatsapp?: WhatsAppTarget;
+  /** The user's own WhatsApp number (E.164 digits), for `self`. */
+  whatsappOwnNumber?: string;
+}
+
+/** What the settings page shows: never a token or the webhook URL. */
 export interface AlertSettingsView {
   telegram_enabled: boolean;
   telegram_bot_token_set: boolean;
@@ -53,6 +75,11 @@ export interface AlertSettingsView {
   /** Host of the webhook URL only (its path is the credential), null when none is set. */
   slack_webhook_host: string | null;
   notify_on: NotifyOn;
+  whatsapp_access_token_set: boolean;
+  /** The business phone-number id (an address, not a secret), null when none is set. */
+  whatsapp_phone_number_id: string | null;
+  /** The user's own number (E.164 digits), null when none is set. */
+  whatsapp_own_number: string | null;
   /** ISO-8601 UTC, null before the first save. */
   updated_at: string | null;
 }
@@ -65,6 +92,9 @@ export interface AlertSettingsPatch {
   slack_enabled?: boolean;
   slack_webhook_url?: string | null;
   notify_on?: string;
+  whatsapp_access_token?: string | null;
+  whatsapp_phone_number_id?: string | null;
+  whatsapp_own_number?: string | null;
 }
 
 /** True for `localhost`, 127.0.0.0/8 and ::1: the only hosts a plain-http webhook may name. */
@@ -91,10 +121,24 @@ export function webhookUrlProblem(raw: string): string | undefined {
 const clean = (v: string | null | undefined): string | null | undefined =>
   v === undefined ? undefined : v === null ? null : v.trim() === '' ? null : v.trim();
 
+/** A row with every credential opened: what the cache keeps, and both lookups read. */
+interface OpenedSettings {
+  notifyOn: NotifyOn;
+  telegramEnabled: boolean;
+  slackEnabled: boolean;
+  telegram?: TelegramTarget;
+  slack?: SlackTarget;
+  whatsapp?: WhatsAppTarget;
+  whatsappOwnNumber?: string;
+}
+
+type SealedChannel = 'telegram' | 'slack' | 'whatsapp';
+
 export class AlertSettingsService {
   private readonly tokenBox: SecretBox;
   private readonly webhookBox: SecretBox;
-  private readonly cache = new Map<number, { targets: AlertTargets | null; expires: number }>();
+  private readonly whatsappBox: SecretBox;
+  private readonly cache = new Map<number, { opened: OpenedSettings | null; expires: number }>();
 
   constructor(
     private readonly repo: AlertSettingsRepository,
@@ -105,6 +149,7 @@ export class AlertSettingsService {
   ) {
     this.tokenBox = new SecretBox(appKey, 'telegram-token');
     this.webhookBox = new SecretBox(appKey, 'slack-webhook');
+    this.whatsappBox = new SecretBox(appKey, 'whatsapp-token');
     bus.subscribe(ALERT_SETTINGS_TOPIC, (key) => this.cache.delete(Number(key)));
   }
 
@@ -112,7 +157,9 @@ export class AlertSettingsService {
   async view(userId: number): Promise<AlertSettingsView> {
     const row = await this.repo.get(userId);
     const chatId = row?.telegram_chat_id ?? null;
-    const webhook = row?.slack_webhook_url_encrypted ? this.open(this.webhookBox, row, 'slack') : undefined;
+    const webhook = row?.slack_webhook_url_encrypted
+      ? this.openSealed(this.webhookBox, row, 'slack')
+      : undefined;
     return {
       telegram_enabled: fromDbBool(row?.telegram_enabled),
       telegram_bot_token_set: Boolean(row?.telegram_bot_token_encrypted),
@@ -121,6 +168,9 @@ export class AlertSettingsService {
       slack_webhook_url_set: Boolean(row?.slack_webhook_url_encrypted),
       slack_webhook_host: webhook ? new URL(webhook).host : null,
       notify_on: asNotifyOn(row?.notify_on),
+      whatsapp_access_token_set: Boolean(row?.whatsapp_access_token_encrypted),
+      whatsapp_phone_number_id: row?.whatsapp_phone_number_id ?? null,
+      whatsapp_own_number: row?.whatsapp_own_number ?? null,
       updated_at: row ? new Date(row.updated_at).toISOString() : null,
     };
   }
@@ -135,6 +185,10 @@ export class AlertSettingsService {
     const token = clean(patch.telegram_bot_token);
     const chatId = clean(patch.telegram_chat_id);
     const webhook = clean(patch.slack_webhook_url);
+    const waToken = clean(patch.whatsapp_access_token);
+    const waPhoneId = clean(patch.whatsapp_phone_number_id);
+    const waOwnRaw = clean(patch.whatsapp_own_number);
+    const waOwn = waOwnRaw ? whatsAppNumber(waOwnRaw) : waOwnRaw;
     if (token && !TELEGRAM_TOKEN_PATTERN.test(token))
       fail('telegram_bot_token', 'Must be a bot token as BotFather issues it (<digits>:<30-60 characters>).');
     if (chatId && !TELEGRAM_CHAT_ID_PATTERN.test(chatId))
@@ -143,6 +197,18 @@ export class AlertSettingsService {
     if (webhookProblem) fail('slack_webhook_url', webhookProblem);
     if (patch.notify_on !== undefined && !(NOTIFY_ON as readonly string[]).includes(patch.notify_on))
       fail('notify_on', `Must be one of: ${NOTIFY_ON.join(', ')}.`);
+    if (waToken && !WHATSAPP_TOKEN_PATTERN.test(waToken))
+      fail(
+        'whatsapp_access_token',
+        'Must be a WhatsApp Cloud API access token (20-1024 characters, no spaces).',
+      );
+    if (waPhoneId && !WHATSAPP_PHONE_NUMBER_ID_PATTERN.test(waPhoneId))
+      fail('whatsapp_phone_number_id', 'Must be the phone-number id Meta shows in API setup (digits only).');
+    if (waOwnRaw && !waOwn)
+      fail(
+        'whatsapp_own_number',
+        'Must be an international number with its country code, e.g. 919876543210 or +91 98765 43210.',
+      );
 
     const old = await this.repo.get(userId);
     const next = {
@@ -159,6 +225,12 @@ export class AlertSettingsService {
           ? (old?.slack_webhook_url_encrypted ?? null)
           : webhook && this.webhookBox.seal(webhook),
       notify_on: patch.notify_on ?? asNotifyOn(old?.notify_on),
+      whatsapp_access_token_encrypted:
+        waToken === undefined
+          ? (old?.whatsapp_access_token_encrypted ?? null)
+          : waToken && this.whatsappBox.seal(waToken),
+      whatsapp_phone_number_id: waPhoneId === undefined ? (old?.whatsapp_phone_number_id ?? null) : waPhoneId,
+      whatsapp_own_number: waOwn === undefined ? (old?.whatsapp_own_number ?? null) : waOwn,
       updated_at: this.clock.now(),
     };
     if (next.telegram_enabled) {
@@ -188,32 +260,68 @@ export class AlertSettingsService {
    * drops its channel with a warning rather than failing the lookup.
    */
   async targets(userId: number): Promise<AlertTargets | undefined> {
+    const o = await this.opened(userId);
+    if (!o) return undefined;
+    const t: AlertTargets = { notifyOn: o.notifyOn };
+    if (o.telegramEnabled && o.telegram) t.telegram = o.telegram;
+    if (o.slackEnabled && o.slack) t.slack = o.slack;
+    return t.telegram || t.slack ? t : undefined;
+  }
+
+  /**
+   * Every channel the user has credentials for, opened (see {@link NotifyChannels}); the order
+   * alert switches do not apply. Cached with {@link targets}.
+   */
+  async channels(userId: number): Promise<NotifyChannels> {
+    const o = await this.opened(userId);
+    if (!o) return {};
+    return {
+      ...(o.telegram ? { telegram: o.telegram } : {}),
+      ...(o.whatsapp ? { whatsapp: o.whatsapp } : {}),
+      ...(o.whatsappOwnNumber ? { whatsappOwnNumber: o.whatsappOwnNumber } : {}),
+    };
+  }
+
+  private async opened(userId: number): Promise<OpenedSettings | null> {
     const now = this.clock.now();
     const hit = this.cache.get(userId);
-    if (hit && hit.expires > now) return hit.targets ?? undefined;
+    if (hit && hit.expires > now) return hit.opened;
     const row = await this.repo.get(userId);
-    const targets = row ? this.toTargets(row) : null;
+    const opened = row ? this.open(row) : null;
     if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value as number);
-    this.cache.set(userId, { targets, expires: now + CACHE_TTL_MS });
-    return targets ?? undefined;
+    this.cache.set(userId, { opened, expires: now + CACHE_TTL_MS });
+    return opened;
   }
 
-  private toTargets(row: AlertSettingsRow): AlertTargets | null {
-    const t: AlertTargets = { notifyOn: asNotifyOn(row.notify_on) };
-    if (fromDbBool(row.telegram_enabled) && row.telegram_bot_token_encrypted && row.telegram_chat_id) {
-      const botToken = this.open(this.tokenBox, row, 'telegram');
-      if (botToken) t.telegram = { botToken, chatId: row.telegram_chat_id };
+  private open(row: AlertSettingsRow): OpenedSettings {
+    const o: OpenedSettings = {
+      notifyOn: asNotifyOn(row.notify_on),
+      telegramEnabled: fromDbBool(row.telegram_enabled),
+      slackEnabled: fromDbBool(row.slack_enabled),
+    };
+    if (row.telegram_bot_token_encrypted && row.telegram_chat_id) {
+      const botToken = this.openSealed(this.tokenBox, row, 'telegram');
+      if (botToken) o.telegram = { botToken, chatId: row.telegram_chat_id };
     }
-    if (fromDbBool(row.slack_enabled) && row.slack_webhook_url_encrypted) {
-      const webhookUrl = this.open(this.webhookBox, row, 'slack');
-      if (webhookUrl) t.slack = { webhookUrl };
+    if (row.slack_webhook_url_encrypted) {
+      const webhookUrl = this.openSealed(this.webhookBox, row, 'slack');
+      if (webhookUrl) o.slack = { webhookUrl };
     }
-    return t.telegram || t.slack ? t : null;
+    if (row.whatsapp_access_token_encrypted && row.whatsapp_phone_number_id) {
+      const accessToken = this.openSealed(this.whatsappBox, row, 'whatsapp');
+      if (accessToken) o.whatsapp = { accessToken, phoneNumberId: row.whatsapp_phone_number_id };
+    }
+    if (row.whatsapp_own_number) o.whatsappOwnNumber = row.whatsapp_own_number;
+    return o;
   }
 
-  private open(box: SecretBox, row: AlertSettingsRow, channel: 'telegram' | 'slack'): string | undefined {
+  private openSealed(box: SecretBox, row: AlertSettingsRow, channel: SealedChannel): string | undefined {
     const sealed =
-      channel === 'telegram' ? row.telegram_bot_token_encrypted : row.slack_webhook_url_encrypted;
+      channel === 'telegram'
+        ? row.telegram_bot_token_encrypted
+        : channel === 'slack'
+          ? row.slack_webhook_url_encrypted
+          : row.whatsapp_access_token_encrypted;
     try {
       return sealed ? box.open(sealed) : undefined;
     } catch {

@@ -13,21 +13,32 @@ import { alertKind, formatAlert, type AlertKind } from './alert-format.js';
 import type { AlertSettingsService, AlertTargets, NotifyOn } from './alert-settings.service.js';
 import { SlackSender } from './slack.sender.js';
 import { TelegramSender } from './telegram.sender.js';
+import { WhatsAppSender } from './whatsapp.sender.js';
 
 export interface AlertDeliveryOptions extends AlertHttpOptions {
   /** Telegram Bot API origin (default https://api.telegram.org; config `TELEGRAM_API_BASE_URL`). */
   telegramBaseUrl?: string;
+  /**
+   * WhatsApp Cloud API origin and version (default https://graph.facebook.com/v24.0; config
+   * `WHATSAPP_API_BASE_URL`).
+   */
+  whatsappBaseUrl?: string;
 }
 
-/** Both channel senders over one HTTP client; used by the consumer and the test route. */
+/**
+ * The channel senders over one HTTP client: Telegram and Slack for the consumer and the test
+ * route, Telegram and WhatsApp for the notify API (docs/rules/alerts.md#notify-api).
+ */
 export class AlertDelivery {
   readonly telegram: TelegramSender;
   readonly slack: SlackSender;
+  readonly whatsapp: WhatsAppSender;
 
   constructor(opts: AlertDeliveryOptions = {}) {
     const http = new AlertHttp(opts);
     this.telegram = new TelegramSender(http, opts.telegramBaseUrl ? { baseUrl: opts.telegramBaseUrl } : {});
     this.slack = new SlackSender(http);
+    this.whatsapp = new WhatsAppSender(http, opts.whatsappBaseUrl ? { baseUrl: opts.whatsappBaseUrl } : {});
   }
 
   /** Sends `text` to every channel in `targets` in parallel; never rejects. */

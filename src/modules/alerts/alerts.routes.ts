@@ -1,8 +1,9 @@
 /**
- * Chat-alert settings of the logged-in user (docs/rules/alerts.md#alert-credentials):
+ * Chat-alert settings of the logged-in user (docs/rules/alerts.md#alert-credentials), the
+ * WhatsApp sender of the notify API (docs/rules/alerts.md#notify-api) included:
  * `GET /settings/alerts` (session), `POST /settings/alerts` (session + CSRF) and
  * `POST /settings/alerts/test` (session + CSRF): a test message to each enabled channel, with
- * each channel's outcome. No answer ever carries the bot token or the webhook URL.
+ * each channel's outcome. No answer ever carries a token or the webhook URL.
  */
 import { Type } from 'typebox';
 import { badRequest } from '../../platform/errors.js';
@@ -27,6 +28,11 @@ export const AlertSettingsViewSchema = Type.Object({
   /** The webhook's host only; its path is the credential. */
   slack_webhook_host: Nullable(Type.String()),
   notify_on: NotifyOnSchema,
+  whatsapp_access_token_set: Type.Boolean(),
+  /** The WhatsApp Business phone-number id (an address, not a secret). */
+  whatsapp_phone_number_id: Nullable(Type.String()),
+  /** The user's own number for `self` (E.164 digits). */
+  whatsapp_own_number: Nullable(Type.String()),
   updated_at: Nullable(Type.String()),
 });
 
@@ -48,6 +54,12 @@ export const AlertSettingsBody = Type.Object(
     /** https URL (http only for loopback); sealed at rest, never shown again. */
     slack_webhook_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
     notify_on: Type.Optional(NotifyOnSchema),
+    /** WhatsApp Cloud API access token (printable, no spaces); sealed at rest, never shown again. */
+    whatsapp_access_token: Type.Optional(Nullable(Type.String({ maxLength: 1024 }))),
+    /** The business phone number's id from Meta's API setup (digits). */
+    whatsapp_phone_number_id: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
+    /** The user's own number with its country code, for the notify API's `self`. */
+    whatsapp_own_number: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
   },
   { additionalProperties: false },
 );

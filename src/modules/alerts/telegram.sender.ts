@@ -60,7 +60,7 @@ export class TelegramSender {
     const out = await this.http.postJson(
       `${this.base}/bot${target.botToken}/sendMessage`,
       { chat_id: target.chatId, text },
-      retryAfterFromBody,
+      { retryAfterMs: retryAfterFromBody },
     );
     if (out.kind === 'failure')
       return { ...base, ok: false, status: null, error: out.detail, attempts: out.attempts };

@@ -1,8 +1,10 @@
 /**
  * Order alerts on /profile (docs/rules/alerts.md#alert-credentials): Telegram and Slack, each
- * switched on with its credentials. A credential is typed, sent once and emptied from the form;
+ * switched on with its credentials, and the WhatsApp Business sender of the notify API
+ * (docs/rules/alerts.md#notify-api). A credential is typed, sent once and emptied from the form;
  * afterwards the page only says it is set (the chat id's last characters, the webhook's host).
- * A blank field keeps what is stored; "Remove" clears it.
+ * A blank credential field keeps what is stored; "Remove" clears it. The WhatsApp phone-number id
+ * and own number are addresses: shown as saved, edited in place, emptied to clear.
  */
 import {
   Alert,
@@ -33,6 +35,9 @@ interface AlertView {
   slack_webhook_url_set: boolean;
   slack_webhook_host: string | null;
   notify_on: 'all' | 'failures' | 'placed';
+  whatsapp_access_token_set: boolean;
+  whatsapp_phone_number_id: string | null;
+  whatsapp_own_number: string | null;
   updated_at: string | null;
 }
 interface TestResult {
@@ -47,6 +52,9 @@ type Patch = Partial<{
   slack_enabled: boolean;
   slack_webhook_url: string | null;
   notify_on: AlertView['notify_on'];
+  whatsapp_access_token: string | null;
+  whatsapp_phone_number_id: string | null;
+  whatsapp_own_number: string | null;
 }>;
 
 const KEY = ['settings', 'alerts'] as const;
@@ -57,6 +65,9 @@ const FIELDS = [
   'slack_enabled',
   'slack_webhook_url',
   'notify_on',
+  'whatsapp_access_token',
+  'whatsapp_phone_number_id',
+  'whatsapp_own_number',
 ];
 const NOTIFY = [
   { value: 'all', label: 'Every order event' },
@@ -81,10 +92,16 @@ function AlertsForm({ view }: { view: AlertView }) {
   const [token, setToken] = useState('');
   const [chatId, setChatId] = useState('');
   const [webhook, setWebhook] = useState('');
+  const [waToken, setWaToken] = useState('');
+  // Addresses, not secrets: shown as saved and edited in place.
+  const [waPhoneId, setWaPhoneId] = useState(view.whatsapp_phone_number_id ?? '');
+  const [waOwn, setWaOwn] = useState(view.whatsapp_own_number ?? '');
   useEffect(() => {
     setTelegram(view.telegram_enabled);
     setSlack(view.slack_enabled);
     setNotifyOn(view.notify_on);
+    setWaPhoneId(view.whatsapp_phone_number_id ?? '');
+    setWaOwn(view.whatsapp_own_number ?? '');
   }, [view]);
   const save = useMutation({
     mutationFn: (patch: Patch) =>
@@ -93,11 +110,17 @@ function AlertsForm({ view }: { view: AlertView }) {
       setToken('');
       setChatId('');
       setWebhook('');
+      setWaToken('');
       queryClient.setQueryData(KEY, { status: 'success', settings: res.settings });
     },
   });
+  /** An address field's change: its new value, null when emptied, nothing when unchanged. */
+  const address = (typed: string, saved: string | null) =>
+    typed.trim() === (saved ?? '') ? undefined : typed.trim() || null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    const phoneId = address(waPhoneId, view.whatsapp_phone_number_id);
+    const own = address(waOwn, view.whatsapp_own_number);
     save.mutate({
       telegram_enabled: telegram,
       slack_enabled: slack,
@@ -105,6 +128,9 @@ function AlertsForm({ view }: { view: AlertView }) {
       ...(token.trim() ? { telegram_bot_token: token.trim() } : {}),
       ...(chatId.trim() ? { telegram_chat_id: chatId.trim() } : {}),
       ...(webhook.trim() ? { slack_webhook_url: webhook.trim() } : {}),
+      ...(waToken.trim() ? { whatsapp_access_token: waToken.trim() } : {}),
+      ...(phoneId !== undefined ? { whatsapp_phone_number_id: phoneId } : {}),
+      ...(own !== undefined ? { whatsapp_own_number: own } : {}),
     });
   };
   const err = save.error;
@@ -208,6 +234,66 @@ function AlertsForm({ view }: { view: AlertView }) {
                   onClick={() => save.mutate({ slack_enabled: false, slack_webhook_url: null })}
                 >
                   Remove the webhook
+                </Button>
+              )}
+            </Group>
+          </Stack>
+        </Card>
+        <Card withBorder padding="sm">
+          <Stack gap="sm">
+            <Title order={3} size="h5">
+              WhatsApp
+            </Title>
+            <Text size="sm" c="dimmed">
+              Your WhatsApp Business (Cloud API) number sends what scripts post to{' '}
+              <Text span ff="monospace" size="sm">
+                /api/v1/whatsapp/notify
+              </Text>{' '}
+              (the SDK&apos;s whatsapp()); order alerts go to Telegram and Slack.
+            </Text>
+            <PasswordInput
+              label="Access token"
+              description={
+                view.whatsapp_access_token_set
+                  ? 'A token is set; leave blank to keep it'
+                  : "From your Meta app's WhatsApp API setup"
+              }
+              autoComplete="off"
+              value={waToken}
+              onChange={(e) => setWaToken(e.currentTarget.value)}
+              error={fieldError(err, 'whatsapp_access_token')}
+            />
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <TextInput
+                label="Phone-number id"
+                description="The sending number's id (digits), from API setup"
+                autoComplete="off"
+                inputMode="numeric"
+                value={waPhoneId}
+                onChange={(e) => setWaPhoneId(e.currentTarget.value)}
+                error={fieldError(err, 'whatsapp_phone_number_id')}
+              />
+              <TextInput
+                label="Your own number"
+                description="With country code, e.g. +91 98765 43210 (for self)"
+                autoComplete="tel"
+                inputMode="tel"
+                value={waOwn}
+                onChange={(e) => setWaOwn(e.currentTarget.value)}
+                error={fieldError(err, 'whatsapp_own_number')}
+              />
+            </SimpleGrid>
+            <Group gap="xs">
+              <Text size="sm">Access token</Text>
+              <SetBadge set={view.whatsapp_access_token_set} label="WhatsApp access token" />
+              {view.whatsapp_access_token_set && (
+                <Button
+                  size="compact-xs"
+                  variant="subtle"
+                  color="red"
+                  onClick={() => save.mutate({ whatsapp_access_token: null })}
+                >
+                  Remove the access token
                 </Button>
               )}
             </Group>
