@@ -64,6 +64,8 @@ export interface UsersTable {
   totp_last_step: number | null;
   /** SecretBox ciphertext of an enrollment not yet confirmed with a code. */
   totp_pending_secret: string | null;
+  /** When an administrator disabled the account (epoch ms); null while it is enabled. */
+  disabled_at: number | null;
 }
 
 /** A correct password waiting for its login code (five minutes). */

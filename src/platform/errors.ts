@@ -22,6 +22,8 @@ export const ERROR_CODES = {
   csrf_failed: 'a state-changing session request without a valid CSRF token',
   invalid_api_key: 'the API key is unknown or revoked',
   forbidden: 'the user may not do this',
+  account_disabled: 'the account was disabled by an administrator',
+  wrong_password: 'the current password given is not the account’s',
   origin_forbidden: 'a live socket from a foreign origin',
   live_disabled: 'live trading is not enabled for this strategy',
   // Two-factor and password reset.
@@ -38,6 +40,8 @@ export const ERROR_CODES = {
   strategy_not_found: "no such strategy (or another user's)",
   conflict: 'the resource is not in a state that allows this',
   username_taken: 'the user name is in use',
+  user_not_found: 'no such user',
+  last_admin: 'the change would leave the install without an enabled administrator',
   setup_done: 'the first-run setup is over: a user exists',
   strategy_name_taken: 'the user has a strategy of this name',
   strategy_running: 'the strategy has an active run',

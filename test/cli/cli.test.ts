@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,13 +63,62 @@ describe('algodesk CLI', () => {
     expect(key.out).toMatch(/^[0-9a-f]{64}\n$/); // only the key on stdout
   }, 60_000);
 
-  it('fails with a non-zero exit and one line on stderr', async () => {
+  it('manages accounts on the server: an administrator, passwords, two-factor, disable, delete, never the last administrator', async () => {
+    // The users of the test above: admin (administrator) and bob.
+    const carol = await run(
+      ['user', 'create', '--username', 'carol', '--admin', '--password-stdin'],
+      'carol-password-1\n',
+    );
+    expect(carol.out.trim()).toBe('created user carol (administrator)');
+    const list = await run(['user', 'list']);
+    expect(
+      list.out
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t').slice(1, 6)),
+    ).toEqual([
+      ['admin', 'a@example.com', 'admin', '2fa-off', 'enabled'],
+      ['bob', '-', 'user', '2fa-off', 'enabled'],
+      ['carol', '-', 'admin', '2fa-off', 'enabled'],
+    ]);
+    const pw = await run(
+      ['user', 'set-password', '--username', 'bob', '--password-stdin'],
+      'bob-password-2\n',
+    );
+    expect([pw.code, pw.out.trim()]).toEqual([0, 'password of bob set; their sessions ended']);
+    expect((await run(['user', 'reset-2fa', '--username', 'bob'])).out).toMatch(/^two-factor of bob is off/);
+    expect((await run(['user', 'disable', '--username', 'bob'])).out.trim()).toBe('bob is disabled');
+    const refusedKey = await run(['apikey', 'create', '--username', 'bob']);
+    expect([refusedKey.code, refusedKey.err.trim().split('\n').at(-1)]).toEqual([
+      1,
+      'algodesk: bob is disabled: enable them first',
+    ]);
+    expect((await run(['user', 'enable', '--username', 'bob'])).out.trim()).toBe('bob is enabled');
+    expect((await run(['user', 'revoke-admin', '--username', 'carol'])).out.trim()).toBe(
+      'carol is no longer an administrator',
+    );
+    const last = await run(['user', 'revoke-admin', '--username', 'admin']);
+    expect(last.code).toBe(1);
+    expect(last.err).toMatch(/algodesk: The install must keep an enabled administrator/);
+    expect((await run(['user', 'delete', '--username', 'carol'])).code).not.toBe(0); // --yes is required
+    expect((await run(['user', 'delete', '--username', 'carol', '--yes'])).out.trim()).toBe(
+      'deleted user carol',
+    );
+    const after = await run(['user', 'list', '--json']);
+    expect((JSON.parse(after.out) as Array<{ username: string }>).map((u) => u.username)).toEqual([
+      'admin',
+      'bob',
+    ]);
+  }, 90_000);
+
+  it('fails with a non-zero exit and one line on stderr (after the line naming the database)', async () => {
+    const db = `algodesk: database: SQLite at ${join(dataDir, 'algodesk.db')}\n`;
     const short = await run(['user', 'create', '--username', 'carol', '--password', 'short']);
     expect(short.code).toBe(1);
-    expect(short.err).toBe('algodesk: password must be at least 8 characters\n');
+    expect(short.err).toBe(`${db}algodesk: password must be at least 8 characters\n`);
     const unknown = await run(['apikey', 'create', '--username', 'nobody']);
     expect(unknown.code).toBe(1);
-    expect(unknown.err).toBe('algodesk: no user named "nobody"\n');
+    expect(unknown.err).toBe(`${db}algodesk: no user named "nobody"\n`);
     const badConfig = await run(['user', 'list'], undefined, { PORT: 'eighty' });
     expect(badConfig.code).toBe(1);
     expect(badConfig.err).toMatch(/^algodesk: invalid configuration: PORT: "eighty" is not an integer\n$/);
@@ -77,6 +126,28 @@ describe('algodesk CLI', () => {
     expect(missing.code).not.toBe(0);
     expect(missing.err).toMatch(/required option '--username <name>'/);
     expect((await run(['frobnicate'])).code).not.toBe(0);
+  }, 60_000);
+});
+
+describe('the command line uses the configured database and names it', () => {
+  it('a command that only reads creates no database where there is none, and says where it looked', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'algodesk-cli-empty-'));
+    try {
+      for (const args of [
+        ['user', 'list'],
+        ['apikey', 'create', '--username', 'admin'],
+        ['sandbox', 'verify'],
+      ]) {
+        const r = await runCli(args, { env: { ...env(), DATA_DIR: empty } });
+        expect(r.code, args.join(' ')).toBe(1);
+        expect(r.err).toMatch(
+          new RegExp(`^algodesk: no database at ${join(empty, 'algodesk.db')}: nothing was created\\.`),
+        );
+      }
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 

@@ -21,6 +21,7 @@ import * as m0019 from './0019_create_mcp_audit.js';
 import * as m0020 from './0020_create_oauth.js';
 import * as m0021 from './0021_index_strategy_orders_by_run_status_leg.js';
 import * as m0022 from './0022_add_whatsapp_alert_settings.js';
+import * as m0023 from './0023_add_user_disabled.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '0020_create_oauth': m0020,
   '0021_index_strategy_orders_by_run_status_leg': m0021,
   '0022_add_whatsapp_alert_settings': m0022,
+  '0023_add_user_disabled': m0023,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -26,7 +26,12 @@ export class ApiKeysRepository {
         'api_keys.created_at',
       ])
       .where('api_keys.key_digest', '=', digest)
+      .where('users.disabled_at', 'is', null)
       .executeTakeFirst();
+  }
+
+  async deleteForUser(userId: number): Promise<void> {
+    await this.db.deleteFrom('api_keys').where('user_id', '=', userId).execute();
   }
 
   findByUser(userId: number): Promise<{ key_digest: string; created_at: number } | undefined> {

@@ -79,6 +79,7 @@ export class ApiKeysService {
     const known = this.cached(apikey);
     if (known !== undefined) return known ?? undefined;
     const digest = this.digest(apikey);
+    // A disabled account's key was revoked when it was disabled; the join refuses it anyway.
     const owner = await this.keys.findOwnerByDigest(digest);
     const principal: ApiPrincipal | null = owner
       ? {
@@ -127,6 +128,21 @@ export class ApiKeysService {
     if (old !== undefined) this.bus.publish(TOPIC, old);
     this.bus.publish(TOPIC, digest);
     return { apikey, created_at: new Date(at).toISOString() };
+  }
+
+  /** Drops the cached principal of the user's key here and on every instance (its owner changed). */
+  async refresh(userId: number): Promise<void> {
+    const key = await this.keys.findByUser(userId);
+    if (key) this.bus.publish(TOPIC, key.key_digest);
+  }
+
+  /** Revokes the user's key, here and on every instance; false when there was none. */
+  async revoke(userId: number): Promise<boolean> {
+    const old = await this.keys.findByUser(userId);
+    if (old === undefined) return false;
+    await this.keys.deleteForUser(userId);
+    this.bus.publish(TOPIC, old.key_digest);
+    return true;
   }
 
   async status(

@@ -5,6 +5,8 @@
  */
 import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { AccountsService } from './accounts.service.js';
+import { accountRoutes } from './accounts.routes.js';
 import { ApiKeysRepository } from './api-keys.repository.js';
 import { apiKeyRoutes } from './api-keys.routes.js';
 import { ApiKeysService } from './api-keys.service.js';
@@ -29,6 +31,8 @@ export interface AuthServices {
   /** Two-factor codes: enrollment, login, purposes, the remote-agent consent rule. */
   totp: TotpService;
   apiKeys: ApiKeysService;
+  /** Account management: an administrator's changes to users, a user's password change. */
+  accounts: AccountsService;
   login: LoginService;
   loginActivity: LoginActivityRepository;
   /** Pre-handlers of session routes: a live session, the administrator flag, the CSRF token. */
@@ -64,11 +68,21 @@ export function buildAuthServices(deps: AppDeps): AuthServices {
     deps.bus,
   );
   const invalidKeyListeners: InvalidKeyListener[] = [];
+  const accounts = new AccountsService({
+    users,
+    repo: usersRepo,
+    sessions,
+    apiKeys,
+    totp: () => totp,
+    clock,
+    logger: deps.logger.child({ module: 'auth' }),
+  });
   return {
     users,
     sessions,
     totp,
     apiKeys,
+    accounts,
     loginActivity,
     login: new LoginService(
       users,
@@ -99,6 +113,12 @@ export const authPlugin = modulePlugin<AppDeps>('auth', ['request-pipeline'], as
       guard: auth.guard,
     });
     apiKeyRoutes(web, { apiKeys: auth.apiKeys, guard: auth.guard, webShell: () => app.webShell });
+    accountRoutes(web, {
+      accounts: auth.accounts,
+      users: auth.users,
+      guard: auth.guard,
+      rateLimit: routeLimits(deps).admin,
+    });
     setupRoutes(web, {
       config: deps.config,
       users: auth.users,

@@ -17,6 +17,8 @@ export const PublicUserSchema = Type.Object({
   is_admin: Type.Boolean(),
   order_mode: Type.Union([Type.Literal('auto'), Type.Literal('semi_auto')]),
   totp_enabled: Type.Boolean(),
+  /** Disabled by an administrator: cannot sign in. */
+  disabled: Type.Boolean(),
   created_at: Type.String(),
 });
 
@@ -40,4 +42,39 @@ export const OrderModeBody = Type.Object({ mode: Type.String({ maxLength: 32 }) 
 export const OrderModeResponse = Type.Object({
   status: Type.Literal('success'),
   order_mode: Type.Union([Type.Literal('auto'), Type.Literal('semi_auto')]),
+});
+
+/** `/admin/api/users` and `/auth/password` (docs/rules/auth.md#account-management). */
+export const UserIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+export const UsersList = Type.Object({ status: Type.Literal('success'), data: Type.Array(PublicUserSchema) });
+export const UserAnswer = Type.Object({ status: Type.Literal('success'), data: PublicUserSchema });
+export const NewUserBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 64 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    email: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()])),
+    admin: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export const AdminFlagBody = Type.Object({ admin: Type.Boolean() }, { additionalProperties: false });
+export const DisabledFlagBody = Type.Object({ disabled: Type.Boolean() }, { additionalProperties: false });
+export const SetPasswordBody = Type.Object(
+  { password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+export const ChangePasswordBody = Type.Object(
+  {
+    current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+    new_password: Type.String({ minLength: 1, maxLength: 1024 }),
+    /** Required while two-factor is on. */
+    totp_code: Type.Optional(Type.String({ maxLength: 16 })),
+  },
+  { additionalProperties: false },
+);
+export const ChangePasswordAnswer = Type.Object({
+  status: Type.Literal('success'),
+  /** The user's other sessions that were ended. */
+  sessions_revoked: Type.Integer(),
+  message: Type.String(),
 });

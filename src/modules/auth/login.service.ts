@@ -67,6 +67,7 @@ export class LoginService {
       userAgent: ctx.userAgent,
     });
     if (user === undefined) throw unauthorized(BAD_CREDENTIALS);
+    if (user.disabled_at !== null) throw accountDisabled();
     // A new login ends whatever the browser held (no fixation), pending or not.
     if (ctx.previousToken) await this.sessions.end(ctx.previousToken);
     if (ctx.previousPendingToken) await this.sessions.endPendingTotp(ctx.previousPendingToken);
@@ -92,6 +93,7 @@ export class LoginService {
     if (pending === undefined || pendingToken === undefined) throw gone();
     const user = await this.users.findById(pending.user_id);
     if (user === undefined) throw gone();
+    if (user.disabled_at !== null) throw accountDisabled();
     if (this.totpService === undefined) throw new Error('LoginService: no TotpService configured');
     const result = await this.totpService.check(user, code);
     if (result !== 'ok') {
@@ -124,3 +126,7 @@ export class LoginService {
     }
   }
 }
+
+/** The password was right, but an administrator disabled the account. */
+const accountDisabled = () =>
+  new AppError(403, 'account_disabled', 'This account is disabled: ask an administrator to enable it');

@@ -61,7 +61,9 @@ export function createSessionGuard(sessions: SessionsService, users: UsersServic
       const row = await sessions.resolve(token);
       if (row === undefined) throw new AppError(401, 'session_required', 'Session expired or not logged in');
       const user = await users.findById(row.user_id);
-      if (user === undefined) throw new AppError(401, 'session_required', 'Session expired or not logged in');
+      // A disabled account's sessions were revoked when it was disabled; refused here all the same.
+      if (user === undefined || user.disabled_at !== null)
+        throw new AppError(401, 'session_required', 'Session expired or not logged in');
       req.session = {
         sessionId: row.id,
         userId: user.id,

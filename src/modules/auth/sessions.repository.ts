@@ -25,8 +25,11 @@ export class SessionsRepository {
     return Number(r.numDeletedRows) > 0;
   }
 
-  async deleteForUser(userId: number): Promise<number> {
-    const r = await this.db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+  /** Deletes the user's sessions, but `keep` (a session id) when given. */
+  async deleteForUser(userId: number, keep?: string): Promise<number> {
+    let q = this.db.deleteFrom('sessions').where('user_id', '=', userId);
+    if (keep !== undefined) q = q.where('id', '!=', keep);
+    const r = await q.executeTakeFirst();
     return Number(r.numDeletedRows);
   }
 

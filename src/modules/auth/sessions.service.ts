@@ -87,8 +87,9 @@ export class SessionsService {
     return this.sessions.delete(id);
   }
 
-  revokeAllForUser(userId: number): Promise<number> {
-    return this.sessions.deleteForUser(userId);
+  /** Revokes every session of the user, but the one of id `keep` when given. */
+  revokeAllForUser(userId: number, keep?: string): Promise<number> {
+    return this.sessions.deleteForUser(userId, keep);
   }
 
   listActive() {

@@ -9,6 +9,8 @@ export interface NewUser {
   email: string | null;
   passwordHash: string;
   createdAt: number;
+  /** An administrator (the install's first user always is). */
+  admin?: boolean;
 }
 
 /** The only place that touches the `users` table. */
@@ -36,7 +38,7 @@ export class UsersRepository {
   }
 
   /**
-   * Inserts a user; the first user of the install becomes the administrator. The count and the
+   * Inserts a user; the first user of the install becomes an administrator, later ones when asked. The count and the
    * insert share one transaction so two concurrent first users cannot both become admin.
    */
   create(user: NewUser): Promise<UserRow> {
@@ -51,7 +53,7 @@ export class UsersRepository {
           username: user.username,
           email: user.email,
           password_hash: user.passwordHash,
-          is_admin: toDbBool(Number(existing.n) === 0),
+          is_admin: toDbBool(Number(existing.n) === 0 || user.admin === true),
           order_mode: 'auto',
           totp_enabled: 0,
           totp_required_for_login: 0,
@@ -94,6 +96,79 @@ export class UsersRepository {
         .executeTakeFirstOrThrow();
       return trx.selectFrom('users').selectAll().where('id', '=', id.id).executeTakeFirstOrThrow();
     });
+  }
+
+  async setPasswordHash(userId: number, passwordHash: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('users')
+      .set({ password_hash: passwordHash })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Two-factor off and forgotten: secret, pending enrollment, purposes and last step cleared. */
+  async clearTotp(userId: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('users')
+      .set({
+        totp_secret: null,
+        totp_pending_secret: null,
+        totp_enabled: 0,
+        totp_required_for_login: 0,
+        totp_required_for_mcp: 0,
+        totp_required_for_password_reset: 0,
+        totp_last_step: null,
+      })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Runs `change` on the user in a transaction that keeps at least one enabled administrator
+   * (docs/rules/auth.md#account-management): `change` writes; afterwards, when none is left, the
+   * transaction is undone and `lastAdmin` thrown. On PostgreSQL the table is locked against
+   * writers first, so two administrators demoting each other at once cannot both succeed (each
+   * would count the other); SQLite runs one write transaction at a time.
+   */
+  keepingAnAdmin<T>(change: (trx: UsersRepository) => Promise<T>, lastAdmin: () => Error): Promise<T> {
+    return this.db.transaction().execute(async (trx) => {
+      if (isPostgres(trx)) await sql`lock table users in share row exclusive mode`.execute(trx);
+      const out = await change(new UsersRepository(trx));
+      const left = await trx
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('is_admin', '=', toDbBool(true))
+        .where('disabled_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      if (Number(left.n) === 0) throw lastAdmin();
+      return out;
+    });
+  }
+
+  async setAdmin(userId: number, admin: boolean): Promise<boolean> {
+    const r = await this.db
+      .updateTable('users')
+      .set({ is_admin: toDbBool(admin) })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async setDisabled(userId: number, at: number | null): Promise<boolean> {
+    const r = await this.db
+      .updateTable('users')
+      .set({ disabled_at: at })
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Deletes the user; the rows that reference it go with it (foreign keys on delete cascade). */
+  async delete(userId: number): Promise<boolean> {
+    const r = await this.db.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
   }
 
   async setOrderMode(userId: number, mode: string): Promise<void> {

@@ -19,6 +19,8 @@ export interface PublicUser {
   is_admin: boolean;
   order_mode: 'auto' | 'semi_auto';
   totp_enabled: boolean;
+  /** An administrator disabled the account: it cannot sign in (docs/rules/auth.md#account-management). */
+  disabled: boolean;
   created_at: string;
 }
 
@@ -30,6 +32,7 @@ export function toPublicUser(row: UserRow): PublicUser {
     is_admin: fromDbBool(row.is_admin),
     order_mode: row.order_mode === 'semi_auto' ? 'semi_auto' : 'auto',
     totp_enabled: fromDbBool(row.totp_enabled),
+    disabled: row.disabled_at !== null,
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -58,7 +61,13 @@ export class UsersService {
     }
     const passwordHash = await hash(input.password);
     try {
-      const row = await this.users.create({ username, email, passwordHash, createdAt: this.clock.now() });
+      const row = await this.users.create({
+        username,
+        email,
+        passwordHash,
+        createdAt: this.clock.now(),
+        admin: input.admin === true,
+      });
       return toPublicUser(row);
     } catch (err) {
       // A concurrent create of the same name loses on the unique index.
@@ -127,11 +136,13 @@ export class UsersService {
   }
 }
 
-/** What a new user is created from (the CLI, the first-run setup). */
+/** What a new user is created from (the CLI, the first-run setup, an administrator). */
 export interface NewUserInput {
   username: string;
   password: string;
   email?: string | null;
+  /** An administrator (ignored by the first-run setup, whose user always is one). */
+  admin?: boolean;
 }
 
 const setupDone = () => new AppError(409, 'setup_done', 'Setup is complete: a user exists already; sign in');

@@ -65,6 +65,10 @@ export function buildBrokerServices(deps: AppDeps): BrokerServices {
 export const brokersPlugin = modulePlugin<AppDeps>('brokers', ['auth'], async (app, deps) => {
   const brokers = buildBrokerServices(deps);
   app.decorate('brokers', brokers);
+  // A deleted account's broker session goes with it (docs/rules/auth.md#account-management).
+  app.auth.accounts.onAccountGone(async (userId, why) => {
+    if (why === 'deleted') await brokers.sessions.clear(userId);
+  });
   const limits = routeLimits(deps);
   await sessionScope(app, (web) => {
     brokerLoginRoutes(web, {

@@ -38,6 +38,7 @@ export const mcpPlugin = modulePlugin<AppDeps>('mcp', ['auth', 'tunnel'], async 
   });
   const admin = new OAuthAdmin({ db: deps.database.db, clock: deps.clock });
   app.decorate('mcp', { calls, oauth, admin, settings });
+  app.auth.accounts.onAccountGone((userId, why) => oauth.forgetUser(userId, why === 'deleted'));
   const limits = routeLimits(deps);
   mcpRoutes(app, { calls, apiKeyGuard: app.auth.apiKeyGuard, rateLimit: limits.api });
   mcpRemoteRoutes(app, {

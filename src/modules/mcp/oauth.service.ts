@@ -339,6 +339,24 @@ export class OAuthService {
       .execute();
   }
 
+  /**
+   * Every token an agent holds for the user is revoked (the account was disabled), or deleted with
+   * the account (docs/rules/auth.md#account-management).
+   */
+  async forgetUser(userId: number, deleted: boolean): Promise<void> {
+    if (deleted) {
+      await this.deps.db.deleteFrom('oauth_tokens').where('user_id', '=', userId).execute();
+      await this.deps.db.deleteFrom('oauth_codes').where('user_id', '=', userId).execute();
+      return;
+    }
+    await this.deps.db
+      .updateTable('oauth_tokens')
+      .set({ revoked_at: this.deps.clock.now() })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
   /** The principal of a live access token, or why there is none. */
   async verifyAccess(raw: string): Promise<AccessPrincipal | string> {
     const settings = await this.deps.settings.get();
@@ -355,6 +373,9 @@ export class OAuthService {
         'oauth_tokens.revoked_at',
         'oauth_clients.status',
       ])
+      // A disabled account's tokens were revoked when it was disabled; refused here all the same.
+      .innerJoin('users', 'users.id', 'oauth_tokens.user_id')
+      .where('users.disabled_at', 'is', null)
       .where('oauth_tokens.token_digest', '=', digest)
       .where('oauth_tokens.kind', '=', 'access')
       .executeTakeFirst();

@@ -216,6 +216,10 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
       quoteClient: () => brokers.quoteClient(),
     });
     app.decorate('sandbox', sandbox);
+    // A deleted user's paper account goes with it (docs/rules/auth.md#account-management).
+    app.auth.accounts.onAccountGone(async (userId, why) => {
+      if (why === 'deleted') await sandbox.service.forgetUser(userId);
+    });
     const limits = routeLimits(deps);
     sandboxUtilityRoutes(app, {
       sandbox,

@@ -397,8 +397,12 @@ export class SandboxRepository {
 
   // ---- reset ----
 
-  /** Deletes everything the user traded (orders, their events, trades, positions, holdings). */
-  async clearUser(userId: number): Promise<void> {
+  /**
+   * Deletes everything the user traded (orders, their events, trades, positions, holdings), and
+   * with `account` the account itself (the user is deleted).
+   */
+  async clearUser(userId: number, opts: { account?: boolean } = {}): Promise<void> {
+    if (opts.account) await this.db.deleteFrom('sandbox_accounts').where('user_id', '=', userId).execute();
     await this.db.deleteFrom('sandbox_order_events').where('user_id', '=', userId).execute();
     await this.db.deleteFrom('sandbox_trades').where('user_id', '=', userId).execute();
     await this.db.deleteFrom('sandbox_orders').where('user_id', '=', userId).execute();

@@ -266,6 +266,16 @@ export class SandboxService implements SandboxCore {
     return true;
   }
 
+  /** Deletes the user's account and everything in it (the user was deleted); its working orders leave the book. */
+  async forgetUser(userId: number): Promise<void> {
+    const removed = await this.deps.repo.transaction(async (repo) => {
+      const resting = await repo.restingOrdersOf(userId);
+      await repo.clearUser(userId, { account: true });
+      return resting;
+    });
+    for (const o of removed) this.changed({ ...o, status: 'cancelled' });
+  }
+
   /** The user's order (404 when unknown or another user's). */
   async order(userId: number, orderId: number): Promise<OrderRecord> {
     return toOrderRecord(await this.ownOrder(this.deps.repo, userId, orderId));
