@@ -55,4 +55,15 @@ describe('logs never carry secrets', () => {
     expect(maskUrl(`/strategy%2Fwebhook%2F${t}%zz`)).not.toContain(t);
     expect(maskUrl('/bad%zzescape')).toBe('/bad%zzescape');
   });
+  it('masks the token of a near miss (a 404 echoes the path) and any segment that looks like a credential', () => {
+    const t = 'Qm9iJ3Mgd2ViaG9vayB0b2tlbiBoZXJl';
+    expect(maskUrl(`/strategy/webhooks/${t}`)).toBe('/strategy/webhooks/[redacted]');
+    expect(maskUrl(`/Strategy/WebHook-v2/${t}/x`)).toBe('/Strategy/WebHook-v2/[redacted]/x');
+    expect(maskUrl(`/scanner/hook/${t}`)).toBe('/scanner/hook/[redacted]');
+    expect(maskUrl(`/anything/${t}`)).toBe('/anything/[redacted]');
+    expect(maskUrl(`/${'a'.repeat(64)}`)).toBe('/[redacted]');
+    // Ordinary paths stay readable.
+    expect(maskUrl('/api/v1/placesmartorder')).toBe('/api/v1/placesmartorder');
+    expect(maskUrl('/strategy/42/settings')).toBe('/strategy/42/settings');
+  });
 });

@@ -120,13 +120,19 @@ export function createLogger(level: LogLevel, stream?: DestinationStream): Logge
 }
 
 /**
- * URL as it may be logged or stored: the webhook token in `/strategy/webhook/<token>` (and
- * other integrations' webhook paths) is masked, and query strings are dropped because
- * credentials sometimes travel there.
+ * The path segment after one naming a webhook or a reset carries a secret (a webhook token, a reset
+ * token), near misses included (`/strategy/webhooks/<token>`, `/flow/hook/<token>`).
  */
-/** The path segment after one of these carries a secret (a webhook token, a reset token). */
-const SECRET_AFTER = /(^|\/)(webhook|reset-password-email)\/+[^/]+/gi;
+const SECRET_AFTER = /(^|\/)([^/]*(?:webhook|hook|reset)[^/]*)\/+[^/]+/gi;
+/** A segment that looks like a credential wherever it stands: 24 or more token characters. */
+const TOKEN_LIKE = /(^|\/)[A-Za-z0-9_~.+=-]{24,}(?=\/|$)/g;
 
+/**
+ * URL as it may be logged, stored or echoed in a 404: the webhook token in
+ * `/strategy/webhook/<token>` (and other integrations' webhook and reset paths, and near misses of
+ * them) is masked, so is any segment that looks like a credential, and query strings are dropped
+ * because credentials sometimes travel there.
+ */
 export function maskUrl(url: string): string {
   let path = url;
   // Decoded first, so an encoded slash or question mark cannot hide a token from the mask.
@@ -139,7 +145,9 @@ export function maskUrl(url: string): string {
     }
   }
   // Whatever the path's shape (`//strategy/webhook/…`, `/x/../strategy//webhook/…`, any case).
-  return (path.split('?')[0] ?? path).replace(SECRET_AFTER, '$1$2/[redacted]');
+  return (path.split('?')[0] ?? path)
+    .replace(SECRET_AFTER, '$1$2/[redacted]')
+    .replace(TOKEN_LIKE, '$1[redacted]');
 }
 
 /**

@@ -139,6 +139,32 @@ describe('docs/rules/web.md#app-shell-paths: the server answers the console page
     }
   });
 
+  it('a browser’s navigation to an unknown path gets the console (its not-found page) with status 404', async () => {
+    for (const url of ['/strategies', '/admin/x', '/nope/deeper?x=1']) {
+      const res = await app.inject({
+        method: 'GET',
+        url,
+        headers: { accept: 'text/html,application/xhtml+xml' },
+      });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.body).toContain('<div id="root">');
+    }
+    // Not for a POST, nor for a client that does not ask for a page.
+    const post = await app.inject({ method: 'POST', url: '/strategies', headers: { accept: 'text/html' } });
+    expect(post.json()).toMatchObject({ code: 'not_found' });
+    const api = await app.inject({ method: 'GET', url: '/strategies', headers: { accept: '*/*' } });
+    expect(api.json()).toMatchObject({ code: 'not_found' });
+  });
+
+  it('a 404 never echoes a token of a near-miss webhook path', async () => {
+    const token = 'Zm9yIHRoZSBzdHJhdGVneSBvZiBtaW5lIG9ubHk';
+    const res = await app.inject({ method: 'POST', url: `/strategy/webhooks/${token}`, payload: {} });
+    expect(res.statusCode).toBe(404);
+    expect(res.body).not.toContain(token);
+    expect(res.json()).toMatchObject({ message: 'No route for POST /strategy/webhooks/[redacted]' });
+  });
+
   it('documents each page and the assets in the API reference, under the web tag', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json<{
       paths: Record<string, Record<string, { summary?: string; tags?: string[] }>>;

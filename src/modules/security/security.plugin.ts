@@ -8,6 +8,7 @@ import type { AppDeps } from '../../app-deps.js';
 import type { ErrorCode } from '../../platform/errors.js';
 import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { maskUrl } from '../../platform/logger.js';
+import { wantsPage } from '../web/web-pages.js';
 import { sessionTokenOf } from '../auth/session.guard.js';
 import { BAN_MESSAGE, BanService } from './ban.service.js';
 import { BansRepository } from './bans.repository.js';
@@ -63,6 +64,11 @@ export const securityPlugin = modulePlugin<AppDeps>(
       // Unauthenticated 404s feed the 404 tracker (a logged-in browser's broken link does not).
       if ((await sessions.resolve(sessionTokenOf(req.headers.cookie))) === undefined)
         trackers.record404(req.clientIp, req.url);
+      // A person who typed a wrong address in a browser gets the console's not-found page, with
+      // the same 404 status (docs/rules/web.md#app-shell-paths); API clients get the JSON below.
+      const shell = app.webShell;
+      if (shell && (req.method === 'GET' || req.method === 'HEAD') && wantsPage(req.headers.accept))
+        return shell.send(reply, 404);
       return reply.code(404).send({
         status: 'error',
         message: `No route for ${req.method} ${maskUrl(req.url)}`,

@@ -38,8 +38,11 @@ const HtmlPage = Type.String({ description: 'The console’s app shell (text/htm
 
 /** The built console's app shell, lent to the routes of web-pages.ts `NEGOTIATED_PAGE_PATHS`. */
 export interface WebShell {
-  /** Answers with the shell (text/html, its policy and cache headers). */
-  send(reply: FastifyReply): FastifyReply;
+  /**
+   * Answers with the shell (text/html, its policy and cache headers), with `status` (200; 404 for
+   * a browser's navigation to a path no page or route has, docs/rules/web.md#app-shell-paths).
+   */
+  send(reply: FastifyReply, status?: 200 | 404): FastifyReply;
 }
 
 declare module 'fastify' {
@@ -66,9 +69,9 @@ export const webPlugin = modulePlugin<AppDeps>('web', ['request-pipeline'], asyn
     preCompressed: true,
   });
 
-  const sendShell = (reply: FastifyReply): FastifyReply =>
+  const sendShell = (reply: FastifyReply, status: 200 | 404 = 200): FastifyReply =>
     reply
-      .code(200)
+      .code(status)
       .header('content-type', 'text/html; charset=utf-8')
       // The shell names the hashed assets of the build it came from: never cached stale.
       .header('cache-control', 'no-cache')
@@ -77,7 +80,7 @@ export const webPlugin = modulePlugin<AppDeps>('web', ['request-pipeline'], asyn
       .header('referrer-policy', 'same-origin')
       .send(build.shell);
   // For the pages whose path is another module's JSON route (docs/rules/web.md#negotiated-pages).
-  app.decorate('webShell', { send: sendShell });
+  app.decorate('webShell', { send: (reply: FastifyReply, status?: 200 | 404) => sendShell(reply, status) });
 
   for (const url of ALL_PAGE_PATHS)
     app.get(
