@@ -164,6 +164,27 @@ describeEachDb('live socket', (dialect) => {
       expect(same.status).toBe(101);
     });
 
+    it('the traffic log keeps an upgraded socket that closed as 101, not as an error; a refused upgrade keeps its status', async () => {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (t.app.server.address() as { port: number }).port;
+      const c = await connect(port, bob.cookie);
+      c.ws.close();
+      await c.closed;
+      expect((await handshake(port, {})).status).toBe(401);
+      await expect
+        .poll(async () => {
+          await t.services.observability.traffic.flush();
+          return (
+            await t.db.database.db
+              .selectFrom('traffic_log')
+              .select(['path', 'status'])
+              .where('path', '=', '/ws')
+              .execute()
+          ).map((r) => Number(r.status));
+        })
+        .toEqual([101, 401]);
+    });
+
     it('a plain GET (no upgrade) answers 426 without looking at the session', async () => {
       const i = await instance();
       refused(await handshake(i.port, {}, false), 426, 'upgrade_required');

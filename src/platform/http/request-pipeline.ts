@@ -79,6 +79,7 @@ const CLIENT_GONE = 8;
 const ACCESS_LINE_LEVELS: ReadonlySet<string> = new Set(['debug', 'trace']);
 /** Traffic-log status of a request whose client closed the connection before its answer (nginx's). */
 const CLIENT_CLOSED_REQUEST = 499;
+const SWITCHING_PROTOCOLS = 101;
 
 /** Registers the hooks on `app`; modules fill the returned pipeline's slots. */
 export function registerRequestPipeline(
@@ -118,9 +119,18 @@ export function registerRequestPipeline(
     // after the client left. Its request is still logged: with the status answered when the
     // client left while the answer was being written, else as nginx does, 499 (client closed
     // request).
+    // A WebSocket whose upgrade was accepted ends here too, when its socket closes: it answered
+    // 101 Switching Protocols (written by the socket library, not through the reply), and its
+    // closing is the socket's normal end, not a client that left (an upgrade refused with an
+    // HTTP answer has that answer's status).
     reply.raw.once('close', () => {
       const answered = reply.raw.writableEnded && (req.inFlight & CLIENT_GONE) === 0;
-      reportEnd(req, reply, answered ? reply.statusCode : CLIENT_CLOSED_REQUEST);
+      const upgraded = req.headers.upgrade !== undefined && !reply.raw.headersSent;
+      reportEnd(
+        req,
+        reply,
+        answered ? reply.statusCode : upgraded ? SWITCHING_PROTOCOLS : CLIENT_CLOSED_REQUEST,
+      );
     });
     req.clientIp = resolveClientIp(req.raw.socket.remoteAddress, req.headers, config.trustProxyHeaders);
     reply.header('x-request-id', req.id);
