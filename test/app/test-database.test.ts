@@ -12,7 +12,7 @@ import type { DB } from '../../src/db/schema.js';
 import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { createTestDatabase, describeEachDb, pgUrl, type TestDatabase } from '../helpers/test-app.js';
-import { withSchemaLock } from '../helpers/test-database.js';
+import { AS_AN_EXISTING_INSTALL, withSchemaLock } from '../helpers/test-database.js';
 
 /** Tables, columns, indexes and seed rows, with the schema's own name taken out. */
 async function describeSchema(db: Kysely<DB>, dialect: Dialect, schema?: string): Promise<unknown> {
@@ -63,6 +63,8 @@ describeEachDb('test databases: a copy of the migrated template is the migrated 
       await withSchemaLock(() => migrateToLatest(fresh!.db));
     }
     const copySchema = copy.target.kind === 'postgres' ? copy.target.schema : undefined;
+    // A test database is an existing install (live mode); a fresh one starts in analyzer mode.
+    await sql.raw(AS_AN_EXISTING_INSTALL).execute(fresh.db);
     const want = await describeSchema(fresh.db, dialect, freshSchema);
     expect(await describeSchema(copy.database.db, dialect, copySchema)).toEqual(want);
     // Not trivially equal: the migrations built something.

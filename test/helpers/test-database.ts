@@ -10,7 +10,7 @@ import { copyFileSync, mkdtempSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import type { DB } from '../../src/db/schema.js';
@@ -66,6 +66,13 @@ export async function createTestDatabase(dialect: Dialect, dataDir: string): Pro
   return { database, dialect, dataDir, target, drop };
 }
 
+/**
+ * A test's database is an existing install in live mode, whatever a fresh one starts in
+ * (analyzer: migration 0024): a case sets the mode it is about, and the fresh-install default has
+ * its own test (test/app/fresh-install.test.ts).
+ */
+export const AS_AN_EXISTING_INSTALL = 'update settings set analyze_mode = false where id = 1';
+
 let sqliteTemplateFile: Promise<string> | undefined;
 /** The migrated SQLite file of this worker (closed, so its WAL is folded into the one file). */
 function sqliteTemplate(): Promise<string> {
@@ -73,6 +80,7 @@ function sqliteTemplate(): Promise<string> {
     const file = join(mkdtempSync(join(tmpdir(), 'algodesk-template-')), 'template.db');
     const database = openDatabase({ kind: 'sqlite', file });
     await migrateToLatest(database.db);
+    await sql.raw(AS_AN_EXISTING_INSTALL).execute(database.db);
     await database.close();
     return file;
   })());
@@ -110,10 +118,10 @@ function pgScript(): Promise<PgScript> {
     }
     return {
       schemaRef: `"${schema}"`,
-      sql: recorded
-        .filter((q) => !NOT_REPLAYED.test(q.sql))
-        .map((q) => `${inline(c, q)};`)
-        .join('\n'),
+      sql: [
+        ...recorded.filter((q) => !NOT_REPLAYED.test(q.sql)).map((q) => `${inline(c, q)};`),
+        `${AS_AN_EXISTING_INSTALL};`,
+      ].join('\n'),
     };
   }));
 }
