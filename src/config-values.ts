@@ -62,6 +62,17 @@ export function parseLogLevel(raw: string): LogLevel {
   return v as LogLevel;
 }
 
+/** How log lines are written: `auto` (readable on a terminal, JSON otherwise), `json`, `pretty`. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export function parseLogFormat(raw: string): LogFormat {
+  const v = raw.toLowerCase();
+  if (!(LOG_FORMATS as readonly string[]).includes(v))
+    throw new Error(`must be one of ${LOG_FORMATS.join(', ')}`);
+  return v as LogFormat;
+}
+
 /** A bearer token: 16+ printable ASCII characters without spaces (what a header carries intact). */
 export function parseMetricsToken(raw: string): string {
   if (raw.length < 16)

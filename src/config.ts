@@ -15,16 +15,19 @@ import {
   type SandboxConfig,
 } from './config-sandbox.js';
 import { DEFAULT_LEVERAGE } from './modules/sandbox/margin.js';
+import { printableUrl } from './platform/startup-error.js';
 import { BROKERS, isBroker } from './domain/brokers.js';
 import {
   parseBoolean,
   parseDatabaseUrl,
   parseHost,
   parseInteger,
+  parseLogFormat,
   parseLogLevel,
   parseMetricsToken,
   parseSecret,
   parseUrl,
+  type LogFormat,
   type LogLevel,
 } from './config-values.js';
 
@@ -94,6 +97,11 @@ export interface Config {
   ngrokAuthtoken: string | undefined;
   /** pino level (`LOG_LEVEL`, default info). */
   logLevel: LogLevel;
+  /**
+   * `LOG_FORMAT` (default auto): `auto` writes readable lines when standard output is a terminal
+   * and JSON lines otherwise (a service manager, a container, a file), `json` or `pretty` always.
+   */
+  logFormat: LogFormat;
   /** Idle expiry of a session (`SESSION_IDLE_MINUTES`, default 480). */
   sessionIdleMs: number;
   /** Absolute expiry of a session (`SESSION_MAX_HOURS`, default 24). */
@@ -244,6 +252,7 @@ export function loadConfig(
     tunnelAllow: check('TUNNEL_ALLOW', false, (raw) => raw.toLowerCase() === 'true'),
     ngrokAuthtoken: check('NGROK_AUTHTOKEN', undefined, (raw) => raw),
     logLevel: check('LOG_LEVEL', 'info', parseLogLevel),
+    logFormat: check('LOG_FORMAT', 'auto' as LogFormat, parseLogFormat),
     sessionIdleMs: check('SESSION_IDLE_MINUTES', 480, (raw) => parseInteger(raw, 1, 10_080)) * 60_000,
     sessionMaxMs: check('SESSION_MAX_HOURS', 24, (raw) => parseInteger(raw, 1, 720)) * 3_600_000,
     serviceName: 'algodesk',
@@ -380,6 +389,13 @@ export function ensureInstallSecrets(config: Config): { config: ResolvedConfig; 
 }
 
 /** Path of the SQLite database file when no `DATABASE_URL` is set. */
+/** Where the configured database is, as the banner and the command line name it (no password). */
+export function describeDatabase(config: Config): string {
+  return config.databaseUrl
+    ? `PostgreSQL at ${printableUrl(config.databaseUrl)}`
+    : `SQLite at ${sqliteFile(config)}`;
+}
+
 export function sqliteFile(config: Config): string {
   return isAbsolute(config.dataDir)
     ? join(config.dataDir, 'algodesk.db')

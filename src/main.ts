@@ -1,5 +1,5 @@
 import { buildApp, type AppDeps } from './app.js';
-import { ensureInstallSecrets, type Config } from './config.js';
+import { describeDatabase, ensureInstallSecrets, type Config } from './config.js';
 import { describePriceSource } from './config-sandbox.js';
 import { publicUrlBanner } from './modules/tunnel/tunnel-target.js';
 import type { TunnelDriver } from './modules/tunnel/tunnel.types.js';
@@ -60,7 +60,11 @@ async function start(baseConfig: Config, logger: Logger, opts: ServeOptions) {
 }
 
 export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promise<void> {
-  const out = createStdoutDestination();
+  const out = createStdoutDestination(
+    baseConfig.logFormat === 'pretty' || (baseConfig.logFormat === 'auto' && process.stdout.isTTY === true)
+      ? 'pretty'
+      : 'json',
+  );
   const logger = createLogger(baseConfig.logLevel, out.stream);
   /** Disconnects the tunnel within its bound; a no-op until the app (and its tunnel) exists. */
   let stopTunnel: () => Promise<unknown> = () => Promise.resolve();
@@ -152,14 +156,17 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
   process.on('SIGTERM', onSignal);
 
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  logger.info({ url, database: runtime.database.dialect }, `algodesk listening on ${url}`);
-  process.stderr.write(`algodesk is running at ${url}\n${describePriceSource(config)}\n`);
+  // Fastify logged "Server listening at"; the person at the terminal reads the banner below.
+  process.stderr.write(
+    `algodesk is running at ${url}\ndatabase: ${describeDatabase(config)}\n${describePriceSource(config)}\n`,
+  );
   banner = 'shown';
   if (earlyPublicUrl) process.stderr.write(publicUrlBanner(earlyPublicUrl));
   if ((await services.auth.users.count()) === 0) {
     const cli = cliCommand();
     process.stderr.write(
-      'No user exists yet. Create the administrator with:\n' +
+      `No user exists yet. Open ${config.hostServer}/setup in a browser to create the administrator,\n` +
+        'or on the command line:\n' +
         `  ${cli} user create --username admin --email you@example.com\n` +
         'then an API key with:\n' +
         `  ${cli} apikey create --username admin\n`,

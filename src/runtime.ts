@@ -51,7 +51,11 @@ export async function openRuntime(
       CONNECT_BOUND_MS,
       () => new StartupError(`${where} (no answer within ${CONNECT_BOUND_MS / 1000} s)`),
     );
-    if (applied.length > 0) logger.info({ applied }, 'database migrated');
+    if (applied.length > 0)
+      logger.info(
+        { latest: applied.at(-1) },
+        `database migrated: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied`,
+      );
   } catch (err) {
     await withDeadline(database.close(), 1_000, () => new Error('close')).catch(() => undefined);
     throw err instanceof StartupError ? err : new StartupError(`${where} (${reasonOf(err)})`);

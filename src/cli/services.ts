@@ -5,17 +5,9 @@
 import { existsSync } from 'node:fs';
 import pino from 'pino';
 import type { Services } from '../app.js';
-import { ensureInstallSecrets, loadConfig, sqliteFile, type Config } from '../config.js';
+import { describeDatabase, ensureInstallSecrets, loadConfig, sqliteFile } from '../config.js';
 import { createLogger } from '../platform/logger.js';
-import { printableUrl } from '../platform/startup-error.js';
 import type { Runtime } from '../runtime.js';
-
-/** Where the configured database is, as the command line names it. */
-export function describeDatabase(config: Config): string {
-  return config.databaseUrl
-    ? `PostgreSQL at ${printableUrl(config.databaseUrl)}`
-    : `SQLite at ${sqliteFile(config)}`;
-}
 
 export interface ServicesOptions {
   /**

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { LogLevel } from '../config.js';
 
 /**
@@ -156,7 +157,24 @@ export function maskUrl(url: string): string {
  * least every second so a quiet service still shows its logs promptly, and flushed
  * synchronously on exit and on a crash so nothing is lost.
  */
-export function createStdoutDestination(): { stream: ReturnType<typeof pino.destination>; stop(): void } {
+export function createStdoutDestination(format: 'json' | 'pretty' = 'json'): {
+  stream: DestinationStream;
+  stop(): void;
+} {
+  // On a terminal a person reads the lines: one readable line each, written as it comes (the
+  // banner beside them is plain text too), through pino's own pretty-printer.
+  if (format === 'pretty')
+    return {
+      stream: pinoPretty({
+        destination: 1,
+        sync: true,
+        colorize: process.stdout.isTTY === true,
+        translateTime: 'SYS:HH:MM:ss',
+        ignore: 'pid,hostname,svc',
+        singleLine: true,
+      }),
+      stop: () => undefined,
+    };
   const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   const timer = setInterval(() => stream.flush(), 1000);
   timer.unref();

@@ -98,7 +98,8 @@ export default function SetupPage() {
             Create administrator
           </Button>
           <Alert color="gray" variant="light">
-            The command line can create users too: <code>algodesk user create</code>.
+            The command line on the server can create users too, in the folder algodesk runs from:{' '}
+            <code>npm run -s cli -- user create --username admin</code>.
           </Alert>
         </Stack>
       </form>
