@@ -108,6 +108,27 @@ describeEachDb('algodesk mcp (stdio) against a running algodesk', (dialect) => {
     });
   });
 
+  it('close_position closes one position at market (a smart order to size 0); a flat one is left alone', async () => {
+    const place = (action: string, quantity: number) =>
+      client.callTool({
+        name: 'place_order',
+        arguments: { strategy: 'agent', symbol: 'INFY', exchange: 'NSE', action, quantity, product: 'MIS' },
+      });
+    await place('BUY', 7);
+    const close = () =>
+      client.callTool({
+        name: 'close_position',
+        arguments: { strategy: 'agent', symbol: 'INFY', exchange: 'NSE', product: 'MIS' },
+      }) as Promise<CallToolResult>;
+    const closed = await close();
+    expect(closed.isError, JSON.stringify(closed.content)).toBe(false);
+    const positions = (await client.callTool({ name: 'get_position_book', arguments: {} })) as CallToolResult;
+    const infy = (positions.structuredContent as { data: Json[] }).data.find((p) => p.symbol === 'INFY');
+    expect(Number(infy?.quantity ?? 0)).toBe(0);
+    const again = await close();
+    expect(JSON.stringify(again.structuredContent)).toContain('No OpenPosition Found');
+  });
+
   it('the API’s refusals come back as tool errors with its message (a field fault, an unknown symbol)', async () => {
     const bad = (await client.callTool({
       name: 'place_order',

@@ -69,7 +69,7 @@ export class McpCalls {
         method: 'POST',
         url: `/api/v1/${tool.path}`,
         remoteAddress: ctx.ip,
-        payload: { ...rest, apikey },
+        payload: { ...rest, ...tool.fixed, apikey },
       });
       let body: unknown;
       try {

@@ -18,6 +18,8 @@ export interface McpTool {
   /** The `/api/v1` path the tool calls (POST, the API key in the body). */
   path: string;
   input: z.ZodRawShape;
+  /** Fields the tool always sends, over whatever the agent gave (what makes the call this tool's). */
+  fixed?: Readonly<Record<string, unknown>>;
 }
 
 const str = (d: string) => z.string().describe(d);
@@ -267,6 +269,23 @@ export const MCP_TOOLS: readonly McpTool[] = [
     'closeposition',
     { strategy: opt('The strategy name') },
   ),
+  {
+    // OpenAlgo's way to close one position: a smart order to a position size of 0, which sells a
+    // long or buys back a short at market (nothing when there is no position).
+    ...tool(
+      'write:orders',
+      'close_position',
+      'Close a position',
+      'Closes one open position (symbol, exchange, product) with a MARKET order; nothing when flat.',
+      'placesmartorder',
+      {
+        strategy: str('A name for the strategy closing the position'),
+        ...symbol,
+        product: str('MIS, CNC or NRML: the product of the position'),
+      },
+    ),
+    fixed: { action: 'SELL', quantity: '0', position_size: '0', pricetype: 'MARKET' },
+  },
   tool(
     'write:orders',
     'start_strategy',
