@@ -319,7 +319,9 @@ describe('algodesk contracts import (CLI)', () => {
       '--file',
       marketFixture('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'),
     ]);
-    expect(r.stderr).not.toMatch(/algodesk:/);
+    // No error: the only algodesk line names the database it used (src/cli/services.ts).
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('algodesk:'));
+    expect(lines).toEqual([expect.stringMatching(/^algodesk: database: SQLite at .*algodesk\.db$/)]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(
       /imported \d+ instruments from kite_instruments_NFO_BFO_2026-08-18\.csv \(zerodha\)/,
@@ -365,6 +367,7 @@ describe('algodesk contracts import (CLI)', () => {
     writeFileSync(junk, 'hello,world\n1,2\n');
     const bad = await run(['contracts', 'import', '--broker', 'zerodha', '--file', junk]);
     expect(bad.status).toBe(1);
-    expect(bad.stderr.split('\n').filter((l) => l.startsWith('algodesk:'))).toHaveLength(1);
+    const lines = bad.stderr.split('\n').filter((l) => l.startsWith('algodesk:'));
+    expect(lines.filter((l) => !l.startsWith('algodesk: database:'))).toHaveLength(1);
   }, 60_000);
 });

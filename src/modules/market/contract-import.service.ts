@@ -89,6 +89,8 @@ export async function* counted(
  */
 export class ContractImportService {
   private running: number | null = null;
+  /** The run reading its input on this instance now, and how far it has got. */
+  private reading: { id: number; progress: ImportProgress } | null = null;
 
   constructor(
     private readonly repo: InstrumentsRepository,
@@ -101,6 +103,15 @@ export class ContractImportService {
   /** Whether this instance is importing now. */
   get busy(): boolean {
     return this.running !== null;
+  }
+
+  /**
+   * How far import run `id` has got while it reads its input on this instance (bytes read live,
+   * rows and skips after each written batch); null when it does not, or not yet. The status route
+   * shows it for a download and an upload alike (docs/rules/web.md#account-pages).
+   */
+  progress(id: number): ImportProgress | null {
+    return this.reading?.id === id ? { ...this.reading.progress } : null;
   }
 
   /** Claims the single import slot of this instance (409 when taken). */
@@ -136,6 +147,7 @@ export class ContractImportService {
       skipped_examples: [],
     };
     const progress: ImportProgress = { bytes: 0, rows: 0, skipped: 0 };
+    this.reading = { id, progress };
     const skip = (line: number, reason: string) => {
       summary.skipped++;
       const kind = reasonKind(reason);
@@ -219,6 +231,7 @@ export class ContractImportService {
       throw err instanceof AppError ? err : new AppError(400, 'import_failed', `Import failed: ${message}`);
     } finally {
       this.running = null;
+      this.reading = null;
     }
   }
 

@@ -9,10 +9,11 @@ import type { InvalidationBus } from '../../platform/invalidation.js';
 import { ContractImportService } from './contract-import.service.js';
 import { ContractImportsRepository } from './contract-imports.repository.js';
 import { ContractsService } from './contracts.service.js';
-import { getFormat } from './importers/index.js';
+import { brokerIds, getFormat } from './importers/index.js';
 import { InstrumentsRepository } from './instruments.repository.js';
 import { InstrumentsExport } from './instruments-export.js';
 import { marketApiRoutes } from './market-api.routes.js';
+import { masterContractUploadRoute } from './master-contract-upload.routes.js';
 import { masterContractRoutes } from './master-contract.routes.js';
 import { publicSearchRoutes, sessionSearchRoutes } from './search.routes.js';
 import { SearchService } from './search.service.js';
@@ -82,17 +83,26 @@ export const marketPlugin = modulePlugin<AppDeps>('market', ['auth', 'market-adm
   app.decorate('market', market);
   const limits = routeLimits(deps);
   const guard = app.auth.guard;
-  await sessionScope(app, (web) => {
+  await sessionScope(app, async (web) => {
     sessionSearchRoutes(web, { search: market.search, guard, webShell: () => app.webShell });
     masterContractRoutes(web, {
       imports: market.imports,
       contracts: market.contracts,
       getFormat,
+      brokerIds,
       defaultBroker: config.masterContractBroker,
       baseUrl: config.masterContractBaseUrl,
       guard,
       rateLimit: limits.admin,
       logger,
+    });
+    // Its own scope (the multipart parser) and its own window: an upload is a heavy request.
+    await masterContractUploadRoute(web, {
+      imports: market.imports,
+      getFormat,
+      brokerIds,
+      guard,
+      rateLimit: limits.limit('contract-upload', limits.rules.heavy),
     });
   });
   publicSearchRoutes(app, {

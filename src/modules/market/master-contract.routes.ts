@@ -9,6 +9,7 @@ import type { ContractImportService } from './contract-import.service.js';
 import type { ContractsService } from './contracts.service.js';
 import { masterContractUrl, openMasterContractDownload } from './contract-download.js';
 import type { MasterContractFormat } from './instrument.js';
+import { MAX_CONTRACT_UPLOAD_BYTES, uploadedFileName } from './master-contract-upload.routes.js';
 
 const DownloadBody = Type.Object({
   /** Broker whose published file to fetch; defaults to `MASTER_CONTRACT_BROKER`. */
@@ -34,6 +35,11 @@ const StatusResponse = Type.Object({
   broker: Type.Union([Type.String(), Type.Null()]),
   message: Type.String(),
   import_id: Type.Union([Type.Integer(), Type.Null()]),
+  /**
+   * Where the latest run's file came from: the broker's URL for a download, `upload:<file name>`
+   * for an upload, the file's name for the command line; null before any run.
+   */
+  source: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   /** Instruments of that run (live when `status` is success). */
   total_symbols: Type.Integer(),
   skipped: Type.Integer(),
@@ -47,8 +53,8 @@ const StatusResponse = Type.Object({
   /** Whether searches are answered from the in-memory index (else from the database). */
   index_ready: Type.Boolean(),
   /**
-   * How far the running download has got on this instance (compressed bytes read, rows read and
-   * skipped so far); null when none runs here (docs/rules/web.md#account-pages).
+   * How far the running download or upload has got on this instance (compressed bytes read, rows
+   * read and skipped so far); null when none runs here (docs/rules/web.md#account-pages).
    */
   progress: Type.Optional(
     Type.Union([
@@ -72,13 +78,19 @@ const StatusResponse = Type.Object({
       }),
     ]),
   ),
+  /**
+   * What `POST /api/master-contract/upload` takes: the importers' ids (the `broker` field) and the
+   * largest file in bytes (docs/rules/market.md#master-contract-upload).
+   */
+  upload: Type.Optional(Type.Object({ formats: Type.Array(Type.String()), max_bytes: Type.Integer() })),
 });
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /**
- * `/api/master-contract/*` (session): status for any user; download for administrators. The
- * download runs in the background; its progress is the status route.
+ * `/api/master-contract/*` (session): status for any user; download for administrators (the
+ * upload is `master-contract-upload.routes.ts`). The download runs in the background; its
+ * progress, and an upload's, is the status route.
  */
 export function masterContractRoutes(
   app: App,
@@ -86,6 +98,8 @@ export function masterContractRoutes(
     imports: ContractImportService;
     contracts: ContractsService;
     getFormat: (broker: string) => MasterContractFormat | undefined;
+    /** Importer ids (the upload's formats). */
+    brokerIds: () => string[];
     defaultBroker: string | undefined;
     baseUrl: string | undefined;
     guard: SessionGuard;
@@ -94,8 +108,7 @@ export function masterContractRoutes(
   },
 ): void {
   const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 409: ErrorBody, 429: ErrorBody };
-  /** The download running on this instance and how far it has got. */
-  let running: { id: number; bytes: number; rows: number; skipped: number } | undefined;
+  const upload = { formats: deps.brokerIds(), max_bytes: MAX_CONTRACT_UPLOAD_BYTES };
   app.post(
     '/api/master-contract/download',
     {
@@ -120,18 +133,13 @@ export function masterContractRoutes(
       source.username = '';
       source.password = '';
       const id = await deps.imports.begin(broker, source.href, 'downloading');
-      running = { id, bytes: 0, rows: 0, skipped: 0 };
       void (async () => {
         try {
           const body = await openMasterContractDownload(broker, deps.baseUrl);
-          await deps.imports.run(id, format, body, (p) => {
-            if (running?.id === id) Object.assign(running, p);
-          });
+          await deps.imports.run(id, format, body);
         } catch (err) {
           // `run` records its own failures; a failed request is recorded here.
           await deps.imports.abandon(id, err);
-        } finally {
-          if (running?.id === id) running = undefined;
         }
       })();
       return reply
@@ -166,14 +174,11 @@ export function masterContractRoutes(
             loaded_at: iso(liveRun.finished_at === null ? null : Number(liveRun.finished_at)),
           }
         : null;
-      // Only while the run is still going: its row says it ended before the download's own
-      // bookkeeping here has let go of it.
+      // Only while the run is still going: its row says it ended before the import service has
+      // let go of it.
       const progress =
-        running &&
-        latest &&
-        running.id === latest.id &&
-        (latest.status === 'downloading' || latest.status === 'pending')
-          ? { bytes: running.bytes, rows: running.rows, skipped: running.skipped }
+        latest && (latest.status === 'downloading' || latest.status === 'pending')
+          ? deps.imports.progress(latest.id)
           : null;
       if (!latest)
         return {
@@ -181,6 +186,7 @@ export function masterContractRoutes(
           broker: deps.defaultBroker ?? null,
           message: 'No master contract has been imported yet',
           import_id: null,
+          source: null,
           total_symbols: 0,
           skipped: 0,
           by_exchange: {},
@@ -192,14 +198,19 @@ export function masterContractRoutes(
           index_ready: deps.contracts.indexReady,
           progress: null,
           live: null,
+          upload,
         };
       const summary = (latest.summary ? JSON.parse(latest.summary) : null) as {
         by_exchange?: Record<string, Record<string, number>>;
         skipped_by_reason?: Record<string, number>;
       } | null;
+      const uploaded = uploadedFileName(latest.source);
       const messages = {
         pending: 'Import queued',
-        downloading: 'Downloading and importing the master contract',
+        downloading:
+          uploaded === undefined
+            ? 'Downloading and importing the master contract'
+            : `Importing the uploaded file ${uploaded}`,
         success: `Master contract ready: ${latest.row_count} instruments`,
         error: `Import failed: ${latest.message ?? 'unknown error'}`,
       };
@@ -208,6 +219,7 @@ export function masterContractRoutes(
         broker: latest.broker,
         message: messages[latest.status],
         import_id: latest.id,
+        source: latest.source,
         total_symbols: latest.row_count,
         skipped: latest.skipped_count,
         by_exchange: summary?.by_exchange ?? {},
@@ -220,6 +232,7 @@ export function masterContractRoutes(
         index_ready: deps.contracts.indexReady,
         progress,
         live: liveView,
+        upload,
       };
     },
   );

@@ -2,7 +2,8 @@
  * `/master-contract` (docs/rules/web.md#account-pages): the instrument master in use (broker, rows
  * by exchange and instrument type, when it was loaded), the latest import's result in words, and
  * for the administrator "Download now" — a background download whose progress the page follows by
- * asking the status route every second while it runs.
+ * asking the status route every second while it runs — and, beside it, the upload of an
+ * instrument file (`MasterContractUpload.tsx`), followed the same way while its import runs.
  */
 import '@mantine/core/styles/Progress.css';
 import {
@@ -14,18 +15,20 @@ import {
   Group,
   NativeSelect,
   Progress,
+  SimpleGrid,
   Stack,
   Table,
   Text,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useMutationState, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { BROKERS } from '../../../../src/domain/brokers';
+import { BROKERS, isBroker } from '../../../../src/domain/brokers';
 import { useSession } from '../../api/auth';
 import { api, type Answer } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { brokerLabel, bytes, count, when } from './format';
+import { UPLOAD_MUTATION_KEY, UploadFile, type UploadVariables } from './MasterContractUpload';
 
 type Status = Answer<'/api/master-contract/status'>;
 type ByExchange = Status['by_exchange'];
@@ -34,6 +37,10 @@ const KEY = ['master-contract'] as const;
 /** Whether an import runs ("pending" with no run is the never-imported state). */
 const running = (s: Status | undefined) =>
   s !== undefined && s.import_id !== null && (s.status === 'downloading' || s.status === 'pending');
+
+/** The uploaded file's name when the run was an upload (its source is `upload:<name>`). */
+const uploadedName = (source: string | null | undefined) =>
+  source?.startsWith('upload:') ? source.slice('upload:'.length) : undefined;
 
 /** Rows by exchange: the exchange's total and its instrument types, largest first. */
 function ExchangeTable({ byExchange, label }: { byExchange: ByExchange; label: string }) {
@@ -93,7 +100,37 @@ function LiveContract({ s }: { s: Status }) {
   );
 }
 
-function ImportResult({ s }: { s: Status }) {
+/**
+ * The running import's progress, as the server reports it: bytes of the file read, rows read and
+ * skipped so far. For a file this tab is uploading, whose size it knows, the bar shows how much of
+ * it has been read; for a download it only shows that one runs.
+ */
+function ImportProgress({ s, uploadSize }: { s: Status; uploadSize: number | undefined }) {
+  const upload = uploadedName(s.source) !== undefined;
+  const p = s.progress;
+  const of = upload && uploadSize ? ` of ${bytes(uploadSize)}` : '';
+  return (
+    <Stack gap={4} data-testid="import-progress">
+      {upload && uploadSize && p ? (
+        <Progress
+          value={Math.min(100, (p.bytes / uploadSize) * 100)}
+          aria-label={`Upload read: ${Math.floor(Math.min(100, (p.bytes / uploadSize) * 100))} %`}
+        />
+      ) : (
+        <Progress value={100} striped animated aria-label={upload ? 'Upload running' : 'Download running'} />
+      )}
+      <Text size="sm" c="dimmed">
+        {p
+          ? `Read ${bytes(p.bytes)}${of}: ${count(p.rows)} instruments, ${count(p.skipped)} skipped so far.`
+          : upload
+            ? 'Receiving the file…'
+            : 'Starting the download…'}
+      </Text>
+    </Stack>
+  );
+}
+
+function ImportResult({ s, uploadSize }: { s: Status; uploadSize: number | undefined }) {
   if (s.import_id === null) return <Empty>No import has run yet.</Empty>;
   const badge =
     s.status === 'success' ? (
@@ -108,24 +145,26 @@ function ImportResult({ s }: { s: Status }) {
     <Stack>
       <Group gap="sm">
         {badge}
-        <Text data-testid="import-message">{s.message}</Text>
+        {/* A refusal may quote a file's header: one long word, wrapped anywhere on a phone. */}
+        <Text data-testid="import-message" style={{ overflowWrap: 'anywhere' }}>
+          {s.message}
+        </Text>
       </Group>
-      {running(s) && (
-        <Stack gap={4} data-testid="import-progress">
-          <Progress value={100} striped animated aria-label="Download running" />
-          <Text size="sm" c="dimmed">
-            {s.progress
-              ? `Read ${bytes(s.progress.bytes)}: ${count(s.progress.rows)} instruments, ${count(s.progress.skipped)} skipped so far.`
-              : 'Starting the download…'}
-          </Text>
-        </Stack>
-      )}
+      {running(s) && <ImportProgress s={s} uploadSize={uploadSize} />}
       <Table variant="vertical" withTableBorder maw={560} aria-label="Latest import">
         <Table.Tbody>
           <Table.Tr>
             <Table.Th w={140}>Broker</Table.Th>
             <Table.Td>{s.broker ? brokerLabel(s.broker) : '—'}</Table.Td>
           </Table.Tr>
+          {s.source && (
+            <Table.Tr>
+              <Table.Th>File</Table.Th>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                {uploadedName(s.source) !== undefined ? `${uploadedName(s.source)} (uploaded)` : s.source}
+              </Table.Td>
+            </Table.Tr>
+          )}
           <Table.Tr>
             <Table.Th>Started</Table.Th>
             <Table.Td>{when(s.started_at)}</Table.Td>
@@ -173,7 +212,8 @@ function ImportResult({ s }: { s: Status }) {
 
 function DownloadNow({ s }: { s: Status }) {
   const qc = useQueryClient();
-  const [broker, setBroker] = useState<string>(s.broker ?? BROKERS[0]);
+  // The latest run's broker when the download knows it (an upload may have been a Fyers file).
+  const [broker, setBroker] = useState<string>(s.broker && isBroker(s.broker) ? s.broker : BROKERS[0]);
   const download = useMutation({
     mutationFn: () =>
       // Answered 202 Accepted: the import runs in the background.
@@ -210,11 +250,19 @@ function DownloadNow({ s }: { s: Status }) {
 
 export default function MasterContractPage() {
   const session = useSession();
+  const qc = useQueryClient();
+  // The size of the file this tab is uploading, while its answer has not come.
+  const uploads = useMutationState({
+    filters: { mutationKey: UPLOAD_MUTATION_KEY, status: 'pending' },
+    select: (m) => (m.state.variables as UploadVariables | undefined)?.file.size ?? 0,
+  });
+  const uploading = uploads.length > 0;
   const status = useQuery({
     queryKey: KEY,
     queryFn: () => api<Status>('GET', '/api/master-contract/status'),
-    // While an import runs its progress is followed; otherwise the page is still.
-    refetchInterval: (q) => (running(q.state.data) ? 1_000 : false),
+    // While an import runs (or this tab sends a file) its progress is followed; otherwise the
+    // page is still.
+    refetchInterval: (q) => (running(q.state.data) || uploading ? 1_000 : false),
   });
   const s = status.data;
   const admin = session.data?.is_admin === true;
@@ -239,18 +287,41 @@ export default function MasterContractPage() {
             <Title order={2} size="h4" mb="sm">
               Latest import
             </Title>
-            <ImportResult s={s} />
+            <ImportResult s={s} uploadSize={uploading ? uploads[0] : undefined} />
           </Card>
-          <Card withBorder>
-            <Title order={2} size="h4" mb="sm">
-              Download
-            </Title>
-            {admin ? (
-              <DownloadNow s={s} />
-            ) : (
-              <Text c="dimmed">Only the administrator can download the master contract.</Text>
-            )}
-          </Card>
+          {admin ? (
+            <SimpleGrid cols={{ base: 1, md: 2 }}>
+              <Card withBorder>
+                <Title order={2} size="h4" mb="sm">
+                  Download
+                </Title>
+                <DownloadNow s={s} />
+              </Card>
+              <Card withBorder>
+                <Title order={2} size="h4" mb="sm">
+                  Upload a file
+                </Title>
+                {s.upload && s.upload.formats.length > 0 ? (
+                  <UploadFile
+                    formats={s.upload.formats}
+                    maxBytes={s.upload.max_bytes}
+                    prefer={[s.live?.broker, s.broker]}
+                    busy={running(s)}
+                    onSettled={() => void qc.invalidateQueries({ queryKey: KEY })}
+                  />
+                ) : (
+                  <Text c="dimmed">This server takes no instrument file uploads.</Text>
+                )}
+              </Card>
+            </SimpleGrid>
+          ) : (
+            <Card withBorder>
+              <Title order={2} size="h4" mb="sm">
+                Download or upload
+              </Title>
+              <Text c="dimmed">Only the administrator can download or upload the master contract.</Text>
+            </Card>
+          )}
         </Stack>
       )}
     </Container>
