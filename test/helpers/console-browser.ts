@@ -1,14 +1,14 @@
 /**
  * The web console in Chromium for a browser journey: the real app (with the built console) on a
- * loopback port, one page at 1280 × 800, and the traps every journey keeps — browser console
- * errors (a journey fails on any but the 4xx answers a step asked for), uncaught page errors and
- * every URL the browser requested (no secret may be in one). Shared by the journeys under
- * test/web/ (docs/rules/web.md).
+ * loopback port, one page at 1280 × 800 (or in the browser context a journey asks for: a phone),
+ * and the traps every journey keeps — browser console errors (a journey fails on any but the 4xx
+ * answers a step asked for), uncaught page errors and every URL the browser requested (no secret
+ * may be in one). Shared by the journeys under test/web/ (docs/rules/web.md).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import type { App } from '../../src/platform/http/types.js';
@@ -42,7 +42,14 @@ export interface ConsoleBrowser {
   close(): Promise<void>;
 }
 
-export async function startConsoleBrowser(opts: TestAppOptions = {}): Promise<ConsoleBrowser> {
+/**
+ * Starts the app and Chromium. `context` overrides the page's browser context (a phone's
+ * viewport, `isMobile`, `hasTouch`…); by default a 1280 × 800 desktop window.
+ */
+export async function startConsoleBrowser(
+  opts: TestAppOptions = {},
+  context: BrowserContextOptions = {},
+): Promise<ConsoleBrowser> {
   await ensureWebBuild();
   mkdirSync(SCREENSHOTS, { recursive: true });
   const clock = opts.clock ?? new FakeClock(Date.now());
@@ -57,8 +64,9 @@ export async function startConsoleBrowser(opts: TestAppOptions = {}): Promise<Co
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   const base = `http://127.0.0.1:${address.port}`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
+  const page = await (
+    await browser.newContext({ viewport: { width: 1280, height: 800 }, ...context })
+  ).newPage();
   page.setDefaultTimeout(8_000);
   const consoleErrors: string[] = [];
   const urls: string[] = [];

@@ -124,7 +124,7 @@ describe.skipIf(!HAVE_CHROMIUM)('search and the order ticket in Chromium', () =>
       '0.05',
       '25-AUG-26',
       '26000',
-      '1800',
+      '1,800',
     ]);
     await c.shot('70b-search-nifty-expiry');
   });

@@ -1,3 +1,5 @@
+// The component kit's styles first, so the console's own (CSS modules) come after them.
+import './styles';
 import { MantineProvider, createTheme } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
@@ -6,8 +8,8 @@ import { RouterProvider } from 'react-router';
 import { ApiError, onSessionExpired } from './api/client';
 import { SESSION_KEY } from './api/auth';
 import { installErrorReporting } from './report-errors';
+import { installPageTitles } from './layout/page-titles';
 import { router } from './routes';
-import './styles';
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -24,6 +26,9 @@ const queryClient = new QueryClient({
 onSessionExpired(() => queryClient.setQueryData(SESSION_KEY, null));
 
 installErrorReporting();
+
+// docs/rules/web.md#page-titles: every page names its tab, from one map (layout/page-titles.ts).
+installPageTitles(router, document);
 
 const theme = createTheme({ primaryColor: 'blue', defaultRadius: 'sm' });
 

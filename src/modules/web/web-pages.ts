@@ -21,6 +21,7 @@ export const PAGE_PATHS = {
   adminTimings: '/admin/timings',
   adminErrors: '/admin/errors',
   adminSystem: '/admin/system',
+  adminUsers: '/admin/users',
   scanners: '/scanners',
   /** OpenAlgo's name of the scanners page. */
   chartink: '/chartink',

@@ -4,7 +4,10 @@
  * text filter and the page's own select filters, and exported as CSV — the rows shown, in the
  * order shown, with every column (also the ones only the file carries). Rows are memoised plain
  * table elements (the only per-row component is the page's `RowButton`), so a book of 500 orders
- * draws at once and a live refresh re-renders only the rows whose data changed.
+ * draws at once and a live refresh re-renders only the rows whose data changed. On a phone
+ * (docs/rules/web.md#phone-width) each row is a card instead — its lead cell (the symbol) as the
+ * title, the row's buttons beside it, then the figures the page put first (quantity, LTP, P&L…)
+ * each under its label — so no column is off the screen; a select sorts instead of the headers.
  */
 import {
   Alert,
@@ -17,7 +20,8 @@ import {
   TextInput,
   VisuallyHidden,
 } from '@mantine/core';
-import { memo, useMemo, useState, type ReactNode } from 'react';
+import { memo, useCallback, useId, useMemo, useState, type CSSProperties, type ReactNode } from 'react';
+import { formatCount } from '../format-number';
 import classes from './BookTable.module.css';
 import { Empty, ErrorState } from './states';
 
@@ -32,10 +36,21 @@ export interface BookColumn<R> {
   render?: (row: R) => ReactNode;
   /** Numbers: right-aligned, sorted numerically. */
   numeric?: boolean;
+  /** Kept on one line in the table (a time, a symbol with its exchange); a phone's card wraps it. */
+  nowrap?: boolean;
   /** Only in the CSV (the screen has too little room for every field). */
   csvOnly?: boolean;
   /** Only on the screen (a combination of fields the CSV carries one by one). */
   screenOnly?: boolean;
+  /**
+   * Where the cell goes on a phone's card (docs/rules/web.md#phone-width): `'lead'` is the card's
+   * title (one column, the symbol), a number places the figure among the first ones (lower
+   * first, before the unnumbered, which follow in column order), `false` leaves it off the card
+   * (it stays in the table on a wider screen and in the CSV).
+   */
+  phone?: 'lead' | number | false;
+  /** Leaves the figure off this row's phone card when it says nothing (a trigger of 0: none). */
+  phoneSkip?: (row: R) => boolean;
 }
 
 /** A select filter of the page (status, side, exchange…): its options are the values present. */
@@ -93,49 +108,66 @@ export function downloadCsv(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** A rupee amount as the books show it: Indian grouping, 2 decimals (up to 4 when it has them). */
-export function rupees(v: number): string {
-  return v.toLocaleString('en-IN', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
-}
-
-/** A P&L figure: signed, coloured by the caller. */
-export function signedRupees(v: number): string {
-  return `${v > 0 ? '+' : ''}${rupees(v)}`;
-}
-
-/** A signed amount with the rupee sign after the sign (−₹1.00, +₹2.50). */
-export function signedInr(v: number): string {
-  return `${v < 0 ? '-' : v > 0 ? '+' : ''}₹${rupees(Math.abs(v))}`;
-}
-
-/** A price that may be absent (0: no trigger, not filled yet): a dash then. */
-export function priceOrDash(v: number): string {
-  return v === 0 ? '–' : rupees(v);
-}
-
 const slug = (s: string) =>
   s
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '');
 
+/** How one column's cells are drawn: computed once per column list, shared by every row. */
+interface CellLayout {
+  className: string | undefined;
+  style: CSSProperties | undefined;
+  /** The label a phone's card shows above the figure (none for the lead cell). */
+  label: string | undefined;
+}
+
+/** Each column's class (numbers, the lead cell, off the phone card) and its place on the card. */
+function layoutOf<R>(columns: readonly BookColumn<R>[]): CellLayout[] {
+  return columns.map((c, i) => {
+    const lead = c.phone === 'lead';
+    const names = [
+      c.numeric ? classes.num : '',
+      c.nowrap ? classes.nowrap : '',
+      lead ? classes.lead : '',
+      c.phone === false ? classes.offPhone : '',
+    ].filter(Boolean);
+    const order = typeof c.phone === 'number' ? c.phone : lead || c.phone === false ? undefined : 100 + i;
+    return {
+      className: names.length > 0 ? names.join(' ') : undefined,
+      style: order === undefined ? undefined : ({ '--card-order': order } as CSSProperties),
+      label: lead ? undefined : c.label,
+    };
+  });
+}
+
 interface RowProps<R> {
   /** The row's key, also on the element (`data-key`) so a test or a script finds the row. */
   id: string;
   row: R;
   columns: readonly BookColumn<R>[];
+  layout: readonly CellLayout[];
   actions?: (row: R) => ReactNode;
 }
 
 /** One row: re-rendered only when its data (or the columns) change; plain elements only. */
-const BookRow = memo(function BookRow<R>({ id, row, columns, actions }: RowProps<R>) {
+const BookRow = memo(function BookRow<R>({ id, row, columns, layout, actions }: RowProps<R>) {
   return (
     <tr data-testid="book-row" data-key={id}>
-      {columns.map((c) => (
-        <td key={c.key} className={c.numeric ? classes.num : undefined}>
-          {c.render ? c.render(row) : c.value(row)}
-        </td>
-      ))}
+      {columns.map((c, i) => {
+        const cell = layout[i]!;
+        const skip = c.phoneSkip?.(row) === true;
+        return (
+          <td
+            key={c.key}
+            className={skip ? `${cell.className ?? ''} ${classes.offPhone}`.trim() : cell.className}
+            style={cell.style}
+            data-label={cell.label}
+          >
+            {c.render ? c.render(row) : c.value(row)}
+          </td>
+        );
+      })}
       {actions && <ActionCell content={actions(row)} />}
     </tr>
   );
@@ -170,11 +202,131 @@ export function RowButton({
   );
 }
 
+export interface BookSort {
+  key: string;
+  desc: boolean;
+}
+
+export interface BookGridProps<R> {
+  /** The table's accessible name. */
+  label: string;
+  /** The rows to draw, in the order to draw them. */
+  rows: readonly R[];
+  /** The columns shown (not the CSV-only ones). */
+  columns: readonly BookColumn<R>[];
+  rowKey: (row: R) => string;
+  /** The last cell of a row (its buttons), or nothing. */
+  actions?: (row: R) => ReactNode;
+  /** The sort shown in the headers, and what a header's click asks for; no sorting without it. */
+  sort?: { current: BookSort | undefined; toggle: (key: string) => void };
+  /** Scrolls within a box of this height on a wide screen (a book of 500 rows); none by default. */
+  scrollHeight?: number;
+}
+
+/**
+ * The table of a book: plain elements (cheap for hundreds of rows), a card per row on a phone
+ * (docs/rules/web.md#phone-width). The desk's books draw it under their filters (BookTable); the
+ * dashboard draws it bare.
+ */
+export function BookGrid<R>({ label, rows, columns, rowKey, actions, sort, scrollHeight }: BookGridProps<R>) {
+  const layout = useMemo(() => layoutOf(columns), [columns]);
+  return (
+    <div
+      className={classes.scroll}
+      style={scrollHeight ? ({ '--book-max-height': `${scrollHeight}px` } as CSSProperties) : undefined}
+    >
+      <table className={classes.table} aria-label={label}>
+        <thead>
+          <tr>
+            {columns.map((c, i) => {
+              const active = sort?.current?.key === c.key;
+              return (
+                <th
+                  key={c.key}
+                  className={layout[i]!.className}
+                  aria-sort={
+                    sort ? (active ? (sort.current!.desc ? 'descending' : 'ascending') : 'none') : undefined
+                  }
+                >
+                  {sort ? (
+                    <button
+                      type="button"
+                      className={classes.sort}
+                      onClick={() => sort.toggle(c.key)}
+                      aria-label={`Sort by ${c.label}`}
+                    >
+                      {c.label}
+                      {active ? (sort.current!.desc ? ' ▼' : ' ▲') : ''}
+                    </button>
+                  ) : (
+                    c.label
+                  )}
+                </th>
+              );
+            })}
+            {actions && (
+              <th className={classes.actionCell}>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <BookRow
+              key={rowKey(r)}
+              id={rowKey(r)}
+              row={r}
+              columns={columns}
+              layout={layout}
+              actions={actions}
+            />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The sort a phone offers in a select (its headers are hidden): each column both ways, or as sent. */
+function PhoneSort<R>({
+  columns,
+  sort,
+  onSort,
+}: {
+  columns: readonly BookColumn<R>[];
+  sort: BookSort | undefined;
+  onSort: (s: BookSort | undefined) => void;
+}) {
+  const options = [
+    { value: '', label: 'As listed' },
+    ...columns.flatMap((c) => [
+      { value: `${c.key}:asc`, label: `${c.label} ${c.numeric ? '(low to high)' : '(A to Z)'}` },
+      { value: `${c.key}:desc`, label: `${c.label} ${c.numeric ? '(high to low)' : '(Z to A)'}` },
+    ]),
+  ];
+  return (
+    <NativeSelect
+      label="Sort by"
+      hiddenFrom="sm"
+      data={options}
+      value={sort ? `${sort.key}:${sort.desc ? 'desc' : 'asc'}` : ''}
+      onChange={(e) => {
+        const [key, dir] = e.currentTarget.value.split(':');
+        onSort(key ? { key, desc: dir === 'desc' } : undefined);
+      }}
+    />
+  );
+}
+
 export function BookTable<R>(props: BookTableProps<R>) {
   const { label, noun, rows, columns, rowKey, filters = [], actions, empty, toolbar } = props;
   const [text, setText] = useState('');
   const [chosen, setChosen] = useState<Record<string, string>>({});
-  const [sort, setSort] = useState<{ key: string; desc: boolean } | undefined>(props.sort);
+  const [sort, setSort] = useState<BookSort | undefined>(props.sort);
+  // On a phone the select filters and the sort fold under one button (docs/rules/web.md#phone-width).
+  const [unfolded, setUnfolded] = useState(false);
+  const foldId = useId();
   const shownColumns = useMemo(() => columns.filter((c) => !c.csvOnly), [columns]);
 
   const shown = useMemo(() => {
@@ -214,10 +366,15 @@ export function BookTable<R>(props: BookTableProps<R>) {
     [filters, rows],
   );
 
-  const toggleSort = (key: string) =>
-    setSort((s) => (s?.key !== key ? { key, desc: false } : s.desc ? undefined : { key, desc: true }));
+  const toggleSort = useCallback(
+    (key: string) =>
+      setSort((s) => (s?.key !== key ? { key, desc: false } : s.desc ? undefined : { key, desc: true })),
+    [],
+  );
+  const gridSort = useMemo(() => ({ current: sort, toggle: toggleSort }), [sort, toggleSort]);
 
   const narrowed = text.trim() !== '' || Object.values(chosen).some(Boolean);
+  const chosenCount = Object.values(chosen).filter(Boolean).length + (sort ? 1 : 0);
   const exportCsv = () => {
     const day = new Date().toISOString().slice(0, 10);
     downloadCsv(
@@ -241,20 +398,36 @@ export function BookTable<R>(props: BookTableProps<R>) {
             placeholder="Any column: symbol, id, status…"
             value={text}
             onChange={(e) => setText(e.currentTarget.value)}
-            w={260}
+            w={{ base: '100%', sm: 260 }}
           />
-          {filters.map((f, i) => (
-            <NativeSelect
-              key={f.key}
-              label={f.label}
-              value={chosen[f.key] ?? ''}
-              onChange={(e) => {
-                const v = e.currentTarget.value;
-                setChosen((c) => ({ ...c, [f.key]: v }));
-              }}
-              data={[{ value: '', label: 'All' }, ...filterOptions[i]!.map((o) => ({ value: o, label: o }))]}
-            />
-          ))}
+          <Button
+            variant="default"
+            hiddenFrom="sm"
+            onClick={() => setUnfolded((u) => !u)}
+            aria-expanded={unfolded}
+            aria-controls={foldId}
+          >
+            {unfolded ? 'Hide filters' : 'Filters and sort'}
+            {chosenCount > 0 ? ` (${chosenCount})` : ''}
+          </Button>
+          <div id={foldId} className={unfolded ? classes.filters : `${classes.filters} ${classes.folded}`}>
+            {filters.map((f, i) => (
+              <NativeSelect
+                key={f.key}
+                label={f.label}
+                value={chosen[f.key] ?? ''}
+                onChange={(e) => {
+                  const v = e.currentTarget.value;
+                  setChosen((c) => ({ ...c, [f.key]: v }));
+                }}
+                data={[
+                  { value: '', label: 'All' },
+                  ...filterOptions[i]!.map((o) => ({ value: o, label: o })),
+                ]}
+              />
+            ))}
+            <PhoneSort columns={shownColumns} sort={sort} onSort={setSort} />
+          </div>
           {narrowed && (
             <Button
               variant="subtle"
@@ -275,50 +448,21 @@ export function BookTable<R>(props: BookTableProps<R>) {
         </Group>
       </Group>
       <Text size="sm" c="dimmed" data-testid="book-count" aria-live="polite">
-        {rows.length} {rows.length === 1 ? noun[0] : noun[1]}
-        {narrowed ? `, ${shown.length} shown` : ''}
+        {formatCount(rows.length)} {rows.length === 1 ? noun[0] : noun[1]}
+        {narrowed ? `, ${formatCount(shown.length)} shown` : ''}
       </Text>
       {shown.length === 0 ? (
         <Empty>No {noun[0]} matches the filters.</Empty>
       ) : (
-        <div className={classes.scroll}>
-          <table className={classes.table} aria-label={label}>
-            <thead>
-              <tr>
-                {shownColumns.map((c) => {
-                  const active = sort?.key === c.key;
-                  return (
-                    <th
-                      key={c.key}
-                      className={c.numeric ? classes.num : undefined}
-                      aria-sort={active ? (sort.desc ? 'descending' : 'ascending') : 'none'}
-                    >
-                      <button
-                        type="button"
-                        className={classes.sort}
-                        onClick={() => toggleSort(c.key)}
-                        aria-label={`Sort by ${c.label}`}
-                      >
-                        {c.label}
-                        {active ? (sort.desc ? ' ▼' : ' ▲') : ''}
-                      </button>
-                    </th>
-                  );
-                })}
-                {actions && (
-                  <th className={classes.actionCell}>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((r) => (
-                <BookRow key={rowKey(r)} id={rowKey(r)} row={r} columns={shownColumns} actions={actions} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <BookGrid
+          label={label}
+          rows={shown}
+          columns={shownColumns}
+          rowKey={rowKey}
+          actions={actions}
+          sort={gridSort}
+          scrollHeight={640}
+        />
       )}
     </Stack>
   );

@@ -1,3 +1,8 @@
+/**
+ * The signed-in pages' frame: the header (brand, mode, user, sign out), the navigation — a
+ * sidebar on a wide screen, a drawer behind the burger on a phone — and the page
+ * (docs/rules/web.md#mode-always-visible, #phone-width).
+ */
 import {
   Alert,
   AppShell,
@@ -10,9 +15,9 @@ import {
   Text,
   Tooltip,
 } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useElementSize, useWindowEvent } from '@mantine/hooks';
 import { onlineManager, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../../src/modules/web/web-pages';
 import { SESSION_KEY, useMode, type User } from '../api/auth';
@@ -20,6 +25,8 @@ import { abandonReads, api, forgetCsrfToken } from '../api/client';
 import { closeLive, liveSignedOut } from '../api/live';
 import { reportErrorsAs } from '../report-errors';
 import { TicketProvider } from '../components/ticket/TicketProvider';
+import logo from '../favicon.svg';
+import classes from './AppLayout.module.css';
 
 interface NavItem {
   label: string;
@@ -65,6 +72,7 @@ const NAV: { section: string; admin?: boolean; items: NavItem[] }[] = [
       { label: 'Security', to: PAGE_PATHS.securityLogs },
       { label: 'Traffic', to: PAGE_PATHS.trafficLogs },
       { label: 'Latency', to: PAGE_PATHS.latencyLogs },
+      { label: 'Users', to: PAGE_PATHS.adminUsers },
       { label: 'Administration', to: PAGE_PATHS.admin },
       { label: 'Agents', to: PAGE_PATHS.adminAgents },
     ],
@@ -85,9 +93,16 @@ function ModeBadge({ analyze }: { analyze: boolean | undefined }) {
   );
 }
 
+/** The header's row under the analyzer banner. */
+const HEADER_ROW = 60;
+
 /** Header (mode, user, sign out), navigation, and the page. */
 export function AppLayout({ user, children }: { user: User; children: ReactNode }) {
   const [opened, { toggle, close }] = useDisclosure();
+  const burger = useRef<HTMLButtonElement>(null);
+  const nav = useRef<HTMLDivElement>(null);
+  // The banner wraps to two lines on a phone: the header is as tall as it is, measured.
+  const banner = useElementSize();
   const location = useLocation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -95,6 +110,17 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
   const analyze = mode.data?.analyze_mode;
   const [signingOut, setSigningOut] = useState(false);
   useEffect(() => reportErrorsAs(user.is_admin), [user.is_admin]);
+  // docs/rules/web.md#phone-width: Escape closes the drawer and gives the focus back to the burger.
+  useWindowEvent('keydown', (e) => {
+    if (e.key !== 'Escape' || !opened) return;
+    close();
+    burger.current?.focus();
+  });
+  // The drawer opened takes the focus to its first entry, so a keyboard is in it at once.
+  useEffect(() => {
+    if (opened) nav.current?.querySelector<HTMLElement>('a[href]')?.focus();
+  }, [opened]);
+  const bannerHeight = analyze ? banner.height || 36 : 0;
 
   const signOut = async () => {
     setSigningOut(true);
@@ -131,38 +157,44 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
 
   return (
     <AppShell
-      header={{ height: analyze ? 96 : 60 }}
+      header={{ height: HEADER_ROW + bannerHeight }}
       navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
-      padding="md"
+      padding={{ base: 'sm', sm: 'md' }}
     >
       <AppShell.Header>
         {analyze && (
-          <Alert
-            color="orange"
-            variant="filled"
-            radius={0}
-            py={6}
-            role="status"
-            data-testid="analyzer-banner"
-          >
-            Analyzer mode is on: orders go to the sandbox, not to the broker.
-          </Alert>
+          <div ref={banner.ref}>
+            <Alert
+              color="orange"
+              variant="filled"
+              radius={0}
+              py={6}
+              role="status"
+              data-testid="analyzer-banner"
+            >
+              Analyzer mode is on: orders go to the sandbox, not to the broker.
+            </Alert>
+          </div>
         )}
-        <Group h={60} px="md" justify="space-between" wrap="nowrap">
-          <Group gap="sm" wrap="nowrap">
+        <Group h={HEADER_ROW} px={{ base: 'sm', sm: 'md' }} justify="space-between" wrap="nowrap" gap="xs">
+          <Group gap="sm" wrap="nowrap" miw={0}>
             <Burger
+              ref={burger}
               opened={opened}
               onClick={toggle}
               hiddenFrom="sm"
               size="sm"
               aria-label="Toggle navigation"
+              aria-expanded={opened}
+              aria-controls="main-navigation"
             />
-            <Text fw={700} size="lg" component={Link} to="/">
-              algodesk
-            </Text>
+            <Link to="/" className={classes.brand}>
+              <img src={logo} alt="" className={classes.logo} />
+              <span className={classes.brandWord}>algodesk</span>
+            </Link>
             <ModeBadge analyze={analyze} />
           </Group>
-          <Group gap="sm" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap" style={{ flexShrink: 0 }}>
             <Tooltip label={user.is_admin ? 'Administrator' : 'User'}>
               <Text size="sm" data-testid="signed-in-user" visibleFrom="xs">
                 {user.username}
@@ -174,11 +206,11 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" aria-label="Main navigation">
+      <AppShell.Navbar p="xs" aria-label="Main navigation" id="main-navigation" ref={nav}>
         <AppShell.Section grow component={ScrollArea} type="auto">
           {NAV.filter((group) => !group.admin || user.is_admin).map((group) => (
             <div key={group.section}>
-              <Text size="xs" c="dimmed" tt="uppercase" fw={700} px="sm" pt="sm" pb={4}>
+              <Text c="dimmed" tt="uppercase" fw={700} className={classes.section}>
                 {group.section}
               </Text>
               {group.items.map((item) => (
@@ -189,7 +221,7 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
                   label={item.label}
                   active={location.pathname === item.to}
                   onClick={close}
-                  py={6}
+                  classNames={{ root: classes.navLink, body: classes.navBody }}
                 />
               ))}
             </div>

@@ -20,6 +20,7 @@ import { api, fieldError, onlyFieldErrors } from '../api/client';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { ActiveSessions, BanHostForm, LoginActivity } from './SecurityActivity';
 import { TrackerTable, type Tracker } from './SecurityTrackers';
+import { formatCount } from '../format-number';
 import { istStamp } from '../ist-time';
 
 interface Ban {
@@ -76,7 +77,7 @@ function BansTable({ bans }: { bans: Ban[] }) {
               <Table.Tr key={b.ip}>
                 <Table.Td ff="monospace">{b.ip}</Table.Td>
                 <Table.Td>{b.reason}</Table.Td>
-                <Table.Td>{b.ban_count}</Table.Td>
+                <Table.Td>{formatCount(b.ban_count)}</Table.Td>
                 <Table.Td>{b.created_by}</Table.Td>
                 <Table.Td>{b.permanent ? 'permanent' : when(b.expires_at)}</Table.Td>
                 <Table.Td>

@@ -3,6 +3,7 @@ import { Button, Table } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { Empty } from '../components/states';
+import { formatCount } from '../format-number';
 import { istStamp } from '../ist-time';
 
 export interface Tracker {
@@ -61,7 +62,7 @@ export function TrackerTable({
           {rows.map((t) => (
             <Table.Tr key={t.ip}>
               <Table.Td ff="monospace">{t.ip}</Table.Td>
-              <Table.Td>{t.count}</Table.Td>
+              <Table.Td>{formatCount(t.count)}</Table.Td>
               <Table.Td>
                 {items === 'paths'
                   ? (t.paths ?? []).slice(0, 5).join(', ')

@@ -5,6 +5,8 @@
  * (docs/rules/web.md#desk-calls), so the sandbox takes it in analyzer mode and the broker in live
  * mode — after a confirmation that names the broker. The server's messages show under the fields
  * they name (docs/rules/web.md#field-messages); the order id and the answer's message afterwards.
+ * On a phone it takes the whole screen, and its send button stays in view while the form scrolls
+ * (docs/rules/web.md#phone-width).
  */
 import {
   Alert,
@@ -20,6 +22,7 @@ import {
   Text,
   TextInput,
 } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import '@mantine/core/styles/FloatingIndicator.css';
 import '@mantine/core/styles/SegmentedControl.css';
 import { ORDER_EXCHANGES, type OrderExchange } from '../../../../src/domain/exchanges';
@@ -36,8 +39,15 @@ import { Suggestions } from './Suggestions';
 import type { TicketPrefill } from './ticket-context';
 import { TicketConfirm } from './TicketConfirm';
 import { allUnderFields, productsFor } from './ticket-fields';
+import classes from './OrderTicket.module.css';
 import { TicketPlaced } from './TicketPlaced';
 import { useTicketForm } from './use-ticket-form';
+
+/** The lot and tick lines under the field, so side-by-side fields line up. */
+const UNDER: Array<'label' | 'input' | 'description' | 'error'> = ['label', 'input', 'description', 'error'];
+
+/** Below the component kit's `sm` breakpoint: a phone. */
+const PHONE = '(max-width: 47.99em)';
 
 export default function OrderTicket({
   opened,
@@ -49,9 +59,17 @@ export default function OrderTicket({
   onClose: () => void;
 }) {
   const ticket = useTicketForm(opened, prefill);
+  const phone = useMediaQuery(PHONE, false, { getInitialValueInEffect: false });
 
   return (
-    <Modal opened={opened} onClose={onClose} title="Order ticket" size="lg">
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title="Order ticket"
+      size="lg"
+      fullScreen={phone}
+      closeButtonProps={{ 'aria-label': 'Dismiss the order ticket' }}
+    >
       {ticket.placed ? (
         <TicketPlaced ticket={ticket} placed={ticket.placed} onClose={onClose} />
       ) : ticket.confirming ? (
@@ -139,7 +157,7 @@ export default function OrderTicket({
                 </Text>
               )}
             </Stack>
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <SimpleGrid cols={2}>
               <NumberInput
                 label="Quantity"
                 required
@@ -154,6 +172,7 @@ export default function OrderTicket({
                 }}
                 step={ticket.facts && ticket.facts.lotsize > 1 ? ticket.facts.lotsize : 1}
                 description={ticket.lotLine}
+                inputWrapperOrder={UNDER}
                 error={ticket.error('quantity')}
               />
               <NativeSelect
@@ -164,7 +183,7 @@ export default function OrderTicket({
                 error={ticket.error('product')}
               />
             </SimpleGrid>
-            <SimpleGrid cols={{ base: 1, sm: 3 }}>
+            <SimpleGrid cols={{ base: 2, sm: 3 }}>
               <NativeSelect
                 label="Price type"
                 data={[...PRICE_TYPES]}
@@ -183,6 +202,7 @@ export default function OrderTicket({
                   value={ticket.price}
                   onChange={ticket.setPrice}
                   description={ticket.tickLine}
+                  inputWrapperOrder={UNDER}
                   error={ticket.error('price')}
                 />
               )}
@@ -197,6 +217,7 @@ export default function OrderTicket({
                   value={ticket.trigger}
                   onChange={ticket.setTrigger}
                   description={ticket.tickLine}
+                  inputWrapperOrder={UNDER}
                   error={ticket.error('trigger_price')}
                 />
               )}
@@ -208,7 +229,7 @@ export default function OrderTicket({
               onChange={(e) => ticket.setStrategy(e.currentTarget.value)}
               error={ticket.error('strategy')}
             />
-            <Group justify="space-between">
+            <Group justify="space-between" className={classes.footer}>
               <Badge color={ticket.action === 'BUY' ? 'green' : 'red'} variant="light">
                 {ticket.action} {ticket.product}
               </Badge>

@@ -6,6 +6,7 @@ import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { hasLimitPrice } from '../../../../src/domain/orders';
 import { DESK_KEY, desk } from '../../api/desk';
+import { formatCount, formatPrice } from '../../format-number';
 import type { Placed, TicketForm } from './use-ticket-form';
 
 /** The placed order's state as the order book has it (refreshed with the books: key ['desk', …]). */
@@ -30,8 +31,10 @@ function PlacedStatus({ orderid }: { orderid: string }) {
   return (
     <Text size="sm" data-testid="ticket-status">
       Status: <strong>{o.order_status}</strong>
-      {o.filled_quantity > 0 ? ` · ${o.filled_quantity} filled at ${o.average_price}` : ''}
-      {o.pending_quantity > 0 ? ` · ${o.pending_quantity} pending` : ''}
+      {o.filled_quantity > 0
+        ? ` · ${formatCount(o.filled_quantity)} filled at ${formatPrice(o.average_price)}`
+        : ''}
+      {o.pending_quantity > 0 ? ` · ${formatCount(o.pending_quantity)} pending` : ''}
       {o.rejection_reason ? ` · ${o.rejection_reason}` : ''}
     </Text>
   );

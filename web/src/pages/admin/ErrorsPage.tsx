@@ -26,7 +26,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
-import { istStamp } from '../../ist-time';
+import { formatCount } from '../../format-number';
+import { istClock, istStamp } from '../../ist-time';
 
 interface Entry {
   id: number;
@@ -83,7 +84,7 @@ function Figure({ label, value }: { label: string; value: number }) {
         {label}
       </Text>
       <Text size="xl" fw={700}>
-        {value}
+        {formatCount(value)}
       </Text>
     </Card>
   );
@@ -109,9 +110,8 @@ function StatsCard() {
         <Figure label="Last 24 h" value={s.last_24h} />
       </SimpleGrid>
       <Text size="xs" c="dimmed">
-        Kept: the newest {s.retention.max_rows.toLocaleString()} entries, at most {s.retention.max_age_days}{' '}
-        days.
-        {s.dropped > 0 ? ` ${s.dropped} entries were dropped under load.` : ''}
+        Kept: the newest {formatCount(s.retention.max_rows)} entries, at most {s.retention.max_age_days} days.
+        {s.dropped > 0 ? ` ${formatCount(s.dropped)} entries were dropped under load.` : ''}
       </Text>
     </Stack>
   );
@@ -145,9 +145,7 @@ function ByHour({ entries }: { entries: Entry[] }) {
         {buckets.map((b) => (
           <Tooltip
             key={b.start}
-            label={`${new Date(b.start).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}: ${LEVELS.map(
-              (l) => `${b.n[l] ?? 0} ${l}`,
-            ).join(', ')}`}
+            label={`${istClock(b.start)} IST: ${LEVELS.map((l) => `${b.n[l] ?? 0} ${l}`).join(', ')}`}
           >
             <Stack gap={0} justify="flex-end" style={{ flex: 1, height: '100%' }}>
               {[...LEVELS].reverse().map((l) =>
@@ -208,7 +206,7 @@ function Groups({ level }: { level: string }) {
               </Table.Td>
               <Table.Td style={{ wordBreak: 'break-word' }}>{g.pattern}</Table.Td>
               <Table.Td>{g.module ?? '—'}</Table.Td>
-              <Table.Td ta="right">{g.count}</Table.Td>
+              <Table.Td ta="right">{formatCount(g.count)}</Table.Td>
               <Table.Td>{when(g.last_seen)}</Table.Td>
             </Table.Tr>
           ))}

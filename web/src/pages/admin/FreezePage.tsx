@@ -24,6 +24,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { FNO_ORDER_EXCHANGES } from '../../../../src/domain/exchanges';
 import { api, fieldError, onlyFieldErrors } from '../../api/client';
+import { formatCount } from '../../format-number';
 import { Empty, ErrorState, Loading } from '../../components/states';
 
 interface FreezeEntry {
@@ -233,7 +234,7 @@ function FreezeTable({ rows }: { rows: FreezeEntry[] }) {
         maw={320}
       />
       <Text size="sm" c="dimmed" data-testid="freeze-count">
-        {rows.length} freeze quantities{q ? `, ${shown.length} shown` : ''}
+        {formatCount(rows.length)} freeze quantities{q ? `, ${formatCount(shown.length)} shown` : ''}
       </Text>
       {remove.error && <ErrorState error={remove.error} title="Not deleted" />}
       {shown.length === 0 ? (
@@ -256,7 +257,7 @@ function FreezeTable({ rows }: { rows: FreezeEntry[] }) {
                 <Table.Tr key={r.id}>
                   <Table.Td>{r.exchange}</Table.Td>
                   <Table.Td ff="monospace">{r.symbol}</Table.Td>
-                  <Table.Td ta="right">{r.freeze_qty.toLocaleString('en-IN')}</Table.Td>
+                  <Table.Td ta="right">{formatCount(r.freeze_qty)}</Table.Td>
                   <Table.Td>
                     <Group gap="xs" justify="flex-end" wrap="nowrap">
                       <Button

@@ -19,6 +19,7 @@ import {
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { ErrorState, Loading } from '../../components/states';
+import { formatBytes, formatCount, formatDecimal, formatMillis } from '../../format-number';
 import { istStamp } from '../../ist-time';
 
 type Value = string | number | boolean | null | undefined | Value[] | { [k: string]: Value };
@@ -54,16 +55,8 @@ const words = (key: string) =>
     .replace(/\bms\b/, '(ms)')
     .replace(/\bs\b$/, '(s)');
 
-function bytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
-}
+/** Numbers that name rather than count (a port, a process id, a version): written as they are. */
+const IDENTIFIER = /(^|_)(port|pid|ppid|uid|gid|year|version|major|minor|id)$/;
 
 function show(key: string, v: Value): string {
   if (v === null || v === undefined) return '—';
@@ -72,8 +65,10 @@ function show(key: string, v: Value): string {
     return v ? 'yes' : 'no';
   }
   if (typeof v === 'number') {
-    if (/bytes$/.test(key)) return bytes(v);
-    return Number.isInteger(v) ? String(v) : v.toFixed(2);
+    // docs/rules/web.md#number-formats: counts grouped, measures with at most two decimals.
+    if (/bytes$/.test(key)) return formatBytes(v);
+    if (IDENTIFIER.test(key)) return String(v);
+    return Number.isInteger(v) ? formatCount(v) : formatDecimal(v);
   }
   if (Array.isArray(v)) return v.map((x) => show(key, x)).join(', ') || '—';
   if (typeof v === 'object') return JSON.stringify(v);
@@ -173,7 +168,7 @@ function RunDiagnostics() {
         </Button>
         {d && (
           <Text role="status" c={d.ok ? 'green' : 'red'} fw={600}>
-            {d.ok ? 'Every probe passed' : 'A probe failed'} in {Math.round(d.ms)} ms
+            {d.ok ? 'Every probe passed' : 'A probe failed'} in {formatMillis(Math.round(d.ms))}
           </Text>
         )}
       </Group>
@@ -203,7 +198,7 @@ function RunDiagnostics() {
                     </Badge>
                   </Table.Td>
                   <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }}>
-                    {p.skipped ? '—' : `${Math.round(p.ms)} ms`}
+                    {p.skipped ? '—' : formatMillis(Math.round(p.ms))}
                   </Table.Td>
                   <Table.Td style={{ wordBreak: 'break-word' }}>{p.detail}</Table.Td>
                 </Table.Tr>
@@ -214,7 +209,7 @@ function RunDiagnostics() {
       )}
       {d && (
         <Text size="xs" c="dimmed">
-          Each probe is cut after {d.timeout_ms} ms.
+          Each probe is cut after {formatMillis(d.timeout_ms)}.
         </Text>
       )}
     </Stack>

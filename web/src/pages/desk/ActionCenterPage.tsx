@@ -107,7 +107,7 @@ export default function ActionCenterPage() {
           Approved orders are placed at once, in the mode the service is in now.
         </Text>
         <OutcomeAlert outcome={outcome} onClose={() => setOutcome(undefined)} />
-        <Card withBorder>
+        <Card withBorder p={{ base: 'xs', sm: 'md' }}>
           <Tabs value={tab} onChange={(v) => setTab((v as Status | null) ?? 'pending')} keepMounted={false}>
             <Tabs.List mb="md">
               <Tabs.Tab

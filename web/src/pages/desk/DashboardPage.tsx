@@ -1,40 +1,32 @@
 /**
  * The dashboard (docs/rules/web.md#dashboard): the trading mode with the administrator's switch,
  * funds, today's P&L, open positions and the latest orders — updated from the live socket
- * (docs/rules/web.md#desk-live-updates), not a polling loop while it is up.
+ * (docs/rules/web.md#desk-live-updates), not a polling loop while it is up. Its tables are the
+ * books' (BookGrid): on a phone each row is a card (docs/rules/web.md#phone-width).
  */
-import {
-  Alert,
-  Anchor,
-  Button,
-  Card,
-  Container,
-  Group,
-  Modal,
-  SimpleGrid,
-  Table,
-  Text,
-  Title,
-} from '@mantine/core';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { Anchor, Button, Card, Container, Group, SimpleGrid, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
-import { MODE_KEY, useMode, useSession } from '../../api/auth';
+import { useSession } from '../../api/auth';
 import { api, ApiError } from '../../api/client';
-import { useDeskQuery } from '../../api/desk';
+import { useDeskQuery, type DeskAnswer } from '../../api/desk';
 import { useLive } from '../../api/live';
+import { BookGrid, RowButton, type BookColumn } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
 import { LiveStatus } from '../../components/LiveStatus';
+import { ModeCard } from '../../components/ModeCard';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { useOrderTicket } from '../../components/ticket/ticket-context';
-
-const rupees = (v: unknown): string => {
-  const n = Number(v);
-  return Number.isFinite(n)
-    ? n.toLocaleString('en-IN', { style: 'currency', currency: 'INR', maximumFractionDigits: 2 })
-    : '—';
-};
+import {
+  formatCount,
+  formatPrice,
+  formatRupees,
+  formatSignedMoney,
+  formatSignedRupees,
+} from '../../format-number';
+import { bookTime } from '../../ist-time';
 
 function Figure({ label, value, tone }: { label: string; value: string; tone?: 'gain' | 'loss' }) {
   return (
@@ -70,86 +62,6 @@ function BooksError({ error }: { error: unknown }) {
   );
 }
 
-/** The mode and, for the administrator, the switch with a confirmation that says what changes. */
-function ModeCard({ isAdmin }: { isAdmin: boolean }) {
-  const mode = useMode(true);
-  const qc = useQueryClient();
-  const [confirm, setConfirm] = useState(false);
-  // The mode the open confirmation is about: its words stay while it closes after the switch.
-  const [asked, setAsked] = useState<{ analyze: boolean }>();
-  const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
-  if (mode.isPending) return <Loading label="Reading the mode…" />;
-  if (mode.isError) return <ErrorState error={mode.error} />;
-  const analyze = mode.data.analyze_mode;
-  const target = analyze ? 'Live' : 'Analyzer';
-  const from = asked?.analyze ?? analyze;
-  const askedTarget = from ? 'Live' : 'Analyzer';
-  const switchMode = async () => {
-    setBusy(true);
-    try {
-      const res = await api<{ message?: string }>('POST', `/settings/analyze-mode/${from ? 0 : 1}`);
-      setOutcome({ ok: true, text: res.message ?? `${askedTarget} mode is on` });
-      // The books follow the mode by themselves (their queries are keyed by it).
-      await qc.invalidateQueries({ queryKey: MODE_KEY });
-    } catch (err) {
-      setOutcome({ ok: false, text: err instanceof Error ? err.message : 'The mode was not switched' });
-    } finally {
-      setBusy(false);
-      setConfirm(false);
-    }
-  };
-  return (
-    <Card withBorder padding="md">
-      <Group justify="space-between" wrap="nowrap">
-        <div>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-            Trading mode
-          </Text>
-          <Text size="xl" fw={700} c={analyze ? 'orange' : 'green'} data-testid="dashboard-mode">
-            {analyze ? 'Analyzer' : 'Live'}
-          </Text>
-          <Text size="sm" c="dimmed">
-            {analyze ? 'Orders go to the sandbox (paper trading).' : 'Orders go to your broker (real money).'}
-          </Text>
-        </div>
-        {isAdmin && (
-          <Button
-            variant="light"
-            color={analyze ? 'green' : 'orange'}
-            onClick={() => {
-              setAsked({ analyze });
-              setConfirm(true);
-            }}
-          >
-            Switch to {target}
-          </Button>
-        )}
-      </Group>
-      {outcome && (
-        <Alert mt="sm" color={outcome.ok ? 'teal' : 'red'} role="status">
-          {outcome.text}
-        </Alert>
-      )}
-      <Modal opened={confirm} onClose={() => setConfirm(false)} title={`Switch to ${askedTarget} mode?`}>
-        <Text mb="md">
-          {from
-            ? 'Every user’s orders — the API, strategies, scanners, flows and this console — will go to the broker and trade real money. The sandbox’s books stay as they are.'
-            : 'Every user’s orders will go to the sandbox instead of the broker: nothing reaches the exchange until Live mode is switched on again. Orders already at the broker stay there.'}
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setConfirm(false)}>
-            Keep {from ? 'Analyzer' : 'Live'}
-          </Button>
-          <Button color={from ? 'red' : 'orange'} loading={busy} onClick={() => void switchMode()}>
-            Switch to {askedTarget}
-          </Button>
-        </Group>
-      </Modal>
-    </Card>
-  );
-}
-
 function FundsAndPnl({ refetchInterval }: { refetchInterval: number | false }) {
   const funds = useDeskQuery('funds', { refetchInterval });
   const positions = useDeskQuery('positionbook', { refetchInterval });
@@ -161,72 +73,151 @@ function FundsAndPnl({ refetchInterval }: { refetchInterval: number | false }) {
   const unrealised = positions.data.data.reduce((a, p) => a + Number(p.unrealized_pnl), 0);
   return (
     <SimpleGrid cols={{ base: 2, md: 4 }}>
-      <Figure label="Available cash" value={rupees(f.availablecash)} />
-      <Figure label="Margin used" value={rupees(f.utiliseddebits)} />
-      <Figure label="Realised P&L today" value={rupees(realised)} tone={toneOf(realised)} />
-      <Figure label="Unrealised P&L" value={rupees(unrealised)} tone={toneOf(unrealised)} />
+      <Figure label="Available cash" value={formatRupees(f.availablecash)} />
+      <Figure label="Margin used" value={formatRupees(f.utiliseddebits)} />
+      <Figure label="Realised P&L today" value={formatSignedRupees(realised)} tone={toneOf(realised)} />
+      <Figure label="Unrealised P&L" value={formatSignedRupees(unrealised)} tone={toneOf(unrealised)} />
     </SimpleGrid>
   );
 }
 
+type Position = DeskAnswer<'positionbook'>['data'][number];
+type Order = DeskAnswer<'orderbook'>['data']['orders'][number];
+
+const positionKey = (p: Position) => `${p.exchange}:${p.symbol}:${p.product}`;
+const gainStyle = (v: number) => ({
+  color: v > 0 ? 'var(--mantine-color-teal-8)' : v < 0 ? 'var(--mantine-color-red-8)' : undefined,
+});
+const sideStyle = (action: string) => ({
+  color: action === 'BUY' ? 'var(--mantine-color-teal-8)' : 'var(--mantine-color-red-8)',
+  fontWeight: 600,
+});
+
+// On a phone: the symbol, then quantity, LTP and P&L first (docs/rules/web.md#phone-width).
+const POSITION_COLUMNS: BookColumn<Position>[] = [
+  {
+    key: 'symbol',
+    label: 'Symbol',
+    value: (p) => p.symbol,
+    render: (p) => <strong>{p.symbol}</strong>,
+    phone: 'lead',
+  },
+  { key: 'exchange', label: 'Exchange', value: (p) => p.exchange, phone: 5 },
+  { key: 'product', label: 'Product', value: (p) => p.product, phone: 6 },
+  {
+    key: 'quantity',
+    label: 'Quantity',
+    value: (p) => p.quantity,
+    render: (p) => formatCount(p.quantity),
+    numeric: true,
+    phone: 1,
+  },
+  {
+    key: 'average_price',
+    label: 'Average',
+    value: (p) => p.average_price,
+    render: (p) => formatPrice(p.average_price),
+    numeric: true,
+    phone: 4,
+  },
+  {
+    key: 'ltp',
+    label: 'LTP',
+    value: (p) => p.ltp,
+    render: (p) => formatPrice(p.ltp),
+    numeric: true,
+    phone: 2,
+  },
+  {
+    key: 'pnl',
+    label: 'P&L',
+    value: (p) => p.pnl,
+    render: (p) => <span style={gainStyle(Number(p.pnl))}>{formatSignedMoney(p.pnl)}</span>,
+    numeric: true,
+    phone: 3,
+  },
+];
+
 function OpenPositions({ refetchInterval }: { refetchInterval: number | false }) {
   const positions = useDeskQuery('positionbook', { refetchInterval });
   const ticket = useOrderTicket();
+  const exit = useCallback(
+    (p: Position) => (
+      <RowButton
+        label={`Exit ${p.symbol} ${p.exchange} ${p.product}`}
+        onClick={() =>
+          ticket.open({
+            symbol: p.symbol,
+            exchange: p.exchange,
+            product: p.product,
+            action: p.quantity > 0 ? 'SELL' : 'BUY',
+            quantity: Math.abs(p.quantity),
+          })
+        }
+      >
+        Exit…
+      </RowButton>
+    ),
+    [ticket],
+  );
   if (positions.isPending) return <Loading label="Reading positions…" />;
   if (positions.isError) return <BooksError error={positions.error} />;
   const open = positions.data.data.filter((p) => p.quantity !== 0);
   if (open.length === 0) return <Empty>No open position.</Empty>;
   return (
-    <Table striped aria-label="Open positions">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Symbol</Table.Th>
-          <Table.Th>Exchange</Table.Th>
-          <Table.Th>Product</Table.Th>
-          <Table.Th ta="right">Quantity</Table.Th>
-          <Table.Th ta="right">Average</Table.Th>
-          <Table.Th ta="right">LTP</Table.Th>
-          <Table.Th ta="right">P&L</Table.Th>
-          <Table.Th />
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {open.map((p) => (
-          <Table.Tr key={`${p.exchange}:${p.symbol}:${p.product}`}>
-            <Table.Td>{p.symbol}</Table.Td>
-            <Table.Td>{p.exchange}</Table.Td>
-            <Table.Td>{p.product}</Table.Td>
-            <Table.Td ta="right">{p.quantity}</Table.Td>
-            <Table.Td ta="right">{Number(p.average_price).toFixed(2)}</Table.Td>
-            <Table.Td ta="right">{Number(p.ltp).toFixed(2)}</Table.Td>
-            <Table.Td ta="right" c={Number(p.pnl) < 0 ? 'red' : 'teal'}>
-              {Number(p.pnl).toFixed(2)}
-            </Table.Td>
-            <Table.Td>
-              <Button
-                size="compact-xs"
-                variant="light"
-                onClick={() =>
-                  ticket.open({
-                    symbol: p.symbol,
-                    exchange: p.exchange,
-                    product: p.product,
-                    action: p.quantity > 0 ? 'SELL' : 'BUY',
-                    quantity: Math.abs(p.quantity),
-                  })
-                }
-              >
-                Exit…
-              </Button>
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+    <BookGrid
+      label="Open positions"
+      rows={open}
+      columns={POSITION_COLUMNS}
+      rowKey={positionKey}
+      actions={exit}
+    />
   );
 }
 
 const LATEST = 10;
+
+// On a phone: the symbol, then side, quantity, status (docs/rules/web.md#phone-width).
+const ORDER_COLUMNS: BookColumn<Order>[] = [
+  // Today's orders: the time is enough (the order book's CSV keeps the date).
+  {
+    key: 'timestamp',
+    label: 'Time (IST)',
+    value: (o) => o.timestamp,
+    render: (o) => <span title={bookTime(o.timestamp)}>{o.timestamp.slice(11)}</span>,
+    phone: 5,
+  },
+  { key: 'orderid', label: 'Order id', value: (o) => o.orderid, phone: 6 },
+  {
+    key: 'symbol',
+    label: 'Symbol',
+    value: (o) => o.symbol,
+    render: (o) => (
+      <>
+        <strong>{o.symbol}</strong>{' '}
+        <small style={{ color: 'var(--mantine-color-dimmed)' }}>{o.exchange}</small>
+      </>
+    ),
+    phone: 'lead',
+  },
+  {
+    key: 'action',
+    label: 'Side',
+    value: (o) => o.action,
+    render: (o) => <span style={sideStyle(o.action)}>{o.action}</span>,
+    phone: 1,
+  },
+  {
+    key: 'quantity',
+    label: 'Quantity',
+    value: (o) => o.quantity,
+    render: (o) => formatCount(o.quantity),
+    numeric: true,
+    phone: 2,
+  },
+  { key: 'pricetype', label: 'Type', value: (o) => o.pricetype, phone: 4 },
+  { key: 'order_status', label: 'Status', value: (o) => o.order_status, phone: 3 },
+];
 
 function LatestOrders({ refetchInterval }: { refetchInterval: number | false }) {
   const orders = useDeskQuery('orderbook', { refetchInterval });
@@ -237,39 +228,7 @@ function LatestOrders({ refetchInterval }: { refetchInterval: number | false }) 
     .sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0))
     .slice(0, LATEST);
   if (latest.length === 0) return <Empty>No order today.</Empty>;
-  return (
-    <Table striped aria-label="Latest orders">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>Time (IST)</Table.Th>
-          <Table.Th>Order id</Table.Th>
-          <Table.Th>Symbol</Table.Th>
-          <Table.Th>Side</Table.Th>
-          <Table.Th ta="right">Quantity</Table.Th>
-          <Table.Th>Type</Table.Th>
-          <Table.Th>Status</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {latest.map((o) => (
-          <Table.Tr key={o.orderid}>
-            <Table.Td>{o.timestamp}</Table.Td>
-            <Table.Td>{o.orderid}</Table.Td>
-            <Table.Td>
-              {o.symbol}{' '}
-              <Text span c="dimmed" size="xs">
-                {o.exchange}
-              </Text>
-            </Table.Td>
-            <Table.Td c={o.action === 'BUY' ? 'teal' : 'red'}>{o.action}</Table.Td>
-            <Table.Td ta="right">{o.quantity}</Table.Td>
-            <Table.Td>{o.pricetype}</Table.Td>
-            <Table.Td>{o.order_status}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
+  return <BookGrid label="Latest orders" rows={latest} columns={ORDER_COLUMNS} rowKey={(o) => o.orderid} />;
 }
 
 interface SecurityStats {
@@ -289,10 +248,10 @@ function SecurityFigures() {
   if (stats.isError) return <ErrorState error={stats.error} />;
   return (
     <SimpleGrid cols={{ base: 2, sm: 4 }}>
-      <Figure label="Active bans" value={String(stats.data.total_bans)} />
-      <Figure label="Permanent bans" value={String(stats.data.permanent_bans)} />
-      <Figure label="Suspicious addresses" value={String(stats.data.suspicious_ips)} />
-      <Figure label="Near a threshold" value={String(stats.data.near_threshold_ips)} />
+      <Figure label="Active bans" value={formatCount(stats.data.total_bans)} />
+      <Figure label="Permanent bans" value={formatCount(stats.data.permanent_bans)} />
+      <Figure label="Suspicious addresses" value={formatCount(stats.data.suspicious_ips)} />
+      <Figure label="Near a threshold" value={formatCount(stats.data.near_threshold_ips)} />
     </SimpleGrid>
   );
 }

@@ -7,17 +7,18 @@ import { Card, Container, Group, SimpleGrid, Stack, Text, Title } from '@mantine
 import type { ReactNode } from 'react';
 import { useDeskQuery, type DeskAnswer } from '../../api/desk';
 import { useLive } from '../../api/live';
-import {
-  BookTable,
-  signedInr,
-  rupees,
-  signedRupees,
-  type BookColumn,
-  type BookFilter,
-} from '../../components/BookTable';
+import { BookTable, type BookColumn, type BookFilter } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
+import {
+  formatCount,
+  formatPrice,
+  formatRupees,
+  formatSignedMoney,
+  formatSignedPercent,
+  formatSignedRupees,
+} from '../../format-number';
 
 type Holding = DeskAnswer<'holdings'>['data']['holdings'][number];
 
@@ -25,32 +26,56 @@ const pnlStyle = (v: number) => ({
   color: v > 0 ? 'var(--mantine-color-teal-8)' : v < 0 ? 'var(--mantine-color-red-8)' : undefined,
 });
 
+// On a phone the card leads with the symbol, then quantity, LTP and P&L (docs/rules/web.md#phone-width).
 const COLUMNS: BookColumn<Holding>[] = [
-  { key: 'symbol', label: 'Symbol', value: (h) => h.symbol, render: (h) => <strong>{h.symbol}</strong> },
-  { key: 'exchange', label: 'Exchange', value: (h) => h.exchange },
+  {
+    key: 'symbol',
+    label: 'Symbol',
+    value: (h) => h.symbol,
+    render: (h) => <strong>{h.symbol}</strong>,
+    phone: 'lead',
+  },
+  { key: 'exchange', label: 'Exchange', value: (h) => h.exchange, phone: 6 },
   { key: 'product', label: 'Product', value: (h) => h.product, csvOnly: true },
-  { key: 'quantity', label: 'Quantity', value: (h) => h.quantity, numeric: true },
+  {
+    key: 'quantity',
+    label: 'Quantity',
+    value: (h) => h.quantity,
+    render: (h) => formatCount(h.quantity),
+    numeric: true,
+    phone: 1,
+  },
   {
     key: 'average_price',
     label: 'Avg. price',
     value: (h) => h.average_price,
-    render: (h) => rupees(h.average_price),
+    render: (h) => formatPrice(h.average_price),
     numeric: true,
+    phone: 4,
   },
-  { key: 'ltp', label: 'LTP', value: (h) => h.ltp, render: (h) => rupees(h.ltp), numeric: true },
+  {
+    key: 'ltp',
+    label: 'LTP',
+    value: (h) => h.ltp,
+    render: (h) => formatPrice(h.ltp),
+    numeric: true,
+    phone: 2,
+  },
   {
     key: 'pnl',
     label: 'P&L',
     value: (h) => h.pnl,
-    render: (h) => <span style={pnlStyle(h.pnl)}>{signedRupees(h.pnl)}</span>,
+    render: (h) => <span style={pnlStyle(h.pnl)}>{formatSignedMoney(h.pnl)}</span>,
     numeric: true,
+    phone: 3,
   },
   {
     key: 'pnlpercent',
     label: 'P&L %',
     value: (h) => h.pnlpercent,
-    render: (h) => <span style={pnlStyle(h.pnlpercent)}>{signedRupees(h.pnlpercent)} %</span>,
+    render: (h) => <span style={pnlStyle(h.pnlpercent)}>{formatSignedPercent(h.pnlpercent)}</span>,
     numeric: true,
+    phone: 5,
   },
 ];
 
@@ -84,17 +109,19 @@ export default function HoldingsPage() {
         <Stack gap="md">
           {s && (
             <SimpleGrid cols={{ base: 2, sm: 4 }} data-testid="holdings-statistics">
-              <Figure label="Holding value">₹{rupees(s.totalholdingvalue)}</Figure>
-              <Figure label="Invested">₹{rupees(s.totalinvvalue)}</Figure>
+              <Figure label="Holding value">{formatRupees(s.totalholdingvalue)}</Figure>
+              <Figure label="Invested">{formatRupees(s.totalinvvalue)}</Figure>
               <Figure label="P&L">
-                <span style={pnlStyle(s.totalprofitandloss)}>{signedInr(s.totalprofitandloss)}</span>
+                <span style={pnlStyle(s.totalprofitandloss)}>{formatSignedRupees(s.totalprofitandloss)}</span>
               </Figure>
               <Figure label="P&L %">
-                <span style={pnlStyle(s.totalpnlpercentage)}>{signedRupees(s.totalpnlpercentage)} %</span>
+                <span style={pnlStyle(s.totalpnlpercentage)}>
+                  {formatSignedPercent(s.totalpnlpercentage)}
+                </span>
               </Figure>
             </SimpleGrid>
           )}
-          <Card withBorder>
+          <Card withBorder p={{ base: 'xs', sm: 'md' }}>
             {book.isPending && <Loading label="Loading the holdings…" />}
             {book.isError && <ErrorState error={book.error} title="The holdings could not be loaded" />}
             {data && (

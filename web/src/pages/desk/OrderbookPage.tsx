@@ -11,17 +11,11 @@ import { useCallback, useState } from 'react';
 import { hasLimitPrice } from '../../../../src/domain/orders';
 import { desk, DESK_KEY, useDeskQuery } from '../../api/desk';
 import { useLive } from '../../api/live';
-import {
-  BookTable,
-  ConfirmModal,
-  OutcomeAlert,
-  RowButton,
-  rupees,
-  type Outcome,
-} from '../../components/BookTable';
+import { BookTable, ConfirmModal, OutcomeAlert, RowButton, type Outcome } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
+import { formatCount, formatPrice } from '../../format-number';
 import { COLUMNS, FILTERS, isWorking, sideStyle, type Order } from './orderbook/columns';
 import { ModifyForm } from './orderbook/ModifyForm';
 
@@ -87,15 +81,15 @@ export default function OrderbookPage() {
         <Stack gap="md">
           {stats && (
             <Group gap="lg" data-testid="orderbook-statistics">
-              <Text size="sm">Buy orders: {stats.total_buy_orders}</Text>
-              <Text size="sm">Sell orders: {stats.total_sell_orders}</Text>
-              <Text size="sm">Open: {stats.total_open_orders}</Text>
-              <Text size="sm">Completed: {stats.total_completed_orders}</Text>
-              <Text size="sm">Rejected: {stats.total_rejected_orders}</Text>
+              <Text size="sm">Buy orders: {formatCount(stats.total_buy_orders)}</Text>
+              <Text size="sm">Sell orders: {formatCount(stats.total_sell_orders)}</Text>
+              <Text size="sm">Open: {formatCount(stats.total_open_orders)}</Text>
+              <Text size="sm">Completed: {formatCount(stats.total_completed_orders)}</Text>
+              <Text size="sm">Rejected: {formatCount(stats.total_rejected_orders)}</Text>
             </Group>
           )}
           <OutcomeAlert outcome={outcome} onClose={() => setOutcome(undefined)} />
-          <Card withBorder>
+          <Card withBorder p={{ base: 'xs', sm: 'md' }}>
             {book.isPending && <Loading label="Loading the order book…" />}
             {book.isError && <ErrorState error={book.error} title="The order book could not be loaded" />}
             {data && (
@@ -157,10 +151,11 @@ export default function OrderbookPage() {
         {cancelling && (
           <Text>
             Order <code>{cancelling.orderid}</code>:{' '}
-            <span style={sideStyle(cancelling.action)}>{cancelling.action}</span> {cancelling.quantity}{' '}
-            <strong>{cancelling.symbol}</strong> ({cancelling.exchange}, {cancelling.pricetype}
-            {hasLimitPrice(cancelling.pricetype) ? ` at ₹${rupees(cancelling.price)}` : ''}). It stops working
-            and the margin it blocked is released.
+            <span style={sideStyle(cancelling.action)}>{cancelling.action}</span>{' '}
+            {formatCount(cancelling.quantity)} <strong>{cancelling.symbol}</strong> ({cancelling.exchange},{' '}
+            {cancelling.pricetype}
+            {hasLimitPrice(cancelling.pricetype) ? ` at ₹${formatPrice(cancelling.price)}` : ''}). It stops
+            working and the margin it blocked is released.
           </Text>
         )}
       </ConfirmModal>
@@ -177,8 +172,8 @@ export default function OrderbookPage() {
         }}
       >
         <Text>
-          {working === 1 ? 'The 1 open order' : `All ${working} open orders`} (open or waiting for a trigger)
-          are cancelled. Completed, rejected and cancelled orders stay as they are.
+          {working === 1 ? 'The 1 open order' : `All ${formatCount(working)} open orders`} (open or waiting
+          for a trigger) are cancelled. Completed, rejected and cancelled orders stay as they are.
         </Text>
       </ConfirmModal>
     </Container>

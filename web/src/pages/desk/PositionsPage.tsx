@@ -16,9 +16,6 @@ import {
   ConfirmModal,
   OutcomeAlert,
   RowButton,
-  rupees,
-  signedInr,
-  signedRupees,
   type BookColumn,
   type BookFilter,
   type Outcome,
@@ -26,6 +23,7 @@ import {
 import { DeskGate } from '../../components/DeskGate';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
+import { formatCount, formatPrice, formatSignedMoney, formatSignedRupees } from '../../format-number';
 
 type Position = DeskAnswer<'positionbook'>['data'][number];
 
@@ -38,22 +36,36 @@ const money = (get: (p: Position) => number, signed = false) => ({
   value: get,
   render: (p: Position) => {
     const v = get(p);
-    return signed ? <span style={pnlStyle(v)}>{signedRupees(v)}</span> : rupees(v);
+    return signed ? <span style={pnlStyle(v)}>{formatSignedMoney(v)}</span> : formatPrice(v);
   },
   numeric: true,
 });
 
+// On a phone the card leads with the symbol, then quantity, LTP and P&L (docs/rules/web.md#phone-width).
 const COLUMNS: BookColumn<Position>[] = [
-  { key: 'symbol', label: 'Symbol', value: (p) => p.symbol, render: (p) => <strong>{p.symbol}</strong> },
-  { key: 'exchange', label: 'Exchange', value: (p) => p.exchange },
-  { key: 'product', label: 'Product', value: (p) => p.product },
-  { key: 'side', label: 'Side', value: sideOf },
-  { key: 'quantity', label: 'Net quantity', value: (p) => p.quantity, numeric: true },
-  { key: 'average_price', label: 'Avg. price', ...money((p) => p.average_price) },
-  { key: 'ltp', label: 'LTP', ...money((p) => p.ltp) },
-  { key: 'realized_pnl', label: 'Realised P&L', ...money((p) => p.realized_pnl, true) },
-  { key: 'unrealized_pnl', label: 'Unrealised P&L', ...money((p) => p.unrealized_pnl, true) },
-  { key: 'pnl', label: 'P&L', ...money((p) => p.pnl, true) },
+  {
+    key: 'symbol',
+    label: 'Symbol',
+    value: (p) => p.symbol,
+    render: (p) => <strong>{p.symbol}</strong>,
+    phone: 'lead',
+  },
+  { key: 'exchange', label: 'Exchange', value: (p) => p.exchange, phone: 9 },
+  { key: 'product', label: 'Product', value: (p) => p.product, phone: 8 },
+  { key: 'side', label: 'Side', value: sideOf, phone: 7 },
+  {
+    key: 'quantity',
+    label: 'Net quantity',
+    value: (p) => p.quantity,
+    render: (p) => formatCount(p.quantity),
+    numeric: true,
+    phone: 1,
+  },
+  { key: 'average_price', label: 'Avg. price', ...money((p) => p.average_price), phone: 4 },
+  { key: 'ltp', label: 'LTP', ...money((p) => p.ltp), phone: 2 },
+  { key: 'realized_pnl', label: 'Realised P&L', ...money((p) => p.realized_pnl, true), phone: 5 },
+  { key: 'unrealized_pnl', label: 'Unrealised P&L', ...money((p) => p.unrealized_pnl, true), phone: 6 },
+  { key: 'pnl', label: 'P&L', ...money((p) => p.pnl, true), phone: 3 },
 ];
 
 const FILTERS: BookFilter<Position>[] = [
@@ -133,14 +145,15 @@ export default function PositionsPage() {
         <Stack gap="md">
           {rows && rows.length > 0 && (
             <Group gap="lg">
-              <Text size="sm">Open positions: {open}</Text>
+              <Text size="sm">Open positions: {formatCount(open)}</Text>
               <Text size="sm" data-testid="positions-total-pnl">
-                Total P&L: <span style={pnlStyle(total)}>{signedInr(Math.round(total * 100) / 100)}</span>
+                Total P&L:{' '}
+                <span style={pnlStyle(total)}>{formatSignedRupees(Math.round(total * 100) / 100)}</span>
               </Text>
             </Group>
           )}
           <OutcomeAlert outcome={outcome} onClose={() => setOutcome(undefined)} />
-          <Card withBorder>
+          <Card withBorder p={{ base: 'xs', sm: 'md' }}>
             {book.isPending && <Loading label="Loading the positions…" />}
             {book.isError && <ErrorState error={book.error} title="The positions could not be loaded" />}
             {rows && (
@@ -183,9 +196,9 @@ export default function PositionsPage() {
       >
         {closing && (
           <Text>
-            {sideOf(closing)} {Math.abs(closing.quantity)} <strong>{closing.symbol}</strong> (
+            {sideOf(closing)} {formatCount(Math.abs(closing.quantity))} <strong>{closing.symbol}</strong> (
             {closing.exchange}, {closing.product}): a MARKET order to {closingAction(closing.quantity)}{' '}
-            {Math.abs(closing.quantity)} is placed now and fills at the market price.
+            {formatCount(Math.abs(closing.quantity))} is placed now and fills at the market price.
           </Text>
         )}
       </ConfirmModal>

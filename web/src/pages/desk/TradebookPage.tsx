@@ -6,26 +6,51 @@
 import { Card, Container, Group, Stack, Text, Title } from '@mantine/core';
 import { useDeskQuery, type DeskAnswer } from '../../api/desk';
 import { useLive } from '../../api/live';
-import { BookTable, rupees, type BookColumn, type BookFilter } from '../../components/BookTable';
+import { BookTable, type BookColumn, type BookFilter } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
+import { formatCount, formatMoney, formatPrice, formatRupees } from '../../format-number';
+import { bookTime } from '../../ist-time';
 
 type Trade = DeskAnswer<'tradebook'>['data'][number];
 
+// On a phone the card leads with the symbol, then side, quantity, price and value
+// (docs/rules/web.md#phone-width).
 const COLUMNS: BookColumn<Trade>[] = [
   {
     key: 'timestamp',
-    label: 'Time',
+    label: 'Time (IST)',
     value: (t) => t.timestamp,
-    render: (t) => <span style={{ whiteSpace: 'nowrap' }}>{t.timestamp}</span>,
+    render: (t) => bookTime(t.timestamp),
+    nowrap: true,
+    phone: 7,
   },
-  { key: 'tradeid', label: 'Trade id', value: (t) => t.tradeid, render: (t) => <code>{t.tradeid}</code> },
-  { key: 'orderid', label: 'Order id', value: (t) => t.orderid, render: (t) => <code>{t.orderid}</code> },
-  { key: 'symbol', label: 'Symbol', value: (t) => t.symbol, render: (t) => <strong>{t.symbol}</strong> },
-  { key: 'exchange', label: 'Exchange', value: (t) => t.exchange },
+  {
+    key: 'tradeid',
+    label: 'Trade id',
+    value: (t) => t.tradeid,
+    render: (t) => <code>{t.tradeid}</code>,
+    phone: 9,
+  },
+  {
+    key: 'orderid',
+    label: 'Order id',
+    value: (t) => t.orderid,
+    render: (t) => <code>{t.orderid}</code>,
+    phone: 8,
+  },
+  {
+    key: 'symbol',
+    label: 'Symbol',
+    value: (t) => t.symbol,
+    render: (t) => <strong>{t.symbol}</strong>,
+    phone: 'lead',
+  },
+  { key: 'exchange', label: 'Exchange', value: (t) => t.exchange, phone: 6 },
   {
     key: 'action',
+    phone: 1,
     label: 'Side',
     value: (t) => t.action,
     render: (t) => (
@@ -39,17 +64,32 @@ const COLUMNS: BookColumn<Trade>[] = [
       </span>
     ),
   },
-  { key: 'product', label: 'Product', value: (t) => t.product },
-  { key: 'quantity', label: 'Quantity', value: (t) => t.quantity, numeric: true },
-  { key: 'price', label: 'Price', value: (t) => t.price, render: (t) => rupees(t.price), numeric: true },
+  { key: 'product', label: 'Product', value: (t) => t.product, phone: 5 },
+  {
+    key: 'quantity',
+    label: 'Quantity',
+    value: (t) => t.quantity,
+    render: (t) => formatCount(t.quantity),
+    numeric: true,
+    phone: 2,
+  },
+  {
+    key: 'price',
+    label: 'Price',
+    value: (t) => t.price,
+    render: (t) => formatPrice(t.price),
+    numeric: true,
+    phone: 3,
+  },
   {
     key: 'trade_value',
     label: 'Trade value',
     value: (t) => t.trade_value,
-    render: (t) => rupees(t.trade_value),
+    render: (t) => formatMoney(t.trade_value),
     numeric: true,
+    phone: 4,
   },
-  { key: 'strategy', label: 'Strategy', value: (t) => t.strategy },
+  { key: 'strategy', label: 'Strategy', value: (t) => t.strategy, phone: 10 },
 ];
 
 const FILTERS: BookFilter<Trade>[] = [
@@ -76,12 +116,12 @@ export default function TradebookPage() {
         <Stack gap="md">
           {rows && rows.length > 0 && (
             <Group gap="lg">
-              <Text size="sm">Trades: {rows.length}</Text>
-              <Text size="sm">Bought: ₹{rupees(Math.round(bought * 100) / 100)}</Text>
-              <Text size="sm">Sold: ₹{rupees(Math.round(sold * 100) / 100)}</Text>
+              <Text size="sm">Trades: {formatCount(rows.length)}</Text>
+              <Text size="sm">Bought: {formatRupees(bought)}</Text>
+              <Text size="sm">Sold: {formatRupees(sold)}</Text>
             </Group>
           )}
-          <Card withBorder>
+          <Card withBorder p={{ base: 'xs', sm: 'md' }}>
             {book.isPending && <Loading label="Loading the trade book…" />}
             {book.isError && <ErrorState error={book.error} title="The trade book could not be loaded" />}
             {rows && (

@@ -2,7 +2,16 @@
 import { useMemo } from 'react';
 import uPlot from 'uplot';
 import { count, millis } from './format';
-import { COUNT_INCREMENTS, UPlotChart } from './UPlotChart';
+import {
+  COUNT_AXIS_VALUES,
+  COUNT_INCREMENTS,
+  countValue,
+  DECIMAL_AXIS_VALUES,
+  IST_TIME_AXIS,
+  IST_TIME_SERIES,
+  millisValue,
+  UPlotChart,
+} from './UPlotChart';
 
 export interface HistogramBar {
   from_ms: number;
@@ -40,6 +49,7 @@ export function LatencyHistogram({ bars }: { bars: HistogramBar[] }) {
           fill: 'rgba(28,126,214,0.55)',
           paths: uPlot.paths.bars!({ size: [0.8, 64] }),
           points: { show: false },
+          value: countValue,
         },
       ],
       axes: [
@@ -49,7 +59,7 @@ export function LatencyHistogram({ bars }: { bars: HistogramBar[] }) {
           values: (u, splits) => splits.map((i) => (u.width < 480 && i % 2 === 1 ? '' : (ticks[i] ?? ''))),
           label: 'Total latency (ms, from)',
         },
-        { size: 48, incrs: COUNT_INCREMENTS },
+        { size: 48, incrs: COUNT_INCREMENTS, values: COUNT_AXIS_VALUES },
       ],
       cursor: { drag: { x: false, y: false } },
     }),
@@ -87,12 +97,19 @@ export function LatencySeries({
         y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] },
       },
       series: [
-        {},
-        { label: 'p50 (ms)', stroke: '#2f9e44', width: 2, points: { show: true, size: 6 } },
-        { label: 'p95 (ms)', stroke: '#f08c00', width: 2, points: { show: true, size: 6 } },
-        { label: 'max (ms)', stroke: '#e03131', width: 1, dash: [4, 4], points: { show: true, size: 5 } },
+        IST_TIME_SERIES,
+        { label: 'p50', stroke: '#2f9e44', width: 2, points: { show: true, size: 6 }, value: millisValue },
+        { label: 'p95', stroke: '#f08c00', width: 2, points: { show: true, size: 6 }, value: millisValue },
+        {
+          label: 'max',
+          stroke: '#e03131',
+          width: 1,
+          dash: [4, 4],
+          points: { show: true, size: 5 },
+          value: millisValue,
+        },
       ],
-      axes: [{}, { size: 56 }],
+      axes: [IST_TIME_AXIS, { size: 56, values: DECIMAL_AXIS_VALUES }],
       cursor: { drag: { x: false, y: false } },
     }),
     [since, until],

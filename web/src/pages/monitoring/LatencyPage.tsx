@@ -9,7 +9,8 @@ import { useState, type ReactNode } from 'react';
 import { api } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { Figures } from './Figures';
-import { count, millis, percent, when } from './format';
+import { istDateTime } from '../../ist-time';
+import { count, millis, percent } from './format';
 import { LatencyHistogram, LatencySeries, type HistogramBar, type LatencyPoint } from './LatencyCharts';
 import { WindowPicker, windowLabel } from './WindowPicker';
 
@@ -130,7 +131,7 @@ function RecentOrders() {
       >
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Time</Table.Th>
+            <Table.Th>Time (IST)</Table.Th>
             <Table.Th>API type</Table.Th>
             <Table.Th>Broker</Table.Th>
             <Table.Th>Symbol</Table.Th>
@@ -145,7 +146,7 @@ function RecentOrders() {
         <Table.Tbody>
           {logs.data.data.map((r) => (
             <Table.Tr key={r.id}>
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>{when(r.created_at)}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{istDateTime(r.created_at)}</Table.Td>
               <Table.Td>{r.label}</Table.Td>
               <Table.Td>{r.broker}</Table.Td>
               <Table.Td ff="monospace">{r.symbol}</Table.Td>

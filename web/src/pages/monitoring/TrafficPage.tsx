@@ -12,7 +12,14 @@ import { Empty, ErrorState, Loading } from '../../components/states';
 import { Figures } from './Figures';
 import { bucketStarts, count, millis, percent, share } from './format';
 import { NO_FILTERS, TrafficRequests, type RequestFilters } from './TrafficRequests';
-import { COUNT_INCREMENTS, UPlotChart } from './UPlotChart';
+import {
+  COUNT_AXIS_VALUES,
+  COUNT_INCREMENTS,
+  countValue,
+  IST_TIME_AXIS,
+  IST_TIME_SERIES,
+  UPlotChart,
+} from './UPlotChart';
 import { WindowPicker, windowLabel } from './WindowPicker';
 
 interface Totals {
@@ -53,11 +60,11 @@ function RequestsChart({ stats, hours }: { stats: TrafficStats; hours: string })
   const options = useMemo<Omit<uPlot.Options, 'width' | 'height'>>(
     () => ({
       series: [
-        {},
-        { label: 'Requests', stroke: BLUE, fill: 'rgba(28,126,214,0.12)', width: 2 },
-        { label: 'Errors', stroke: RED, fill: 'rgba(224,49,49,0.10)', width: 2 },
+        IST_TIME_SERIES,
+        { label: 'Requests', stroke: BLUE, fill: 'rgba(28,126,214,0.12)', width: 2, value: countValue },
+        { label: 'Errors', stroke: RED, fill: 'rgba(224,49,49,0.10)', width: 2, value: countValue },
       ],
-      axes: [{}, { size: 56, incrs: COUNT_INCREMENTS }],
+      axes: [IST_TIME_AXIS, { size: 56, incrs: COUNT_INCREMENTS, values: COUNT_AXIS_VALUES }],
       scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
       cursor: { drag: { x: false, y: false } },
     }),

@@ -10,7 +10,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { api, ApiError, fieldError, onlyFieldErrors } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
-import { count, millis, when } from './format';
+import { istTime } from '../../ist-time';
+import { count, millis } from './format';
 
 const PAGE_SIZE = 50;
 
@@ -157,7 +158,7 @@ export function TrafficRequests({
             <Table striped highlightOnHover aria-label="Requests" fz="sm">
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>Time</Table.Th>
+                  <Table.Th>Time (IST)</Table.Th>
                   <Table.Th>Client address</Table.Th>
                   <Table.Th>Method</Table.Th>
                   <Table.Th>Path</Table.Th>
@@ -168,7 +169,7 @@ export function TrafficRequests({
               <Table.Tbody>
                 {data.data.map((r, i) => (
                   <Table.Tr key={`${r.ts}-${data.offset + i}`}>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{when(r.ts)}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{istTime(r.ts)}</Table.Td>
                     <Table.Td ff="monospace">{r.ip}</Table.Td>
                     <Table.Td>{r.method}</Table.Td>
                     <Table.Td ff="monospace" style={{ wordBreak: 'break-all' }}>

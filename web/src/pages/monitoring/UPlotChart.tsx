@@ -2,10 +2,39 @@
  * A uPlot chart sized to its container (docs/rules/web.md#monitoring-charts): uPlot is loaded with
  * the monitoring pages only, never in the first load. The canvas is one image to a screen reader,
  * named by `label` (a sentence with the chart's figures); the same figures are on the page as text.
+ * Time axes are in IST whatever the browser's zone (docs/rules/web.md#times-in-ist): the ticks fall
+ * on IST hours and read as the rest of the console writes times.
  */
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { formatCount, formatDecimal } from '../../format-number';
+import { istAxisLabels, istTime } from '../../ist-time';
+
+/** uPlot's clock: IST wall-clock dates, so its ticks fall on IST minutes, hours and days. */
+const istDate = (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Asia/Kolkata');
+
+/** The x axis of a chart over time: its labels in IST (`istAxisLabels`), room for two lines. */
+export const IST_TIME_AXIS: uPlot.Axis = {
+  values: (_u, splits, _axis, _space, increment) => istAxisLabels(splits, increment),
+  size: 52,
+};
+
+/** The x series of a chart over time: the cursor's time in the legend, in IST. */
+export const IST_TIME_SERIES: uPlot.Series = {
+  label: 'Time (IST)',
+  value: (_u, v) => (v === null || v === undefined ? '' : istTime(v * 1000)),
+};
+
+/** The labels of an axis of counts or of milliseconds, written as the page writes them (docs/rules/web.md#number-formats). */
+export const COUNT_AXIS_VALUES: uPlot.Axis['values'] = (_u, splits) => splits.map(formatCount);
+export const DECIMAL_AXIS_VALUES: uPlot.Axis['values'] = (_u, splits) => splits.map(formatDecimal);
+
+/** A series' figure in the legend: a count, or milliseconds. */
+export const countValue: uPlot.Series['value'] = (_u, v) =>
+  v === null || v === undefined ? '' : formatCount(v);
+export const millisValue: uPlot.Series['value'] = (_u, v) =>
+  v === null || v === undefined ? '' : `${formatDecimal(v)} ms`;
 
 /** Tick steps of an axis of counts: whole numbers only (no "0.25 requests"). */
 export const COUNT_INCREMENTS = [
@@ -32,7 +61,11 @@ export function UPlotChart({ options, data, label, height = 220, testId }: UPlot
   useEffect(() => {
     const el = box.current;
     if (!el) return;
-    const u = new uPlot({ ...options, width: Math.max(el.clientWidth, 200), height }, latest.current, el);
+    const u = new uPlot(
+      { tzDate: istDate, ...options, width: Math.max(el.clientWidth, 200), height },
+      latest.current,
+      el,
+    );
     plot.current = u;
     const resize = new ResizeObserver(() => {
       const width = Math.max(el.clientWidth, 200);

@@ -1,16 +1,16 @@
-/** Number and time formats of the monitoring pages (docs/rules/web.md#field-messages: said in words). */
-
-const int = new Intl.NumberFormat('en-IN');
-const dec = new Intl.NumberFormat('en-IN', { maximumFractionDigits: 2 });
+/**
+ * Number and time formats of the monitoring pages: the console's one writing of numbers
+ * (docs/rules/web.md#number-formats, web/src/format-number.ts) and of times
+ * (docs/rules/web.md#times-in-ist, web/src/ist-time.ts), under the names these pages use.
+ */
+import { formatCount, formatMillis, formatPercent } from '../../format-number';
 
 /** 12,345 (Indian grouping above a lakh: 1,23,456). */
-export const count = (n: number) => int.format(n);
+export const count = formatCount;
 /** Milliseconds with at most 2 decimals: `12.5 ms`. */
-export const millis = (n: number) => `${dec.format(n)} ms`;
+export const millis = formatMillis;
 /** A percent with at most 2 decimals: `95.24 %`. */
-export const percent = (n: number) => `${dec.format(n)} %`;
-/** A time in the browser's zone, seconds included. */
-export const when = (iso: string) => new Date(iso).toLocaleString();
+export const percent = formatPercent;
 /** The share `part / whole` as a percent, 0 for an empty whole. */
 export const share = (part: number, whole: number) => (whole === 0 ? 0 : (part / whole) * 100);
 

@@ -29,6 +29,7 @@ import { INSTRUMENT_TYPES } from '../../../../src/domain/instruments';
 import { api, fieldError, onlyFieldErrors, type Answer } from '../../api/client';
 import { useOrderTicket, type TicketPrefill } from '../../components/ticket/ticket-context';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { formatCount, formatPrice } from '../../format-number';
 
 type Item = Answer<'/search/api/search'>['results'][number];
 
@@ -111,11 +112,11 @@ function ResultsTable({
               <Table.Td>{r.name}</Table.Td>
               <Table.Td>{r.exchange}</Table.Td>
               <Table.Td>{r.instrumenttype}</Table.Td>
-              <Table.Td ta="right">{r.lotsize}</Table.Td>
-              <Table.Td ta="right">{r.tick_size}</Table.Td>
+              <Table.Td ta="right">{formatCount(r.lotsize)}</Table.Td>
+              <Table.Td ta="right">{formatPrice(r.tick_size)}</Table.Td>
               <Table.Td>{r.expiry || '—'}</Table.Td>
               <Table.Td ta="right">{r.strike > 0 ? r.strike : '—'}</Table.Td>
-              <Table.Td ta="right">{r.freeze_qty ?? '—'}</Table.Td>
+              <Table.Td ta="right">{formatCount(r.freeze_qty)}</Table.Td>
               <Table.Td>
                 {tradable(r.exchange) ? (
                   <Group gap={4} wrap="nowrap">
@@ -350,8 +351,8 @@ export default function SearchPage() {
               <Group justify="space-between">
                 <Text size="sm" data-testid="search-count" role="status">
                   {results.data.total === rows.length
-                    ? `${rows.length} result${rows.length === 1 ? '' : 's'}`
-                    : `${results.data.total} results, the first ${rows.length} shown: narrow the search`}
+                    ? `${formatCount(rows.length)} result${rows.length === 1 ? '' : 's'}`
+                    : `${formatCount(results.data.total)} results, the first ${formatCount(rows.length)} shown: narrow the search`}
                   {results.isFetching ? ' (updating…)' : ''}
                 </Text>
                 <Text size="xs" c="dimmed">

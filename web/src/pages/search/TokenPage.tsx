@@ -22,6 +22,7 @@ import { useState, type FormEvent } from 'react';
 import { EXCHANGES } from '../../../../src/domain/exchanges';
 import { api, fieldError, onlyFieldErrors, type Answer } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { formatCount, formatPrice } from '../../format-number';
 
 type By = 'symbol' | 'token';
 interface Asked {
@@ -187,8 +188,8 @@ export default function TokenPage() {
                         <Table.Td ff="monospace">{r.brsymbol}</Table.Td>
                         <Table.Td>{r.brexchange}</Table.Td>
                         <Table.Td>{r.instrumenttype}</Table.Td>
-                        <Table.Td ta="right">{r.lotsize}</Table.Td>
-                        <Table.Td ta="right">{r.tick_size}</Table.Td>
+                        <Table.Td ta="right">{formatCount(r.lotsize)}</Table.Td>
+                        <Table.Td ta="right">{formatPrice(r.tick_size)}</Table.Td>
                         <Table.Td>{r.expiry || '—'}</Table.Td>
                       </Table.Tr>
                     ))}

@@ -41,6 +41,7 @@ import {
 import { PAGE_PATHS, strategyPagePath } from '../../../../src/modules/web/web-pages';
 import { api, ApiError } from '../../api/client';
 import { ErrorState } from '../../components/states';
+import { fieldMessage } from './field-messages';
 import { legBody, LegFields, newLeg, type LegDraft } from './LegBuilder';
 import {
   DIRECTION_LABEL,
@@ -62,8 +63,12 @@ const STEPS = ['Kind', 'Legs', 'Review'] as const;
 const CARD = { display: 'flex', alignItems: 'flex-start' } as const;
 const MAX_LEGS = 20;
 
-/** The server's field name, one spelling: a schema failure says `legs.0.symbol`, the leg check `legs[0].symbol`. */
-const normalise = (field: string) => field.replace(/^legs\.(\d+)(?=\.|$)/, 'legs[$1]');
+/**
+ * The server's field name, one spelling: a schema failure says `legs.0.symbol`, the leg check
+ * `legs[0].symbol`; an allowlist entry's (`ip_allowlist.2`) shows under the allowlist.
+ */
+const normalise = (field: string) =>
+  field.replace(/^legs\.(\d+)(?=\.|$)/, 'legs[$1]').replace(/^ip_allowlist\.\d+$/, 'ip_allowlist');
 
 /** A draft leg as the strategy page words a saved one. */
 function draftLeg(l: LegDraft, kind: StrategyKind): Leg {
@@ -87,12 +92,14 @@ function draftLeg(l: LegDraft, kind: StrategyKind): Leg {
 /** The step that holds a field. */
 const stepOf = (field: string) => (field.startsWith('legs') ? 1 : field === 'ip_allowlist' ? 2 : 0);
 
+/** The server's messages by field, one spelling of each field, worded for a person (field-messages.ts). */
 function serverFields(err: unknown): Record<string, string> {
   if (!(err instanceof ApiError)) return {};
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(err.fields)) {
     const key = normalise(k);
-    out[key] = [out[key], ...v].filter(Boolean).join(' ');
+    const said = v.map((m) => fieldMessage(key, m));
+    out[key] = [out[key], ...said].filter((m, i, all) => m && all.indexOf(m) === i).join(' ');
   }
   if (err.code === 'strategy_name_taken' && !out.name) out.name = err.message;
   return out;

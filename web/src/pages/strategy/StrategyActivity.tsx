@@ -13,6 +13,7 @@ import { useState } from 'react';
 import { EVENT_KINDS, SEVERITIES } from '../../../../src/modules/strategies/strategy.types';
 import { api } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { formatMillis } from '../../format-number';
 import { ModeBadge, ResultBadge, RunStateBadge, SEVERITY_COLOR, SeverityBadge } from './badges';
 import { istTime, strategyKey, type Delivery, type Run, type Strategy, type StrategyEvent } from './model';
 
@@ -228,7 +229,7 @@ export function DeliveriesCard({ strategy }: { strategy: Strategy }) {
                   <Table.Td>{d.run_id !== null ? `#${d.run_id}` : '—'}</Table.Td>
                   <Table.Td>{d.message}</Table.Td>
                   <Table.Td ff="monospace">{d.ip}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{d.duration_ms} ms</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatMillis(d.duration_ms)}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -9,6 +9,7 @@ import { useState } from 'react';
 import { useSession } from '../../../api/auth';
 import { api } from '../../../api/client';
 import { Empty, ErrorState, Loading } from '../../../components/states';
+import { formatMillis } from '../../../format-number';
 import {
   type OAuthClient,
   type ClientCounts,
@@ -94,7 +95,7 @@ export function Audit() {
           <Table striped highlightOnHover aria-label="Agent tool calls" verticalSpacing="xs" fz="sm">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th>Time</Table.Th>
+                <Table.Th>Time (IST)</Table.Th>
                 <Table.Th>Transport</Table.Th>
                 <Table.Th>Client</Table.Th>
                 <Table.Th>User</Table.Th>
@@ -121,7 +122,9 @@ export function Audit() {
                     </Badge>
                   </Table.Td>
                   <Table.Td>{r.http_status}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{Math.round(r.duration_ms)} ms</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    {formatMillis(Math.round(r.duration_ms))}
+                  </Table.Td>
                   <Table.Td ff="monospace">{r.ip}</Table.Td>
                 </Table.Tr>
               ))}

@@ -7,6 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../../api/client';
 import { Empty, ErrorState, Loading } from '../../../components/states';
+import { formatCount } from '../../../format-number';
 import { type OAuthClient, type ClientCounts, CLIENTS_KEY, STATUS_COLOR, day } from './shared';
 
 function Figure({ label, value }: { label: string; value: number }) {
@@ -15,8 +16,8 @@ function Figure({ label, value }: { label: string; value: number }) {
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
         {label}
       </Text>
-      <Text size="xl" fw={700} aria-label={`${label}: ${value}`}>
-        {value}
+      <Text size="xl" fw={700} aria-label={`${label}: ${formatCount(value)}`}>
+        {formatCount(value)}
       </Text>
     </Card>
   );
@@ -59,8 +60,8 @@ export function Clients() {
                 <Table.Th>Name and client ID</Table.Th>
                 <Table.Th miw={150}>Redirect URIs</Table.Th>
                 <Table.Th miw={110}>Status</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
+                <Table.Th>Created (IST)</Table.Th>
+                <Table.Th>Last used (IST)</Table.Th>
                 <Table.Th>Users who consented</Table.Th>
                 <Table.Th>Actions</Table.Th>
               </Table.Tr>

@@ -3,6 +3,7 @@
  * (AgentsPage.tsx; docs/rules/mcp.md#mcp-settings).
  */
 import { fieldError } from '../../../api/client';
+import { istDateTime } from '../../../ist-time';
 
 export type ClientStatus = 'pending' | 'approved' | 'revoked';
 
@@ -62,10 +63,10 @@ export const STATUS_COLOR: Record<string, string> = { pending: 'yellow', approve
 export const OUTCOME_COLOR: Record<string, string> = { ok: 'green', refused: 'orange', error: 'red' };
 export const PAGE = 50;
 
-export const when = (ms: number) => new Date(ms).toLocaleString();
-/** A date and time to the minute, for the clients' table. */
-export const day = (ms: number) =>
-  new Date(ms).toLocaleString([], { dateStyle: 'short', timeStyle: 'short' });
+/** A time of the audit, in IST (docs/rules/web.md#times-in-ist: its heading says "(IST)"). */
+export const when = (ms: number) => istDateTime(ms);
+/** A date and time of the clients' table, in IST (its headings say "(IST)"). */
+export const day = (ms: number) => istDateTime(ms);
 
 /** Messages for a field and its items (`allowed_scopes.0`). */
 export const under = (err: unknown, field: string) =>

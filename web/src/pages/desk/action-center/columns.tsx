@@ -2,9 +2,10 @@
  * The Action Center's table columns, filters and empty-tab sentences, one set a tab: pending,
  * approved and rejected (docs/rules/orders.md#action-center, docs/rules/web.md#desk-books).
  */
-import { rupees, type BookColumn, type BookFilter } from '../../../components/BookTable';
-import type { PendingOrder, Status } from './queue';
+import type { BookColumn, BookFilter } from '../../../components/BookTable';
+import { formatCount, formatPrice } from '../../../format-number';
 import { istTime } from '../../../ist-time';
+import type { PendingOrder, Status } from './queue';
 
 const ist = (iso: string | null) => (iso ? istTime(iso) : '');
 
@@ -14,9 +15,12 @@ const sideStyle = (action: string) => ({
 });
 
 const priceOf = (o: PendingOrder['order']) =>
-  o.pricetype === 'LIMIT' || o.pricetype === 'SL' ? `₹${rupees(Number(o.price))}` : 'market';
+  o.pricetype === 'LIMIT' || o.pricetype === 'SL' ? `₹${formatPrice(Number(o.price))}` : 'market';
 
-/** The columns every tab shares: the order itself. */
+/**
+ * The columns every tab shares: the order itself. On a phone the card leads with the symbol, then
+ * side, quantity and price (docs/rules/web.md#phone-width).
+ */
 const ORDER_COLUMNS: BookColumn<PendingOrder>[] = [
   { key: 'id', label: 'Id', value: (p) => p.id, numeric: true },
   {
@@ -24,6 +28,7 @@ const ORDER_COLUMNS: BookColumn<PendingOrder>[] = [
     label: 'Symbol',
     value: (p) => p.order.symbol,
     render: (p) => <strong>{p.order.symbol}</strong>,
+    phone: 'lead',
   },
   { key: 'exchange', label: 'Exchange', value: (p) => p.order.exchange },
   {
@@ -31,8 +36,16 @@ const ORDER_COLUMNS: BookColumn<PendingOrder>[] = [
     label: 'Side',
     value: (p) => p.order.action,
     render: (p) => <span style={sideStyle(p.order.action)}>{p.order.action}</span>,
+    phone: 1,
   },
-  { key: 'quantity', label: 'Quantity', value: (p) => p.order.quantity, numeric: true },
+  {
+    key: 'quantity',
+    label: 'Quantity',
+    value: (p) => p.order.quantity,
+    render: (p) => formatCount(p.order.quantity),
+    numeric: true,
+    phone: 2,
+  },
   { key: 'pricetype', label: 'Type', value: (p) => p.order.pricetype },
   {
     key: 'price',
@@ -40,6 +53,7 @@ const ORDER_COLUMNS: BookColumn<PendingOrder>[] = [
     value: (p) => Number(p.order.price),
     render: (p) => priceOf(p.order),
     numeric: true,
+    phone: 3,
   },
   { key: 'trigger_price', label: 'Trigger', value: (p) => Number(p.order.trigger_price), csvOnly: true },
   { key: 'product', label: 'Product', value: (p) => p.order.product },
@@ -49,15 +63,17 @@ const ORDER_COLUMNS: BookColumn<PendingOrder>[] = [
 
 const QUEUED: BookColumn<PendingOrder> = {
   key: 'created_at',
-  label: 'Queued',
+  label: 'Queued (IST)',
   value: (p) => p.created_at,
-  render: (p) => <span style={{ whiteSpace: 'nowrap' }}>{ist(p.created_at)}</span>,
+  render: (p) => ist(p.created_at),
+  nowrap: true,
 };
 const DECIDED: BookColumn<PendingOrder> = {
   key: 'decided_at',
-  label: 'Decided',
+  label: 'Decided (IST)',
   value: (p) => p.decided_at ?? '',
-  render: (p) => <span style={{ whiteSpace: 'nowrap' }}>{ist(p.decided_at)}</span>,
+  render: (p) => ist(p.decided_at),
+  nowrap: true,
 };
 
 const resultOf = (p: PendingOrder): string => {

@@ -5,7 +5,8 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../api/client';
-import { rupees, type Outcome } from '../../../components/BookTable';
+import type { Outcome } from '../../../components/BookTable';
+import { formatCount, formatPrice } from '../../../format-number';
 
 export type Status = 'pending' | 'approved' | 'rejected';
 
@@ -68,8 +69,10 @@ export function useOrders(status: Status, refetchInterval: number | false, enabl
 }
 
 export const orderText = (p: PendingOrder) =>
-  `${p.order.action} ${p.order.quantity} ${p.order.symbol} (${p.order.exchange}, ${p.order.product}, ${p.order.pricetype}${
-    p.order.pricetype === 'LIMIT' || p.order.pricetype === 'SL' ? ` at ₹${rupees(Number(p.order.price))}` : ''
+  `${p.order.action} ${formatCount(p.order.quantity)} ${p.order.symbol} (${p.order.exchange}, ${p.order.product}, ${p.order.pricetype}${
+    p.order.pricetype === 'LIMIT' || p.order.pricetype === 'SL'
+      ? ` at ₹${formatPrice(Number(p.order.price))}`
+      : ''
   })`;
 
 export function approvedMessage(id: number, r: ApproveAnswer['result']): Outcome {

@@ -4,7 +4,9 @@
  */
 import { Text } from '@mantine/core';
 import type { DeskAnswer } from '../../../api/desk';
-import { priceOrDash, rupees, type BookColumn, type BookFilter } from '../../../components/BookTable';
+import type { BookColumn, BookFilter } from '../../../components/BookTable';
+import { formatCount, formatPriceOrDash } from '../../../format-number';
+import { bookTime } from '../../../ist-time';
 
 export type Order = DeskAnswer<'orderbook'>['data']['orders'][number];
 
@@ -17,26 +19,31 @@ export const sideStyle = (action: string) => ({
   fontWeight: 600,
 });
 
+// On a phone the card leads with the symbol, then side, quantity, price and status
+// (docs/rules/web.md#phone-width).
 export const COLUMNS: BookColumn<Order>[] = [
   {
     key: 'timestamp',
-    label: 'Time',
+    label: 'Time (IST)',
     value: (o) => o.timestamp,
     // The book is the day's: the time is enough on screen (the CSV keeps the date).
-    render: (o) => <span title={o.timestamp}>{o.timestamp.slice(11)}</span>,
+    render: (o) => <span title={bookTime(o.timestamp)}>{o.timestamp.slice(11)}</span>,
+    phone: 8,
   },
-  { key: 'orderid', label: 'Order id', value: (o) => o.orderid },
+  { key: 'orderid', label: 'Order id', value: (o) => o.orderid, phone: 9 },
   {
     key: 'symbol',
     label: 'Symbol',
     value: (o) => o.symbol,
     // The exchange beside the symbol (its own column in the CSV): the book has many columns.
     render: (o) => (
-      <span style={{ whiteSpace: 'nowrap' }}>
+      <>
         <strong>{o.symbol}</strong>{' '}
         <small style={{ color: 'var(--mantine-color-dimmed)' }}>{o.exchange}</small>
-      </span>
+      </>
     ),
+    nowrap: true,
+    phone: 'lead',
   },
   { key: 'exchange', label: 'Exchange', value: (o) => o.exchange, csvOnly: true },
   {
@@ -44,38 +51,53 @@ export const COLUMNS: BookColumn<Order>[] = [
     label: 'Side',
     value: (o) => o.action,
     render: (o) => <span style={sideStyle(o.action)}>{o.action}</span>,
+    phone: 1,
   },
-  { key: 'pricetype', label: 'Type', value: (o) => o.pricetype },
-  { key: 'product', label: 'Product', value: (o) => o.product },
+  { key: 'pricetype', label: 'Type', value: (o) => o.pricetype, phone: 5 },
+  { key: 'product', label: 'Product', value: (o) => o.product, phone: 6 },
   {
     key: 'filled',
     label: 'Filled / qty',
     value: (o) => o.quantity,
-    render: (o) => `${o.filled_quantity} / ${o.quantity}`,
+    render: (o) => `${formatCount(o.filled_quantity)} / ${formatCount(o.quantity)}`,
     numeric: true,
     screenOnly: true,
+    phone: 2,
   },
   { key: 'quantity', label: 'Quantity', value: (o) => o.quantity, csvOnly: true },
   { key: 'filled_quantity', label: 'Filled', value: (o) => o.filled_quantity, csvOnly: true },
   { key: 'pending_quantity', label: 'Pending quantity', value: (o) => o.pending_quantity, csvOnly: true },
-  { key: 'price', label: 'Price', value: (o) => o.price, render: (o) => rupees(o.price), numeric: true },
+  {
+    key: 'price',
+    label: 'Price',
+    value: (o) => o.price,
+    // A MARKET order has no price of its own (0): a dash.
+    render: (o) => formatPriceOrDash(o.price),
+    numeric: true,
+    phone: 3,
+  },
   {
     key: 'trigger_price',
     label: 'Trigger',
     value: (o) => o.trigger_price,
-    render: (o) => priceOrDash(o.trigger_price),
+    render: (o) => formatPriceOrDash(o.trigger_price),
     numeric: true,
+    phone: 10,
+    phoneSkip: (o) => o.trigger_price === 0,
   },
   {
     key: 'average_price',
     label: 'Avg. price',
     value: (o) => o.average_price,
-    render: (o) => priceOrDash(o.average_price),
+    render: (o) => formatPriceOrDash(o.average_price),
     numeric: true,
+    phone: 7,
+    phoneSkip: (o) => o.average_price === 0,
   },
   {
     key: 'order_status',
     label: 'Status',
+    phone: 4,
     value: (o) => o.order_status,
     render: (o) => (
       <>

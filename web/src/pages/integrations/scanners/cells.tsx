@@ -3,12 +3,12 @@
  * sizing with the number of overrides, and its trading window with the square-off time.
  */
 import { Badge, Text } from '@mantine/core';
+import { formatCount, formatRupees } from '../../../format-number';
 import type { Scanner } from './scanner';
 
+// docs/rules/web.md#number-formats: shares are a count, capital is money.
 const sizing = (s: Scanner) =>
-  s.quantity !== null
-    ? `${s.quantity.toLocaleString('en-IN')} shares`
-    : `₹${(s.capital ?? 0).toLocaleString('en-IN')} per symbol`;
+  s.quantity !== null ? `${formatCount(s.quantity)} shares` : `${formatRupees(s.capital ?? 0)} per symbol`;
 
 export const modeBadge = (s: Scanner) => (
   <Badge color={s.mode === 'live' ? 'red' : 'orange'} variant="light" style={{ minWidth: 'max-content' }}>

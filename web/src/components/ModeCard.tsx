@@ -1,0 +1,93 @@
+/**
+ * The trading mode and, for the administrator, the switch (docs/rules/orders.md#analyzer-mode-switch,
+ * docs/rules/orders.md#fresh-install-analyzer): on the dashboard and on the Analyzer page, with a
+ * confirmation that says what changes. A fresh install starts in analyzer mode; switching to live
+ * is always the administrator's act.
+ */
+import { Alert, Button, Card, Group, Modal, Text } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { MODE_KEY, useMode } from '../api/auth';
+import { api } from '../api/client';
+import { ErrorState, Loading } from './states';
+
+export function ModeCard({ isAdmin }: { isAdmin: boolean }) {
+  const mode = useMode(true);
+  const qc = useQueryClient();
+  const [confirm, setConfirm] = useState(false);
+  // The mode the open confirmation is about: its words stay while it closes after the switch.
+  const [asked, setAsked] = useState<{ analyze: boolean }>();
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
+  if (mode.isPending) return <Loading label="Reading the mode…" />;
+  if (mode.isError) return <ErrorState error={mode.error} />;
+  const analyze = mode.data.analyze_mode;
+  const target = analyze ? 'Live' : 'Analyzer';
+  const from = asked?.analyze ?? analyze;
+  const askedTarget = from ? 'Live' : 'Analyzer';
+  const switchMode = async () => {
+    setBusy(true);
+    try {
+      const res = await api<{ message?: string }>('POST', `/settings/analyze-mode/${from ? 0 : 1}`);
+      setOutcome({ ok: true, text: res.message ?? `${askedTarget} mode is on` });
+      // The books follow the mode by themselves (their queries are keyed by it).
+      await qc.invalidateQueries({ queryKey: MODE_KEY });
+    } catch (err) {
+      setOutcome({ ok: false, text: err instanceof Error ? err.message : 'The mode was not switched' });
+    } finally {
+      setBusy(false);
+      setConfirm(false);
+    }
+  };
+  return (
+    <Card withBorder padding="md">
+      <Group justify="space-between" wrap="wrap">
+        <div>
+          <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+            Trading mode
+          </Text>
+          <Text size="xl" fw={700} c={analyze ? 'orange' : 'green'} data-testid="dashboard-mode">
+            {analyze ? 'Analyzer' : 'Live'}
+          </Text>
+          <Text size="sm" c="dimmed">
+            {analyze
+              ? 'Orders go to the sandbox (paper trading). Connect a broker, then switch to Live when you are ready.'
+              : 'Orders go to your broker (real money).'}
+          </Text>
+        </div>
+        {isAdmin && (
+          <Button
+            variant="light"
+            color={analyze ? 'green' : 'orange'}
+            onClick={() => {
+              setAsked({ analyze });
+              setConfirm(true);
+            }}
+          >
+            Switch to {target}
+          </Button>
+        )}
+      </Group>
+      {outcome && (
+        <Alert mt="sm" color={outcome.ok ? 'teal' : 'red'} role="status">
+          {outcome.text}
+        </Alert>
+      )}
+      <Modal opened={confirm} onClose={() => setConfirm(false)} title={`Switch to ${askedTarget} mode?`}>
+        <Text mb="md">
+          {from
+            ? 'Every user’s orders — the API, strategies, scanners, flows and this console — will go to the broker and trade real money. The sandbox’s books stay as they are.'
+            : 'Every user’s orders will go to the sandbox instead of the broker: nothing reaches the exchange until Live mode is switched on again. Orders already at the broker stay there.'}
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setConfirm(false)}>
+            Keep {from ? 'Analyzer' : 'Live'}
+          </Button>
+          <Button color={from ? 'red' : 'orange'} loading={busy} onClick={() => void switchMode()}>
+            Switch to {askedTarget}
+          </Button>
+        </Group>
+      </Modal>
+    </Card>
+  );
+}
