@@ -33,6 +33,7 @@ const TimingsPage = () => page(() => import('./pages/admin/TimingsPage'));
 const ErrorsPage = () => page(() => import('./pages/admin/ErrorsPage'));
 const SystemPage = () => page(() => import('./pages/admin/SystemPage'));
 const AgentsPage = () => page(() => import('./pages/admin/AgentsPage'));
+const UsersPage = () => page(() => import('./pages/admin/UsersPage'));
 const ApiKeyPage = () => page(() => import('./pages/ApiKeyPage'));
 const ScannersPage = () => page(() => import('./pages/integrations/ScannersPage'));
 const FlowsPage = () => page(() => import('./pages/integrations/FlowsPage'));
@@ -98,6 +99,7 @@ export const router = createBrowserRouter([
           { path: PAGE_PATHS.adminErrors, element: admin(<ErrorsPage />) },
           { path: PAGE_PATHS.adminSystem, element: admin(<SystemPage />) },
           { path: PAGE_PATHS.adminAgents, element: admin(<AgentsPage />) },
+          { path: PAGE_PATHS.adminUsers, element: admin(<UsersPage />) },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

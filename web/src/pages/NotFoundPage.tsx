@@ -1,15 +1,22 @@
-import { Alert, Anchor, Container } from '@mantine/core';
-import { Link } from 'react-router';
+/**
+ * A path no page has (docs/rules/web.md#app-shell-paths): the server answered 404 with the shell,
+ * and this says so, names the path and where to go instead.
+ */
+import { Alert, Anchor, Container, Text } from '@mantine/core';
+import { Link, useLocation } from 'react-router';
 
 export default function NotFoundPage() {
+  const { pathname } = useLocation();
   return (
     <Container size="sm" py="xl">
       <Alert color="gray" title="No such page">
-        This page does not exist.{' '}
-        <Anchor component={Link} to="/">
-          Go to the dashboard
-        </Anchor>
-        .
+        <Text size="sm">
+          There is no page at <code style={{ overflowWrap: 'anywhere' }}>{pathname}</code>.{' '}
+          <Anchor component={Link} to="/">
+            Go to the dashboard
+          </Anchor>
+          , or pick a page from the menu.
+        </Text>
       </Alert>
     </Container>
   );

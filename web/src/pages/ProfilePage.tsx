@@ -1,8 +1,10 @@
 /**
- * `/profile`: two-factor — enrol an authenticator by QR code (the secret shown once,
- * docs/rules/auth.md#enrollment-secret-shown-once), then turn the master switch and its purposes
- * on or off with a current code (docs/rules/auth.md#totp-change-needs-a-code); the administrator's
- * mail settings (profile/MailSettings.tsx); order alerts (profile/OrderAlerts.tsx).
+ * `/profile`: the password — changed with the current one, and a code while two-factor is on; every
+ * other session ends (docs/rules/auth.md#account-management); two-factor — enrol an authenticator
+ * by QR code (the secret shown once, docs/rules/auth.md#enrollment-secret-shown-once), then turn the
+ * master switch and its purposes on or off with a current code
+ * (docs/rules/auth.md#totp-change-needs-a-code); the administrator's mail settings
+ * (profile/MailSettings.tsx); order alerts (profile/OrderAlerts.tsx).
  */
 import {
   Alert,
@@ -14,6 +16,7 @@ import {
   Container,
   Group,
   Image,
+  PasswordInput,
   Stack,
   Switch,
   Text,
@@ -101,11 +104,16 @@ function ConfigureForm({
             Two-factor settings saved.
           </Alert>
         )}
-        <Switch
-          label="Two-factor on"
-          checked={flags.enabled}
-          onChange={(e) => setFlags({ ...flags, enabled: e.currentTarget.checked })}
-        />
+        {enrolling ? (
+          // Nothing is on until a code confirms the authenticator: no switch to show "on" yet.
+          <Text size="sm">Two-factor turns on once you confirm a code from the authenticator.</Text>
+        ) : (
+          <Switch
+            label="Two-factor on"
+            checked={flags.enabled}
+            onChange={(e) => setFlags({ ...flags, enabled: e.currentTarget.checked })}
+          />
+        )}
         {PURPOSES.map((p) => (
           <Checkbox
             key={p.key}
@@ -191,6 +199,88 @@ function TwoFactor() {
   );
 }
 
+const PASSWORD_FIELDS = ['current_password', 'new_password', 'totp_code'];
+
+/** `POST /auth/password`: the current password, the new one twice, a code while two-factor is on. */
+function ChangePassword({ totpOn }: { totpOn: boolean }) {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [again, setAgain] = useState('');
+  const [code, setCode] = useState('');
+  const change = useMutation({
+    mutationFn: () =>
+      api<{ message: string }>('POST', '/auth/password', {
+        current_password: current,
+        new_password: next,
+        ...(totpOn ? { totp_code: code.trim() } : {}),
+      }),
+    onSuccess: () => {
+      setCurrent('');
+      setNext('');
+      setAgain('');
+      setCode('');
+    },
+  });
+  const mismatch = again.length > 0 && again !== next ? 'The two new passwords differ' : undefined;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (next !== again) return;
+    change.mutate();
+  };
+  const err = change.error;
+  return (
+    <form onSubmit={submit} noValidate aria-label="Change password">
+      <Stack>
+        {err && !onlyFieldErrors(err, PASSWORD_FIELDS) && <ErrorState error={err} title="Not changed" />}
+        {change.isSuccess && (
+          <Alert color="green" role="status">
+            {change.data.message}
+          </Alert>
+        )}
+        <PasswordInput
+          label="Current password"
+          autoComplete="current-password"
+          value={current}
+          onChange={(e) => setCurrent(e.currentTarget.value)}
+          error={fieldError(err, 'current_password')}
+        />
+        <PasswordInput
+          label="New password"
+          description="At least 8 characters. Your other sessions end; this one stays."
+          autoComplete="new-password"
+          value={next}
+          onChange={(e) => setNext(e.currentTarget.value)}
+          error={fieldError(err, 'new_password') ?? fieldError(err, 'password')}
+        />
+        <PasswordInput
+          label="New password again"
+          autoComplete="new-password"
+          value={again}
+          onChange={(e) => setAgain(e.currentTarget.value)}
+          error={mismatch}
+        />
+        {totpOn && (
+          <TextInput
+            label="Authenticator code"
+            description="Two-factor is on: a current six-digit code"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            maxLength={6}
+            value={code}
+            onChange={(e) => setCode(e.currentTarget.value)}
+            error={fieldError(err, 'totp_code')}
+          />
+        )}
+        <Group>
+          <Button type="submit" loading={change.isPending} disabled={!current || !next || next !== again}>
+            Change password
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
 export default function ProfilePage() {
   const { data: user } = useSession();
   return (
@@ -199,6 +289,12 @@ export default function ProfilePage() {
         Profile
       </Title>
       <Stack gap="lg">
+        <Card withBorder>
+          <Title order={2} size="h4" mb="sm">
+            Password
+          </Title>
+          <ChangePassword totpOn={user?.totp_enabled === true} />
+        </Card>
         <Card withBorder>
           <Title order={2} size="h4" mb="sm">
             Two-factor authentication

@@ -22,7 +22,8 @@ import {
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
-import { useMode } from '../../api/auth';
+import { useMode, useSession } from '../../api/auth';
+import { ModeCard } from '../../components/ModeCard';
 import { api, type Answer } from '../../api/client';
 import { DESK_KEY } from '../../api/desk';
 import { useLive } from '../../api/live';
@@ -272,6 +273,7 @@ export default function AnalyzerPage() {
   const live = useLive();
   const qc = useQueryClient();
   const mode = useMode(true);
+  const { data: user } = useSession();
   const account = useQuery({
     // Under the log's key: an order event changes the account too.
     queryKey: [...LOG_KEY, 'account'],
@@ -299,6 +301,7 @@ export default function AnalyzerPage() {
         <LiveStatus state={live.state} />
       </Group>
       <Stack gap="lg">
+        <ModeCard isAdmin={user?.is_admin === true} />
         {mode.data && !mode.data.analyze_mode && (
           <Alert color="blue" role="status">
             Analyzer mode is off: orders go to the broker. The sandbox below keeps what it had.

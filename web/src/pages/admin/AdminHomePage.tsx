@@ -8,6 +8,7 @@ import { Link } from 'react-router';
 import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
 import { api } from '../../api/client';
 import { ErrorState, Loading } from '../../components/states';
+import { formatCount } from '../../format-number';
 
 interface Stats {
   freeze_count: number;
@@ -16,6 +17,11 @@ interface Stats {
 }
 
 const LINKS = [
+  {
+    to: PAGE_PATHS.adminUsers,
+    label: 'Users',
+    text: 'Accounts: roles, passwords, two-factor, disable, delete.',
+  },
   {
     to: PAGE_PATHS.adminFreeze,
     label: 'Freeze quantities',
@@ -50,8 +56,8 @@ function Count({ label, value, to }: { label: string; value: number; to: string 
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
         {label}
       </Text>
-      <Anchor component={Link} to={to} size="xl" fw={700} aria-label={`${label}: ${value}`}>
-        {value}
+      <Anchor component={Link} to={to} size="xl" fw={700} aria-label={`${label}: ${formatCount(value)}`}>
+        {formatCount(value)}
       </Anchor>
     </Card>
   );
