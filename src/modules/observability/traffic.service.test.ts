@@ -120,7 +120,7 @@ describe('trafficPath', () => {
 
   it('replaces control characters and caps at 512 characters', () => {
     expect(trafficPath('/a\u0000b\r\nc')).toBe('/a?b??c');
-    expect(trafficPath('/' + 'a'.repeat(5000))).toHaveLength(512);
+    expect(trafficPath('/' + 'ab/'.repeat(2000))).toHaveLength(512);
   });
 });
 
