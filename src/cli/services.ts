@@ -8,6 +8,7 @@ import type { Services } from '../app.js';
 import { describeDatabase, ensureInstallSecrets, loadConfig, sqliteFile } from '../config.js';
 import { createLogger } from '../platform/logger.js';
 import type { Runtime } from '../runtime.js';
+import { note, type CliIO } from './io.js';
 
 export interface ServicesOptions {
   /**
@@ -23,22 +24,23 @@ export interface ServicesOptions {
  * configured database, which it names on stderr so stdout stays the command's answer.
  */
 export async function withServices<T>(
+  io: CliIO,
   fn: (s: Services, rt: Runtime) => Promise<T>,
   opts: ServicesOptions = {},
 ): Promise<T> {
-  const base = loadConfig();
+  const base = loadConfig(io.env, { cwd: io.cwd });
   if (!base.databaseUrl && !opts.create && !existsSync(sqliteFile(base))) {
     throw new Error(
       `no database at ${sqliteFile(base)}: nothing was created. Run this where the server runs (its ` +
         '.env), with the DATA_DIR or DATABASE_URL it was started with, or start the server once',
     );
   }
-  process.stderr.write(`algodesk: database: ${describeDatabase(base)}\n`);
+  note(io, `algodesk: database: ${describeDatabase(base)}`);
   // Loaded here, not at the top: `--help` and argument errors answer without loading the app.
   const [{ openRuntime }, { buildApp }] = await Promise.all([import('../runtime.js'), import('../app.js')]);
   const logger = createLogger('warn', pino.destination(2));
   const { config, warnings } = ensureInstallSecrets(base);
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
+  for (const w of warnings) note(io, `warning: ${w}`);
   const runtime = await openRuntime(config, logger);
   try {
     const { services } = await buildApp({ config, logger, ...runtime });
@@ -49,10 +51,10 @@ export async function withServices<T>(
 }
 
 /** All of standard input (a pipe), without its final newline; `whenTty` is the error on a terminal. */
-export async function readStdin(whenTty: string): Promise<string> {
-  if (process.stdin.isTTY) throw new Error(whenTty);
+export async function readStdin(io: CliIO, whenTty: string): Promise<string> {
+  if (io.stdin.isTTY) throw new Error(whenTty);
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
@@ -63,15 +65,15 @@ export async function readStdin(whenTty: string): Promise<string> {
  * stays the command's answer), or read from a pipe. Never from the command line unless `--password`
  * was given, which lands in shell history.
  */
-export async function newPassword(what: 'created' | 'changed' = 'changed'): Promise<string> {
-  if (!process.stdin.isTTY) return readStdin('');
+export async function newPassword(io: CliIO, what: 'created' | 'changed' = 'changed'): Promise<string> {
+  if (!io.stdin.isTTY) return readStdin(io, '');
   const { read } = await import('read');
   const ask = (prompt: string) =>
-    read({ prompt, silent: true, replace: '', input: process.stdin, output: process.stderr });
+    read({ prompt, silent: true, replace: '', input: io.stdin, output: io.stderr });
   const first = await ask('Password: ');
   if (first.length === 0) throw new Error('no password given');
   const again = await ask('Password again: ');
-  process.stderr.write('\n'); // the hidden answer left the cursor after the prompt
+  io.stderr.write('\n'); // the hidden answer left the cursor after the prompt
   if (again !== first) throw new Error(`the two passwords differ; nothing was ${what}`);
   return first;
 }

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import type { Services } from '../app.js';
 import { toPublicUser, type PublicUser } from '../modules/auth/users.service.js';
+import { say, type CliIO } from './io.js';
 import { newPassword, withServices } from './services.js';
 
 /** The user named `username`, or a one-line error. */
@@ -26,7 +27,7 @@ const PASSWORD_OPTIONS = {
   ],
 } as const;
 
-export function userCommands(program: Command): void {
+export function userCommands(program: Command, io: CliIO): void {
   const user = program.command('user').description('manage users');
   user
     .command('create')
@@ -44,8 +45,9 @@ export function userCommands(program: Command): void {
         email?: string;
         admin?: boolean;
       }) => {
-        const password = opts.password ?? (await newPassword('created'));
+        const password = opts.password ?? (await newPassword(io, 'created'));
         await withServices(
+          io,
           async (s) => {
             const created = await s.auth.accounts.create({
               username: opts.username,
@@ -53,7 +55,7 @@ export function userCommands(program: Command): void {
               email: opts.email ?? null,
               admin: opts.admin === true,
             });
-            console.log(`created user ${created.username}${created.is_admin ? ' (administrator)' : ''}`);
+            say(io, `created user ${created.username}${created.is_admin ? ' (administrator)' : ''}`);
           },
           { create: true },
         );
@@ -65,12 +67,13 @@ export function userCommands(program: Command): void {
     .description('list users: id, name, e-mail, role, two-factor, state, created')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      await withServices(async (s) => {
+      await withServices(io, async (s) => {
         const users = await s.auth.users.list();
-        if (opts.json) return console.log(JSON.stringify(users, null, 2));
-        if (users.length === 0) return console.log('no users');
+        if (opts.json) return say(io, JSON.stringify(users, null, 2));
+        if (users.length === 0) return say(io, 'no users');
         for (const u of users)
-          console.log(
+          say(
+            io,
             [
               u.id,
               u.username,
@@ -91,11 +94,11 @@ export function userCommands(program: Command): void {
     .option(...PASSWORD_OPTIONS.password)
     .option(...PASSWORD_OPTIONS.stdin)
     .action(async (opts: { username: string; password?: string }) => {
-      const password = opts.password ?? (await newPassword());
-      await withServices(async (s) => {
+      const password = opts.password ?? (await newPassword(io));
+      await withServices(io, async (s) => {
         const u = await userNamed(s, opts.username);
         await s.auth.accounts.setPassword(u.id, password);
-        console.log(`password of ${u.username} set; their sessions ended`);
+        say(io, `password of ${u.username} set; their sessions ended`);
       });
     });
 
@@ -104,10 +107,10 @@ export function userCommands(program: Command): void {
     .description("turn a user's two-factor off and forget its secret (a lost phone)")
     .requiredOption('--username <name>', 'the user')
     .action(async (opts: { username: string }) => {
-      await withServices(async (s) => {
+      await withServices(io, async (s) => {
         const u = await userNamed(s, opts.username);
         await s.auth.accounts.resetTwoFactor(u.id);
-        console.log(`two-factor of ${u.username} is off; they can set it up again from their profile`);
+        say(io, `two-factor of ${u.username} is off; they can set it up again from their profile`);
       });
     });
 
@@ -122,9 +125,9 @@ export function userCommands(program: Command): void {
       )
       .requiredOption('--username <name>', 'the user')
       .action(async (opts: { username: string }) => {
-        await withServices(async (s) => {
+        await withServices(io, async (s) => {
           const u = await s.auth.accounts.setAdmin((await userNamed(s, opts.username)).id, admin);
-          console.log(`${u.username} is ${u.is_admin ? 'an administrator' : 'no longer an administrator'}`);
+          say(io, `${u.username} is ${u.is_admin ? 'an administrator' : 'no longer an administrator'}`);
         });
       });
 
@@ -141,9 +144,9 @@ export function userCommands(program: Command): void {
       )
       .requiredOption('--username <name>', 'the user')
       .action(async (opts: { username: string }) => {
-        await withServices(async (s) => {
+        await withServices(io, async (s) => {
           const u = await s.auth.accounts.setDisabled((await userNamed(s, opts.username)).id, disabled);
-          console.log(`${u.username} is ${u.disabled ? 'disabled' : 'enabled'}`);
+          say(io, `${u.username} is ${u.disabled ? 'disabled' : 'enabled'}`);
         });
       });
 
@@ -153,10 +156,10 @@ export function userCommands(program: Command): void {
     .requiredOption('--username <name>', 'the user')
     .requiredOption('--yes', 'confirm: the deletion cannot be undone')
     .action(async (opts: { username: string }) => {
-      await withServices(async (s) => {
+      await withServices(io, async (s) => {
         const u = await userNamed(s, opts.username);
         await s.auth.accounts.delete(u.id);
-        console.log(`deleted user ${u.username}`);
+        say(io, `deleted user ${u.username}`);
       });
     });
 
@@ -167,11 +170,11 @@ export function userCommands(program: Command): void {
     .description('issue a new API key for a user (revokes the old one); prints only the key')
     .requiredOption('--username <name>', 'owner of the key')
     .action(async (opts: { username: string }) => {
-      await withServices(async (s) => {
+      await withServices(io, async (s) => {
         const u = await userNamed(s, opts.username);
         if (u.disabled) throw new Error(`${u.username} is disabled: enable them first`);
         const { apikey: key } = await s.auth.apiKeys.regenerate(u.id);
-        console.log(key);
+        say(io, key);
       });
     });
 }

@@ -2,30 +2,26 @@
  * Orders issue, "Brokers": `algodesk broker-session set|clear`, the operator's way to give a user
  * a broker session without the login flow. The token is read from stdin, stored sealed (the raw
  * token is in no row and in no byte of the database files) and opens with the install's APP_KEY;
- * `clear` removes it. The CLI runs from source as in cli.test.ts, on its default store (SQLite in
+ * `clear` removes it. The command runs in-process as in cli.test.ts, on its default store (SQLite in
  * DATA_DIR).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/platform/crypto.js';
 import { openDatabase } from '../../src/platform/db/database.js';
+import { runCliHere } from '../helpers/cli-process.js';
 
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
 const TOKEN = 'kiteCLIsessionTOKEN8q2Zr7';
 let dataDir: string;
 
-const run = (args: string[], input?: string) => {
-  const r = spawnSync(process.execPath, [...CLI, ...args], {
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
-    input,
-    encoding: 'utf8',
-    timeout: 30_000,
+/** The command in-process (test/helpers/cli-process.ts), on the test's data folder. */
+const run = (args: string[], input?: string) =>
+  runCliHere(args, {
+    env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
+    ...(input === undefined ? {} : { input }),
   });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-};
 
 /** The broker_sessions rows, read with a connection of the test's own (closed after). */
 async function sessions() {
@@ -37,16 +33,19 @@ async function sessions() {
   }
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'algodesk-cli-broker-'));
-  const admin = run(['user', 'create', '--username', 'admin', '--password-stdin'], 'admin-password-1\n');
+  const admin = await run(
+    ['user', 'create', '--username', 'admin', '--password-stdin'],
+    'admin-password-1\n',
+  );
   expect(admin.code, admin.err).toBe(0);
 }, 60_000);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('algodesk broker-session set: the token from stdin, stored sealed', () => {
   it('stores the session; the row and every database file hold only ciphertext that opens with APP_KEY', async () => {
-    const r = run(
+    const r = await run(
       ['broker-session', 'set', '--username', 'admin', '--broker', 'Zerodha', '--broker-user-id', 'ZX4821'],
       `${TOKEN}\n`,
     );
@@ -73,12 +72,15 @@ describe('algodesk broker-session set: the token from stdin, stored sealed', () 
 
   it('refuses an unknown broker and an implausible token with one line on stderr, storing nothing new', async () => {
     const before = await sessions();
-    const broker = run(
+    const broker = await run(
       ['broker-session', 'set', '--username', 'admin', '--broker', 'nobroker'],
       `${TOKEN}\n`,
     );
     expect([broker.code, broker.err]).toEqual([1, 'algodesk: --broker must be zerodha or upstox\n']);
-    const token = run(['broker-session', 'set', '--username', 'admin', '--broker', 'upstox'], 'short\n');
+    const token = await run(
+      ['broker-session', 'set', '--username', 'admin', '--broker', 'upstox'],
+      'short\n',
+    );
     expect([token.code, token.err]).toEqual([
       1,
       'algodesk: the token on stdin is not a plausible access token\n',
@@ -90,7 +92,7 @@ describe('algodesk broker-session set: the token from stdin, stored sealed', () 
 describe('algodesk broker-session clear: the session is removed', () => {
   it('removes the stored session', async () => {
     expect(await sessions()).toHaveLength(1);
-    const r = run(['broker-session', 'clear', '--username', 'admin']);
+    const r = await run(['broker-session', 'clear', '--username', 'admin']);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toBe('broker session removed for admin\n');
     expect(await sessions()).toEqual([]);

@@ -4,12 +4,23 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_FROM_SOURCE, runCli } from '../helpers/cli-process.js';
+import { CLI_FROM_SOURCE, runCli, runCliHere } from '../helpers/cli-process.js';
 
+/**
+ * The commands' rules run in-process (runCliHere: the program on streams of the test's own, as
+ * the process runs it); what only a process shows — its own exit code and stderr, signals, the
+ * server — runs the real command as a child.
+ */
 let dataDir: string;
-const env = () => ({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' });
+const env = () => ({
+  PATH: process.env.PATH,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: '',
+  REDIS_URL: '',
+});
 const run = (args: string[], input?: string, extraEnv: Record<string, string> = {}) =>
-  runCli(args, { env: { ...env(), ...extraEnv }, ...(input !== undefined ? { input } : {}) });
+  runCliHere(args, { env: { ...env(), ...extraEnv }, ...(input !== undefined ? { input } : {}) });
 
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'algodesk-cli-'));
@@ -119,6 +130,13 @@ describe('algodesk CLI', () => {
     const unknown = await run(['apikey', 'create', '--username', 'nobody']);
     expect(unknown.code).toBe(1);
     expect(unknown.err).toBe(`${db}algodesk: no user named "nobody"\n`);
+    // The same from the real process: its exit code and its stderr.
+    const process1 = await runCli(['apikey', 'create', '--username', 'nobody'], { env: env() });
+    expect([process1.code, process1.out, process1.err]).toEqual([
+      1,
+      '',
+      `${db}algodesk: no user named "nobody"\n`,
+    ]);
     const badConfig = await run(['user', 'list'], undefined, { PORT: 'eighty' });
     expect(badConfig.code).toBe(1);
     expect(badConfig.err).toMatch(/^algodesk: invalid configuration: PORT: "eighty" is not an integer\n$/);
@@ -138,7 +156,7 @@ describe('the command line uses the configured database and names it', () => {
         ['apikey', 'create', '--username', 'admin'],
         ['sandbox', 'verify'],
       ]) {
-        const r = await runCli(args, { env: { ...env(), DATA_DIR: empty } });
+        const r = await runCliHere(args, { env: { ...env(), DATA_DIR: empty } });
         expect(r.code, args.join(' ')).toBe(1);
         expect(r.err).toMatch(
           new RegExp(`^algodesk: no database at ${join(empty, 'algodesk.db')}: nothing was created\\.`),

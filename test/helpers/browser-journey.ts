@@ -7,9 +7,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM, closeJourneyContexts, sharedChromium } from './chromium.js';
+import { type Browser, type Page } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 /** Where each journey leaves its screenshots. */
 export const SCREENSHOTS = process.env.WEB_SCREENSHOTS_DIR ?? join(tmpdir(), 'algodesk-web-screenshots');
@@ -32,7 +33,7 @@ export interface JourneyBrowser {
 
 export async function openJourneyBrowser(): Promise<JourneyBrowser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await sharedChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   // Under the test's own timeout, so a missing element fails with its locator, not a timeout.
@@ -60,6 +61,6 @@ export async function openJourneyBrowser(): Promise<JourneyBrowser> {
       if (!opts.viewport) await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: !opts.viewport });
     },
-    close: () => browser.close(),
+    close: () => closeJourneyContexts(browser),
   };
 }

@@ -5,7 +5,9 @@
  * tests all passed ("Timeout calling onTaskUpdate").
  */
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 
 /** Node's arguments that run the CLI from source, as `npm run cli` runs it from dist. */
 export const CLI_FROM_SOURCE = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
@@ -33,4 +35,43 @@ export function runCli(
     child.on('close', (code) => resolve({ code, out, err }));
     child.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * Runs a command in this process, as the `algodesk` process would run it (src/cli/program.ts),
+ * with `env` as its whole environment, `input` on a piped standard input, and its outputs
+ * captured: the cheap way to state a command's rules (a child process costs seconds to start).
+ * What only a process shows (signals, a terminal, the process's own exit) stays with
+ * {@link runCli}.
+ */
+export async function runCliHere(
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; input?: string; cwd?: string },
+): Promise<CliResult> {
+  const { runCli: run } = await import('../../src/cli/program.js');
+  let out = '';
+  let err = '';
+  const stdout = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      out += chunk.toString();
+      cb();
+    },
+  });
+  const stderr = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      err += chunk.toString();
+      cb();
+    },
+  });
+  const stdin = Readable.from(opts.input === undefined ? [] : [Buffer.from(opts.input)]);
+  const code = await run(['node', 'algodesk', ...args], {
+    env: opts.env,
+    // Not the repository: a developer's .env there must not leak into a test.
+    cwd: opts.cwd ?? tmpdir(),
+    stdin,
+    stdout,
+    stderr,
+    exitCode: 0,
+  });
+  return { code, out, err };
 }

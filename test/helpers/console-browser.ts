@@ -8,14 +8,15 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
+import { CHROMIUM, closeJourneyContexts, sharedChromium } from './chromium.js';
+import { type Browser, type BrowserContextOptions, type Locator, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import type { App } from '../../src/platform/http/types.js';
 import { createTestDeps, type TestAppOptions, type TestDeps } from './test-app.js';
 import { ensureWebBuild, WEB_DIST } from './web-build.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export { CHROMIUM };
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
 /** Where each journey leaves its screenshots. */
 export const SCREENSHOTS = process.env.WEB_SCREENSHOTS_DIR ?? join(tmpdir(), 'algodesk-web-screenshots');
@@ -63,7 +64,7 @@ export async function startConsoleBrowser(
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   const base = `http://127.0.0.1:${address.port}`;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await sharedChromium();
   const page = await (
     await browser.newContext({ viewport: { width: 1280, height: 800 }, ...context })
   ).newPage();
@@ -108,7 +109,7 @@ export async function startConsoleBrowser(
       await page.waitForURL(`${base}/`);
     },
     async close() {
-      await browser.close();
+      await closeJourneyContexts(browser);
       await app.close();
       await t.release();
     },

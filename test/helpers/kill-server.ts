@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import type { Dialect } from '../../src/platform/db/database.js';
-import { runCli } from './cli-process.js';
+import { runCliHere } from './cli-process.js';
 import { importContract } from './contracts.js';
 import { miniKiteContract } from './sandbox.js';
 import { createTestDatabase, databaseUrlOf, type TestDatabase } from './test-database.js';
@@ -173,7 +173,7 @@ export async function killWorld(dialect: Dialect, strategies: object[]): Promise
       }
     },
     async verifyBooks() {
-      const r = await runCli(['sandbox', 'verify'], {
+      const r = await runCliHere(['sandbox', 'verify'], {
         env: {
           PATH: process.env.PATH ?? '',
           ...env,

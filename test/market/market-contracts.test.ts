@@ -1,4 +1,4 @@
-import { runCli } from '../helpers/cli-process.js';
+import { runCliHere } from '../helpers/cli-process.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -303,9 +303,8 @@ describe('algodesk contracts import (CLI)', () => {
   });
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
   const run = async (args: string[]) => {
-    const r = await runCli(args, {
-      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
-      timeoutMs: 60_000,
+    const r = await runCliHere(args, {
+      env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' },
     });
     return { status: r.code, stdout: r.out, stderr: r.err };
   };

@@ -6,7 +6,7 @@
  * error log, and the metrics), by the diagnostics probe and by `algodesk sandbox verify`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli-process.js';
+import { runCliHere } from '../helpers/cli-process.js';
 import { adminPost, errorEntries } from '../helpers/observability.js';
 import { MINI, startSandbox, type SandboxHarness } from '../helpers/sandbox.js';
 import { describeEachDb } from '../helpers/test-app.js';
@@ -137,7 +137,7 @@ describeEachDb('the sandbox ledger check', (dialect) => {
         DATABASE_URL: databaseUrlOf(s.t.db),
         LOG_LEVEL: 'warn',
       };
-      const drifted = await runCli(['sandbox', 'verify'], { env });
+      const drifted = await runCliHere(['sandbox', 'verify'], { env });
       expect(drifted.code, drifted.err).toBe(1);
       expect(drifted.out).toContain(
         'user admin: position NSE:SBIN:MIS: the trades net to 14, the position holds 4',
@@ -146,7 +146,7 @@ describeEachDb('the sandbox ledger check', (dialect) => {
 
       // Repaired, everything agrees again.
       await db.updateTable('sandbox_positions').set({ quantity: 14 }).where('symbol', '=', 'SBIN').execute();
-      const agreed = await runCli(['sandbox', 'verify', '--user', 'admin'], { env });
+      const agreed = await runCliHere(['sandbox', 'verify', '--user', 'admin'], { env });
       expect(agreed.code, agreed.err).toBe(0);
       expect(agreed.out.trim()).toBe('checked 1 sandbox account: every one agrees with its trade book');
       expect(await s.t.services.sandbox.verify.scheduledPass()).toMatchObject({ drifted: 0 });

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { chromium, type Browser, type Page, type Route } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
+import { CHROMIUM, closeJourneyContexts, sharedChromium } from '../helpers/chromium.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { FakeClock } from '../../src/platform/clock.js';
@@ -11,7 +12,6 @@ import { createTestDeps, type TestDeps } from '../helpers/test-app.js';
 import { codeAt, wrongCode } from '../helpers/totp.js';
 import { ensureWebBuild, WEB_DIST } from '../helpers/web-build.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM)
   console.warn(`\n*** NOTICE: ${CHROMIUM} is absent; the web console's browser journeys are SKIPPED ***\n`);
@@ -72,7 +72,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in Chromium: first run, sign in and
     const address = app.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
     base = `http://127.0.0.1:${address.port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await sharedChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     // Under the test's own timeout, so a missing element fails with its locator, not a timeout.
@@ -97,7 +97,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in Chromium: first run, sign in and
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    if (browser) await closeJourneyContexts(browser);
     await app?.close();
     await t?.release();
     expect(consoleErrors).toEqual([]);
