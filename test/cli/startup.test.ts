@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, onTestFinished } from 'vitest';
 
 const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts'), 'serve'];
 /**
@@ -39,7 +39,10 @@ function freshDataDir(): string {
 }
 
 /** A TCP server on a free loopback port; `silent` ones accept and never answer (a black hole). */
-async function listener(silent = false): Promise<{ port: number; server: Server }> {
+async function listener(
+  silent = false,
+  owned: Server[] = servers,
+): Promise<{ port: number; server: Server }> {
   const sockets = new Set<Socket>();
   const server = createServer((s) => {
     sockets.add(s);
@@ -53,7 +56,7 @@ async function listener(silent = false): Promise<{ port: number; server: Server 
     return origClose(cb);
   };
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  servers.push(server);
+  owned.push(server);
   return { port: (server.address() as { port: number }).port, server };
 }
 
@@ -128,9 +131,17 @@ describe('algodesk serve: a start-up that cannot succeed ends at once with one l
     expectOneLineFailure(unresolvable, /^algodesk: HOST "no-such-host\.invalid" does not resolve \(\w+\)\n$/);
     expectOneLineFailure(foreign, /^algodesk: 192\.0\.2\.1 is not an address of this machine \(HOST\)\n$/);
   }, 30_000);
+});
 
+/**
+ * The two silent peers each wait the whole bound (5 s): run side by side, each with listeners of
+ * its own (a shared list closed after each test would close the other's black hole).
+ */
+describe.concurrent('algodesk serve: a store that refuses or never answers', () => {
   it('REDIS_URL refused or silent: names REDIS_URL and the reason, no password', async () => {
-    const [refusedPort, silent] = [await closedPort(), await listener(true)];
+    const silent = await listener(true, []);
+    onTestFinished(() => new Promise<void>((r) => silent.server.close(() => r())));
+    const refusedPort = await closedPort();
     const [refused, blackHole] = await Promise.all([
       serve({
         PORT: String(await closedPort()),
@@ -159,7 +170,9 @@ describe('algodesk serve: a start-up that cannot succeed ends at once with one l
   }, 40_000);
 
   it('DATABASE_URL refused or silent: names DATABASE_URL and the reason, no password', async () => {
-    const [refusedPort, silent] = [await closedPort(), await listener(true)];
+    const silent = await listener(true, []);
+    onTestFinished(() => new Promise<void>((r) => silent.server.close(() => r())));
+    const refusedPort = await closedPort();
     const [refused, blackHole] = await Promise.all([
       serve({
         PORT: String(await closedPort()),
