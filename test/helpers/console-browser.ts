@@ -6,6 +6,7 @@
  * may be in one). Shared by the journeys under test/web/ (docs/rules/web.md).
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { afterAll, afterEach, expect } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM, closeJourneyContexts, sharedChromium } from './chromium.js';
@@ -114,4 +115,22 @@ export async function startConsoleBrowser(
       await t.release();
     },
   };
+}
+
+/**
+ * The hooks of a journey file: a screenshot named `<prefix>-failed-<step>` when a step fails, and
+ * at the end the browser's contexts and the app closed, with no browser console error left.
+ */
+export function journeyHooks(browser: () => ConsoleBrowser | undefined, prefix: string): void {
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail')
+      await browser()
+        ?.shot(`${prefix}-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
+        .catch(() => undefined);
+  });
+  afterAll(async () => {
+    const c = browser();
+    await c?.close();
+    expect(c?.consoleErrors ?? []).toEqual([]);
+  });
 }

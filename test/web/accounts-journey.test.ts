@@ -5,9 +5,14 @@
  * their other session dies; a wrong address typed in the browser shows the console's not-found
  * page. Screenshots at 1280 and 390 px; the suite fails on any browser console error.
  */
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  HAVE_CHROMIUM,
+  journeyHooks,
+  startConsoleBrowser,
+  type ConsoleBrowser,
+} from '../helpers/console-browser.js';
 import { codeAt } from '../helpers/totp.js';
 
 const ADMIN_PW = 'accounts journey horse';
@@ -15,7 +20,6 @@ const BOB_PW = 'bob journey battery';
 
 describe.skipIf(!HAVE_CHROMIUM)('accounts in Chromium', () => {
   let c: ConsoleBrowser;
-  const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
     c = await startConsoleBrowser();
@@ -23,23 +27,12 @@ describe.skipIf(!HAVE_CHROMIUM)('accounts in Chromium', () => {
     await c.signIn('admin', ADMIN_PW);
   }, 120_000);
 
-  afterAll(async () => {
-    for (const ctx of contexts) await ctx.close().catch(() => undefined);
-    await c?.close();
-    expect(c?.consoleErrors ?? []).toEqual([]);
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail')
-      await c
-        .shot(`accounts-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
-        .catch(() => undefined);
-  });
+  // The second browsers' contexts close with the journey's (test/helpers/chromium.ts).
+  journeyHooks(() => c, 'accounts');
 
   /** A second browser (another device) signed in as `username`; its console errors count too. */
   async function elsewhere(username: string, password: string): Promise<Page> {
     const ctx = await c.browser.newContext({ viewport: { width: 1280, height: 800 } });
-    contexts.push(ctx);
     const page = await ctx.newPage();
     page.setDefaultTimeout(8_000);
     page.on('pageerror', (err) => c.consoleErrors.push(`pageerror (second browser): ${err.message}`));

@@ -5,8 +5,13 @@
  * switch is engaged and released by typing the word, and a tool call shows in the audit. Each step
  * saves a screenshot; the suite fails on any browser console error.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  HAVE_CHROMIUM,
+  startConsoleBrowser,
+  type ConsoleBrowser,
+  journeyHooks,
+} from '../helpers/console-browser.js';
 
 const PASSWORD = 'agents journey horse';
 
@@ -34,17 +39,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the Agents page in Chromium', () => {
     await c.signIn('admin', PASSWORD);
   }, 120_000);
 
-  afterAll(async () => {
-    await c?.close();
-    expect(c?.consoleErrors ?? []).toEqual([]);
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail')
-      await c
-        .shot(`30-agents-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
-        .catch(() => undefined);
-  });
+  journeyHooks(() => c, '30-agents');
 
   it('is linked from the navigation and /admin, and lists the clients with their counts', async () => {
     const { page, base } = c;

@@ -11,9 +11,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
-import { HAVE_CHROMIUM, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import {
+  HAVE_CHROMIUM,
+  startConsoleBrowser,
+  type ConsoleBrowser,
+  journeyHooks,
+} from '../helpers/console-browser.js';
 import { importContract } from '../helpers/contracts.js';
 import { miniKiteContract } from '../helpers/sandbox.js';
 
@@ -44,17 +49,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the books and the Action Center in Chromium', (
     await c.signIn('admin', PASSWORD);
   }, 120_000);
 
-  afterAll(async () => {
-    await c?.close();
-    expect(c?.consoleErrors ?? []).toEqual([]);
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail')
-      await c
-        .shot(`50-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
-        .catch(() => undefined);
-  });
+  journeyHooks(() => c, '50');
 
   /** A SBIN quote stamped with the app's clock (bid/ask 5 paise either side). */
   function tick(ltp: number) {

@@ -6,10 +6,15 @@
  * without a broker session the books are not asked for and the page says why. Screenshots go to
  * the shared folder (prefix 55-); any browser console error fails the suite.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
 import { importContract } from '../helpers/contracts.js';
-import { HAVE_CHROMIUM, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import {
+  HAVE_CHROMIUM,
+  startConsoleBrowser,
+  type ConsoleBrowser,
+  journeyHooks,
+} from '../helpers/console-browser.js';
 import { kiteContract } from '../helpers/orders-app.js';
 
 const PASSWORD = 'dashboard journey horse';
@@ -38,17 +43,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the dashboard in Chromium', () => {
     await c.signIn('admin', PASSWORD);
   }, 120_000);
 
-  afterAll(async () => {
-    await c?.close();
-    expect(c?.consoleErrors ?? []).toEqual([]);
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail')
-      await c
-        .shot(`55-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
-        .catch(() => undefined);
-  });
+  journeyHooks(() => c, '55');
 
   const placeViaApi = (order: Record<string, unknown>) =>
     fetch(`${c.base}/api/v1/placeorder`, {

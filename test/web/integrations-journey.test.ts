@@ -7,8 +7,13 @@
  * the suite fails on any browser console error and on a credential left in storage, a URL or the
  * page after its one-time display.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_CHROMIUM, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  HAVE_CHROMIUM,
+  startConsoleBrowser,
+  type ConsoleBrowser,
+  journeyHooks,
+} from '../helpers/console-browser.js';
 
 const PASSWORD = 'integrations journey horse';
 const SCANNER_URL = /^https?:\/\/[^/]+\/scanner\/webhook\/(scn_[A-Za-z0-9_-]{43})$/;
@@ -26,17 +31,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the scanner and flow pages in Chromium', () => 
     await c.signIn('admin', PASSWORD);
   }, 120_000);
 
-  afterAll(async () => {
-    await c?.close();
-    expect(c?.consoleErrors ?? []).toEqual([]);
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail')
-      await c
-        .shot(`40-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
-        .catch(() => undefined);
-  });
+  journeyHooks(() => c, '40');
 
   const post = (path: string, body: unknown) =>
     fetch(`${c.base}${path}`, {

@@ -12,12 +12,13 @@
  * refused upload.
  */
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   HAVE_CHROMIUM,
   SCREENSHOTS,
   startConsoleBrowser,
   type ConsoleBrowser,
+  journeyHooks,
 } from '../helpers/console-browser.js';
 import { importContract } from '../helpers/contracts.js';
 import { marketFixture } from '../helpers/market-fixtures.js';
@@ -47,17 +48,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the master contract upload in Chromium', () => 
     await c.signIn('admin', PASSWORD);
   }, 120_000);
 
-  afterAll(async () => {
-    await c?.close();
-    expect(c?.consoleErrors ?? []).toEqual([]);
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail')
-      await c
-        .shot(`84-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
-        .catch(() => undefined);
-  });
+  journeyHooks(() => c, '84');
 
   const status = async () =>
     (await c.page.evaluate("fetch('/api/master-contract/status').then((r) => r.json())")) as Status;

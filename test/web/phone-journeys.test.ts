@@ -11,11 +11,16 @@
  * (prefix 25-); any browser console error fails the suite.
  */
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { SCREENSHOTS } from '../helpers/browser-journey.js';
-import { HAVE_CHROMIUM, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import {
+  HAVE_CHROMIUM,
+  startConsoleBrowser,
+  type ConsoleBrowser,
+  journeyHooks,
+} from '../helpers/console-browser.js';
 import { importContract } from '../helpers/contracts.js';
 import { ist, miniKiteContract } from '../helpers/sandbox.js';
 import { TRADING_DAY } from '../helpers/strategies.js';
@@ -152,17 +157,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the console on a phone, and on a laptop', () =>
     await c.signIn('admin', PASSWORD);
   }, 120_000);
 
-  afterAll(async () => {
-    await c?.close();
-    expect(c?.consoleErrors ?? []).toEqual([]);
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail')
-      await c
-        .shot(`25-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
-        .catch(() => undefined);
-  });
+  journeyHooks(() => c, '25');
 
   async function placeOrder(order: Record<string, unknown>) {
     const res = await fetch(`${c.base}/api/v1/placeorder`, {

@@ -11,11 +11,16 @@
  * price feed, as the strategy tests run them. Screenshots go to the shared folder (prefix 60-);
  * the suite fails on any browser console error and on a token left in storage, a URL or the page.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
 import type { Quote } from '../../src/modules/sandbox/types.js';
 import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
-import { HAVE_CHROMIUM, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import {
+  HAVE_CHROMIUM,
+  startConsoleBrowser,
+  type ConsoleBrowser,
+  journeyHooks,
+} from '../helpers/console-browser.js';
 import { importContract } from '../helpers/contracts.js';
 import { ist, miniKiteContract } from '../helpers/sandbox.js';
 import { TRADING_DAY } from '../helpers/strategies.js';
@@ -81,17 +86,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the strategy pages in Chromium', () => {
     await c.signIn('admin', PASSWORD);
   }, 120_000);
 
-  afterAll(async () => {
-    await c?.close();
-    expect(c?.consoleErrors ?? []).toEqual([]);
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail')
-      await c
-        .shot(`60-failed-${ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 40)}`)
-        .catch(() => undefined);
-  });
+  journeyHooks(() => c, '60');
 
   it('creates a signal strategy through the wizard, the refused leg showing the server’s message first', async () => {
     const { page, base } = c;
