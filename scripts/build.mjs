@@ -99,13 +99,19 @@ function readList() {
 
 /** Deletes the console's files that neither this build nor the one before it wrote. */
 function pruneWeb(previous) {
-  const keep = new Set([...previous, ...readList()]);
   const dist = join(ROOT, 'web/dist');
-  for (const f of files(relative(ROOT, dist), () => true)) {
-    const rel = relative(dist, join(ROOT, f));
-    if (rel.startsWith('.') || keep.has(rel)) continue;
-    rmSync(join(ROOT, f), { force: true });
-  }
+  const present = files(relative(ROOT, dist), () => true).map((f) => relative(dist, join(ROOT, f)));
+  for (const rel of staleFiles(present, previous, readList())) rmSync(join(dist, rel), { force: true });
+}
+
+/**
+ * The console's files to delete after a build: those neither this build (`current`) nor the one
+ * before it (`previous`) wrote, so the page a running server handed out still finds its assets;
+ * dotfiles (the build's own records) stay. Paths relative to web/dist.
+ */
+export function staleFiles(present, previous, current) {
+  const keep = new Set([...previous, ...current]);
+  return present.filter((rel) => !rel.startsWith('.') && !keep.has(rel));
 }
 
 /** Waits for (and takes) the build lock; returns its release. */
@@ -156,9 +162,11 @@ async function main() {
     // Another command may have built while this one waited.
     due = due.filter((n) => stale(PARTS[n]) !== undefined);
     if (due.length === 0) return;
-    const why = existsSync(join(ROOT, PARTS[due[0]].stamp))
-      ? 'its sources changed since the last build'
-      : 'first build';
+    const why = args.has('--force')
+      ? 'npm run build: everything'
+      : existsSync(join(ROOT, PARTS[due[0]].stamp))
+        ? 'its sources changed since the last build'
+        : 'first build';
     say(`building ${due.map((n) => PARTS[n].what).join(' and ')} (${why}; about a minute on two cores)…`);
     for (const n of due) {
       const part = PARTS[n];
@@ -180,7 +188,9 @@ async function main() {
   }
 }
 
-main().catch((err) => {
-  say(err.message);
-  process.exitCode = 1;
-});
+// Run as a script (npm's scripts), not when a test imports its functions.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  main().catch((err) => {
+    say(err.message);
+    process.exitCode = 1;
+  });
