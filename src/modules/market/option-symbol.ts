@@ -9,7 +9,7 @@ import type { StrategyLegsTable } from '../../db/schema-trading.js';
 import { DERIVATIVE_EXCHANGES, UNDERLYING_EXCHANGES } from '../../domain/exchanges.js';
 import type { OptionType } from '../../domain/instruments.js';
 import { AppError, badRequest, notFound } from '../../platform/errors.js';
-import { resolveDerivativeLeg, type ContractRow } from '../strategies/leg-resolver.js';
+import { resolveDerivativeLeg, type ContractRow } from './derivative-leg.js';
 import type { ContractsService } from './contracts.service.js';
 import type { InstrumentEntry } from './instrument-index.js';
 import { expiryLabel, parseExpiry } from './symbology.js';

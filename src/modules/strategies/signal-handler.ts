@@ -12,7 +12,7 @@
  * caller holds the strategy's lock.
  */
 import type { LegRow, StrategyRow } from './strategies.repository.js';
-import type { DerivativeContract } from './leg-resolver.js';
+import type { DerivativeContract } from '../market/derivative-leg.js';
 import type { StrategyRunner } from './strategy-runner.js';
 import type { RunnerOutcome } from './strategy-runner.types.js';
 import { type RunMode, type SignalAction } from './strategy.types.js';

@@ -18,7 +18,7 @@ import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { MarketServices } from '../market/market.plugin.js';
 import type { OrderServices } from '../orders/orders.plugin.js';
 import type { SandboxServices } from '../sandbox/sandbox.plugin.js';
-import type { DerivativeContract } from './leg-resolver.js';
+import type { DerivativeContract } from '../market/derivative-leg.js';
 import { StrategiesRepository } from './strategies.repository.js';
 import { StrategiesService } from './strategies.service.js';
 import { RunStopper } from './run-stop.js';

@@ -24,7 +24,7 @@ import type { PipelineAnswer } from '../orders/order-pipeline.js';
 import type { OrderInput } from '../orders/order-rules.js';
 import type { LegRow, LegSeen, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
 import type { EventWrite, StrategiesService } from './strategies.service.js';
-import { resolveDerivativeLeg, type DerivativeContract } from './leg-resolver.js';
+import { resolveDerivativeLeg, type DerivativeContract } from '../market/derivative-leg.js';
 import { BUSY, type LockOptions, type StrategyLocks } from './strategy-lock.js';
 import type { RunMode } from './strategy.types.js';
 import { reconcileIntents } from './intent-reconciler.js';

@@ -1,13 +1,27 @@
 /**
- * Resolves a batch leg to a concrete contract at run start
- * (docs/rules/strategies.md#batch-leg-resolution):
+ * Resolves a leg — an instrument, or a derivative of an underlying by expiry rank and strike
+ * offset — to a concrete contract: a fact of the market's contracts, used by a strategy's batch
+ * start (docs/rules/strategies.md#batch-leg-resolution) and by the option-symbol lookup
+ * (option-symbol.ts):
  * - an instrument leg is itself (a quantity in lots is multiplied by the lot size);
  * - a derivative leg takes the expiry of its rank among the underlying's future expiries (a
  *   nearer one, with a `leg_expiry_fallback` warning, when the rank is unavailable), then the
  *   future, or the option whose strike is `strike_offset` strikes from the one nearest the
  *   underlying's last price (ATM).
  */
-import type { LegRow } from './strategies.repository.js';
+
+/** What a leg says of its contract (a strategy leg's columns, as stored). */
+export interface LegSpec {
+  leg_type: string;
+  symbol: string | null;
+  exchange: string;
+  quantity: number;
+  quantity_unit: string;
+  underlying: string | null;
+  option_type: string | null;
+  expiry_rank: number | null;
+  strike_offset: number | null;
+}
 
 export interface ContractRow {
   symbol: string;
@@ -44,7 +58,7 @@ export type Resolved =
   | { ok: false; message: string };
 
 export async function resolveDerivativeLeg(
-  leg: LegRow,
+  leg: LegSpec,
   c: DerivativeContract,
   live = false,
 ): Promise<Resolved> {
