@@ -2,10 +2,11 @@
  * The PostgreSQL-only statements of a placement (used by sandbox.repository.ts only). On
  * PostgreSQL every statement is a round trip to the database, and one user's placements run one
  * after another behind the lock on their account (platform/db/group-commit.ts), so a placement's
- * statements, not its CPU, bound that user's orders per second there: these two do in one round
- * trip each what takes four and five statements on SQLite, where a statement costs no round trip
- * and the repository runs the plain ones (sandbox-statements.ts). Both paths write and read the
- * same rows; the behaviour tests run on both databases.
+ * statements, not its CPU, bound that user's orders per second there: the reads of a placement's
+ * stake take one statement (after the lock's own, or with it when the transaction holds the lock
+ * already: docs/rules/sandbox.md#lock-then-read) and a fill at once one statement, where SQLite
+ * runs three and five plain ones (sandbox-statements.ts: a statement costs no round trip there).
+ * Both paths write and read the same rows; the behaviour tests run on both databases.
  */
 import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
 import type { DB, SandboxTradesTable } from '../../db/schema.js';
