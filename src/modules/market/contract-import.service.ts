@@ -214,6 +214,9 @@ export class ContractImportService {
         'master contract imported',
       );
       this.contracts.announce(id);
+      // The slot is free once the run's row says it ended: a status read that sees it finished
+      // must find the next import allowed (the purge below is housekeeping).
+      this.release(id);
       await this.runs.purge(this.clock.now(), STALE_IMPORT_MS);
       return summary;
     } catch (err) {
@@ -230,9 +233,14 @@ export class ContractImportService {
         .catch((e: unknown) => this.logger.error({ err: e }, 'could not record the failed import'));
       throw err instanceof AppError ? err : new AppError(400, 'import_failed', `Import failed: ${message}`);
     } finally {
-      this.running = null;
-      this.reading = null;
+      this.release(id);
     }
+  }
+
+  /** Frees the import slot, if run `id` still holds it (another run may have taken it since). */
+  private release(id: number): void {
+    if (this.running === id) this.running = null;
+    if (this.reading?.id === id) this.reading = null;
   }
 
   /**
