@@ -10,29 +10,15 @@
  *   phone-number id 400 code 100 subcode 33, a malformed request 400 code 100, and (in a test
  *   app's development mode) a recipient outside the allowed list 400 code 131030.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { ScriptedStub, type StubAnswer, type StubRequest } from '../helpers/scripted-stub.js';
 
 /** The Graph API version the stub serves under (any `vNN.N` is accepted). */
 export const GRAPH_VERSION = 'v24.0';
 
-/** A request the stub received. */
-export interface CloudRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  json: Record<string, unknown> | undefined;
-}
-
-/** A scripted answer: an object body is sent as JSON, a string as text/plain. */
-export interface CloudAnswer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-  delayMs?: number;
-}
+/** A request the stub received, and a scripted answer (test/helpers/scripted-stub.ts). */
+export type CloudRequest = StubRequest;
+export type CloudAnswer = StubAnswer;
 
 /** A Graph API error body as Meta documents it. */
 export function graphError(
@@ -56,13 +42,7 @@ export function graphError(
 
 const MESSAGES_PATH = /^\/(v\d+\.\d+)\/([^/]+)\/messages$/;
 
-export class WhatsAppCloudStub {
-  readonly requests: CloudRequest[] = [];
-  private readonly script: CloudAnswer[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private server: Server | undefined;
-  url = '';
-
+export class WhatsAppCloudStub extends ScriptedStub {
   constructor(
     /** The business phone number's id the token may send from. */
     readonly phoneNumberId = '106540352242922',
@@ -70,16 +50,13 @@ export class WhatsAppCloudStub {
     readonly accessToken = `EAAG${randomBytes(48).toString('base64url')}`,
     /** Development mode: only these recipients may be messaged; undefined allows any. */
     readonly allowedRecipients?: readonly string[],
-  ) {}
+  ) {
+    super();
+  }
 
   /** The base URL a client is configured with (origin and version). */
   get baseUrl(): string {
     return `${this.url}/${GRAPH_VERSION}`;
-  }
-
-  /** The next answers, in order, whatever the request (after the request is recorded). */
-  answerNext(...answers: CloudAnswer[]): void {
-    this.script.push(...answers);
   }
 
   /** Bodies of the messages posted to `/…/<phone-number-id>/messages`. */
@@ -87,47 +64,8 @@ export class WhatsAppCloudStub {
     return this.requests.filter((r) => MESSAGES_PATH.test(r.path)).map((r) => r.json ?? {});
   }
 
-  async start(): Promise<this> {
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        let json: Record<string, unknown> | undefined;
-        try {
-          json = JSON.parse(body) as Record<string, unknown>;
-        } catch {
-          json = undefined;
-        }
-        const path = new URL(req.url ?? '/', 'http://stub').pathname;
-        this.requests.push({ method: req.method ?? '', path, headers: req.headers, body, json });
-        const answer = this.script.shift() ?? this.answer(req.method ?? '', path, req.headers, json);
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          if (res.destroyed) return;
-          const isJson = typeof answer.body !== 'string';
-          res.writeHead(answer.status, {
-            'content-type': isJson ? 'application/json' : 'text/plain',
-            ...answer.headers,
-          });
-          res.end(isJson ? JSON.stringify(answer.body) : (answer.body as string));
-        }, answer.delayMs ?? 0);
-        this.timers.add(timer);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.server = server;
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return this;
-  }
-
   /** What Meta answers this request. */
-  private answer(
-    method: string,
-    path: string,
-    headers: IncomingHttpHeaders,
-    json: Record<string, unknown> | undefined,
-  ): CloudAnswer {
+  protected answer({ method, path, headers, json }: StubRequest): CloudAnswer {
     const route = MESSAGES_PATH.exec(path);
     if (method !== 'POST' || !route)
       return {
@@ -189,14 +127,5 @@ export class WhatsAppCloudStub {
         messages: [{ id: `wamid.${randomBytes(24).toString('base64')}` }],
       },
     };
-  }
-
-  async close(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }

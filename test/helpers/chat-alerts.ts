@@ -5,8 +5,6 @@
  * migrations/index.ts lists it).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -22,25 +20,12 @@ import { FakeClock } from '../../src/platform/clock.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { LocalInvalidationBus } from '../../src/platform/invalidation.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { ScriptedStub, type StubAnswer, type StubRequest } from './scripted-stub.js';
 import { captureStream, createTestDatabase, type TestDatabase } from './test-app.js';
 
-/** A request the stub received. */
-export interface ChatRequest {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  /** Parsed JSON body (undefined when not JSON). */
-  json: Record<string, unknown> | undefined;
-}
-
-/** A scripted answer: an object body is sent as JSON, a string as text/plain. */
-export interface ChatAnswer {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-  /** Answer only after this many ms (a slow server). */
-  delayMs?: number;
-}
+/** A request the stub received, and a scripted answer (test/helpers/scripted-stub.ts). */
+export type ChatRequest = StubRequest;
+export type ChatAnswer = StubAnswer;
 
 /** Telegram's documented error shape. */
 export const telegramError = (code: number, description: string, extra: Record<string, unknown> = {}) => ({
@@ -55,18 +40,7 @@ export const telegramError = (code: number, description: string, extra: Record<s
  * `POST /bot<token>/sendMessage` → `{"ok":true,"result":{…}}`, `POST /services/…` → 200 `ok`;
  * anything else 404 `no_service`.
  */
-export class ChatStub {
-  readonly requests: ChatRequest[] = [];
-  private readonly script: ChatAnswer[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private server: Server | undefined;
-  url = '';
-
-  /** The next answers, in order, whatever the path. */
-  answerNext(...answers: ChatAnswer[]): void {
-    this.script.push(...answers);
-  }
-
+export class ChatStub extends ScriptedStub {
   /** `{chat_id, text}` of every Telegram message sent with `token`. */
   telegram(token: string): Record<string, unknown>[] {
     return this.requests.filter((r) => r.path === `/bot${token}/sendMessage`).map((r) => r.json ?? {});
@@ -77,41 +51,7 @@ export class ChatStub {
     return this.requests.filter((r) => r.path === path).map((r) => r.json ?? {});
   }
 
-  async start(): Promise<this> {
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        let json: Record<string, unknown> | undefined;
-        try {
-          json = JSON.parse(body) as Record<string, unknown>;
-        } catch {
-          json = undefined;
-        }
-        const path = new URL(req.url ?? '/', 'http://stub').pathname;
-        this.requests.push({ path, headers: req.headers, body, json });
-        const answer = this.script.shift() ?? this.defaultAnswer(path, json);
-        const timer = setTimeout(() => {
-          this.timers.delete(timer);
-          if (res.destroyed) return;
-          const isJson = typeof answer.body !== 'string';
-          res.writeHead(answer.status, {
-            'content-type': isJson ? 'application/json' : 'text/plain',
-            ...answer.headers,
-          });
-          res.end(isJson ? JSON.stringify(answer.body) : (answer.body as string));
-        }, answer.delayMs ?? 0);
-        this.timers.add(timer);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.server = server;
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  private defaultAnswer(path: string, json: Record<string, unknown> | undefined): ChatAnswer {
+  protected answer({ path, json }: StubRequest): ChatAnswer {
     if (/^\/bot\d+:[\w-]+\/sendMessage$/.test(path))
       return {
         status: 200,
@@ -122,15 +62,6 @@ export class ChatStub {
       };
     if (path.startsWith('/services/')) return { status: 200, body: 'ok' };
     return { status: 404, body: 'no_service' };
-  }
-
-  async close(): Promise<void> {
-    for (const t of this.timers) clearTimeout(t);
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
 
