@@ -12,6 +12,7 @@ import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
 import { useSession } from '../../api/auth';
 import { api, ApiError } from '../../api/client';
 import { useDeskQuery, type DeskAnswer } from '../../api/desk';
+import { COLUMNS as BOOK_COLUMNS, type Order } from './orderbook/columns';
 import { useLive } from '../../api/live';
 import { BookGrid, RowButton, type BookColumn } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
@@ -26,7 +27,6 @@ import {
   formatSignedMoney,
   formatSignedRupees,
 } from '../../format-number';
-import { bookTime } from '../../ist-time';
 
 function Figure({ label, value, tone }: { label: string; value: string; tone?: 'gain' | 'loss' }) {
   return (
@@ -82,15 +82,10 @@ function FundsAndPnl({ refetchInterval }: { refetchInterval: number | false }) {
 }
 
 type Position = DeskAnswer<'positionbook'>['data'][number];
-type Order = DeskAnswer<'orderbook'>['data']['orders'][number];
 
 const positionKey = (p: Position) => `${p.exchange}:${p.symbol}:${p.product}`;
 const gainStyle = (v: number) => ({
   color: v > 0 ? 'var(--mantine-color-teal-8)' : v < 0 ? 'var(--mantine-color-red-8)' : undefined,
-});
-const sideStyle = (action: string) => ({
-  color: action === 'BUY' ? 'var(--mantine-color-teal-8)' : 'var(--mantine-color-red-8)',
-  fontWeight: 600,
 });
 
 // On a phone: the symbol, then quantity, LTP and P&L first (docs/rules/web.md#phone-width).
@@ -178,46 +173,29 @@ function OpenPositions({ refetchInterval }: { refetchInterval: number | false })
 const LATEST = 10;
 
 // On a phone: the symbol, then side, quantity, status (docs/rules/web.md#phone-width).
-const ORDER_COLUMNS: BookColumn<Order>[] = [
-  // Today's orders: the time is enough (the order book's CSV keeps the date).
-  {
-    key: 'timestamp',
-    label: 'Time (IST)',
-    value: (o) => o.timestamp,
-    render: (o) => <span title={bookTime(o.timestamp)}>{o.timestamp.slice(11)}</span>,
-    phone: 5,
-  },
-  { key: 'orderid', label: 'Order id', value: (o) => o.orderid, phone: 6 },
-  {
-    key: 'symbol',
-    label: 'Symbol',
-    value: (o) => o.symbol,
-    render: (o) => (
-      <>
-        <strong>{o.symbol}</strong>{' '}
-        <small style={{ color: 'var(--mantine-color-dimmed)' }}>{o.exchange}</small>
-      </>
-    ),
-    phone: 'lead',
-  },
-  {
-    key: 'action',
-    label: 'Side',
-    value: (o) => o.action,
-    render: (o) => <span style={sideStyle(o.action)}>{o.action}</span>,
-    phone: 1,
-  },
-  {
-    key: 'quantity',
-    label: 'Quantity',
-    value: (o) => o.quantity,
-    render: (o) => formatCount(o.quantity),
-    numeric: true,
-    phone: 2,
-  },
-  { key: 'pricetype', label: 'Type', value: (o) => o.pricetype, phone: 4 },
-  { key: 'order_status', label: 'Status', value: (o) => o.order_status, phone: 3 },
-];
+/** The order book's own columns (orderbook/columns.tsx), with the quantity ordered, in this order. */
+const ORDER_PHONE: Record<string, BookColumn<Order>['phone']> = {
+  timestamp: 5,
+  orderid: 6,
+  symbol: 'lead',
+  action: 1,
+  quantity: 2,
+  pricetype: 4,
+  order_status: 3,
+};
+const ORDER_COLUMNS: BookColumn<Order>[] = Object.entries(ORDER_PHONE).map(([key, phone]) => {
+  const column =
+    key === 'quantity'
+      ? {
+          key,
+          label: 'Quantity',
+          value: (o: Order) => o.quantity,
+          render: (o: Order) => formatCount(o.quantity),
+          numeric: true,
+        }
+      : BOOK_COLUMNS.find((c) => c.key === key)!;
+  return { ...column, phone };
+});
 
 function LatestOrders({ refetchInterval }: { refetchInterval: number | false }) {
   const orders = useDeskQuery('orderbook', { refetchInterval });
