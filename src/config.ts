@@ -183,6 +183,15 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /**
+ * The process's environment, for what hands it on whole: the command line's I/O (src/cli/io.ts),
+ * whose commands read their configuration through {@link loadConfig} like `serve`. The one read
+ * of `process.env` outside `loadConfig`'s default.
+ */
+export function processEnvironment(): Env {
+  return process.env;
+}
+
+/**
  * Builds the configuration from `env` (normally `process.env`) and an optional `.env` file in
  * `cwd`; variables in `env` win over the file. Every bad value is reported at once.
  */

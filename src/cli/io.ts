@@ -4,6 +4,7 @@
  * streams of their own (test/helpers/cli-process.ts), as the process would run them.
  */
 import type { Readable, Writable } from 'node:stream';
+import { processEnvironment } from '../config.js';
 
 export interface CliIO {
   env: Record<string, string | undefined>;
@@ -18,7 +19,7 @@ export interface CliIO {
 /** This process's own. */
 export function processIO(): CliIO {
   return {
-    env: process.env,
+    env: processEnvironment(),
     cwd: process.cwd(),
     stdin: process.stdin,
     stdout: process.stdout,
