@@ -12,7 +12,7 @@ import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysel
 import type { DB, SandboxTradesTable } from '../../db/schema.js';
 import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
 import type { AccountRow, HoldingRow, OrderRow, PositionRow } from './sandbox.rows.js';
-import { selectAccountForUpdate, type NewOrderRow } from './sandbox-statements.js';
+import { eventDetail, selectAccountForUpdate, type NewOrderRow } from './sandbox-statements.js';
 import { RESTING } from './types.js';
 
 export type FilledOrderParams = Record<string, number | string | null>;
@@ -310,7 +310,7 @@ export async function insertFilledOrderAtOnce(
     params[`e${i}_user_id`] = e.userId;
     params[`e${i}_from_status`] = e.from;
     params[`e${i}_to_status`] = e.to;
-    params[`e${i}_detail`] = e.detail === null ? null : e.detail.slice(0, 512);
+    params[`e${i}_detail`] = eventDetail(e.detail);
     params[`e${i}_at`] = e.at;
   });
   put('t_', { ...fill.trade, strategy: fill.trade.strategy ?? null });

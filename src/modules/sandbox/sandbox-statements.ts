@@ -3,6 +3,7 @@
  * (platform/db/prepared.ts): building and compiling them on every call cost as much CPU as
  * running them. Used by sandbox.repository.ts only.
  */
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { isPostgres } from '../../platform/db/database.js';
 import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
@@ -106,6 +107,31 @@ export function eventInsert(n: number): {
     eventStatements.set(n, (e = { names, query }));
   }
   return e;
+}
+
+/** An event row's detail as stored: at most 512 characters. */
+export const eventDetail = (detail: string | null): string | null =>
+  detail === null ? null : detail.slice(0, 512);
+
+/** Appends event rows in one statement, in the given order (ids ascend with it). */
+export async function insertEventRows(
+  db: Kysely<DB>,
+  events: readonly {
+    orderId: number;
+    userId: number;
+    from: string | null;
+    to: string;
+    detail: string | null;
+    at: number;
+  }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const { names, query } = eventInsert(events.length);
+  const params: EventParams = {};
+  let k = 0;
+  for (const e of events)
+    for (const v of [e.orderId, e.userId, e.from, e.to, eventDetail(e.detail), e.at]) params[names[k++]!] = v;
+  await query.execute(db, params);
 }
 
 export const selectPosition = prepareQuery<

@@ -8,7 +8,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { DB, SandboxTradesTable } from '../../db/schema.js';
 import type { TransactionRunner } from '../../platform/db/group-commit.js';
 import {
-  eventInsert,
+  insertEventRows,
   insertOrderRow,
   insertTradeRow,
   selectAccountForUpdate,
@@ -17,7 +17,6 @@ import {
   updateAccount,
   upsertPositionRow,
   newOrderRow,
-  type EventParams,
 } from './sandbox-statements.js';
 import {
   insertFilledOrderAtOnce,
@@ -217,19 +216,7 @@ export class SandboxRepository {
 
   /** Appends event rows in one statement, in the given order (ids ascend with it). */
   async insertEvents(events: readonly OrderEventInput[]): Promise<void> {
-    if (events.length === 0) return;
-    const { names, query } = eventInsert(events.length);
-    const params: EventParams = {};
-    let k = 0;
-    for (const e of events) {
-      params[names[k++]!] = e.orderId;
-      params[names[k++]!] = e.userId;
-      params[names[k++]!] = e.from;
-      params[names[k++]!] = e.to;
-      params[names[k++]!] = e.detail === null ? null : e.detail.slice(0, 512);
-      params[names[k++]!] = e.at;
-    }
-    await query.execute(this.db, params);
+    await insertEventRows(this.db, events);
   }
 
   orderEvents(orderId: number) {
