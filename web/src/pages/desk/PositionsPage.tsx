@@ -11,15 +11,9 @@ import { useCallback, useState } from 'react';
 import { closingAction } from '../../../../src/domain/orders';
 import { desk, DESK_KEY, useDeskQuery, type DeskAnswer, type DeskBody } from '../../api/desk';
 import { useLive } from '../../api/live';
-import {
-  BookTable,
-  ConfirmModal,
-  OutcomeAlert,
-  RowButton,
-  type BookColumn,
-  type BookFilter,
-  type Outcome,
-} from '../../components/BookTable';
+import { ConfirmModal, OutcomeAlert, type Outcome } from '../../components/BookActions';
+import { RowButton } from '../../components/BookGrid';
+import { BookTable, type BookColumn, type BookFilter } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';

@@ -6,7 +6,7 @@ import { Button, Group, Stack, Text, Textarea } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, fieldError } from '../../../api/client';
-import type { Outcome } from '../../../components/BookTable';
+import type { Outcome } from '../../../components/BookActions';
 import { ErrorState } from '../../../components/states';
 import { KEY, orderText, type PendingOrder } from './queue';
 

@@ -5,7 +5,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../api/client';
-import type { Outcome } from '../../../components/BookTable';
+import type { Outcome } from '../../../components/BookActions';
 import { formatCount, formatPrice } from '../../../format-number';
 
 export type Status = 'pending' | 'approved' | 'rejected';

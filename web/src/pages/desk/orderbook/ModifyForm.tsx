@@ -14,7 +14,7 @@ import {
 } from '../../../../../src/domain/orders';
 import { fieldError, onlyFieldErrors } from '../../../api/client';
 import { desk, DESK_KEY, type DeskBody } from '../../../api/desk';
-import type { Outcome } from '../../../components/BookTable';
+import type { Outcome } from '../../../components/BookActions';
 import { ErrorState } from '../../../components/states';
 import { sideStyle, type Order } from './columns';
 
