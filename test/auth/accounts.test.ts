@@ -102,6 +102,23 @@ describeEachDb('account management', (dialect) => {
       const { apikey } = await t.services.auth.apiKeys.regenerate(bobId);
       const ping = () => t!.app.inject({ method: 'POST', url: '/api/v1/ping', payload: { apikey } });
       expect((await ping()).statusCode).toBe(200);
+      // An agent holds a token for bob (the MCP module's table, as its OAuth flow writes it).
+      const db = t.db.database.db;
+      await db
+        .insertInto('oauth_tokens')
+        .values({
+          token_digest: 'a'.repeat(64),
+          kind: 'access',
+          client_id: 'agent',
+          user_id: bobId,
+          scope: 'read:account',
+          family: 'f1',
+          expires_at: t.clock.now() + 3_600_000,
+          used_at: null,
+          revoked_at: null,
+          created_at: t.clock.now(),
+        })
+        .execute();
       const off = await post(admin, `/admin/api/users/${bobId}/disabled`, { disabled: true });
       expect(off.json()).toMatchObject({ data: { disabled: true } });
       expect((await session(bob)).statusCode).toBe(401);
@@ -113,6 +130,8 @@ describeEachDb('account management', (dialect) => {
       });
       expect(refused.statusCode).toBe(403);
       expect(refused.json()).toMatchObject({ code: 'account_disabled' });
+      const token = await db.selectFrom('oauth_tokens').select('revoked_at').executeTakeFirstOrThrow();
+      expect(token.revoked_at).not.toBeNull(); // the agent's token was revoked with the account
       await post(admin, `/admin/api/users/${bobId}/disabled`, { disabled: false });
       await login(t, 'bob', PW);
       expect((await ping()).statusCode).toBe(403); // the old key stays revoked: bob issues a new one
@@ -123,12 +142,21 @@ describeEachDb('account management', (dialect) => {
       ({ t, admin } = await appWithAdmin(dialect));
       const bobId = await newUser(admin, 'bob');
       const bob = await login(t, 'bob', PW);
+      await t.services.sandbox.books.funds(bobId); // opens bob's paper-trading account
+      expect(
+        (await t.db.database.db.selectFrom('sandbox_accounts').select('user_id').execute()).map((a) =>
+          Number(a.user_id),
+        ),
+      ).toContain(bobId);
       expect((await del(admin, `/admin/api/users/${bobId}`)).statusCode).toBe(200);
       expect((await users(admin)).map((u) => u.username)).toEqual(['admin']);
       expect((await session(bob)).statusCode).toBe(401);
       expect((await del(admin, `/admin/api/users/${bobId}`)).statusCode).toBe(404);
       const sessions = await t.db.database.db.selectFrom('sessions').select('user_id').execute();
       expect(sessions.map((s) => Number(s.user_id))).toEqual([1]);
+      // What had no foreign key to the user went with it too: the paper-trading account.
+      const accounts = await t.db.database.db.selectFrom('sandbox_accounts').select('user_id').execute();
+      expect(accounts.map((a) => Number(a.user_id))).not.toContain(bobId);
     });
 
     it('never leaves the install without an enabled administrator', async () => {

@@ -78,7 +78,7 @@ export class AccountsService {
     await this.user(userId);
     await this.deps.repo.keepingAnAdmin((trx) => trx.setAdmin(userId, admin), lastAdmin);
     // The API key carries the administrator flag: its cached principal is dropped everywhere.
-    await this.refreshKey(userId);
+    await this.deps.apiKeys.refresh(userId);
     this.deps.logger.info({ userId, admin }, 'account: administrator flag changed');
     return toPublicUser(await this.user(userId));
   }
@@ -169,10 +169,5 @@ export class AccountsService {
       'account: password changed by its user; other sessions revoked',
     );
     return { sessions_revoked: revoked };
-  }
-
-  /** Drops the cached principal of the user's API key (it carries the administrator flag). */
-  private async refreshKey(userId: number): Promise<void> {
-    await this.deps.apiKeys.refresh(userId);
   }
 }
