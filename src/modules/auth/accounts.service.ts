@@ -10,7 +10,14 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
-import { AppError } from '../../platform/errors.js';
+import {
+  invalidTotp,
+  lastAdmin,
+  totpReplayed,
+  totpRequired,
+  userNotFound,
+  wrongPassword,
+} from '../../platform/errors.js';
 import { fromDbBool } from '../../platform/db/database.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import type { SessionsService } from './sessions.service.js';
@@ -37,13 +44,9 @@ export interface AccountsDeps {
   logger: Logger;
 }
 
-export const userNotFound = () => new AppError(404, 'user_not_found', 'No such user');
-const lastAdmin = () =>
-  new AppError(
-    409,
-    'last_admin',
-    'The install must keep an enabled administrator: make another user an administrator first',
-  );
+const noSuchUser = () => userNotFound('No such user');
+const keepAnAdmin = () =>
+  lastAdmin('The install must keep an enabled administrator: make another user an administrator first');
 
 export class AccountsService {
   private readonly goneListeners: ((userId: number, why: AccountGone) => Promise<void>)[] = [];
@@ -64,7 +67,7 @@ export class AccountsService {
 
   private async user(userId: number): Promise<UserRow> {
     const row = await this.deps.users.findById(userId);
-    if (row === undefined) throw userNotFound();
+    if (row === undefined) throw noSuchUser();
     return row;
   }
 
@@ -76,7 +79,7 @@ export class AccountsService {
   /** Makes the user an administrator, or not; never the last enabled one. */
   async setAdmin(userId: number, admin: boolean): Promise<PublicUser> {
     await this.user(userId);
-    await this.deps.repo.keepingAnAdmin((trx) => trx.setAdmin(userId, admin), lastAdmin);
+    await this.deps.repo.keepingAnAdmin((trx) => trx.setAdmin(userId, admin), keepAnAdmin);
     // The API key carries the administrator flag: its cached principal is dropped everywhere.
     await this.deps.apiKeys.refresh(userId);
     this.deps.logger.info({ userId, admin }, 'account: administrator flag changed');
@@ -108,7 +111,7 @@ export class AccountsService {
   async setDisabled(userId: number, disabled: boolean): Promise<PublicUser> {
     await this.user(userId);
     const at = disabled ? this.deps.clock.now() : null;
-    await this.deps.repo.keepingAnAdmin((trx) => trx.setDisabled(userId, at), lastAdmin);
+    await this.deps.repo.keepingAnAdmin((trx) => trx.setDisabled(userId, at), keepAnAdmin);
     if (disabled) {
       await this.deps.sessions.revokeAllForUser(userId);
       await this.deps.apiKeys.revoke(userId);
@@ -123,8 +126,8 @@ export class AccountsService {
     await this.user(userId);
     await this.deps.apiKeys.revoke(userId);
     await this.deps.repo.keepingAnAdmin(async (trx) => {
-      if (!(await trx.delete(userId))) throw userNotFound();
-    }, lastAdmin);
+      if (!(await trx.delete(userId))) throw noSuchUser();
+    }, keepAnAdmin);
     await this.gone(userId, 'deleted');
     this.deps.logger.info({ userId }, 'account: deleted');
   }
@@ -143,24 +146,20 @@ export class AccountsService {
     checkPassword(input.next);
     const ok = await verify(row.password_hash, input.current).catch(() => false);
     if (!ok)
-      throw new AppError(400, 'wrong_password', 'The current password is not right', {
+      throw wrongPassword('The current password is not right', {
         current_password: ['is not the current password'],
       });
     if (fromDbBool(row.totp_enabled)) {
       if (!input.totpCode)
-        throw new AppError(400, 'totp_required', 'Two-factor is on: enter a code from your authenticator', {
+        throw totpRequired('Two-factor is on: enter a code from your authenticator', {
           totp_code: ['is required while two-factor is on'],
         });
       const checked = await this.deps.totp().check(row, input.totpCode);
-      if (checked !== 'ok')
-        throw new AppError(
-          400,
-          checked === 'replayed' ? 'totp_replayed' : 'invalid_totp',
-          checked === 'replayed'
-            ? 'That code was used already: wait for the next one'
-            : 'The authenticator code is wrong',
-          { totp_code: [checked === 'replayed' ? 'was used already' : 'is wrong'] },
-        );
+      if (checked === 'replayed')
+        throw totpReplayed('That code was used already: wait for the next one', {
+          totp_code: ['was used already'],
+        });
+      if (checked !== 'ok') throw invalidTotp('The authenticator code is wrong', { totp_code: ['is wrong'] });
     }
     await this.deps.repo.setPasswordHash(userId, await hash(input.next));
     const revoked = await this.deps.sessions.revokeAllForUser(userId, sessionId);

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { AppError } from '../../platform/errors.js';
+import { invalidApiKey } from '../../platform/errors.js';
 import { documentHook, type HookDoc } from '../../platform/http/hook-doc.js';
 import type { ApiKeysService, ApiPrincipal } from './api-keys.service.js';
 
@@ -33,7 +33,7 @@ export function createApiKeyGuard(
       const digest = apiKeys.digest(apikey.slice(0, 256));
       for (const listener of onInvalid) listener(req.clientIp, digest);
     }
-    return done(new AppError(403, 'invalid_api_key', message));
+    return done(invalidApiKey(message));
   };
   return documentHook<ApiKeyGuard>(function apiKeyGuard(req, _reply, done) {
     const apikey = (req.body as { apikey?: unknown } | undefined)?.apikey;

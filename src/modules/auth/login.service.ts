@@ -1,11 +1,18 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
-import { AppError, tooManyRequests, unauthorized } from '../../platform/errors.js';
+import {
+  accountDisabled,
+  invalidLoginTotp,
+  loginTotpReplayed,
+  tooManyRequests,
+  totpLoginExpired,
+  unauthorized,
+} from '../../platform/errors.js';
 import type { RateLimiter } from '../../platform/rate-limiter.js';
 import type { RateRule } from '../../platform/rate-rule.js';
 import type { LoginActivityRepository } from './login-activity.repository.js';
 import type { NewSession, PendingTotpLogin, SessionsService } from './sessions.service.js';
-import { invalidTotp, isTotpRequired, replayedTotp, TotpService } from './totp.service.js';
+import { isTotpRequired, TotpService } from './totp.service.js';
 import type { UsersService } from './users.service.js';
 
 /** One message for an unknown user and a wrong password: the response must not tell them apart. */
@@ -67,7 +74,7 @@ export class LoginService {
       userAgent: ctx.userAgent,
     });
     if (user === undefined) throw unauthorized(BAD_CREDENTIALS);
-    if (user.disabled_at !== null) throw accountDisabled();
+    if (user.disabled_at !== null) throw disabled();
     // A new login ends whatever the browser held (no fixation), pending or not.
     if (ctx.previousToken) await this.sessions.end(ctx.previousToken);
     if (ctx.previousPendingToken) await this.sessions.endPendingTotp(ctx.previousPendingToken);
@@ -88,12 +95,12 @@ export class LoginService {
    */
   async completeTotp(pendingToken: string | undefined, code: string, ctx: LoginContext): Promise<NewSession> {
     await this.checkLimit(ctx.ip);
-    const gone = () => new AppError(401, 'totp_login_expired', PENDING_TOTP_GONE);
+    const gone = () => totpLoginExpired(PENDING_TOTP_GONE);
     const pending = await this.sessions.resolvePendingTotp(pendingToken);
     if (pending === undefined || pendingToken === undefined) throw gone();
     const user = await this.users.findById(pending.user_id);
     if (user === undefined) throw gone();
-    if (user.disabled_at !== null) throw accountDisabled();
+    if (user.disabled_at !== null) throw disabled();
     if (this.totpService === undefined) throw new Error('LoginService: no TotpService configured');
     const result = await this.totpService.check(user, code);
     if (result !== 'ok') {
@@ -104,7 +111,7 @@ export class LoginService {
         success: false,
         userAgent: ctx.userAgent,
       });
-      throw result === 'replayed' ? replayedTotp(401) : invalidTotp(401);
+      throw result === 'replayed' ? loginTotpReplayed() : invalidLoginTotp();
     }
     if (!(await this.sessions.endPendingTotp(pendingToken))) throw gone();
     if (ctx.previousToken) await this.sessions.end(ctx.previousToken);
@@ -128,5 +135,4 @@ export class LoginService {
 }
 
 /** The password was right, but an administrator disabled the account. */
-const accountDisabled = () =>
-  new AppError(403, 'account_disabled', 'This account is disabled: ask an administrator to enable it');
+const disabled = () => accountDisabled('This account is disabled: ask an administrator to enable it');

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { safeEqual } from '../../platform/crypto.js';
 import { fromDbBool } from '../../platform/db/database.js';
-import { AppError, forbidden } from '../../platform/errors.js';
+import { csrfFailed, forbidden, sessionRequired } from '../../platform/errors.js';
 import {
   documentHook,
   STATE_CHANGING_METHODS,
@@ -59,11 +59,10 @@ export function createSessionGuard(sessions: SessionsService, users: UsersServic
     documentHook(async function sessionGuard(req: FastifyRequest, _reply: FastifyReply) {
       const token = readSessionCookie(req);
       const row = await sessions.resolve(token);
-      if (row === undefined) throw new AppError(401, 'session_required', 'Session expired or not logged in');
+      if (row === undefined) throw sessionRequired();
       const user = await users.findById(row.user_id);
       // A disabled account's sessions were revoked when it was disabled; refused here all the same.
-      if (user === undefined || user.disabled_at !== null)
-        throw new AppError(401, 'session_required', 'Session expired or not logged in');
+      if (user === undefined || user.disabled_at !== null) throw sessionRequired();
       req.session = {
         sessionId: row.id,
         userId: user.id,
@@ -76,7 +75,7 @@ export function createSessionGuard(sessions: SessionsService, users: UsersServic
       if (opts.csrf !== false && STATE_CHANGING.has(req.method)) {
         const sent = req.headers[CSRF_HEADER];
         if (typeof sent !== 'string' || !safeEqual(sent, row.csrf_token)) {
-          throw new AppError(403, 'csrf_failed', 'Missing or invalid CSRF token (send it in X-CSRF-Token)');
+          throw csrfFailed('Missing or invalid CSRF token (send it in X-CSRF-Token)');
         }
       }
     }, sessionGuardDoc(opts));

@@ -3,7 +3,14 @@ import QRCode from 'qrcode';
 import type { Clock } from '../../platform/clock.js';
 import { SecretBox } from '../../platform/crypto.js';
 import { fromDbBool } from '../../platform/db/database.js';
-import { AppError, unauthorized } from '../../platform/errors.js';
+import {
+  freshTotpRequired,
+  invalidTotp,
+  totpEnabled,
+  totpNotEnrolled,
+  totpReplayed,
+  unauthorized,
+} from '../../platform/errors.js';
 import type { SessionsService } from './sessions.service.js';
 import type { UserRow } from './users.repository.js';
 import type { UsersService } from './users.service.js';
@@ -89,11 +96,6 @@ export interface TotpConfigureInput {
   required_for_password_reset: boolean;
 }
 
-export const invalidTotp = (status: number) =>
-  new AppError(status, 'invalid_totp', 'Invalid authenticator code');
-export const replayedTotp = (status: number) =>
-  new AppError(status, 'totp_replayed', 'This authenticator code was already used; wait for the next one');
-
 /**
  * Two-factor codes (docs/rules/auth.md#totp-codes). Secrets are sealed with SecretBox; a code is
  * accepted once: the step it matched must be later than the user's `totp_last_step`, written by
@@ -142,9 +144,7 @@ export class TotpService {
   async beginEnrollment(userId: number): Promise<TotpEnrollment> {
     const user = await this.user(userId);
     if (fromDbBool(user.totp_enabled)) {
-      throw new AppError(
-        409,
-        'totp_enabled',
+      throw totpEnabled(
         'Two-factor is on: turn it off with a current code before enrolling another authenticator',
       );
     }
@@ -173,14 +173,10 @@ export class TotpService {
     const enrolling = !fromDbBool(user.totp_enabled) && user.totp_pending_secret !== null;
     const checkedSecret = enrolling ? user.totp_pending_secret : user.totp_secret;
     if (checkedSecret === null) {
-      throw new AppError(
-        409,
-        'totp_not_enrolled',
-        'No authenticator is set up: start with POST /auth/2fa/setup',
-      );
+      throw totpNotEnrolled('No authenticator is set up: start with POST /auth/2fa/setup');
     }
     const step = this.matchStep(checkedSecret, input.totp_code);
-    if (step === null) throw invalidTotp(400);
+    if (step === null) throw invalidTotp();
     const on = input.enabled;
     const written = await this.users.writeTotpConfig(user.id, {
       enabled: on,
@@ -192,7 +188,7 @@ export class TotpService {
       checkedSecret,
       promotePending: enrolling && on,
     });
-    if (!written) throw replayedTotp(400);
+    if (!written) throw totpReplayed();
     const marker = await this.sessions.stampTotp(session.sessionId);
     return this.status(user.id, marker);
   }
@@ -215,8 +211,8 @@ export class TotpService {
    */
   async verifyConsentCode(session: TotpSessionRef, code: string): Promise<number> {
     const result = await this.check(await this.user(session.userId), code);
-    if (result === 'invalid') throw invalidTotp(400);
-    if (result === 'replayed') throw replayedTotp(400);
+    if (result === 'invalid') throw invalidTotp();
+    if (result === 'replayed') throw totpReplayed();
     return this.sessions.stampTotp(session.sessionId);
   }
 
@@ -235,11 +231,7 @@ export class TotpService {
     if (!isTotpRequired(await this.user(session.userId), purpose)) return;
     const marker = await this.sessions.totpVerifiedAt(session.sessionId);
     if (marker === null || marker === undefined || this.clock.now() - marker > FRESH_TOTP_MS) {
-      throw new AppError(
-        403,
-        'totp_required',
-        'Write access needs an authenticator code verified within the last 60 seconds',
-      );
+      throw freshTotpRequired('Write access needs an authenticator code verified within the last 60 seconds');
     }
   }
 

@@ -1,7 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { Clock } from '../../platform/clock.js';
 import { fromDbBool } from '../../platform/db/database.js';
-import { AppError, badRequest } from '../../platform/errors.js';
+import { badRequest, setupDone, usernameTaken } from '../../platform/errors.js';
 import type { TotpConfigWrite, UserRow, UsersRepository } from './users.repository.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -57,7 +57,7 @@ export class UsersService {
   async create(input: NewUserInput): Promise<PublicUser> {
     const { username, email } = checkNewUser(input);
     if (await this.users.findByUsername(username)) {
-      throw new AppError(409, 'username_taken', `username "${username}" is already taken`);
+      throw usernameTaken(`username "${username}" is already taken`);
     }
     const passwordHash = await hash(input.password);
     try {
@@ -72,7 +72,7 @@ export class UsersService {
     } catch (err) {
       // A concurrent create of the same name loses on the unique index.
       if (await this.users.findByUsername(username)) {
-        throw new AppError(409, 'username_taken', `username "${username}" is already taken`);
+        throw usernameTaken(`username "${username}" is already taken`);
       }
       throw err;
     }
@@ -84,10 +84,10 @@ export class UsersService {
    */
   async createFirst(input: NewUserInput): Promise<UserRow> {
     const { username, email } = checkNewUser(input);
-    if ((await this.users.count()) > 0) throw setupDone();
+    if ((await this.users.count()) > 0) throw setupIsDone();
     const passwordHash = await hash(input.password);
     const row = await this.users.createFirst({ username, email, passwordHash, createdAt: this.clock.now() });
-    if (row === undefined) throw setupDone();
+    if (row === undefined) throw setupIsDone();
     return row;
   }
 
@@ -145,7 +145,7 @@ export interface NewUserInput {
   admin?: boolean;
 }
 
-const setupDone = () => new AppError(409, 'setup_done', 'Setup is complete: a user exists already; sign in');
+const setupIsDone = () => setupDone('Setup is complete: a user exists already; sign in');
 
 /** The rules every new user passes: name, password policy, e-mail; the normalised name and e-mail. */
 function checkNewUser(input: NewUserInput): { username: string; email: string | null } {

@@ -6,7 +6,7 @@
  * rebuilt here from its code, reply code and message, with every form of the password the
  * client could have sent (plain, base64, the SASL PLAIN token, URL-encoded) cut out.
  */
-import { AppError } from '../../platform/errors.js';
+import { AppError, ERRORS } from '../../platform/errors.js';
 
 /** Longest server/library text kept in a message. */
 const MAX_DETAIL = 300;
@@ -39,7 +39,7 @@ export class MailError extends AppError {
     /** The server's numeric reply code, when it answered. */
     readonly responseCode?: number,
   ) {
-    super(502, 'mail_failed', message);
+    super(ERRORS.mailFailed.status, ERRORS.mailFailed.code, message);
     this.name = 'MailError';
   }
 

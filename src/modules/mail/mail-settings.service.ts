@@ -11,7 +11,7 @@ import { isIP, isIPv4 } from 'node:net';
 import type { Clock } from '../../platform/clock.js';
 import { SecretBox } from '../../platform/crypto.js';
 import { fromDbBool } from '../../platform/db/database.js';
-import { AppError } from '../../platform/errors.js';
+import { mailPasswordUnreadable, validationFailed } from '../../platform/errors.js';
 import type { MailSettingsRepository, MailSettingsRow } from './mail-settings.repository.js';
 import type { MailSettingsView, SmtpConfigBody } from './mail.schema.js';
 
@@ -69,9 +69,7 @@ export interface MailSettings {
 }
 
 const invalid = (fields: Record<string, string[]>) =>
-  new AppError(
-    400,
-    'validation_failed',
+  validationFailed(
     `Invalid request: ${Object.entries(fields)
       .map(([f, m]) => `${f}: ${m.join(' ')}`)
       .join('; ')}`,
@@ -191,9 +189,7 @@ export class MailSettingsService {
       try {
         password = this.box.open(row.smtp_password_encrypted);
       } catch {
-        throw new AppError(
-          409,
-          'mail_password_unreadable',
+        throw mailPasswordUnreadable(
           'The stored SMTP password cannot be decrypted (was APP_KEY changed?); enter it again',
         );
       }

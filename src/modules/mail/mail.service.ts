@@ -8,7 +8,7 @@
  */
 import { createTransport } from 'nodemailer';
 import type { Logger } from 'pino';
-import { AppError, badRequest } from '../../platform/errors.js';
+import { badRequest, mailNotConfigured, validationFailed } from '../../platform/errors.js';
 import { MailError, redact, sanitizeMailError, secretForms } from './mail-errors.js';
 import { isEmailAddress, type MailSettings, type MailSettingsService } from './mail-settings.service.js';
 import { smtpTransportOptions, type MailConnectOptions } from './mail-transport.js';
@@ -103,7 +103,7 @@ export class MailService {
   async sendTest(recipient: string): Promise<MailResult> {
     const to = recipient.trim();
     if (!isEmailAddress(to)) {
-      throw new AppError(400, 'validation_failed', 'Invalid request: recipient: Must be an e-mail address.', {
+      throw validationFailed('Invalid request: recipient: Must be an e-mail address.', {
         recipient: ['Must be an e-mail address (name@example.com).'],
       });
     }
@@ -130,7 +130,7 @@ export class MailService {
   private async requireSettings(): Promise<MailSettings> {
     const s = await this.settings.load();
     if (s === undefined) {
-      throw new AppError(409, 'mail_not_configured', 'Mail is not configured: save the SMTP settings first');
+      throw mailNotConfigured('Mail is not configured: save the SMTP settings first');
     }
     return s;
   }

@@ -7,7 +7,14 @@
  */
 import type { Logger } from 'pino';
 import { isBroker } from '../../domain/brokers.js';
-import { AppError, type ErrorCode } from '../../platform/errors.js';
+import {
+  badRequest,
+  brokerHttpError,
+  brokerTimeout,
+  brokerUnreachable,
+  forbidden,
+  type AppError,
+} from '../../platform/errors.js';
 import { UnreadableSessionError, type BrokerSessionsService } from '../brokers/broker-sessions.service.js';
 import { createMarketDataClient } from '../brokers/quotes/create-quote-client.js';
 import { QuoteError, type MarketDataClient } from '../brokers/quotes/quote-client.js';
@@ -34,9 +41,7 @@ interface Entry {
 
 /** The refusal when market data needs a broker session and the user has none. */
 export function needsBrokerSession(what: string): AppError {
-  return new AppError(
-    403,
-    'forbidden',
+  return forbidden(
     `${what} needs a broker session: log in to your broker (no broker session is connected for this user)`,
   );
 }
@@ -63,12 +68,11 @@ export class BrokerDataSource {
       session = await this.opts.sessions.get(userId);
     } catch (err) {
       if (err instanceof UnreadableSessionError)
-        throw new AppError(403, 'forbidden', `${err.message}; log in to the broker again`);
+        throw forbidden(`${err.message}; log in to the broker again`);
       throw err;
     }
     if (!session) return undefined;
-    if (!isBroker(session.broker))
-      throw new AppError(403, 'forbidden', `no market data client for broker ${session.broker}`);
+    if (!isBroker(session.broker)) throw forbidden(`no market data client for broker ${session.broker}`);
     let entry = this.clients.get(userId);
     if (entry && entry.broker !== session.broker) {
       void entry.client.close();
@@ -98,15 +102,6 @@ export class BrokerDataSource {
   }
 }
 
-/** The app's error code for a broker's HTTP status passed through. */
-function codeFor(status: number): ErrorCode {
-  if (status === 401) return 'unauthorized';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 429) return 'rate_limited';
-  return status < 500 ? 'bad_request' : 'broker_unreachable';
-}
-
 /**
  * A broker call's failure as the answer (docs/rules/market-data.md#broker-failures): a timeout is
  * 504, a broker HTTP error keeps its status, a network failure or an answer that is not a success
@@ -115,10 +110,10 @@ function codeFor(status: number): ErrorCode {
  */
 export function brokerFailure(err: unknown): AppError {
   if (!(err instanceof QuoteError)) throw err;
-  if (err.code === 'timeout') return new AppError(504, 'broker_timeout', err.message);
-  if (err.code === 'no_token') return new AppError(403, 'forbidden', err.message);
-  if (err.code === 'bad_request') return new AppError(400, 'bad_request', err.message);
+  if (err.code === 'timeout') return brokerTimeout(err.message);
+  if (err.code === 'no_token') return forbidden(err.message);
+  if (err.code === 'bad_request') return badRequest(err.message);
   if (err.status !== undefined && err.status >= 400 && err.status <= 599)
-    return new AppError(err.status, codeFor(err.status), err.message);
-  return new AppError(502, 'broker_unreachable', err.message);
+    return brokerHttpError(err.status, err.message);
+  return brokerUnreachable(err.message);
 }

@@ -4,7 +4,7 @@
  * broker-data-source.ts picks, and the answer shaped as OpenAlgo documents it
  * (docs/rules/market-data.md#openalgo-shapes).
  */
-import { AppError, badRequest } from '../../platform/errors.js';
+import { badRequest, notFound } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
 import type { PriceSource } from '../sandbox/price-source.js';
 import type { Quote } from '../sandbox/types.js';
@@ -96,8 +96,7 @@ export class MarketDataService {
       throw brokerFailure(err);
     });
     const q = got.get(`${i.exchange}:${i.symbol}`);
-    if (!q)
-      throw new AppError(404, 'not_found', `The broker returned no quote for ${i.exchange}:${i.symbol}`);
+    if (!q) throw notFound(`The broker returned no quote for ${i.exchange}:${i.symbol}`);
     return q;
   }
 
@@ -107,7 +106,7 @@ export class MarketDataService {
     const q = await prices.quote(i);
     if (!q) {
       const why = prices.noPriceReason?.(i) ?? 'the sandbox price source has no price for it';
-      throw new AppError(404, 'not_found', `No quote for ${i.exchange}:${i.symbol}: ${why}`);
+      throw notFound(`No quote for ${i.exchange}:${i.symbol}: ${why}`);
     }
     return q;
   }

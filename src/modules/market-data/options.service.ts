@@ -4,7 +4,7 @@
  * the master contract; prices from the user's broker session only (the sandbox has no chains).
  */
 import type { Clock } from '../../platform/clock.js';
-import { AppError, notFound } from '../../platform/errors.js';
+import { AppError, badRequest, notFound } from '../../platform/errors.js';
 import type { MarketDataClient, MarketQuote } from '../brokers/quotes/quote-client.js';
 import type { Instrument } from '../market/instrument.js';
 import { brokerFailure, type BrokerDataSource } from './broker-data-source.js';
@@ -160,8 +160,7 @@ export class OptionsService {
     const client = await this.client(userId, 'Option greeks');
     const quotes = await this.quotes(client, r.underlying ? [r.option, r.underlying] : [r.option]);
     const out = greeksItem(req, r, quotes, this.deps.clock.now());
-    if (!out.ok)
-      throw new AppError(out.status, out.status === 404 ? 'not_found' : 'bad_request', out.message);
+    if (!out.ok) throw (out.status === 404 ? notFound : badRequest)(out.message);
     return { status: 'success' as const, ...out.answer };
   }
 

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { AppError } from '../../platform/errors.js';
+import { downloadFailed, unknownBroker } from '../../platform/errors.js';
 
 /** Where each broker publishes its instrument master (HTTP GET, CSV or gzip CSV). */
 export const MASTER_CONTRACT_SOURCES: Record<
@@ -22,7 +22,7 @@ export const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
 /** The URL a broker's master contract is downloaded from (`baseUrl` replaces the origin). */
 export function masterContractUrl(broker: string, baseUrl?: string): string {
   const src = MASTER_CONTRACT_SOURCES[broker];
-  if (!src) throw new AppError(400, 'unknown_broker', `No master contract source for broker ${broker}`);
+  if (!src) throw unknownBroker(`No master contract source for broker ${broker}`);
   return `${baseUrl ?? src.origin}${src.path}`;
 }
 
@@ -46,19 +46,11 @@ export async function openMasterContractDownload(
       bodyTimeout: 60_000,
     });
   } catch (err) {
-    throw new AppError(
-      502,
-      'download_failed',
-      `Could not reach ${new URL(url).host}: ${(err as Error).message}`,
-    );
+    throw downloadFailed(`Could not reach ${new URL(url).host}: ${(err as Error).message}`);
   }
   if (res.statusCode !== 200) {
     await res.body.dump().catch(() => undefined);
-    throw new AppError(
-      502,
-      'download_failed',
-      `The broker answered HTTP ${res.statusCode} for the master contract`,
-    );
+    throw downloadFailed(`The broker answered HTTP ${res.statusCode} for the master contract`);
   }
   const body = res.body;
   return (async function* () {

@@ -1,7 +1,7 @@
 import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { Logger } from 'pino';
-import { badRequest, AppError } from '../../platform/errors.js';
+import { badRequest, importFailed, importRunning, isAppError } from '../../platform/errors.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Instrument, MasterContractFormat } from './instrument.js';
 import type { ContractsService } from './contracts.service.js';
@@ -116,8 +116,7 @@ export class ContractImportService {
 
   /** Claims the single import slot of this instance (409 when taken). */
   async begin(broker: string, source: string, status: 'pending' | 'downloading'): Promise<number> {
-    if (this.running !== null)
-      throw new AppError(409, 'import_running', 'A master contract import is already running');
+    if (this.running !== null) throw importRunning('A master contract import is already running');
     this.running = -1;
     try {
       this.running = await this.runs.startImport(broker, source, status, this.clock.now());
@@ -231,7 +230,7 @@ export class ContractImportService {
       await this.runs
         .failImport(id, message, { rows: summary.rows, skipped: summary.skipped, summary }, this.clock.now())
         .catch((e: unknown) => this.logger.error({ err: e }, 'could not record the failed import'));
-      throw err instanceof AppError ? err : new AppError(400, 'import_failed', `Import failed: ${message}`);
+      throw isAppError(err) ? err : importFailed(`Import failed: ${message}`);
     } finally {
       this.release(id);
     }

@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import { AppError, badRequest, isAppError } from '../../platform/errors.js';
+import { badRequest, fileTooLarge, isAppError, unsupportedMediaType } from '../../platform/errors.js';
 import type { App } from '../../platform/http/types.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import {
@@ -54,11 +54,7 @@ function multipartError(err: unknown): Error {
   if (isAppError(err)) return err;
   const code = (err as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') {
-    return new AppError(
-      413,
-      'file_too_large',
-      `The file is larger than the ${MAX_UPLOAD_MB} MB upload limit; nothing was changed`,
-    );
+    return fileTooLarge(`The file is larger than the ${MAX_UPLOAD_MB} MB upload limit; nothing was changed`);
   }
   if (code === 'FST_FILES_LIMIT') return badRequest('Send exactly one file; nothing was changed');
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
@@ -174,9 +170,7 @@ export async function registerMarketAdminRoutes(app: App, deps: MarketAdminRoute
     },
     async (req) => {
       if (!req.isMultipart()) {
-        throw new AppError(
-          415,
-          'unsupported_media_type',
+        throw unsupportedMediaType(
           'Send the CSV as multipart/form-data with a file field (and optionally an "exchange" field)',
         );
       }

@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { isBroker } from '../../domain/brokers.js';
 import { DERIVATIVE_EXCHANGES, HOLIDAY_EXCHANGES } from '../../domain/exchanges.js';
-import { AppError, badRequest, notFound } from '../../platform/errors.js';
+import { badRequest, notFound } from '../../platform/errors.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import { documentHook, hookDoc } from '../../platform/http/hook-doc.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
@@ -144,11 +144,7 @@ export function marketApiRoutes(app: App, deps: MarketApiDeps): void {
     async () => {
       const broker = deps.brokerName;
       if (!broker || !isBroker(broker))
-        throw new AppError(
-          404,
-          'not_found',
-          'No broker is configured (BROKER_NAME): the history intervals depend on the broker',
-        );
+        throw notFound('No broker is configured (BROKER_NAME): the history intervals depend on the broker');
       return { status: 'success' as const, data: HISTORY_INTERVALS[broker] };
     },
   );

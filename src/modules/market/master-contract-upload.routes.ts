@@ -3,7 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import { basename } from 'node:path/posix';
 import type { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { AppError, badRequest, isAppError } from '../../platform/errors.js';
+import {
+  badRequest,
+  fileTooLarge,
+  isAppError,
+  unknownBroker,
+  unsupportedMediaType,
+} from '../../platform/errors.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
@@ -73,11 +79,7 @@ function multipartError(err: unknown): Error {
 }
 
 const tooLarge = () =>
-  new AppError(
-    413,
-    'file_too_large',
-    `The file is larger than the ${MAX_MB} MB upload limit; the contract in use is unchanged`,
-  );
+  fileTooLarge(`The file is larger than the ${MAX_MB} MB upload limit; the contract in use is unchanged`);
 
 /**
  * The uploaded file's bytes as the importer reads them, with the size bound enforced: the multipart
@@ -204,9 +206,7 @@ export async function masterContractUploadRoute(
       },
       async (req) => {
         if (!req.isMultipart())
-          throw new AppError(
-            415,
-            'unsupported_media_type',
+          throw unsupportedMediaType(
             'Send the instrument file as multipart/form-data: a "broker" field, then the file',
           );
         // A declared length over the bound is refused before a byte is read.
@@ -226,9 +226,7 @@ export async function masterContractUploadRoute(
             });
           const format = deps.getFormat(broker);
           if (!format)
-            throw new AppError(
-              400,
-              'unknown_broker',
+            throw unknownBroker(
               `No master contract importer for broker ${JSON.stringify(broker.slice(0, 32))} (known: ${known()})`,
               { broker: [`must be one of ${known()}`] },
             );

@@ -8,7 +8,7 @@ import type { Selectable } from 'kysely';
 import type { StrategyLegsTable } from '../../db/schema-trading.js';
 import { DERIVATIVE_EXCHANGES, UNDERLYING_EXCHANGES } from '../../domain/exchanges.js';
 import type { OptionType } from '../../domain/instruments.js';
-import { AppError, badRequest, notFound } from '../../platform/errors.js';
+import { badRequest, notFound } from '../../platform/errors.js';
 import { resolveDerivativeLeg, type ContractRow } from './derivative-leg.js';
 import type { ContractsService } from './contracts.service.js';
 import type { InstrumentEntry } from './instrument-index.js';
@@ -140,7 +140,7 @@ export async function resolveOptionSymbol(
     },
     underlyingLtp: async () => known,
   });
-  if (!resolved.ok) throw new AppError(400, 'bad_request', resolved.message);
+  if (!resolved.ok) throw badRequest(resolved.message);
   const inst = found.get(resolved.symbol) ?? (await deps.contracts.get(resolved.symbol, resolved.exchange));
   if (!inst) throw notFound(`${resolved.symbol} is not in the master contract on ${resolved.exchange}`);
   return {

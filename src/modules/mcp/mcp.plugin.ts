@@ -9,6 +9,7 @@ import { McpCalls } from './mcp-calls.js';
 import { mcpAdminRoutes, mcpRoutes } from './mcp.routes.js';
 import { mcpRemoteRoutes } from './mcp-remote.routes.js';
 import { McpSettingsService } from './mcp-settings.service.js';
+import { OAuthRepository } from './oauth.repository.js';
 import { OAuthService } from './oauth.service.js';
 import { OAuthAdmin } from './oauth-admin.js';
 
@@ -24,7 +25,7 @@ export const mcpPlugin = modulePlugin<AppDeps>('mcp', ['auth', 'tunnel'], async 
   const base = () => (publicBase() ?? config.hostServer).replace(/\/+$/, '');
   const settings = new McpSettingsService(deps.database.db, deps.clock, deps.bus);
   const oauth = new OAuthService({
-    db: deps.database.db,
+    repo: new OAuthRepository(deps.database.db),
     clock: deps.clock,
     settings,
     resource: () => `${base()}/mcp`,

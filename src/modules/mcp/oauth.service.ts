@@ -6,12 +6,11 @@
  * SHA-256 digests; every change that ends access is a conditional write, so two instances agree.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { sha256Hex } from '../../platform/crypto.js';
 import type { McpSettingsService } from './mcp-settings.service.js';
 import type { McpScope } from './mcp-tools.js';
+import type { OAuthRepository } from './oauth.repository.js';
 import {
   ACCESS_TTL_MS,
   CODE_TTL_MS,
@@ -31,7 +30,7 @@ const s256 = (verifier: string) => createHash('sha256').update(verifier).digest(
 export class OAuthService {
   constructor(
     private readonly deps: {
-      db: Kysely<DB>;
+      repo: OAuthRepository;
       clock: Clock;
       settings: McpSettingsService;
       /** The `/mcp` resource URL tokens are bound to. */
@@ -74,17 +73,14 @@ export class OAuthService {
     const now = this.deps.clock.now();
     const clientId = `mcpc_${randomBytes(16).toString('hex')}`;
     const status = settings.require_approval ? 'pending' : 'approved';
-    await this.deps.db
-      .insertInto('oauth_clients')
-      .values({
-        client_id: clientId,
-        name,
-        redirect_uris: JSON.stringify(uris),
-        status,
-        created_at: now,
-        last_used_at: null,
-      })
-      .execute();
+    await this.deps.repo.insertClient({
+      client_id: clientId,
+      name,
+      redirect_uris: JSON.stringify(uris),
+      status,
+      created_at: now,
+      last_used_at: null,
+    });
     return {
       client_id: clientId,
       client_id_issued_at: Math.floor(now / 1000),
@@ -99,13 +95,7 @@ export class OAuthService {
   /** Checks an authorization request (docs/rules/mcp.md#mcp-consent). */
   async checkAuthorize(q: Record<string, string | undefined>): Promise<AuthorizeRequest | AuthorizeRefusal> {
     const settings = await this.deps.settings.get();
-    const client = q.client_id
-      ? await this.deps.db
-          .selectFrom('oauth_clients')
-          .selectAll()
-          .where('client_id', '=', q.client_id)
-          .executeTakeFirst()
-      : undefined;
+    const client = q.client_id ? await this.deps.repo.findClient(q.client_id) : undefined;
     if (!client) return { error: 'invalid_client', description: 'Unknown client' };
     const uris = JSON.parse(client.redirect_uris) as string[];
     const redirectUri = q.redirect_uri ?? (uris.length === 1 ? uris[0] : undefined);
@@ -163,19 +153,16 @@ export class OAuthService {
   /** The consenting user's code for an approved request. */
   async issueCode(userId: number, r: AuthorizeRequest): Promise<string> {
     const code = token('mcpcode');
-    await this.deps.db
-      .insertInto('oauth_codes')
-      .values({
-        code_digest: sha256Hex(code),
-        client_id: r.client.client_id,
-        user_id: userId,
-        redirect_uri: r.redirectUri,
-        scope: r.scopes.join(' '),
-        code_challenge: r.challenge,
-        expires_at: this.deps.clock.now() + CODE_TTL_MS,
-        used_at: null,
-      })
-      .execute();
+    await this.deps.repo.insertCode({
+      code_digest: sha256Hex(code),
+      client_id: r.client.client_id,
+      user_id: userId,
+      redirect_uri: r.redirectUri,
+      scope: r.scopes.join(' '),
+      code_challenge: r.challenge,
+      expires_at: this.deps.clock.now() + CODE_TTL_MS,
+      used_at: null,
+    });
     return code;
   }
 
@@ -190,13 +177,7 @@ export class OAuthService {
   }
 
   private async approvedClient(clientId: string | undefined) {
-    const c = clientId
-      ? await this.deps.db
-          .selectFrom('oauth_clients')
-          .selectAll()
-          .where('client_id', '=', clientId)
-          .executeTakeFirst()
-      : undefined;
+    const c = clientId ? await this.deps.repo.findClient(clientId) : undefined;
     if (!c || c.status !== 'approved')
       throw new OAuthError('invalid_client', 'Unknown, unapproved or revoked client', 401);
     return c;
@@ -206,11 +187,7 @@ export class OAuthService {
     const client = await this.approvedClient(f.client_id);
     const digest = f.code ? sha256Hex(f.code) : '';
     const now = this.deps.clock.now();
-    const code = await this.deps.db
-      .selectFrom('oauth_codes')
-      .selectAll()
-      .where('code_digest', '=', digest)
-      .executeTakeFirst();
+    const code = await this.deps.repo.findCode(digest);
     if (!code || code.client_id !== client.client_id) throw new OAuthError('invalid_grant', 'Unknown code');
     if (code.used_at !== null) {
       // A code used twice: whatever it gave is revoked (RFC 6749 section 4.1.2).
@@ -222,13 +199,7 @@ export class OAuthService {
       throw new OAuthError('invalid_grant', 'redirect_uri does not match');
     if (!f.code_verifier || s256(f.code_verifier) !== code.code_challenge)
       throw new OAuthError('invalid_grant', 'The PKCE code_verifier does not match');
-    const claimed = await this.deps.db
-      .updateTable('oauth_codes')
-      .set({ used_at: now })
-      .where('code_digest', '=', digest)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) === 0)
+    if (!(await this.deps.repo.claimCode(digest, now)))
       throw new OAuthError('invalid_grant', 'The code was already used');
     return this.issue(client.client_id, Number(code.user_id), code.scope, digest, now);
   }
@@ -237,12 +208,7 @@ export class OAuthService {
     const client = await this.approvedClient(f.client_id);
     const digest = f.refresh_token ? sha256Hex(f.refresh_token) : '';
     const now = this.deps.clock.now();
-    const t = await this.deps.db
-      .selectFrom('oauth_tokens')
-      .selectAll()
-      .where('token_digest', '=', digest)
-      .where('kind', '=', 'refresh')
-      .executeTakeFirst();
+    const t = await this.deps.repo.findRefreshToken(digest);
     if (!t || t.client_id !== client.client_id)
       throw new OAuthError('invalid_grant', 'Unknown refresh token');
     if (t.revoked_at !== null) throw new OAuthError('invalid_grant', 'The refresh token was revoked');
@@ -254,14 +220,7 @@ export class OAuthService {
       );
     }
     if (Number(t.expires_at) <= now) throw new OAuthError('invalid_grant', 'The refresh token has expired');
-    const claimed = await this.deps.db
-      .updateTable('oauth_tokens')
-      .set({ used_at: now })
-      .where('token_digest', '=', digest)
-      .where('used_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) === 0) {
+    if (!(await this.deps.repo.claimRefreshToken(digest, now))) {
       await this.revokeFamily(t.family, now);
       throw new OAuthError(
         'invalid_grant',
@@ -289,18 +248,11 @@ export class OAuthService {
       revoked_at: null,
       created_at: now,
     };
-    await this.deps.db
-      .insertInto('oauth_tokens')
-      .values([
-        { ...base, token_digest: sha256Hex(access), kind: 'access', expires_at: now + ACCESS_TTL_MS },
-        { ...base, token_digest: sha256Hex(refresh), kind: 'refresh', expires_at: now + REFRESH_TTL_MS },
-      ])
-      .execute();
-    await this.deps.db
-      .updateTable('oauth_clients')
-      .set({ last_used_at: now })
-      .where('client_id', '=', clientId)
-      .execute();
+    await this.deps.repo.insertTokens([
+      { ...base, token_digest: sha256Hex(access), kind: 'access', expires_at: now + ACCESS_TTL_MS },
+      { ...base, token_digest: sha256Hex(refresh), kind: 'refresh', expires_at: now + REFRESH_TTL_MS },
+    ]);
+    await this.deps.repo.touchClient(clientId, now);
     return {
       access_token: access,
       token_type: 'Bearer',
@@ -313,30 +265,16 @@ export class OAuthService {
   /** RFC 7009: the token (and, for a refresh token, its whole grant) stops working; always succeeds. */
   async revoke(raw: string | undefined): Promise<void> {
     if (!raw) return;
-    const t = await this.deps.db
-      .selectFrom('oauth_tokens')
-      .select(['family', 'kind'])
-      .where('token_digest', '=', sha256Hex(raw))
-      .executeTakeFirst();
+    const digest = sha256Hex(raw);
+    const t = await this.deps.repo.findToken(digest);
     if (!t) return;
     const now = this.deps.clock.now();
     if (t.kind === 'refresh') await this.revokeFamily(t.family, now);
-    else
-      await this.deps.db
-        .updateTable('oauth_tokens')
-        .set({ revoked_at: now })
-        .where('token_digest', '=', sha256Hex(raw))
-        .where('revoked_at', 'is', null)
-        .execute();
+    else await this.deps.repo.revokeToken(digest, now);
   }
 
-  private async revokeFamily(family: string, now: number): Promise<void> {
-    await this.deps.db
-      .updateTable('oauth_tokens')
-      .set({ revoked_at: now })
-      .where('family', '=', family)
-      .where('revoked_at', 'is', null)
-      .execute();
+  private revokeFamily(family: string, now: number): Promise<void> {
+    return this.deps.repo.revokeFamily(family, now);
   }
 
   /**
@@ -344,17 +282,8 @@ export class OAuthService {
    * the account (docs/rules/auth.md#account-management).
    */
   async forgetUser(userId: number, deleted: boolean): Promise<void> {
-    if (deleted) {
-      await this.deps.db.deleteFrom('oauth_tokens').where('user_id', '=', userId).execute();
-      await this.deps.db.deleteFrom('oauth_codes').where('user_id', '=', userId).execute();
-      return;
-    }
-    await this.deps.db
-      .updateTable('oauth_tokens')
-      .set({ revoked_at: this.deps.clock.now() })
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .execute();
+    if (deleted) return this.deps.repo.deleteUserGrants(userId);
+    await this.deps.repo.revokeUserTokens(userId, this.deps.clock.now());
   }
 
   /** The principal of a live access token, or why there is none. */
@@ -362,23 +291,7 @@ export class OAuthService {
     const settings = await this.deps.settings.get();
     if (!settings.enabled || settings.kill_switch) return 'Remote agents are turned off on this server';
     const digest = sha256Hex(raw);
-    const t = await this.deps.db
-      .selectFrom('oauth_tokens')
-      .innerJoin('oauth_clients', 'oauth_clients.client_id', 'oauth_tokens.client_id')
-      .select([
-        'oauth_tokens.user_id',
-        'oauth_tokens.client_id',
-        'oauth_tokens.scope',
-        'oauth_tokens.expires_at',
-        'oauth_tokens.revoked_at',
-        'oauth_clients.status',
-      ])
-      // A disabled account's tokens were revoked when it was disabled; refused here all the same.
-      .innerJoin('users', 'users.id', 'oauth_tokens.user_id')
-      .where('users.disabled_at', 'is', null)
-      .where('oauth_tokens.token_digest', '=', digest)
-      .where('oauth_tokens.kind', '=', 'access')
-      .executeTakeFirst();
+    const t = await this.deps.repo.findAccessToken(digest);
     if (
       !t ||
       t.revoked_at !== null ||

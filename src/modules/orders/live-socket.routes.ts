@@ -14,7 +14,13 @@ import type { IncomingMessage } from 'node:http';
 import websocket from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError, type ErrorCode } from '../../platform/errors.js';
+import {
+  originForbidden,
+  sessionRequired,
+  socketCapacity,
+  tooManySockets,
+  type ErrorCode,
+} from '../../platform/errors.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
@@ -100,23 +106,18 @@ export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Pro
         // A refusal ends the connection (the plugin destroys the socket): say so to the client.
         reply.header('connection', 'close');
         if (!originAllowed(req, allowed)) {
-          throw new AppError(
-            403,
-            'origin_forbidden',
-            'WebSocket connections from this origin are not allowed',
-          );
+          throw originForbidden('WebSocket connections from this origin are not allowed');
         }
         const token = readSessionCookie(req);
         const row = await sessions.resolve(token);
         if (row === undefined || token === undefined) {
-          throw new AppError(401, 'session_required', 'Session expired or not logged in');
+          throw sessionRequired();
         }
         const room = hub.capacity(row.user_id);
         if (room === 'user_limit') {
-          throw new AppError(429, 'too_many_sockets', 'Too many live sockets open for this user');
+          throw tooManySockets('Too many live sockets open for this user');
         }
-        if (room !== 'ok')
-          throw new AppError(503, 'socket_capacity', 'Live socket capacity reached, retry later');
+        if (room !== 'ok') throw socketCapacity('Live socket capacity reached, retry later');
         admitted.set(req.raw, { userId: row.user_id, token });
       }, UPGRADE_DOC),
       handler: async (_req, reply) =>

@@ -46,6 +46,8 @@ export interface OrderServices {
   live: LiveOrdersService;
   /** Order events to each user's open browser sockets, on every instance (Redis fan-out). */
   liveSocket: LiveSocketHub;
+  /** How many analyzer log rows the user has (`/api/v1/analyzer`'s `total_logs`). */
+  analyzerLogCount(userId: number): Promise<number>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -130,6 +132,7 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
     pipeline,
     liveSocket,
     actionCenter,
+    analyzerLogCount: (userId) => repo.analyzerLogCount(userId),
     live: new LiveOrdersService({
       brokerSession: (userId) => brokerSessions.get(userId),
       adapter: deps.adapter,
@@ -210,16 +213,7 @@ export const ordersPlugin = modulePlugin<AppDeps>(
       apiKeyGuard: auth.apiKeyGuard,
       orderRateLimit: limits.limit('order', limits.rules.order),
       apiRateLimit: limits.api,
-      analyzerLogCount: async (userId) =>
-        Number(
-          (
-            await deps.database.db
-              .selectFrom('analyzer_logs')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .where('user_id', '=', userId)
-              .executeTakeFirst()
-          )?.n ?? 0,
-        ),
+      analyzerLogCount: orders.analyzerLogCount,
     });
     smartOrderRoutes(app, {
       pipeline: orders.pipeline,

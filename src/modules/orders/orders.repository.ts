@@ -174,6 +174,16 @@ export class OrdersRepository {
     return this.db.selectFrom(table).selectAll().orderBy('id', 'desc').limit(limit).execute();
   }
 
+  /** How many analyzer log rows the user has (`/api/v1/analyzer`'s `total_logs`). */
+  async analyzerLogCount(userId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('analyzer_logs')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   /**
    * Writes latency rows: on SQLite in the writer thread (a burst of rows written on
    * the event loop held up every request in flight); otherwise in one transaction, in statements

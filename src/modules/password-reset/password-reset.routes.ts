@@ -9,7 +9,7 @@
  *   it. The URL is masked in logs and the traffic log (platform/logger.ts `maskUrl`).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../platform/errors.js';
+import { isAppError, resetLinkNotFound } from '../../platform/errors.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
@@ -61,7 +61,7 @@ export function passwordResetRoutes(app: App, deps: PasswordResetRouteDeps): voi
         const done = await reset.step(req.body, { ip: req.clientIp });
         return sendPage(reply, 200, resetResultPage(true, done.message));
       } catch (err) {
-        if (!(err instanceof AppError) || err.statusCode >= 500) throw err;
+        if (!isAppError(err) || err.statusCode >= 500) throw err;
         return sendPage(reply, err.statusCode, resetResultPage(false, err.message));
       }
     },
@@ -86,7 +86,7 @@ export function passwordResetRoutes(app: App, deps: PasswordResetRouteDeps): voi
           : sendPage(reply, 200, resetFormPage(req.params.token, MIN_PASSWORD_LENGTH));
       }
       reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
-      if (row === undefined) throw new AppError(404, 'invalid_reset_token', INVALID_RESET_TOKEN);
+      if (row === undefined) throw resetLinkNotFound(INVALID_RESET_TOKEN);
       return {
         status: 'success' as const,
         valid: true as const,

@@ -21,11 +21,18 @@ import { hash } from '@node-rs/argon2';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
-import { AppError, badRequest } from '../../platform/errors.js';
+import {
+  badRequest,
+  emailResetUnavailable,
+  invalidResetToken,
+  invalidTotp,
+  totpReplayed,
+  totpRequired,
+} from '../../platform/errors.js';
 import { isEmailAddress } from '../mail/mail-settings.service.js';
 import type { MailService } from '../mail/mail.service.js';
 import type { PasswordResetRepository, PasswordResetRow } from './password-reset.repository.js';
-import { invalidTotp, isTotpRequired, replayedTotp, type TotpService } from '../auth/totp.service.js';
+import { isTotpRequired, type TotpService } from '../auth/totp.service.js';
 import { checkPassword } from '../auth/users.service.js';
 
 /** Lifetime of a reset token, mailed or issued after a code. */
@@ -61,7 +68,7 @@ export const TOTP_REQUIRED_FOR_RESET =
 const EMAIL_UNAVAILABLE =
   'E-mail reset is not available: no mail server is configured. Use the authenticator app.';
 
-const invalidToken = () => new AppError(400, 'invalid_reset_token', INVALID_RESET_TOKEN);
+const invalidToken = () => invalidResetToken(INVALID_RESET_TOKEN);
 
 export interface PasswordResetDeps {
   repo: PasswordResetRepository;
@@ -114,10 +121,9 @@ export class PasswordResetService {
     // docs/rules/auth.md#password-reset-paths: the account's own choice closes the e-mail path; it
     // is sent to the authenticator.
     if (user !== undefined && isTotpRequired(user, 'password_reset')) {
-      throw new AppError(400, 'totp_required', TOTP_REQUIRED_FOR_RESET);
+      throw totpRequired(TOTP_REQUIRED_FOR_RESET);
     }
-    if (!(await this.deps.mail.isConfigured()))
-      throw new AppError(400, 'email_reset_unavailable', EMAIL_UNAVAILABLE);
+    if (!(await this.deps.mail.isConfigured())) throw emailResetUnavailable(EMAIL_UNAVAILABLE);
     if (user !== undefined && user.email !== null) {
       const token = await this.issue(user.id, 'email', ip);
       const link = `${this.deps.hostServer}${RESET_LINK_PATH}${token}`;
@@ -144,8 +150,8 @@ export class PasswordResetService {
     const user = await this.deps.repo.findUserByEmail(email);
     // An unknown address and a wrong code get the same answer.
     const result = user === undefined ? 'invalid' : await this.deps.totp.check(user, code);
-    if (result === 'replayed') throw replayedTotp(400);
-    if (result !== 'ok' || user === undefined) throw invalidTotp(400);
+    if (result === 'replayed') throw totpReplayed();
+    if (result !== 'ok' || user === undefined) throw invalidTotp();
     const token = await this.issue(user.id, 'totp', ip);
     this.deps.logger.info({ reset: { userId: user.id, method: 'totp' } }, 'password reset token issued');
     return { status: 'success', message: 'TOTP verified', token };

@@ -7,15 +7,14 @@
  * A request is logged without its API key (docs/rules/orders.md); the answer strips credential
  * fields again so none can reach the page.
  */
-import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { effectivePriceSource, type PriceSourceConfig } from '../../config-sandbox.js';
-import type { DB } from '../../db/schema.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { withoutSecrets } from '../orders/order-log.writer.js';
+import type { AnalyzerLogRepository } from './analyzer-log.repository.js';
 import { moneyToRupees } from './money.js';
 import type { PriceSource } from './price-source.js';
 import type { SandboxBooks } from './sandbox-books.js';
@@ -98,7 +97,7 @@ const clean = (v: unknown): unknown =>
 export function sandboxAccountRoutes(
   app: App,
   deps: {
-    db: Kysely<DB>;
+    analyzerLog: AnalyzerLogRepository;
     books: SandboxBooks;
     prices: () => PriceSource;
     config: PriceSourceConfig & { sandbox: SandboxConfig };
@@ -173,13 +172,7 @@ export function sandboxAccountRoutes(
       },
     },
     async (req) => {
-      const rows = await deps.db
-        .selectFrom('analyzer_logs')
-        .select(['id', 'event', 'api_type', 'order_id', 'status_code', 'request', 'response', 'created_at'])
-        .where('user_id', '=', req.session!.userId)
-        .orderBy('id', 'desc')
-        .limit(req.query.limit ?? 100)
-        .execute();
+      const rows = await deps.analyzerLog.recentOf(req.session!.userId, req.query.limit ?? 100);
       return {
         status: 'success' as const,
         data: rows.map((r) => ({

@@ -5,7 +5,7 @@
  * analyzer mode the simulated or scripted prices too).
  */
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
-import { AppError } from '../../platform/errors.js';
+import { badRequest } from '../../platform/errors.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
@@ -55,9 +55,7 @@ export function sandboxUtilityRoutes(app: App, deps: SandboxUtilityDeps): void {
     },
     async (req) => {
       if (!sandbox.mode.analyze)
-        throw new AppError(
-          400,
-          'bad_request',
+        throw badRequest(
           'P&L by symbol is available in analyzer mode only (the sandbox positions); switch analyzer mode on',
         );
       const positions = await sandbox.books.positions(req.apiPrincipal!.userId);

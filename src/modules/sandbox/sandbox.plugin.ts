@@ -21,6 +21,7 @@ import { transactionRunner } from '../../platform/db/group-commit.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { ExchangeSession } from '../market/timings.service.js';
 import { AnalyzeModeRepository } from './analyze-mode.repository.js';
+import { AnalyzerLogRepository } from './analyzer-log.repository.js';
 import { AnalyzeModeService } from './analyze-mode.service.js';
 import type { InstrumentLookup } from './sandbox.service.js';
 import { SandboxService } from './sandbox.service.js';
@@ -232,7 +233,7 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
       analyzeModeRoutes(web, { mode: sandbox.mode, guard: app.auth.guard, rateLimit: limits.admin });
       sandboxSessionRoutes(web, { service: sandbox.service, guard: app.auth.guard, rateLimit: limits.admin });
       sandboxAccountRoutes(web, {
-        db: deps.database.db,
+        analyzerLog: new AnalyzerLogRepository(deps.database.db),
         books: sandbox.books,
         prices: sandbox.prices,
         config: deps.config,

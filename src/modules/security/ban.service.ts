@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../platform/clock.js';
 import { isInternal, isLoopback, normaliseIp } from '../../platform/client-ip.js';
-import { AppError, badRequest } from '../../platform/errors.js';
+import { badRequest, internalBanRefused, loopbackBanRefused } from '../../platform/errors.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { BanRow, BansRepository } from './bans.repository.js';
 
@@ -79,12 +79,9 @@ export class BanService {
       throw badRequest('ip must be a valid IPv4 or IPv6 address', {
         ip: ['must be a valid IPv4 or IPv6 address'],
       });
-    if (isLoopback(ip))
-      throw new AppError(400, 'loopback_ban_refused', `${ip} is a loopback address and is never banned`);
+    if (isLoopback(ip)) throw loopbackBanRefused(`${ip} is a loopback address and is never banned`);
     if (isInternal(ip) && !input.force) {
-      throw new AppError(
-        400,
-        'internal_ban_refused',
+      throw internalBanRefused(
         `${ip} is a private, link-local or unique-local address (a reverse proxy or container gateway would lock everyone out); send "force": true to ban it anyway`,
       );
     }
