@@ -22,6 +22,7 @@ import { passwordResetPlugin } from './modules/password-reset/password-reset.plu
 import { sandboxPlugin } from './modules/sandbox/sandbox.plugin.js';
 import { securityPlugin } from './modules/security/security.plugin.js';
 import { strategiesPlugin } from './modules/strategies/strategies.plugin.js';
+import { webhooksPlugin } from './modules/webhooks/webhooks.plugin.js';
 import { scannerPlugin } from './modules/scanner/scanner.plugin.js';
 import { flowPlugin } from './modules/flow/flow.plugin.js';
 import { mcpPlugin } from './modules/mcp/mcp.plugin.js';
@@ -53,6 +54,7 @@ const MODULES = [
   sandboxPlugin,
   ordersPlugin,
   alertsPlugin,
+  webhooksPlugin,
   strategiesPlugin,
   scannerPlugin,
   flowPlugin,
@@ -81,6 +83,7 @@ const SERVICE_NAMES = [
   'sandbox',
   'orders',
   'alerts',
+  'webhooks',
   'strategies',
   'scanner',
   'flow',

@@ -27,20 +27,6 @@ export interface ScannersTable {
   updated_at: number;
 }
 
-export interface ScannerDeliveriesTable {
-  id: Id;
-  scanner_id: number | null;
-  ts: number;
-  ip: string;
-  result: string;
-  http_status: number;
-  action: string | null;
-  message: string;
-  payload: string | null;
-  results: string | null;
-  duration_ms: number;
-}
-
 export interface ScannerOrdersTable {
   id: Id;
   scanner_id: number;
@@ -57,12 +43,6 @@ export interface ScannerOrdersTable {
   created_at: number;
 }
 
-export interface ScannerDedupeTable {
-  scanner_id: number;
-  fingerprint: string;
-  at: number;
-}
-
 export interface FlowsTable {
   id: Id;
   user_id: number;
@@ -75,26 +55,6 @@ export interface FlowsTable {
   deleted_at: number | null;
   created_at: number;
   updated_at: number;
-}
-
-export interface FlowRunsTable {
-  id: Id;
-  flow_id: number | null;
-  ts: number;
-  ip: string;
-  result: string;
-  http_status: number;
-  symbol: string | null;
-  message: string;
-  payload: string | null;
-  nodes: string | null;
-  duration_ms: number;
-}
-
-export interface FlowDedupeTable {
-  flow_id: number;
-  fingerprint: string;
-  at: number;
 }
 
 export interface McpAuditTable {

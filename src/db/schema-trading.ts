@@ -257,23 +257,33 @@ export interface StrategyEventsTable {
   payload: string | null;
 }
 
+/**
+ * Every inbound webhook delivery of every source (strategy, scanner, flow), and the scanners'
+ * square-off passes (migration 0025 moved the three sources' audits here).
+ */
 export interface WebhookDeliveriesTable {
   id: Id;
-  strategy_id: number | null;
+  /** `strategy`, `scanner` or `flow`. */
+  source: string;
+  /** The strategy, scanner or flow; null when the credential named none. */
+  owner_id: number | null;
   ts: number;
   ip: string;
   result: string;
   http_status: number;
   action: string | null;
-  mode: string | null;
-  run_id: number | null;
   message: string;
+  /** The body with credential-like fields redacted, capped. */
   payload: string | null;
+  /** The source's own facts as JSON: a strategy's mode and run, a scanner's per-symbol results, a flow's symbol and nodes. */
+  detail: string | null;
   duration_ms: number;
 }
 
+/** Claimed fingerprints of identical deliveries within the de-duplication window, per source and owner. */
 export interface WebhookDedupeTable {
-  strategy_id: number;
+  source: string;
+  owner_id: number;
   fingerprint: string;
   at: number;
 }

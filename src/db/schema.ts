@@ -261,12 +261,8 @@ export type {
 } from './schema-trading.js';
 import type {
   ScannersTable,
-  ScannerDeliveriesTable,
   ScannerOrdersTable,
-  ScannerDedupeTable,
   FlowsTable,
-  FlowRunsTable,
-  FlowDedupeTable,
   McpAuditTable,
   OauthClientsTable,
   OauthCodesTable,
@@ -314,12 +310,8 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_dedupe: WebhookDedupeTable;
   scanners: ScannersTable;
-  scanner_deliveries: ScannerDeliveriesTable;
   scanner_orders: ScannerOrdersTable;
-  scanner_dedupe: ScannerDedupeTable;
   flows: FlowsTable;
-  flow_runs: FlowRunsTable;
-  flow_dedupe: FlowDedupeTable;
   mcp_audit: McpAuditTable;
   oauth_clients: OauthClientsTable;
   oauth_codes: OauthCodesTable;

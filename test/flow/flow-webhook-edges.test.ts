@@ -271,7 +271,7 @@ describeEachDb('flow webhook: the token and the secret stay secret', (dialect) =
       h.t.logs,
       await h.rows('flows'),
       await h.rows('flow_runs'),
-      await db.selectFrom('flow_dedupe').selectAll().execute(),
+      await h.rows('flow_dedupe'),
       traffic,
       await db.selectFrom('analyzer_logs').selectAll().execute(),
       await db.selectFrom('order_logs').selectAll().execute(),

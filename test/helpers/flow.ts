@@ -6,11 +6,13 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
 import type { FlowServices } from '../../src/modules/flow/flow.plugin.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { HOST_SERVER, LTP, TRADING_DAY } from './scanner.js';
 import { startSandbox, type SandboxHarness } from './sandbox.js';
 import { asBrowser, login, type Browser, type TestAppOptions } from './test-app.js';
+import { isLegacyTable, legacyRows } from './webhook-rows.js';
 
 export { HOST_SERVER, LTP, TRADING_DAY };
 /** `flw_` and 43 base64url characters (32 random bytes). */
@@ -208,7 +210,10 @@ export async function startFlow(
       if (res.statusCode !== 200) throw new Error(`runs: ${res.statusCode} ${res.body}`);
       return (res.json() as { data: FlowRun[] }).data;
     },
-    rows: (table) => db().selectFrom(table).selectAll().orderBy('id').execute() as Promise<Row[]>,
+    rows: (table) =>
+      isLegacyTable(table)
+        ? legacyRows(db() as unknown as Kysely<DB>, table)
+        : (db().selectFrom(table).selectAll().orderBy('id').execute() as Promise<Row[]>),
     async orders() {
       return (await h.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders;
     },

@@ -6,10 +6,12 @@
  */
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { DB } from '../../src/db/schema.js';
 import type { ScannerServices } from '../../src/modules/scanner/scanner.plugin.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { ist, startSandbox, type SandboxHarness } from './sandbox.js';
 import { asBrowser, login, type Browser, type TestAppOptions } from './test-app.js';
+import { isLegacyTable, legacyRows } from './webhook-rows.js';
 
 export const HOST_SERVER = 'https://desk.example.com';
 /** A Monday, an NSE trading day. */
@@ -183,7 +185,10 @@ export async function startScanner(
       if (res.statusCode !== 200) throw new Error(`deliveries: ${res.statusCode} ${res.body}`);
       return (res.json() as { data: Delivery[] }).data;
     },
-    rows: (table) => db().selectFrom(table).selectAll().orderBy('id').execute() as Promise<Row[]>,
+    rows: (table) =>
+      isLegacyTable(table)
+        ? legacyRows(db() as unknown as Kysely<DB>, table)
+        : (db().selectFrom(table).selectAll().orderBy('id').execute() as Promise<Row[]>),
     async orders() {
       return (await h.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders;
     },

@@ -17,6 +17,7 @@ import { importContract } from './contracts.js';
 import { ist, miniKiteContract } from './sandbox.js';
 import { HOST_SERVER, TRADING_DAY } from './strategies.js';
 import { createTestServices, type TestServices } from './test-services.js';
+import { legacyRows } from './webhook-rows.js';
 
 export { BATCH_PAIR, SIGNAL_SBIN, TRADING_DAY } from './strategies.js';
 
@@ -110,10 +111,12 @@ export async function startStrategyServices(
 
   const st = s.strategies;
   const rows = async (table: StrategyTable) =>
-    (await t.db.database.db.selectFrom(table).selectAll().orderBy('id').execute()) as Record<
-      string,
-      unknown
-    >[];
+    table === 'webhook_deliveries'
+      ? legacyRows(t.db.database.db, table)
+      : ((await t.db.database.db.selectFrom(table).selectAll().orderBy('id').execute()) as Record<
+          string,
+          unknown
+        >[]);
   return Object.assign(t, {
     userId: user.id,
     feed,

@@ -6,6 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { startSandbox, type SandboxHarness } from './sandbox.js';
 import { asBrowser, login, type Browser, type TestAppOptions } from './test-app.js';
+import { legacyRows } from './webhook-rows.js';
 
 export const HOST_SERVER = 'https://desk.example.com';
 export const TRADING_DAY = '2026-08-17';
@@ -76,6 +77,7 @@ export async function startStrategies(
         ...(opts.ip ? { remoteAddress: opts.ip } : {}),
       }),
     async rows(table: 'strategy_events' | 'webhook_deliveries' | 'strategy_orders' | 'strategy_runs') {
+      if (table === 'webhook_deliveries') return legacyRows(h.t.db.database.db, table);
       return (await h.t.db.database.db.selectFrom(table).selectAll().orderBy('id').execute()) as Record<
         string,
         unknown

@@ -8,6 +8,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import type { ScannerRepository } from '../../src/modules/scanner/scanner.repository.js';
+import type { WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository.js';
 import { describeEachDb } from '../helpers/test-app.js';
 import {
   buyScanner,
@@ -25,6 +26,9 @@ afterEach(async () => {
 const answer = (res: { json(): unknown }) => res.json() as HookAnswer;
 /** The repository the webhook writes through (shared with the square-off). */
 const repo = () => (h.scanner().webhook as unknown as { deps: { repo: ScannerRepository } }).deps.repo;
+/** The deliveries' audit and de-duplication claims (the webhooks module's repository). */
+const audit = () =>
+  (h.scanner().webhook as unknown as { deps: { webhooks: WebhooksRepository } }).deps.webhooks;
 /** Log records at warn level or above. */
 const problems = () => h.t.logs.filter((l) => (JSON.parse(l) as { level: number }).level >= 40);
 
@@ -59,11 +63,11 @@ describeEachDb('scanner orders through the placeorder pipeline', (dialect) => {
   it('an unexpected failure is 500 rejected_engine_error, audited, with no internals in the answer', async () => {
     h = await startScanner(dialect);
     const { id, webhookId } = await h.create(buyScanner({ quantity: 1 }));
-    const r = repo();
-    const claim = r.claimAlert.bind(r);
-    r.claimAlert = () => Promise.reject(new Error('database on fire'));
+    const r = audit();
+    const claim = r.claim.bind(r);
+    r.claim = () => Promise.reject(new Error('database on fire'));
     const res = await h.hook(webhookId, chartink());
-    r.claimAlert = claim;
+    r.claim = claim;
     expect(res.statusCode).toBe(500);
     expect(answer(res)).toMatchObject({ status: 'error', result: 'rejected_engine_error' });
     expect(res.body).not.toContain('database on fire');
@@ -77,14 +81,14 @@ describeEachDb('scanner orders through the placeorder pipeline', (dialect) => {
   it('an audit row that cannot be written is logged and changes nothing: the orders are placed and answered', async () => {
     h = await startScanner(dialect);
     const { id, webhookId } = await h.create(buyScanner({ quantity: 3 }));
-    const r = repo();
-    const insert = r.insertDelivery.bind(r);
+    const r = audit();
+    const insert = r.openDelivery.bind(r);
     const complete = r.completeDelivery.bind(r);
-    r.insertDelivery = () => Promise.reject(new Error('disk full'));
+    r.openDelivery = () => Promise.reject(new Error('disk full'));
     r.completeDelivery = () => Promise.reject(new Error('disk full'));
     const before = problems().length;
     const res = await h.hook(webhookId, chartink());
-    r.insertDelivery = insert;
+    r.openDelivery = insert;
     r.completeDelivery = complete;
     expect(res.statusCode).toBe(200);
     expect(answer(res)).toMatchObject({ status: 'success', result: 'ok', scanner_id: id });
@@ -92,10 +96,10 @@ describeEachDb('scanner orders through the placeorder pipeline', (dialect) => {
     expect(await h.orders()).toHaveLength(3);
     expect(problems().length).toBeGreaterThan(before);
     // A refusal with its audit row lost is answered as usual too.
-    r.insertDelivery = () => Promise.reject(new Error('disk full'));
+    r.openDelivery = () => Promise.reject(new Error('disk full'));
     r.completeDelivery = () => Promise.reject(new Error('disk full'));
     const bad = await h.hook(webhookId, '{"stocks":');
-    r.insertDelivery = insert;
+    r.openDelivery = insert;
     r.completeDelivery = complete;
     expect(bad.statusCode).toBe(400);
     expect(answer(bad)).toMatchObject({ result: 'rejected_payload' });

@@ -23,6 +23,7 @@ import * as m0021 from './0021_index_strategy_orders_by_run_status_leg.js';
 import * as m0022 from './0022_add_whatsapp_alert_settings.js';
 import * as m0023 from './0023_add_user_disabled.js';
 import * as m0024 from './0024_start_fresh_installs_in_analyzer_mode.js';
+import * as m0025 from './0025_unify_webhook_deliveries.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -53,6 +54,7 @@ export const migrations: Record<string, Migration> = {
   '0022_add_whatsapp_alert_settings': m0022,
   '0023_add_user_disabled': m0023,
   '0024_start_fresh_installs_in_analyzer_mode': m0024,
+  '0025_unify_webhook_deliveries': m0025,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,8 +4,7 @@
  * A flow's orders follow the service's analyzer switch, as API orders do.
  */
 import type { AppDeps } from '../../app-deps.js';
-import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
-import { DEDUPE_WINDOW_MS } from '../../domain/limits.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { FlowRepository } from './flow.repository.js';
 import { FlowService } from './flow.service.js';
 import { FlowRunner, type FlowTrading } from './flow-runner.js';
@@ -25,10 +24,11 @@ declare module 'fastify' {
 
 export const flowPlugin = modulePlugin<AppDeps>(
   'flow',
-  ['auth', 'market-admin', 'market', 'sandbox', 'orders', 'alerts', 'tunnel'],
+  ['auth', 'market-admin', 'market', 'sandbox', 'orders', 'alerts', 'tunnel', 'webhooks'],
   async (app, deps) => {
     const { config, logger, clock } = deps;
     const { tunnel, auth, market, marketAdmin, sandbox, orders, alerts } = app;
+    const webhooks = app.webhooks.repo;
     const log = logger.child({ module: 'flow' });
     const publicBase = deps.publicBaseUrl ?? (() => tunnel.publicUrl() ?? undefined);
     const repo = new FlowRepository(deps.database.db);
@@ -70,9 +70,9 @@ export const flowPlugin = modulePlugin<AppDeps>(
         return { channels: sent.length, delivered: sent.filter((r) => r.ok).length };
       },
     };
-    const flows = new FlowService(repo, clock, () => publicBase() ?? config.hostServer);
+    const flows = new FlowService(repo, clock, () => publicBase() ?? config.hostServer, webhooks);
     const runner = new FlowRunner({ trading, clock });
-    const webhook = new FlowWebhook({ repo, runner, clock, logger: log });
+    const webhook = new FlowWebhook({ repo, webhooks, runner, clock, logger: log });
     app.decorate('flow', { flows, webhook });
     const limits = routeLimits(deps);
     await sessionScope(app, (web) => flowRoutes(web, { flows, guard: auth.guard, rateLimit: limits.admin }));
@@ -82,12 +82,5 @@ export const flowPlugin = modulePlugin<AppDeps>(
       rules: config.webhookRateLimit,
       logger: log,
     });
-    repeatWhileUp(
-      app,
-      60_000,
-      () => repo.purgeDedupe(clock.now() - DEDUPE_WINDOW_MS),
-      log,
-      'flow dedupe purge',
-    );
   },
 );

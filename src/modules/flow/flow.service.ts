@@ -3,27 +3,16 @@
  * (flow-definition.ts), with a webhook token and a secret each shown once
  * (docs/rules/flow.md#flow-webhook) and their runs.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../platform/clock.js';
 import { randomToken, sha256Hex } from '../../platform/crypto.js';
+import { CREDENTIAL_PREFIX, issueCredential, webhookUrl } from '../webhooks/credential.js';
+import { readDetail } from '../webhooks/receiver.js';
+import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import { fromDbBool, isUniqueViolation, toDbBool } from '../../platform/db/database.js';
-import { AppError, badRequest, notFound } from '../../platform/errors.js';
+import { badRequest, conflict, notFound } from '../../platform/errors.js';
 import { definitionProblems, type FlowDefinition } from './flow-definition.js';
 import type { FlowRepository, FlowRow } from './flow.repository.js';
 import type { NodeOutcome } from './flow-runner.js';
-
-const TOKEN_SHAPE = /^flw_[A-Za-z0-9_-]{43}$/;
-
-/** The digest of a well-shaped webhook token, or undefined (no lookup for anything else). */
-export function flowTokenDigest(raw: string): string | undefined {
-  return TOKEN_SHAPE.test(raw) ? sha256Hex(raw) : undefined;
-}
-
-/** Whether `given` is the secret whose digest is `digest` (compared in constant time). */
-export function secretMatches(given: unknown, digest: string): boolean {
-  if (typeof given !== 'string' || given.length === 0 || given.length > 200) return false;
-  return timingSafeEqual(Buffer.from(sha256Hex(given), 'hex'), Buffer.from(digest, 'hex'));
-}
 
 export interface FlowView {
   id: number;
@@ -64,16 +53,18 @@ export class FlowService {
     private readonly repo: FlowRepository,
     private readonly clock: Clock,
     private readonly publicBase: () => string,
+    /** The runs' audit (the webhooks module's repository). */
+    private readonly webhooks: WebhooksRepository,
   ) {}
 
   private issue(): FlowIssued & { digest: string; secretDigest: string } {
-    const token = `flw_${randomToken(32)}`;
+    const { value: token, digest } = issueCredential(CREDENTIAL_PREFIX.flow);
     const secret = randomToken(24);
     return {
       webhook_token: token,
-      webhook_url: `${this.publicBase().replace(/\/+$/, '')}/flow/webhook/${token}`,
+      webhook_url: webhookUrl(this.publicBase(), '/flow/webhook', token),
       secret,
-      digest: sha256Hex(token),
+      digest,
       secretDigest: sha256Hex(secret),
     };
   }
@@ -88,7 +79,7 @@ export class FlowService {
     if (name === '')
       throw badRequest('Invalid flow: name must not be blank', { name: ['must not be blank'] });
     if (await this.repo.nameTaken(userId, name, exceptId))
-      throw new AppError(409, 'conflict', `You already have a flow named "${name}"`);
+      throw conflict(`You already have a flow named "${name}"`);
   }
 
   async list(userId: number): Promise<FlowView[]> {
@@ -122,8 +113,7 @@ export class FlowService {
       })
       .catch((err: unknown) => {
         // Another request took the name between the check and the insert.
-        if (isUniqueViolation(err))
-          throw new AppError(409, 'conflict', `You already have a flow named "${name}"`);
+        if (isUniqueViolation(err)) throw conflict(`You already have a flow named "${name}"`);
         throw err;
       });
     return { data: toFlowView(row), ...issued };
@@ -145,8 +135,7 @@ export class FlowService {
         updated_at: this.clock.now(),
       })
       .catch((err: unknown) => {
-        if (isUniqueViolation(err))
-          throw new AppError(409, 'conflict', `You already have a flow named "${name}"`);
+        if (isUniqueViolation(err)) throw conflict(`You already have a flow named "${name}"`);
         throw err;
       });
     if (!row) throw notFound('No such flow');
@@ -172,17 +161,20 @@ export class FlowService {
 
   async runs(userId: number, id: number, limit: number) {
     await this.owned(userId, id);
-    return (await this.repo.runs(id, limit)).map((r) => ({
-      id: Number(r.id),
-      ts: Number(r.ts),
-      ip: r.ip,
-      result: r.result,
-      http_status: r.http_status,
-      symbol: r.symbol,
-      message: r.message,
-      payload: r.payload === null ? null : (JSON.parse(r.payload) as unknown),
-      nodes: r.nodes === null ? null : (JSON.parse(r.nodes) as NodeOutcome[]),
-      duration_ms: Number(r.duration_ms),
-    }));
+    return (await this.webhooks.deliveries('flow', id, limit)).map((r) => {
+      const detail = readDetail(r.detail);
+      return {
+        id: Number(r.id),
+        ts: Number(r.ts),
+        ip: r.ip,
+        result: r.result,
+        http_status: r.http_status,
+        symbol: (detail.symbol as string | undefined) ?? null,
+        message: r.message,
+        payload: r.payload === null ? null : (JSON.parse(r.payload) as unknown),
+        nodes: (detail.nodes as NodeOutcome[] | undefined) ?? null,
+        duration_ms: Number(r.duration_ms),
+      };
+    });
   }
 }

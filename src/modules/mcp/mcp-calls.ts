@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
-import { canonical } from '../../platform/http/webhook-body.js';
+import { canonical } from '../webhooks/payload.js';
 import type { App } from '../../platform/http/types.js';
 import { toolByName } from './mcp-tools.js';
 

@@ -11,6 +11,7 @@ import { istTimeOf } from '../market/timings.service.js';
 import type { ScannerRepository, ScannerRow } from './scanner.repository.js';
 import type { ScannerTrading, ScannerWebhook } from './scanner-webhook.service.js';
 import type { ScannerMode, SymbolResult } from './scanner.schema.js';
+import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 
 /** How often the pass runs. */
 export const SQUAREOFF_EVERY_MS = 30_000;
@@ -22,6 +23,8 @@ export class ScannerSquareOff {
   constructor(
     private readonly deps: {
       repo: ScannerRepository;
+      /** Where each pass's audit row goes (the webhooks module's repository). */
+      webhooks: WebhooksRepository;
       trading: ScannerTrading;
       webhook: ScannerWebhook;
       clock: Clock;
@@ -62,7 +65,7 @@ export class ScannerSquareOff {
   }
 
   private async squareOff(s: ScannerRow, day: string, now: number): Promise<void> {
-    const { repo, trading, webhook, logger } = this.deps;
+    const { repo, webhooks, trading, webhook, logger } = this.deps;
     const started = performance.now();
     const net = new Map<string, number>();
     for (const o of await repo.ordersOfDay(Number(s.id), day))
@@ -91,9 +94,10 @@ export class ScannerSquareOff {
       }
     }
     const placed = results.filter((r) => r.status === 'success').length;
-    await repo
+    await webhooks
       .insertDelivery({
-        scanner_id: Number(s.id),
+        source: 'scanner',
+        owner_id: Number(s.id),
         ts: now,
         ip: 'square-off',
         result: 'squareoff',
@@ -101,7 +105,7 @@ export class ScannerSquareOff {
         action: null,
         message: `Square-off at ${s.squareoff_time}: ${placed} of ${results.length} symbols closed`,
         payload: null,
-        results: JSON.stringify(results),
+        detail: JSON.stringify({ results }),
         duration_ms: performance.now() - started,
       })
       .catch((err: unknown) => logger.error({ err, scannerId: s.id }, 'scanner square-off not audited'));

@@ -1,18 +1,19 @@
 /**
- * A scanner alert's delivery (docs/rules/scanner.md#scanner-delivery), in order: the webhook id →
+ * A scanner alert's delivery, a source of the shared receive pipeline (modules/webhooks;
+ * docs/rules/scanner.md#scanner-delivery), in order: the webhook id →
  * enabled → the Chartink body → the action → the live switch → the trading window → the 60-second
  * de-duplication → each symbol through the order pipeline. Every delivery is audited
  * (docs/rules/scanner.md#scanner-audit): its row is written when it arrives and completed with
  * the outcome, and every order placed is recorded as it is placed, so a crash part-way leaves a
  * trace and the square-off still knows what the scanner opened.
  */
-import { createHash } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import { fromDbBool } from '../../platform/db/database.js';
-import { auditPayload, canonical, holdsNul } from '../../platform/http/webhook-body.js';
-import { DEDUPE_WINDOW_MS, WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
+import { BODY_FAULTS, canonical, readJsonObject } from '../webhooks/payload.js';
+import { CREDENTIAL_PREFIX, credentialDigest } from '../webhooks/credential.js';
+import { Refusal, WebhookReceiver, type Delivery, type Outcome } from '../webhooks/receiver.js';
+import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import type { Action, Product } from '../../domain/orders.js';
 import { istDay } from '../sandbox/ist-day.js';
 import { istTimeOf, type ExchangeSession } from '../market/timings.service.js';
@@ -20,7 +21,6 @@ import type { Instrument } from '../market/instrument.js';
 import type { OrderInput } from '../orders/order-rules.js';
 import type { PipelineAnswer } from '../orders/order-pipeline.types.js';
 import type { ScannerRepository, ScannerRow } from './scanner.repository.js';
-import { webhookIdDigest } from './scanner.service.js';
 import {
   SCANNER_ACTIONS,
   SYMBOL_PATTERN,
@@ -74,6 +74,8 @@ export interface ScannerTrading {
 
 export interface ScannerWebhookDeps {
   repo: ScannerRepository;
+  /** The deliveries' audit and de-duplication rows (the webhooks module's repository). */
+  webhooks: WebhooksRepository;
   trading: ScannerTrading;
   clock: Clock;
   logger: Logger;
@@ -92,27 +94,11 @@ const ALERT_WORDS: readonly AlertAction[] = SCANNER_ACTIONS.filter(
   (a): a is AlertAction => a !== 'FROM_SCAN_NAME',
 );
 
-class Refusal extends Error {
-  constructor(
-    readonly result: ScannerResult,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Chartink's body (docs/rules/scanner.md#scanner-payload), or the fault. */
 export function parseAlert(raw: string | undefined): Alert | string {
-  if (raw === undefined) return `Body over ${WEBHOOK_MAX_BYTES} bytes`;
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    return 'Body must be JSON';
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'Body must be a JSON object';
-  if (holdsNul(body)) return 'Body must not contain NUL characters';
-  const b = body as Record<string, unknown>;
+  const { body, fault } = readJsonObject(raw);
+  if (fault) return BODY_FAULTS[fault];
+  const b = body!;
   for (const f of OPTIONAL_FIELDS)
     if (b[f] !== undefined && (typeof b[f] !== 'string' || b[f].length > 1000))
       return `${f} must be a string of at most 1000 characters`;
@@ -147,97 +133,56 @@ export function actionFromName(scanName: string): AlertAction | undefined {
 }
 
 export class ScannerWebhook {
-  constructor(private readonly deps: ScannerWebhookDeps) {}
+  private readonly receiver: WebhookReceiver<ScannerRow, ScannerResult>;
 
-  async deliver(rawId: string, raw: string | undefined, ip: string): Promise<ScannerAnswer> {
-    const started = performance.now();
-    const { repo, clock, logger } = this.deps;
-    const audit: { scanner?: ScannerRow; action?: AlertAction; payload?: unknown; results?: SymbolResult[] } =
-      {};
-    const deliveryId = await repo
-      .insertDelivery({
-        scanner_id: null,
-        ts: clock.now(),
-        ip: ip.slice(0, 64),
-        result: 'received',
-        http_status: 0,
-        action: null,
-        message: 'received',
-        payload: null,
-        results: null,
-        duration_ms: 0,
-      })
-      .catch((err: unknown) => {
-        logger.error({ err }, 'scanner delivery not audited');
-        return undefined;
-      });
-    let result: ScannerResult;
-    let message: string;
-    try {
-      ({ result, message } = await this.pipeline(rawId, raw, audit, deliveryId));
-    } catch (err) {
-      if (err instanceof Refusal) ({ result, message } = err);
-      else {
-        logger.error({ err, scannerId: audit.scanner?.id }, 'scanner webhook: engine error');
-        result = 'rejected_engine_error';
-        message = 'The scanner could not handle the alert';
-      }
-    }
-    const http = SCANNER_RESULTS[result];
-    const scannerId = audit.scanner ? Number(audit.scanner.id) : undefined;
-    const body: ScannerAnswer['body'] = {
-      status: result === 'ok' ? 'success' : 'error',
-      result,
-      message,
-      ...(scannerId !== undefined ? { scanner_id: scannerId } : {}),
-      ...(audit.action ? { action: audit.action } : {}),
-      ...(audit.results ? { results: audit.results } : {}),
-    };
-    if (deliveryId !== undefined)
-      await repo
-        .completeDelivery(deliveryId, {
-          scanner_id: scannerId ?? null,
-          result,
-          http_status: http,
-          action: audit.action ?? null,
-          message: message.slice(0, 1000),
-          payload: audit.payload === undefined ? null : auditPayload(audit.payload),
-          results: audit.results ? JSON.stringify(audit.results) : null,
-          duration_ms: performance.now() - started,
-        })
-        .catch((err: unknown) => logger.error({ err, scannerId }, 'scanner delivery not audited'));
-    return { http, body };
+  constructor(private readonly deps: ScannerWebhookDeps) {
+    this.receiver = new WebhookReceiver<ScannerRow, ScannerResult>(
+      {
+        name: 'scanner',
+        results: SCANNER_RESULTS,
+        ownerField: 'scanner_id',
+        unknown: { result: 'rejected_id', message: 'Unknown webhook id' },
+        engineError: { result: 'rejected_engine_error', message: 'The scanner could not handle the alert' },
+        recordOnArrival: true,
+        find: (rawId) => {
+          const digest = credentialDigest(CREDENTIAL_PREFIX.scanner, rawId);
+          return digest ? deps.repo.byDigest(digest) : Promise.resolve(undefined);
+        },
+        ownerId: (s) => Number(s.id),
+        handle: (d) => this.pipeline(d),
+        answer: (_o, d) => ({
+          ...(d.audit.action ? { action: d.audit.action } : {}),
+          ...(d.audit.detail.results ? { results: d.audit.detail.results } : {}),
+        }),
+      },
+      { repo: deps.webhooks, clock: deps.clock, logger: deps.logger },
+    );
   }
 
-  private async pipeline(
-    rawId: string,
-    raw: string | undefined,
-    audit: { scanner?: ScannerRow; action?: AlertAction; payload?: unknown; results?: SymbolResult[] },
-    deliveryId: number | undefined,
-  ): Promise<{ result: ScannerResult; message: string }> {
-    const { repo, clock } = this.deps;
-    const digest = webhookIdDigest(rawId);
-    const s = digest ? await repo.byDigest(digest) : undefined;
-    if (!s) throw new Refusal('rejected_id', 'Unknown webhook id');
-    audit.scanner = s;
+  deliver(rawId: string, raw: string | undefined, ip: string): Promise<ScannerAnswer> {
+    return this.receiver.deliver(rawId, raw, ip) as Promise<ScannerAnswer>;
+  }
+
+  private async pipeline(d: Delivery<ScannerRow>): Promise<Outcome<ScannerResult>> {
+    const { clock } = this.deps;
+    const s = d.target;
     if (!fromDbBool(s.enabled)) throw new Refusal('rejected_disabled', 'The scanner is disabled');
-    const alert = parseAlert(raw);
+    const alert = parseAlert(d.raw);
     if (typeof alert === 'string') throw new Refusal('rejected_payload', alert);
-    audit.payload = alert.body;
+    d.audit.payload = alert.body;
     const action = s.action === 'FROM_SCAN_NAME' ? actionFromName(alert.scanName) : (s.action as AlertAction);
     if (!action)
       throw new Refusal('rejected_action', 'scan_name holds none of the words BUY, SELL, SHORT, COVER');
-    audit.action = action;
+    d.audit.action = action;
     const mode = s.mode as ScannerMode;
     if (mode === 'live' && !fromDbBool(s.live_enabled))
       throw new Refusal('rejected_live_disabled', 'Live orders are not enabled for this scanner');
     const now = clock.now();
     this.inWindow(s, now);
-    const fingerprint = createHash('sha256').update(canonical(alert.body)).digest('hex');
-    if (!(await repo.claimAlert(Number(s.id), fingerprint, now, DEDUPE_WINDOW_MS)))
+    if (!(await d.claim(canonical(alert.body))))
       return { result: 'rejected_dedupe', message: 'An identical alert was handled in the last 60 seconds' };
     const results: SymbolResult[] = [];
-    audit.results = results;
+    d.audit.detail.results = results;
     for (const [i, stock] of alert.stocks.entries()) {
       if (i >= s.max_symbols) {
         results.push({
@@ -247,7 +192,7 @@ export class ScannerWebhook {
         });
         continue;
       }
-      results.push(await this.symbol(s, action, stock, deliveryId, now));
+      results.push(await this.symbol(s, action, stock, d.id, now));
     }
     const placed = results.filter((r) => r.status === 'success').length;
     return { result: 'ok', message: `${placed} of ${results.length} symbols placed` };

@@ -4,8 +4,7 @@
  * orders services. Orders go through the placeorder pipeline in the scanner's own mode.
  */
 import type { AppDeps } from '../../app-deps.js';
-import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
-import { DEDUPE_WINDOW_MS } from '../../domain/limits.js';
+import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { ScannerRepository } from './scanner.repository.js';
 import { ScannerService } from './scanner.service.js';
 import { ScannerWebhook, type ScannerTrading } from './scanner-webhook.service.js';
@@ -26,10 +25,11 @@ declare module 'fastify' {
 
 export const scannerPlugin = modulePlugin<AppDeps>(
   'scanner',
-  ['auth', 'market-admin', 'market', 'sandbox', 'orders', 'tunnel'],
+  ['auth', 'market-admin', 'market', 'sandbox', 'orders', 'tunnel', 'webhooks'],
   async (app, deps) => {
     const { config, logger, clock } = deps;
     const { tunnel, auth, market, marketAdmin, sandbox, orders } = app;
+    const webhooks = app.webhooks.repo;
     const log = logger.child({ module: 'scanner' });
     const publicBase = deps.publicBaseUrl ?? (() => tunnel.publicUrl() ?? undefined);
     const repo = new ScannerRepository(deps.database.db);
@@ -44,9 +44,9 @@ export const scannerPlugin = modulePlugin<AppDeps>(
         return c.quantity;
       },
     };
-    const scanners = new ScannerService(repo, clock, () => publicBase() ?? config.hostServer);
-    const webhook = new ScannerWebhook({ repo, trading, clock, logger: log });
-    const squareOff = new ScannerSquareOff({ repo, trading, webhook, clock, logger: log });
+    const scanners = new ScannerService(repo, clock, () => publicBase() ?? config.hostServer, webhooks);
+    const webhook = new ScannerWebhook({ repo, webhooks, trading, clock, logger: log });
+    const squareOff = new ScannerSquareOff({ repo, webhooks, trading, webhook, clock, logger: log });
     app.decorate('scanner', { scanners, webhook, squareOff });
     const limits = routeLimits(deps);
     await sessionScope(app, (web) =>
@@ -60,12 +60,5 @@ export const scannerPlugin = modulePlugin<AppDeps>(
     });
     app.addHook('onReady', async () => squareOff.start());
     app.addHook('onClose', async () => squareOff.stop());
-    repeatWhileUp(
-      app,
-      60_000,
-      () => repo.purgeDedupe(clock.now() - DEDUPE_WINDOW_MS),
-      log,
-      'scanner dedupe purge',
-    );
   },
 );

@@ -4,9 +4,11 @@
  * (docs/rules/scanner.md#scanner-webhook-id), the live switch and the delivery audit.
  */
 import type { Clock } from '../../platform/clock.js';
-import { randomToken, sha256Hex } from '../../platform/crypto.js';
+import { CREDENTIAL_PREFIX, issueCredential, webhookUrl } from '../webhooks/credential.js';
+import { readDetail } from '../webhooks/receiver.js';
+import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import { fromDbBool, isUniqueViolation, toDbBool } from '../../platform/db/database.js';
-import { AppError, badRequest, notFound } from '../../platform/errors.js';
+import { badRequest, conflict, notFound } from '../../platform/errors.js';
 import type { ScannerRepository, ScannerRow } from './scanner.repository.js';
 import type {
   CreateScannerBody,
@@ -16,19 +18,6 @@ import type {
   SymbolResult,
   UpdateScannerBody,
 } from './scanner.schema.js';
-
-/** Webhook ids: a recognisable prefix plus 32 random bytes in base64url (43 characters). */
-const ID_SHAPE = /^scn_[A-Za-z0-9_-]{43}$/;
-
-export function newWebhookId(): { id: string; digest: string } {
-  const id = `scn_${randomToken(32)}`;
-  return { id, digest: sha256Hex(id) };
-}
-
-/** The digest of a well-shaped webhook id, or undefined (no lookup for anything else). */
-export function webhookIdDigest(raw: string): string | undefined {
-  return ID_SHAPE.test(raw) ? sha256Hex(raw) : undefined;
-}
 
 /** The window a scanner may trade in, and the MIS square-off time's default. */
 const EARLIEST = '09:00';
@@ -94,10 +83,12 @@ export class ScannerService {
     private readonly clock: Clock,
     /** Public base URL of webhook URLs (the tunnel's while it is up, else HOST_SERVER). */
     private readonly publicBase: () => string,
+    /** The deliveries' audit (the webhooks module's repository). */
+    private readonly webhooks: WebhooksRepository,
   ) {}
 
   private url(id: string): string {
-    return `${this.publicBase().replace(/\/+$/, '')}/scanner/webhook/${id}`;
+    return webhookUrl(this.publicBase(), '/scanner/webhook', id);
   }
 
   private async owned(userId: number, id: number): Promise<ScannerRow> {
@@ -108,7 +99,7 @@ export class ScannerService {
 
   private async nameFree(userId: number, name: string, exceptId?: number): Promise<void> {
     if (await this.repo.nameTaken(userId, name, exceptId))
-      throw new AppError(409, 'conflict', `You already have a scanner named "${name}"`);
+      throw conflict(`You already have a scanner named "${name}"`);
   }
 
   async list(userId: number): Promise<ScannerView[]> {
@@ -138,7 +129,7 @@ export class ScannerService {
     if (c.name === '')
       throw badRequest('Invalid scanner: name must not be blank', { name: ['must not be blank'] });
     await this.nameFree(userId, c.name);
-    const { id, digest } = newWebhookId();
+    const { value: id, digest } = issueCredential(CREDENTIAL_PREFIX.scanner);
     const now = this.clock.now();
     const row = await this.repo
       .insert({
@@ -155,8 +146,7 @@ export class ScannerService {
       })
       .catch((err: unknown) => {
         // Another request took the name between the check and the insert.
-        if (isUniqueViolation(err))
-          throw new AppError(409, 'conflict', `You already have a scanner named "${c.name}"`);
+        if (isUniqueViolation(err)) throw conflict(`You already have a scanner named "${c.name}"`);
         throw err;
       });
     return { data: toView(row), webhook_id: id, webhook_url: this.url(id) };
@@ -197,8 +187,7 @@ export class ScannerService {
         updated_at: this.clock.now(),
       })
       .catch((err: unknown) => {
-        if (isUniqueViolation(err))
-          throw new AppError(409, 'conflict', `You already have a scanner named "${c.name}"`);
+        if (isUniqueViolation(err)) throw conflict(`You already have a scanner named "${c.name}"`);
         throw err;
       });
     if (!row) throw notFound('No such scanner');
@@ -212,7 +201,7 @@ export class ScannerService {
 
   async rotate(userId: number, id: number): Promise<Issued> {
     await this.owned(userId, id);
-    const { id: webhookId, digest } = newWebhookId();
+    const { value: webhookId, digest } = issueCredential(CREDENTIAL_PREFIX.scanner);
     await this.repo.update(id, { webhook_digest: digest, updated_at: this.clock.now() });
     return { webhook_id: webhookId, webhook_url: this.url(webhookId) };
   }
@@ -226,7 +215,7 @@ export class ScannerService {
 
   async deliveries(userId: number, id: number, limit: number) {
     await this.owned(userId, id);
-    return (await this.repo.deliveries(id, limit)).map((d) => ({
+    return (await this.webhooks.deliveries('scanner', id, limit)).map((d) => ({
       id: Number(d.id),
       ts: Number(d.ts),
       ip: d.ip,
@@ -235,7 +224,7 @@ export class ScannerService {
       action: d.action,
       message: d.message,
       payload: d.payload === null ? null : (JSON.parse(d.payload) as unknown),
-      results: d.results === null ? null : (JSON.parse(d.results) as SymbolResult[]),
+      results: (readDetail(d.detail).results as SymbolResult[] | undefined) ?? null,
       duration_ms: Number(d.duration_ms),
     }));
   }

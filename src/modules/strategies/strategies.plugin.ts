@@ -26,9 +26,9 @@ import { StrategyLocks } from './strategy-lock.js';
 import { StrategyRunner } from './strategy-runner.js';
 import { type FoundOrder, type OrderFate, type StrategySeam } from './strategy-runner.types.js';
 import type { RunMode } from './strategy.types.js';
-import { WebhookService } from './webhook.service.js';
+import { strategyWebhook, type WebhookService } from './webhook.service.js';
+import { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import { UNDERLYING_EXCHANGES } from '../../domain/exchanges.js';
-import { DEDUPE_WINDOW_MS } from '../../domain/limits.js';
 
 export interface StrategyServices {
   strategies: StrategiesService;
@@ -98,7 +98,8 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
   };
   const repo = new StrategiesRepository(deps.db);
   const locks = new StrategyLocks(repo, deps.instanceId, deps.clock, deps.logger);
-  const strategies = new StrategiesService(repo, contract, deps.clock, deps.bus, deps.publicBase);
+  const webhooks = new WebhooksRepository(deps.db);
+  const strategies = new StrategiesService(repo, contract, deps.clock, deps.bus, deps.publicBase, webhooks);
   const runner = new StrategyRunner({
     strategies,
     repo,
@@ -117,9 +118,10 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
     logger: deps.logger,
   });
   const stopper = new RunStopper(runner, deps.clock, deps.logger);
-  const webhook = new WebhookService({
+  const webhook = strategyWebhook({
     strategies,
     repo,
+    webhooks,
     runner,
     stopper,
     contract,
@@ -143,9 +145,7 @@ export function buildStrategyServices(deps: StrategyDeps): StrategyServices {
         );
       stopper.reconcileSoon();
       timer = setInterval(() => {
-        Promise.all([stopper.reconcile(), repo.purgeDedupe(deps.clock.now() - DEDUPE_WINDOW_MS)]).catch(
-          (err: unknown) => deps.logger.warn({ err }, 'strategy reconcile failed'),
-        );
+        stopper.reconcile().catch((err: unknown) => deps.logger.warn({ err }, 'strategy reconcile failed'));
       }, 10_000);
       timer.unref();
     },

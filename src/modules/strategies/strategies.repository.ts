@@ -1,18 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import {
-  eventInsert,
-  insertDeliveryRow,
-  insertEventRow,
-  selectStrategy,
-  type DeliveryInsert,
-} from './strategy-statements.js';
+import { eventInsert, insertEventRow, selectStrategy } from './strategy-statements.js';
+import { forgetClaims } from '../webhooks/webhooks.repository.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type {
-  StrategiesTable,
-  StrategyEventsTable,
-  StrategyLegsTable,
-  WebhookDeliveriesTable,
-} from '../../db/schema.js';
+import type { StrategiesTable, StrategyEventsTable, StrategyLegsTable } from '../../db/schema.js';
 import {
   StrategyRunsRepository,
   type NewEvent,
@@ -32,7 +22,6 @@ export type {
 export type StrategyRow = Selectable<StrategiesTable>;
 export type LegRow = Selectable<StrategyLegsTable>;
 export type EventRow = Selectable<StrategyEventsTable>;
-export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewLeg = Omit<Insertable<StrategyLegsTable>, 'id' | 'strategy_id'>;
 
 export interface EventFilter {
@@ -96,7 +85,7 @@ export class StrategiesRepository extends StrategyRunsRepository {
         .where('active_run_id', 'is', null)
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) return false;
-      await trx.deleteFrom('webhook_dedupe').where('strategy_id', '=', id).execute();
+      await forgetClaims(trx, 'strategy', id);
       return true;
     });
   }
@@ -177,61 +166,5 @@ export class StrategiesRepository extends StrategyRunsRepository {
     if (f.kind !== undefined) q = q.where('kind', '=', f.kind);
     if (f.severity !== undefined) q = q.where('severity', '=', f.severity);
     return q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
-  }
-
-  async insertDelivery(d: DeliveryInsert): Promise<void> {
-    await insertDeliveryRow.execute(this.db, d);
-  }
-
-  deliveries(strategyId: number, limit: number): Promise<DeliveryRow[]> {
-    return this.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('strategy_id', '=', strategyId)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-  }
-
-  /**
-   * Records a batch delivery's fingerprint: true when none was recorded within the window (the
-   * delivery proceeds), false for a duplicate. One conditional upsert, so two instances receiving
-   * the same delivery at once cannot both proceed.
-   */
-  async claimDelivery(
-    strategyId: number,
-    fingerprint: string,
-    now: number,
-    windowMs: number,
-  ): Promise<boolean> {
-    const r = await this.db
-      .insertInto('webhook_dedupe')
-      .values({ strategy_id: strategyId, fingerprint, at: now })
-      .onConflict((oc) =>
-        oc
-          .columns(['strategy_id', 'fingerprint'])
-          .doUpdateSet({ at: now })
-          .where('webhook_dedupe.at', '<=', now - windowMs),
-      )
-      .executeTakeFirst();
-    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
-  }
-
-  /**
-   * Gives a delivery's fingerprint back when the delivery was not handled after all (cooling-off,
-   * engine error): a retry of it is a new attempt, not a duplicate. Only the claim made at `at`
-   * is removed, never a later one.
-   */
-  async releaseDelivery(strategyId: number, fingerprint: string, at: number): Promise<void> {
-    await this.db
-      .deleteFrom('webhook_dedupe')
-      .where('strategy_id', '=', strategyId)
-      .where('fingerprint', '=', fingerprint)
-      .where('at', '=', at)
-      .execute();
-  }
-
-  async purgeDedupe(before: number): Promise<void> {
-    await this.db.deleteFrom('webhook_dedupe').where('at', '<=', before).execute();
   }
 }

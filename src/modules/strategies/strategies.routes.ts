@@ -14,7 +14,6 @@ import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
-import type { ErrorAnswer, HookDoc } from '../../platform/http/hook-doc.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { RateLimiter } from '../../platform/rate-limiter.js';
@@ -31,13 +30,13 @@ import {
   StartBody,
   UpdateStrategyBody,
 } from './strategy.schema.js';
-import { tokenDigest } from './strategy-token.js';
-import { RESULT_STATUS, type WebhookResult } from './strategy.types.js';
+import { CREDENTIAL_PREFIX, credentialDigest } from '../webhooks/credential.js';
+import { RESULT_STATUS } from './strategy.types.js';
 import type { RunStopper } from './run-stop.js';
 import type { StrategyRunner } from './strategy-runner.js';
 import type { WebhookService } from './webhook.service.js';
 import { runnerBody, startOwnedBatch, stopOwned } from './strategy-actions.js';
-import { webhookRoutes } from '../../platform/http/webhook-body.js';
+import { webhookRoutes } from '../webhooks/webhooks.routes.js';
 
 export function strategyRoutes(
   app: App,
@@ -311,60 +310,40 @@ export interface WebhookRouteDeps {
   logger: Logger;
 }
 
-/**
- * The webhook's answer (webhook.service.ts `WebhookAnswer`), for the API reference only: the route
- * declares no response schema, so its answers are written as the service builds them.
- */
-const WebhookAnswerBody = Type.Object({
-  status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
-  result: Type.Union(Object.keys(RESULT_STATUS).map((r) => Type.Literal(r))),
-  message: Type.String(),
-  strategy_id: Type.Optional(Type.Integer()),
-  run_id: Type.Optional(Type.Integer()),
-  stop_pending: Type.Optional(Type.Boolean()),
-  exits: Type.Optional(Type.Array(Type.Unknown())),
-});
-
-/** A refusal of the pipeline, as the reference lists it (docs/rules/strategies.md#webhook-pipeline). */
-const refused = (status: number, result: WebhookResult, when: string): ErrorAnswer => ({
-  status,
-  when: `\`${result}\`: ${when}`,
-  body: WebhookAnswerBody,
-});
-
-/** What the pipeline may refuse a delivery with (the answer's `result`). */
-const DELIVERY_ANSWERS: HookDoc = {
-  answers: [
-    refused(400, 'rejected_payload', 'the body is not a JSON object of the expected fields'),
-    refused(400, 'rejected_invalid_action', "the action or mode does not fit the strategy's kind"),
-    refused(403, 'rejected_locked', 'the strategy is locked'),
-    refused(403, 'rejected_ip', "the sender's address is not in the strategy's allowlist"),
-    refused(403, 'rejected_live_disabled', 'a live signal while live orders are not enabled'),
-    refused(404, 'rejected_token', 'no strategy has this token, or the path cannot hold one'),
-    refused(409, 'rejected_cooling_off', 'within the cooling-off after a run, or while one is stopping'),
-    refused(500, 'rejected_engine_error', 'an unexpected failure, or the strategy busy on another instance'),
-  ],
-};
-
 const WEBHOOK_DESCRIPTION =
   'The token in the path is the only credential (no `apikey`, no session). The body is read as text whatever its content type and must be a JSON object; every delivery is audited. An accepted or de-duplicated delivery answers 200 with `result` `ok` or `rejected_dedupe`.';
 
-/** Registers the webhook in its own scope (raw body parser: platform/http/webhook-body.ts). */
+/** Registers the webhook in its own scope (raw body parser: modules/webhooks/webhooks.routes.ts). */
 export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): Promise<void> {
   await webhookRoutes(app, {
     base: '/strategy/webhook',
     routes: [{ path: '/:token', summary: 'Deliver a signal to a strategy' }],
     description: WEBHOOK_DESCRIPTION,
-    credential: (p) => p.token ?? p['*'] ?? '',
-    limitKeys: (req, token) => [
-      `webhook-ip:${req.clientIp}`,
-      `webhook-token:${tokenDigest(token) ?? 'malformed'}`,
-    ],
+    credentialParam: 'token',
+    digest: (token) => credentialDigest(CREDENTIAL_PREFIX.strategy, token),
+    limitNames: ['webhook-ip', 'webhook-token'],
     limiter: deps.limiter,
     rules: deps.rules,
     logger: deps.logger,
-    answers: DELIVERY_ANSWERS,
-    malformed: { answers: [refused(404, 'rejected_token', 'the path cannot hold a token')] },
+    results: RESULT_STATUS,
+    answerFields: {
+      strategy_id: Type.Optional(Type.Integer()),
+      run_id: Type.Optional(Type.Integer()),
+      stop_pending: Type.Optional(Type.Boolean()),
+      exits: Type.Optional(Type.Array(Type.Unknown())),
+    },
+    // What the pipeline may refuse a delivery with (docs/rules/strategies.md#webhook-pipeline).
+    refusals: [
+      ['rejected_payload', 'the body is not a JSON object of the expected fields'],
+      ['rejected_invalid_action', "the action or mode does not fit the strategy's kind"],
+      ['rejected_locked', 'the strategy is locked'],
+      ['rejected_ip', "the sender's address is not in the strategy's allowlist"],
+      ['rejected_live_disabled', 'a live signal while live orders are not enabled'],
+      ['rejected_token', 'no strategy has this token, or the path cannot hold one'],
+      ['rejected_cooling_off', 'within the cooling-off after a run, or while one is stopping'],
+      ['rejected_engine_error', 'an unexpected failure, or the strategy busy on another instance'],
+    ],
+    malformed: ['rejected_token', 'the path cannot hold a token'],
     // Over the size (undeclared): answered, and the connection closed on the unread rest.
     deliver: (req, token, raw) => deps.webhook.deliver(token, raw, req.clientIp),
   });

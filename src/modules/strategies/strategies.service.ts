@@ -10,12 +10,19 @@ import { LRUCache } from 'lru-cache';
 import type { StrategiesTable } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { toDbBool } from '../../platform/db/database.js';
-import { AppError, badRequest } from '../../platform/errors.js';
+import {
+  badRequest,
+  strategyNameTaken,
+  strategyNotFound as noSuchStrategy,
+  strategyRunning,
+} from '../../platform/errors.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import { normaliseCidr, parseAllowlist, type Cidr } from './cidr.js';
 import type { LegRow, NewEvent, StrategiesRepository, StrategyRow } from './strategies.repository.js';
 import { checkLegs, type InstrumentCheck, type LegInput } from './strategy-legs.js';
-import { newWebhookToken, webhookUrl } from './strategy-token.js';
+import { CREDENTIAL_PREFIX, issueCredential, webhookUrl } from '../webhooks/credential.js';
+import { readDetail } from '../webhooks/receiver.js';
+import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import {
   EVENT_SEVERITY,
   type Direction,
@@ -55,7 +62,7 @@ export interface EventWrite {
   payload?: Record<string, unknown> | null;
 }
 
-export const strategyNotFound = () => new AppError(404, 'strategy_not_found', 'Strategy not found');
+export const strategyNotFound = () => noSuchStrategy('Strategy not found');
 
 export class StrategiesService {
   private readonly targets: LRUCache<string, WebhookTarget>;
@@ -69,6 +76,8 @@ export class StrategiesService {
     private readonly bus: InvalidationBus,
     /** The public base URL webhook URLs are shown on (tunnel URL when up, else HOST_SERVER). */
     private readonly publicBase: () => string,
+    /** The deliveries' audit (the webhooks module's repository). */
+    private readonly webhooks: WebhooksRepository,
   ) {
     this.targets = new LRUCache({ max: 10_000, ttl: 60_000, perf: { now: () => clock.now() } });
     bus.subscribe(TOPIC, (digest) => {
@@ -82,7 +91,7 @@ export class StrategiesService {
     if (await this.repo.findByName(userId, name)) throw nameTaken(name);
     const legs = await checkLegs(input.kind, input.legs, this.contract);
     const allowlist = checkAllowlist(input.ip_allowlist ?? []);
-    const { token, digest } = newWebhookToken();
+    const { value: token, digest } = issueCredential(CREDENTIAL_PREFIX.strategy);
     const now = this.clock.now();
     let id: number;
     try {
@@ -118,7 +127,7 @@ export class StrategiesService {
     return {
       ...(await this.view(userId, id)),
       webhook_token: token,
-      webhook_url: webhookUrl(this.publicBase(), token),
+      webhook_url: webhookUrl(this.publicBase(), '/strategy/webhook', token),
     };
   }
 
@@ -146,7 +155,7 @@ export class StrategiesService {
     // What the run trades with stays fixed while it runs: its exits must close the very
     // positions its entries opened (another product is another position at the broker).
     const running = (field: string) =>
-      new AppError(409, 'strategy_running', `${field} cannot change while a run is active: stop it first`);
+      strategyRunning(`${field} cannot change while a run is active: stop it first`);
     if (input.product !== undefined && input.product !== s.product) {
       if (s.active_run_id !== null) throw running('product');
       patch.product = input.product;
@@ -185,8 +194,7 @@ export class StrategiesService {
    */
   async remove(userId: number, id: number): Promise<void> {
     const s = await this.owned(userId, id);
-    const refused = () =>
-      new AppError(409, 'strategy_running', 'A strategy with an active run cannot be deleted: stop it first');
+    const refused = () => strategyRunning('A strategy with an active run cannot be deleted: stop it first');
     if (s.active_run_id !== null) throw refused();
     if (!(await this.repo.deleteStrategy(id, s.name, this.clock.now()))) {
       const now = await this.repo.find(id);
@@ -206,7 +214,7 @@ export class StrategiesService {
   /** A new token, shown once; the old one is dead at once (on every instance). */
   async rotateToken(userId: number, id: number) {
     const s = await this.owned(userId, id);
-    const { token, digest } = newWebhookToken();
+    const { value: token, digest } = issueCredential(CREDENTIAL_PREFIX.strategy);
     await this.repo.updateStrategy(id, { token_digest: digest, updated_at: this.clock.now() });
     this.invalidate(s.token_digest);
     await this.event({
@@ -218,7 +226,7 @@ export class StrategiesService {
     return {
       ...(await this.view(userId, id)),
       webhook_token: token,
-      webhook_url: webhookUrl(this.publicBase(), token),
+      webhook_url: webhookUrl(this.publicBase(), '/strategy/webhook', token),
     };
   }
 
@@ -264,19 +272,22 @@ export class StrategiesService {
 
   async deliveries(userId: number, id: number, limit = 100) {
     await this.owned(userId, id);
-    return (await this.repo.deliveries(id, limit)).map((d) => ({
-      id: d.id,
-      ts: new Date(d.ts).toISOString(),
-      ip: d.ip,
-      result: d.result,
-      http_status: d.http_status,
-      action: d.action,
-      mode: d.mode,
-      run_id: d.run_id,
-      message: d.message,
-      payload: d.payload === null ? null : (JSON.parse(d.payload) as unknown),
-      duration_ms: Math.round(d.duration_ms * 100) / 100,
-    }));
+    return (await this.webhooks.deliveries('strategy', id, limit)).map((d) => {
+      const detail = readDetail(d.detail);
+      return {
+        id: d.id,
+        ts: new Date(d.ts).toISOString(),
+        ip: d.ip,
+        result: d.result,
+        http_status: d.http_status,
+        action: d.action,
+        mode: (detail.mode as string | undefined) ?? null,
+        run_id: (detail.run_id as number | undefined) ?? null,
+        message: d.message,
+        payload: d.payload === null ? null : (JSON.parse(d.payload) as unknown),
+        duration_ms: Math.round(d.duration_ms * 100) / 100,
+      };
+    });
   }
 
   /** The strategy a webhook token digest names (cached), or undefined. */
@@ -333,8 +344,7 @@ export class StrategiesService {
   }
 }
 
-const nameTaken = (name: string) =>
-  new AppError(409, 'strategy_name_taken', `You already have a strategy named "${name}"`);
+const nameTaken = (name: string) => strategyNameTaken(`You already have a strategy named "${name}"`);
 
 function checkName(raw: string): string {
   const name = raw.trim();

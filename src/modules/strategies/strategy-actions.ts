@@ -4,7 +4,7 @@
  * (the same claim, the same exits as the webhook), so a click, an API call and a delivery can
  * never open two runs or exit a holding twice.
  */
-import { AppError, badRequest } from '../../platform/errors.js';
+import { badRequest, liveDisabled } from '../../platform/errors.js';
 import { fromDbBool } from '../../platform/db/database.js';
 import type { LegRow, StrategyRow } from './strategies.repository.js';
 import type { StrategiesService } from './strategies.service.js';
@@ -28,7 +28,7 @@ export async function startOwnedBatch(
   if (s.kind !== 'batch')
     throw badRequest('Only batch strategies are started; signal strategies open a run on their first signal');
   if (mode === 'live' && !fromDbBool(s.live_enabled)) {
-    throw new AppError(403, 'live_disabled', 'Live batch start is not enabled for this strategy');
+    throw liveDisabled('Live batch start is not enabled for this strategy');
   }
   const legs = await deps.strategies.repo.legs(s.id);
   return { s, legs, out: await deps.runner.start(s, legs, mode) };

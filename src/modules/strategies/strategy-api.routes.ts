@@ -14,7 +14,7 @@ import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { AppError } from '../../platform/errors.js';
+import { notFound } from '../../platform/errors.js';
 import type { LegRow, StrategiesRepository } from './strategies.repository.js';
 import type { StrategiesService } from './strategies.service.js';
 import type { RunStopper } from './run-stop.js';
@@ -138,7 +138,7 @@ export function strategyApiRoutes(app: App, deps: StrategyApiDeps): void {
     async (b, req, reply) => {
       const s = await svc.owned(user(req), b.strategy_id);
       if (!(await repo.legs(s.id)).some((l) => l.id === b.leg_id))
-        throw new AppError(404, 'not_found', `No leg ${b.leg_id} in this strategy`);
+        throw notFound(`No leg ${b.leg_id} in this strategy`);
       const out = await deps.stopper.closeLeg(s, b.leg_id);
       return reply
         .code(RESULT_STATUS[out.result])

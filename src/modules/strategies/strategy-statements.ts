@@ -1,6 +1,6 @@
 /**
  * The statements every signal delivery runs (the strategy and its run, the lease, the leg's
- * position and orders, the trail event, the audit row), compiled once per database
+ * position and orders, the trail event), compiled once per database
  * (platform/db/prepared.ts): building them with Kysely on every delivery cost more CPU than
  * SQLite spent running them. Used by the strategies repositories only.
  */
@@ -11,7 +11,6 @@ import type {
   StrategyEventsTable,
   StrategyOrdersTable,
   StrategyRunsTable,
-  WebhookDeliveriesTable,
 } from '../../db/schema.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
 
@@ -121,21 +120,3 @@ export function eventInsert(e: Omit<Insertable<StrategyEventsTable>, 'id'>): Eve
     payload: e.payload ?? null,
   };
 }
-
-export type DeliveryInsert = Omit<Row<WebhookDeliveriesTable>, 'id'>;
-
-export const insertDeliveryRow = prepareQuery<DB, DeliveryInsert, never>((db, $) =>
-  db.insertInto('webhook_deliveries').values({
-    strategy_id: $('strategy_id'),
-    ts: $('ts'),
-    ip: $('ip'),
-    result: $('result'),
-    http_status: $('http_status'),
-    action: $('action'),
-    mode: $('mode'),
-    run_id: $('run_id'),
-    message: $('message'),
-    payload: $('payload'),
-    duration_ms: $('duration_ms'),
-  }),
-);

@@ -1,90 +1,18 @@
 /**
- * What every webhook of algodesk shares (the strategy webhook, scanner alerts): bodies read as
- * raw text up to {@link WEBHOOK_MAX_BYTES} whatever their content type, the declared-size and
- * rate-limit checks made before the body is read (neither audited), and the audit's payload
- * handling — credential redaction (docs/rules/strategies.md#webhook-credential-redaction), the
- * cap, and the canonical JSON whose digest identifies "the same" delivery.
+ * The route family every inbound webhook shares (strategies, scanners, flows): bodies read as raw
+ * text up to {@link WEBHOOK_MAX_BYTES} whatever their content type, the declared-size and
+ * rate-limit checks made before the body is read (neither audited), the delivery routes under a
+ * base path, and every malformed path or other method under it refused without the not-found
+ * handler (docs/rules/strategies.md#webhook-pipeline).
  */
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TProperties } from 'typebox';
 import type { Logger } from 'pino';
 import { WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
-import type { RateDecision, RateLimiter } from '../rate-limiter.js';
-import type { RateRule } from '../rate-rule.js';
-import { documentHook, type HookDoc } from './hook-doc.js';
-import type { App } from './types.js';
-
-/**
- * Body fields that look like credentials: redacted before the payload is audited
- * (docs/rules/strategies.md#webhook-credential-redaction).
- */
-const CREDENTIAL_KEY =
-  /pass|pwd|secret|token|key|auth|signature|otp|pin|session|cookie|credential|private|jwt|bearer/i;
-/**
- * Credential-looking text inside values: webhook tokens and ids (also inside a pasted URL), JWTs,
- * bearer headers, and long unbroken hex or base64url runs (API keys are 64 hex characters).
- */
-const CREDENTIAL_TEXT =
-  /(?:whk|scn)_[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?|bearer\s+\S+|\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9_-]{40,}/gi;
-const AUDIT_PAYLOAD_MAX = 4_096;
-
-/** How deep the fingerprint reads a body; deeper values count as one placeholder. */
-const CANONICAL_DEPTH = 32;
-
-/**
- * JSON with sorted keys: the fingerprint of "identical" deliveries ignores key order. Bounded in
- * depth (a 16 KB body can nest thousands of levels), past which a value counts as one placeholder.
- */
-export function canonical(v: unknown, depth = 0): string {
-  if (depth > CANONICAL_DEPTH) return '"[deep]"';
-  if (Array.isArray(v)) return `[${v.map((x) => canonical(x, depth + 1)).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k], depth + 1)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(typeof v === 'string' ? v.trim().toLowerCase() : v) ?? 'null';
-}
-
-/**
- * Credential-looking fields replaced, at any depth, and credential-looking text inside any string
- * value: a pasted webhook URL or token, a JWT, a bearer header, a long hex or base64 run such as an
- * API key (docs/rules/strategies.md#webhook-credential-redaction).
- */
-export function redact(v: unknown, depth = 0): unknown {
-  if (depth > 8) return '[truncated]';
-  if (typeof v === 'string') return v.replace(CREDENTIAL_TEXT, '[redacted]');
-  if (Array.isArray(v)) return v.map((x) => redact(x, depth + 1));
-  if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(
-      Object.entries(v as Record<string, unknown>).map(([k, x]) => [
-        k,
-        CREDENTIAL_KEY.test(k) ? '[redacted]' : redact(x, depth + 1),
-      ]),
-    );
-  }
-  return v;
-}
-
-/** Whether a parsed JSON value holds a NUL character in any key or string. */
-export function holdsNul(v: unknown, depth = 0): boolean {
-  if (typeof v === 'string') return v.includes('\u0000');
-  if (depth > 64 || v === null || typeof v !== 'object') return false;
-  if (Array.isArray(v)) return v.some((x) => holdsNul(x, depth + 1));
-  return Object.entries(v as Record<string, unknown>).some(
-    ([k, x]) => k.includes('\u0000') || holdsNul(x, depth + 1),
-  );
-}
-
-/** A payload as the audit stores it: redacted, as JSON, capped at 4,096 characters. */
-export function auditPayload(v: unknown): string {
-  const s = JSON.stringify(redact(v));
-  return s.length <= AUDIT_PAYLOAD_MAX
-    ? s
-    : JSON.stringify({ truncated: true, head: s.slice(0, AUDIT_PAYLOAD_MAX - 64) });
-}
+import type { RateDecision, RateLimiter } from '../../platform/rate-limiter.js';
+import type { RateRule } from '../../platform/rate-rule.js';
+import { documentHook, type ErrorAnswer, type HookDoc } from '../../platform/http/hook-doc.js';
+import type { App } from '../../platform/http/types.js';
 
 /** What the raw body parser hands on for a body over the size limit. */
 export const TOO_LARGE = Symbol('webhook body too large');
@@ -189,22 +117,45 @@ export interface WebhookRoutesSpec {
   /** The delivery routes below `base` (`/:webhook_id`), each with its summary. */
   routes: readonly { path: string; summary: string }[];
   description: string;
-  /** The credential in the path (a route parameter, or the whole rest for a malformed path). */
-  credential(params: Record<string, string | undefined>): string;
-  /** The rate-limit keys of a request: its sender and its credential's digest. */
-  limitKeys(req: FastifyRequest, credential: string): string[];
+  /** The route parameter that holds the credential (`token`, `webhook_id`). */
+  credentialParam: string;
+  /** The credential's digest when it is well shaped (the rate limit's key per webhook). */
+  digest(credential: string): string | undefined;
+  /** The rate-limit keys' names: per sender address and per credential (`webhook-ip`, `webhook-token`). */
+  limitNames: readonly [ip: string, credential: string];
   limiter: RateLimiter;
   rules: readonly RateRule[];
   logger: Logger;
-  /** What a delivery may answer (the API reference). */
-  answers: HookDoc;
-  /** What the malformed paths answer (always the same refusal). */
-  malformed: HookDoc;
+  /** Every result of a delivery and its HTTP status. */
+  results: Readonly<Record<string, number>>;
+  /** The answer's fields after status, result and message (the API reference). */
+  answerFields: TProperties;
+  /** The refusals a delivery may answer, each with when it happens (the API reference). */
+  refusals: readonly (readonly [result: string, when: string])[];
+  /** The refusal of every malformed path, with when it happens. */
+  malformed: readonly [result: string, when: string];
   deliver(
     req: FastifyRequest,
     credential: string,
     raw: string | undefined,
   ): Promise<{ http: number; body: unknown }>;
+}
+
+/** The API reference's list of a webhook's answers: each refusal with its status and body. */
+function documented(spec: WebhookRoutesSpec, refusals: WebhookRoutesSpec['refusals']): HookDoc {
+  const body = Type.Object({
+    status: Type.Union([Type.Literal('success'), Type.Literal('error')]),
+    result: Type.Union(Object.keys(spec.results).map((r) => Type.Literal(r))),
+    message: Type.String(),
+    ...spec.answerFields,
+  });
+  return {
+    answers: refusals.map(([result, when]): ErrorAnswer => ({
+      status: spec.results[result]!,
+      when: `\`${result}\`: ${when}`,
+      body,
+    })),
+  };
 }
 
 /**
@@ -216,19 +167,25 @@ export async function webhookRoutes(app: App, spec: WebhookRoutesSpec): Promise<
   await app.register(async (scope) => {
     const s = scope as unknown as App;
     rawTextBodies(s);
-    const credential = (req: FastifyRequest) =>
-      spec.credential(req.params as Record<string, string | undefined>);
+    const credential = (req: FastifyRequest) => {
+      const p = req.params as Record<string, string | undefined>;
+      return p[spec.credentialParam] ?? p['*'] ?? '';
+    };
+    const [ipKey, credentialKey] = spec.limitNames;
     const limits = webhookLimits({
       limiter: spec.limiter,
       rules: spec.rules,
       logger: spec.logger,
-      keys: (req) => spec.limitKeys(req, credential(req)),
+      keys: (req) => [
+        `${ipKey}:${req.clientIp}`,
+        `${credentialKey}:${spec.digest(credential(req)) ?? 'malformed'}`,
+      ],
     });
     const handle = async (req: FastifyRequest, reply: FastifyReply) => {
       const answer = await spec.deliver(req, credential(req), rawBody(req, reply));
       return reply.code(answer.http).send(answer.body);
     };
-    const deliver = documentHook(handle, spec.answers);
+    const deliver = documentHook(handle, documented(spec, spec.refusals));
     const tags = ['webhooks'];
     for (const r of spec.routes)
       s.post(
@@ -236,7 +193,7 @@ export async function webhookRoutes(app: App, spec: WebhookRoutesSpec): Promise<
         { onRequest: limits, schema: { summary: r.summary, description: spec.description, tags } },
         deliver,
       );
-    const refuse = documentHook(handle, spec.malformed);
+    const refuse = documentHook(handle, documented(spec, [spec.malformed]));
     const malformed = (summary: string) => ({
       onRequest: limits,
       config: { webhookRefusal: true },
