@@ -22,12 +22,11 @@ import {
 import '@mantine/core/styles/Combobox.css';
 import '@mantine/core/styles/SegmentedControl.css';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
 import { ACTIONS } from '../../../../src/domain/orders';
 import { DERIVATIVE_TYPES } from '../../../../src/domain/instruments';
 import { FNO_ORDER_EXCHANGES, ORDER_EXCHANGES } from '../../../../src/domain/exchanges';
 import type { StrategyKind } from '../../../../src/modules/strategies/strategy.types';
-import { api, type Answer } from '../../api/client';
+import { useLegSearch, useUnderlyings } from '../../features/strategies/api/leg-search';
 import { expiryLabel } from './model';
 
 export interface LegDraft {
@@ -83,21 +82,10 @@ export function legBody(l: LegDraft, kind: StrategyKind): Record<string, unknown
   };
 }
 
-type SearchAnswer = Answer<'/search/api/search'>;
-
 /** The contract a symbol names on an exchange, searched as it is typed. */
 function useInstrument(symbol: string, exchange: string) {
   const [q] = useDebouncedValue(symbol.trim().toUpperCase(), 250);
-  const search = useQuery({
-    queryKey: ['strategy-leg-search', exchange, q],
-    queryFn: () =>
-      api<SearchAnswer>(
-        'GET',
-        `/search/api/search?q=${encodeURIComponent(q)}&exchange=${encodeURIComponent(exchange)}`,
-      ),
-    enabled: q.length >= 2,
-    staleTime: 60_000,
-  });
+  const search = useLegSearch(exchange, q);
   const results = search.data?.results ?? [];
   return {
     q,
@@ -133,17 +121,15 @@ function InstrumentCheck({
   );
 }
 
-function SymbolField({
-  leg,
-  n,
-  error,
-  onChange,
-}: {
+/** A leg's typed field: the leg, its number, the server's message of the field, and the change. */
+interface TextFieldProps {
   leg: LegDraft;
   n: number;
   error: string | undefined;
   onChange: (v: string) => void;
-}) {
+}
+
+function SymbolField({ leg, n, error, onChange }: TextFieldProps) {
   const inst = useInstrument(leg.symbol, leg.exchange);
   return (
     <Autocomplete
@@ -161,26 +147,8 @@ function SymbolField({
   );
 }
 
-function UnderlyingField({
-  leg,
-  n,
-  error,
-  onChange,
-}: {
-  leg: LegDraft;
-  n: number;
-  error: string | undefined;
-  onChange: (v: string) => void;
-}) {
-  const list = useQuery({
-    queryKey: ['strategy-leg-underlyings', leg.exchange],
-    queryFn: () =>
-      api<Answer<'/search/api/underlyings'>>(
-        'GET',
-        `/search/api/underlyings?exchange=${encodeURIComponent(leg.exchange)}&include_futures=1`,
-      ),
-    staleTime: 60_000,
-  });
+function UnderlyingField({ leg, n, error, onChange }: TextFieldProps) {
+  const list = useUnderlyings(leg.exchange);
   const typed = leg.underlying.trim().toUpperCase();
   const data = (list.data?.underlyings ?? []).filter((u) => u.startsWith(typed)).slice(0, 8);
   const known = list.data?.underlyings.includes(typed);

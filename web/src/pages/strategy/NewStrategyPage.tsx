@@ -29,7 +29,6 @@ import '@mantine/core/styles/Radio.css';
 import '@mantine/core/styles/RadioCard.css';
 import '@mantine/core/styles/RadioIndicator.css';
 import '@mantine/core/styles/Stepper.css';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { PRODUCTS } from '../../../../src/domain/orders';
@@ -39,19 +38,13 @@ import {
   type StrategyKind,
 } from '../../../../src/modules/strategies/strategy.types';
 import { PAGE_PATHS, strategyPagePath } from '../../../../src/modules/web/web-pages';
-import { api, ApiError } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { ErrorState } from '../../components/states';
+import { useCreateStrategy } from '../../features/strategies/api/strategies';
+import type { Leg } from '../../features/strategies/api/types';
 import { fieldMessage } from './field-messages';
 import { legBody, LegFields, newLeg, type LegDraft } from './LegBuilder';
-import {
-  DIRECTION_LABEL,
-  handOffIssued,
-  legText,
-  STRATEGY_KEY,
-  type Issued,
-  type Leg,
-  type Strategy,
-} from './model';
+import { DIRECTION_LABEL, handOffIssued, legText } from './model';
 
 const PRODUCT_LABEL: Record<string, string> = {
   MIS: 'MIS (intraday)',
@@ -107,7 +100,6 @@ function serverFields(err: unknown): Record<string, string> {
 
 export default function NewStrategyPage() {
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const [active, setActive] = useState(0);
   const [kind, setKind] = useState<StrategyKind>('signal');
   const [name, setName] = useState('');
@@ -117,9 +109,12 @@ export default function NewStrategyPage() {
   const [nextKey, setNextKey] = useState(1);
   const [allowlist, setAllowlist] = useState('');
 
-  const create = useMutation({
-    mutationFn: async () => {
-      const { data } = await api<{ data: Strategy & Issued }>('POST', '/strategy/api/strategies', {
+  // The token goes to the strategy's page in memory only; the mutation keeps just the id.
+  const create = useCreateStrategy(handOffIssued);
+  const send = () => {
+    setEdited(new Set());
+    create.mutate(
+      {
         name: name.trim(),
         kind,
         product,
@@ -129,21 +124,16 @@ export default function NewStrategyPage() {
           .split(/[\s,]+/)
           .map((s) => s.trim())
           .filter(Boolean),
-      });
-      // The token goes to the strategy's page in memory only; the mutation keeps just the id.
-      handOffIssued(data.id, data);
-      return data.id;
-    },
-    onSuccess: async (id) => {
-      await queryClient.invalidateQueries({ queryKey: STRATEGY_KEY });
-      void navigate(strategyPagePath(id));
-    },
-    onMutate: () => setEdited(new Set()),
-    onError: (err) => {
-      const fields = Object.keys(serverFields(err));
-      if (fields.length > 0) setActive(Math.min(...fields.map(stepOf)));
-    },
-  });
+      },
+      {
+        onSuccess: (id) => void navigate(strategyPagePath(id)),
+        onError: (err) => {
+          const fields = Object.keys(serverFields(err));
+          if (fields.length > 0) setActive(Math.min(...fields.map(stepOf)));
+        },
+      },
+    );
+  };
   // The server's messages of the last refusal, each dropped once its field is edited.
   const [edited, setEdited] = useState<ReadonlySet<string>>(new Set());
   const touch = (...keys: string[]) => {
@@ -181,7 +171,7 @@ export default function NewStrategyPage() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (active < STEPS.length - 1) setActive(active + 1);
-    else create.mutate();
+    else send();
   };
 
   return (

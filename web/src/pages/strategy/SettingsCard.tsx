@@ -7,7 +7,8 @@ import { Badge, Card, Group, List, SimpleGrid, Text, Title } from '@mantine/core
 import '@mantine/core/styles/List.css';
 import type { ReactNode } from 'react';
 import { RunStateBadge } from './badges';
-import { DIRECTION_LABEL, KIND_LABEL, legText, type Run, type Strategy } from './model';
+import type { Run, Strategy } from '../../features/strategies/api/types';
+import { DIRECTION_LABEL, KIND_LABEL, legText } from './model';
 
 export function SettingsCard({ strategy, run }: { strategy: Strategy; run: Run | undefined }) {
   const row = (label: string, value: ReactNode) => (

@@ -2,143 +2,106 @@
  * A strategy's activity on its page: its runs with their state (`stop_pending` visible until the
  * run's fills prove it flat: docs/rules/strategies.md#stop), the event trail as a timeline
  * filtered by kind and severity (#events-with-transitions), and the webhook's delivery audit with
- * each result code and HTTP status (#webhook-audit). Every query's key starts with
- * ['desk', 'strategy', id]: a live order event refreshes them, and they refresh every few seconds
- * for what no order event announces (a refused delivery, a stop confirmed flat).
+ * each result code and HTTP status (#webhook-audit) — the webhook pages' audit table
+ * (components/webhooks). Every query's key starts with ['desk', 'strategy', id]: a live order
+ * event refreshes them, and they refresh every few seconds for what no order event announces (a
+ * refused delivery, a stop confirmed flat).
  */
-import { Badge, Card, Group, NativeSelect, SimpleGrid, Table, Text, Timeline, Title } from '@mantine/core';
+import { Badge, Group, NativeSelect, SimpleGrid, Text, Timeline } from '@mantine/core';
 import '@mantine/core/styles/Timeline.css';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { EVENT_KINDS, SEVERITIES } from '../../../../src/modules/strategies/strategy.types';
-import { api } from '../../api/client';
-import { Empty, ErrorState, Loading } from '../../components/states';
+import { AuditCard } from '../../components/webhooks/AuditCard';
+import { AuditTable } from '../../components/webhooks/AuditTable';
+import { receivedColumns, type Column } from '../../components/webhooks/columns';
+import {
+  useStrategyDeliveries,
+  useStrategyEvents,
+  useStrategyRuns,
+} from '../../features/strategies/api/strategies';
+import type { Delivery, Run, Strategy } from '../../features/strategies/api/types';
 import { formatMillis } from '../../format-number';
-import { ModeBadge, ResultBadge, RunStateBadge, SEVERITY_COLOR, SeverityBadge } from './badges';
-import { istTime, strategyKey, type Delivery, type Run, type Strategy, type StrategyEvent } from './model';
+import { ModeBadge, RunStateBadge, SEVERITY_COLOR, SeverityBadge } from './badges';
+import { istTime } from './model';
 
-/** How often the activity refreshes besides live order events. */
-export const ACTIVITY_REFRESH_MS = 3_000;
+/** A time the run may not have reached yet. */
+const maybe = (t: string | null) => (t ? istTime(t) : '—');
+
+const RUN_COLUMNS: Column<Run>[] = [
+  { header: 'Run', cell: (r) => <>#{r.id}</> },
+  {
+    header: 'State',
+    cell: (r) => (
+      <>
+        <RunStateBadge status={r.status} />
+        {r.status === 'stop_pending' && (
+          <Text size="xs" c="dimmed">
+            Waiting for the exits to fill
+          </Text>
+        )}
+      </>
+    ),
+  },
+  { header: 'Mode', cell: (r) => <ModeBadge mode={r.mode} /> },
+  { header: 'Started (IST)', cell: (r) => istTime(r.started_at), nowrap: true },
+  { header: 'Stop requested', cell: (r) => maybe(r.stop_requested_at), nowrap: true },
+  { header: 'Stopped', cell: (r) => maybe(r.stopped_at), nowrap: true },
+];
 
 export function RunsCard({ strategy }: { strategy: Strategy }) {
-  const runs = useQuery({
-    queryKey: [...strategyKey(strategy.id), 'runs', 50],
-    queryFn: () => api<{ data: Run[] }>('GET', `/strategy/api/strategies/${strategy.id}/runs?limit=50`),
-    refetchInterval: ACTIVITY_REFRESH_MS,
-  });
-  const rows = runs.data?.data ?? [];
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="sm">
-        Runs
-      </Title>
-      {runs.isPending && <Loading label="Loading runs…" />}
-      {runs.isError && <ErrorState error={runs.error} />}
-      {runs.data && rows.length === 0 && (
-        <Empty>
-          {strategy.kind === 'signal'
-            ? 'No run yet: the first accepted signal opens one.'
-            : 'No run yet: a start (from this page or the webhook) opens one.'}
-        </Empty>
+    <AuditCard
+      title="Runs"
+      query={useStrategyRuns(strategy.id)}
+      loading="Loading runs…"
+      empty={
+        strategy.kind === 'signal'
+          ? 'No run yet: the first accepted signal opens one.'
+          : 'No run yet: a start (from this page or the webhook) opens one.'
+      }
+    >
+      {(rows) => (
+        <AuditTable label="Runs" rows={rows} columns={RUN_COLUMNS} minWidth={640} rowTestId="run-row" />
       )}
-      {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
-          <Table aria-label="Runs" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Run</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Mode</Table.Th>
-                <Table.Th>Started (IST)</Table.Th>
-                <Table.Th>Stop requested</Table.Th>
-                <Table.Th>Stopped</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((r) => (
-                <Table.Tr key={r.id} data-testid="run-row">
-                  <Table.Td>#{r.id}</Table.Td>
-                  <Table.Td>
-                    <RunStateBadge status={r.status} />
-                    {r.status === 'stop_pending' && (
-                      <Text size="xs" c="dimmed">
-                        Waiting for the exits to fill
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <ModeBadge mode={r.mode} />
-                  </Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{istTime(r.started_at)}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                    {r.stop_requested_at ? istTime(r.stop_requested_at) : '—'}
-                  </Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                    {r.stopped_at ? istTime(r.stopped_at) : '—'}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
-    </Card>
+    </AuditCard>
   );
 }
 
 export function EventsCard({ strategy }: { strategy: Strategy }) {
   const [kind, setKind] = useState('');
   const [severity, setSeverity] = useState('');
-  const query = new URLSearchParams({ limit: '200' });
-  if (kind) query.set('kind', kind);
-  if (severity) query.set('severity', severity);
-  const events = useQuery({
-    queryKey: [...strategyKey(strategy.id), 'events', kind, severity],
-    queryFn: () =>
-      api<{ data: StrategyEvent[] }>(
-        'GET',
-        `/strategy/api/strategies/${strategy.id}/events?${query.toString()}`,
-      ),
-    refetchInterval: ACTIVITY_REFRESH_MS,
-  });
-  const rows = events.data?.data ?? [];
   const legName = (id: number | null) => {
     if (id === null) return undefined;
     const leg = strategy.legs.find((l) => l.id === id);
     return leg ? (leg.symbol ?? `${leg.underlying} ${leg.option_type}`) : `leg ${id}`;
   };
+  const filters = (
+    <SimpleGrid cols={2} spacing="xs">
+      <NativeSelect
+        label="Kind"
+        size="xs"
+        data={[{ value: '', label: 'All kinds' }, ...EVENT_KINDS.map((k) => ({ value: k, label: k }))]}
+        value={kind}
+        onChange={(e) => setKind(e.currentTarget.value)}
+      />
+      <NativeSelect
+        label="Severity"
+        size="xs"
+        data={[{ value: '', label: 'All severities' }, ...SEVERITIES.map((s) => ({ value: s, label: s }))]}
+        value={severity}
+        onChange={(e) => setSeverity(e.currentTarget.value)}
+      />
+    </SimpleGrid>
+  );
   return (
-    <Card withBorder>
-      <Group justify="space-between" align="flex-end" mb="sm">
-        <Title order={2} size="h4">
-          Event trail
-        </Title>
-        <SimpleGrid cols={2} spacing="xs">
-          <NativeSelect
-            label="Kind"
-            size="xs"
-            data={[{ value: '', label: 'All kinds' }, ...EVENT_KINDS.map((k) => ({ value: k, label: k }))]}
-            value={kind}
-            onChange={(e) => setKind(e.currentTarget.value)}
-          />
-          <NativeSelect
-            label="Severity"
-            size="xs"
-            data={[
-              { value: '', label: 'All severities' },
-              ...SEVERITIES.map((s) => ({ value: s, label: s })),
-            ]}
-            value={severity}
-            onChange={(e) => setSeverity(e.currentTarget.value)}
-          />
-        </SimpleGrid>
-      </Group>
-      {events.isPending && <Loading label="Loading events…" />}
-      {events.isError && <ErrorState error={events.error} />}
-      {events.data && rows.length === 0 && (
-        <Empty>{kind || severity ? 'No event matches these filters.' : 'No event yet.'}</Empty>
-      )}
-      {rows.length > 0 && (
+    <AuditCard
+      title="Event trail"
+      query={useStrategyEvents(strategy.id, kind, severity)}
+      loading="Loading events…"
+      empty={kind || severity ? 'No event matches these filters.' : 'No event yet.'}
+      filters={filters}
+    >
+      {(rows) => (
         <Timeline
           active={rows.length}
           bulletSize={14}
@@ -179,63 +142,46 @@ export function EventsCard({ strategy }: { strategy: Strategy }) {
           ))}
         </Timeline>
       )}
-    </Card>
+    </AuditCard>
   );
 }
 
+const DELIVERY_COLUMNS: Column<Delivery>[] = [
+  ...receivedColumns(istTime),
+  { header: 'HTTP', cell: (d) => d.http_status },
+  {
+    header: 'Action',
+    cell: (d) => (
+      <>
+        {d.action ?? '—'}
+        {d.mode ? ` (${d.mode})` : ''}
+      </>
+    ),
+    mono: true,
+  },
+  { header: 'Run', cell: (d) => (d.run_id !== null ? `#${d.run_id}` : '—') },
+  { header: 'Message', cell: (d) => d.message },
+  { header: 'Sender', cell: (d) => d.ip, mono: true },
+  { header: 'Time taken', cell: (d) => formatMillis(d.duration_ms), nowrap: true },
+];
+
 export function DeliveriesCard({ strategy }: { strategy: Strategy }) {
-  const list = useQuery({
-    queryKey: [...strategyKey(strategy.id), 'deliveries'],
-    queryFn: () =>
-      api<{ data: Delivery[] }>('GET', `/strategy/api/strategies/${strategy.id}/deliveries?limit=100`),
-    refetchInterval: ACTIVITY_REFRESH_MS,
-  });
-  const rows = list.data?.data ?? [];
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="sm">
-        Webhook deliveries
-      </Title>
-      {list.isPending && <Loading label="Loading deliveries…" />}
-      {list.isError && <ErrorState error={list.error} />}
-      {list.data && rows.length === 0 && <Empty>No alert has reached this strategy’s webhook yet.</Empty>}
-      {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={760}>
-          <Table aria-label="Webhook deliveries" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time (IST)</Table.Th>
-                <Table.Th>Result</Table.Th>
-                <Table.Th>HTTP</Table.Th>
-                <Table.Th>Action</Table.Th>
-                <Table.Th>Run</Table.Th>
-                <Table.Th>Message</Table.Th>
-                <Table.Th>Sender</Table.Th>
-                <Table.Th>Time taken</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((d) => (
-                <Table.Tr key={d.id} data-testid="delivery-row">
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{istTime(d.ts)}</Table.Td>
-                  <Table.Td>
-                    <ResultBadge result={d.result} />
-                  </Table.Td>
-                  <Table.Td>{d.http_status}</Table.Td>
-                  <Table.Td ff="monospace">
-                    {d.action ?? '—'}
-                    {d.mode ? ` (${d.mode})` : ''}
-                  </Table.Td>
-                  <Table.Td>{d.run_id !== null ? `#${d.run_id}` : '—'}</Table.Td>
-                  <Table.Td>{d.message}</Table.Td>
-                  <Table.Td ff="monospace">{d.ip}</Table.Td>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatMillis(d.duration_ms)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+    <AuditCard
+      title="Webhook deliveries"
+      query={useStrategyDeliveries(strategy.id)}
+      loading="Loading deliveries…"
+      empty="No alert has reached this strategy’s webhook yet."
+    >
+      {(rows) => (
+        <AuditTable
+          label="Webhook deliveries"
+          rows={rows}
+          columns={DELIVERY_COLUMNS}
+          minWidth={760}
+          rowTestId="delivery-row"
+        />
       )}
-    </Card>
+    </AuditCard>
   );
 }

@@ -6,11 +6,56 @@
  */
 import { SegmentedControl, Stack, Text } from '@mantine/core';
 import '@mantine/core/styles/SegmentedControl.css';
+import type { ReactNode } from 'react';
 import { ErrorState } from '../../components/states';
-import { Confirm } from '../integrations/common';
-import type { Run, Strategy } from './model';
+import { Confirm } from '../../components/webhooks/Confirm';
+import type { Run, Strategy } from '../../features/strategies/api/types';
 
 export type Dialog = 'rotate' | 'lock' | 'unlock' | 'live-on' | 'live-off' | 'start' | 'stop' | 'delete';
+
+/**
+ * What every dialog shares: the open dialog, the action's request under way, its refusal, and
+ * what confirming and closing do.
+ */
+interface Call {
+  dialog: Dialog | undefined;
+  pending: boolean;
+  error: Error | null;
+  onConfirm: (d: Dialog) => void;
+  onClose: () => void;
+}
+
+/** One dialog: what it asks, its confirm button, and the title of the action's refusal. */
+function Ask({
+  call,
+  act,
+  title,
+  confirm,
+  refused,
+  children,
+}: {
+  call: Call;
+  /** The dialog, open while it is the call's. */
+  act: Dialog;
+  title: string;
+  confirm: string;
+  refused: string;
+  children: ReactNode;
+}) {
+  return (
+    <Confirm
+      opened={call.dialog === act}
+      title={title}
+      confirm={confirm}
+      pending={call.pending}
+      onConfirm={() => call.onConfirm(act)}
+      onClose={call.onClose}
+      error={call.error && <ErrorState error={call.error} title={refused} />}
+    >
+      {children}
+    </Confirm>
+  );
+}
 
 export function StrategyDialogs({
   strategy,
@@ -36,46 +81,36 @@ export function StrategyDialogs({
   onConfirm: (d: Dialog) => void;
   onClose: () => void;
 }) {
+  const call: Call = { dialog, pending, error, onConfirm, onClose };
+  const ask = (act: Dialog, title: string, confirm: string, refused: string) => ({
+    call,
+    act,
+    title,
+    confirm,
+    refused,
+  });
+  // Lock and unlock are one dialog, worded for the change it makes.
+  const unlocking = dialog === 'unlock';
   return (
     <>
-      <Confirm
-        opened={dialog === 'rotate'}
-        title="Rotate the webhook token?"
-        confirm="Rotate"
-        pending={pending}
-        onConfirm={() => onConfirm('rotate')}
-        onClose={onClose}
-        error={error && <ErrorState error={error} title="Not rotated" />}
-      >
+      <Ask {...ask('rotate', 'Rotate the webhook token?', 'Rotate', 'Not rotated')}>
         <Text>
           {strategy.name} gets a new webhook URL, shown once. The current URL stops working at once: update
           your TradingView alerts.
         </Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'lock' || dialog === 'unlock'}
-        title={dialog === 'unlock' ? 'Unlock the webhook?' : 'Lock the webhook?'}
-        confirm={dialog === 'unlock' ? 'Unlock' : 'Lock'}
-        pending={pending}
-        onConfirm={() => dialog && onConfirm(dialog)}
-        onClose={onClose}
-        error={error && <ErrorState error={error} title="Not changed" />}
+      </Ask>
+      <Ask
+        {...(unlocking
+          ? ask('unlock', 'Unlock the webhook?', 'Unlock', 'Not changed')
+          : ask('lock', 'Lock the webhook?', 'Lock', 'Not changed'))}
       >
         <Text>
-          {dialog === 'unlock'
+          {unlocking
             ? `Alerts reach ${strategy.name} again and may open runs and place orders.`
             : `Every alert to ${strategy.name} is refused (rejected_locked) until you unlock it. A run already open is not stopped: stop it from this page.`}
         </Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'live-on'}
-        title="Enable live batch start?"
-        confirm="Enable live start"
-        pending={pending}
-        onConfirm={() => onConfirm('live-on')}
-        onClose={onClose}
-        error={error && <ErrorState error={error} title="Not enabled" />}
-      >
+      </Ask>
+      <Ask {...ask('live-on', 'Enable live batch start?', 'Enable live start', 'Not enabled')}>
         <Text>
           A start in live mode — from this page, the webhook (
           <Text span ff="monospace">
@@ -84,27 +119,11 @@ export function StrategyDialogs({
           ) or the API — will send <b>real orders to your broker</b>, with real money, for every leg of{' '}
           {strategy.name}. Anyone holding the webhook URL can then trigger them.
         </Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'live-off'}
-        title="Disable live batch start?"
-        confirm="Disable"
-        pending={pending}
-        onConfirm={() => onConfirm('live-off')}
-        onClose={onClose}
-        error={error && <ErrorState error={error} title="Not disabled" />}
-      >
+      </Ask>
+      <Ask {...ask('live-off', 'Disable live batch start?', 'Disable', 'Not disabled')}>
         <Text>Live starts are refused (rejected_live_disabled); a live run already open is not stopped.</Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'start'}
-        title="Start a run?"
-        confirm="Start"
-        pending={pending}
-        onConfirm={() => onConfirm('start')}
-        onClose={onClose}
-        error={error && <ErrorState error={error} title="Not started" />}
-      >
+      </Ask>
+      <Ask {...ask('start', 'Start a run?', 'Start', 'Not started')}>
         <Stack gap="sm">
           <SegmentedControl
             aria-label="Run mode"
@@ -125,37 +144,21 @@ export function StrategyDialogs({
             </Text>
           )}
         </Stack>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'stop'}
-        title="Stop the run?"
-        confirm="Stop the run"
-        pending={pending}
-        onConfirm={() => onConfirm('stop')}
-        onClose={onClose}
-        error={error && <ErrorState error={error} title="Not stopped" />}
-      >
+      </Ask>
+      <Ask {...ask('stop', 'Stop the run?', 'Stop the run', 'Not stopped')}>
         <Text>
           Working entries of run #{strategy.active_run_id} are cancelled and what each leg filled is exited
           with a MARKET order{activeRun?.mode === 'live' ? ' at your broker' : ' in the sandbox'}. The run
           shows as stopping (stop_pending) until its fills prove it flat; for 30 seconds after, no new run
           opens.
         </Text>
-      </Confirm>
-      <Confirm
-        opened={dialog === 'delete'}
-        title="Delete the strategy?"
-        confirm="Delete"
-        pending={pending}
-        onConfirm={() => onConfirm('delete')}
-        onClose={onClose}
-        error={error && <ErrorState error={error} title="Not deleted" />}
-      >
+      </Ask>
+      <Ask {...ask('delete', 'Delete the strategy?', 'Delete', 'Not deleted')}>
         <Text>
           Delete {strategy.name}? Its webhook URL stops working at once; its runs, event trail and delivery
           audit are kept, and its name is free again.
         </Text>
-      </Confirm>
+      </Ask>
     </>
   );
 }

@@ -21,29 +21,26 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
-import { api, ApiError } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { useLive } from '../../api/live';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
-import { CopyLine, ShownOnce } from '../integrations/common';
-import { RunStateBadge } from './badges';
+import { IssuedCredentials } from '../../components/webhooks/credentials';
 import {
-  dropIssued,
-  KIND_LABEL,
-  peekIssued,
-  STRATEGY_KEY,
-  strategyKey,
-  type Issued,
-  type Run,
-  type RunAnswer,
-  type Strategy,
-} from './model';
+  useStrategy,
+  useStrategyAction,
+  useStrategyRuns,
+  type ActionAnswer,
+  type StrategyAction,
+} from '../../features/strategies/api/strategies';
+import type { Issued } from '../../features/strategies/api/types';
+import { RunStateBadge } from './badges';
+import { dropIssued, KIND_LABEL, peekIssued } from './model';
 import { SettingsCard } from './SettingsCard';
-import { ACTIVITY_REFRESH_MS, DeliveriesCard, EventsCard, RunsCard } from './StrategyActivity';
+import { DeliveriesCard, EventsCard, RunsCard } from './StrategyActivity';
 import { StrategyDialogs, type Dialog } from './StrategyDialogs';
 import { WebhookCard } from './WebhookCard';
 
@@ -61,22 +58,65 @@ export default function StrategyPage() {
   return Number.isInteger(id) && id >= 1 ? <StrategyView key={id} id={id} /> : null;
 }
 
+/** The server's call behind a dialog's confirmation. */
+function actionOf(d: Dialog, startMode: 'sandbox' | 'live'): StrategyAction {
+  switch (d) {
+    case 'lock':
+    case 'unlock':
+      return { call: 'lock', locked: d === 'lock' };
+    case 'live-on':
+    case 'live-off':
+      return { call: 'live', enabled: d === 'live-on' };
+    case 'start':
+      return { call: 'start', mode: startMode };
+    default:
+      return { call: d };
+  }
+}
+
+/** What a confirmed action's answer says, in the server's words where it has some. */
+function outcomeOf(a: StrategyAction, answer: ActionAnswer): Outcome {
+  if ('run' in answer) {
+    const r = answer.run;
+    // The server says what was done (exits placed, the run stopping until flat).
+    const title =
+      a.call === 'start'
+        ? `Start: ${r.result}`
+        : `Stop: ${r.result}${r.stop_pending ? ' (stop_pending)' : ''}`;
+    return { ok: r.result === 'ok', title, message: r.message };
+  }
+  switch (a.call) {
+    case 'rotate':
+      return {
+        ok: true,
+        title: 'Token rotated',
+        message: 'The old webhook URL is dead; the new one is shown once below.',
+      };
+    case 'lock':
+      return {
+        ok: true,
+        title: a.locked ? 'Webhook locked' : 'Webhook unlocked',
+        message: a.locked ? 'Every delivery is refused (rejected_locked).' : 'Deliveries are taken again.',
+      };
+    case 'live':
+      return {
+        ok: true,
+        title: a.enabled ? 'Live batch start enabled' : 'Live batch start disabled',
+        message: a.enabled
+          ? 'A start in live mode now sends real orders to the broker.'
+          : 'Only sandbox starts are taken.',
+      };
+    default:
+      return { ok: true, title: 'Deleted', message: 'Strategy deleted' };
+  }
+}
+
 function StrategyView({ id }: { id: number }) {
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const live = useLive();
-  const key = strategyKey(id);
-  const strategy = useQuery({
-    queryKey: [...key, 'view'],
-    queryFn: () => api<{ data: Strategy }>('GET', `/strategy/api/strategies/${id}`),
-    refetchInterval: ACTIVITY_REFRESH_MS,
-  });
+  const strategy = useStrategy(id);
   const s = strategy.data?.data;
-  const runs = useQuery({
-    queryKey: [...key, 'runs', 50],
-    queryFn: () => api<{ data: Run[] }>('GET', `/strategy/api/strategies/${id}/runs?limit=50`),
-    refetchInterval: ACTIVITY_REFRESH_MS,
-  });
+  const runs = useStrategyRuns(id);
   const activeRun = runs.data?.data.find((r) => r.id === s?.active_run_id);
 
   // The token just issued (creation's hand-off, or a rotation): this page's memory only.
@@ -88,68 +128,15 @@ function StrategyView({ id }: { id: number }) {
   const [startMode, setStartMode] = useState<'sandbox' | 'live'>('sandbox');
   const [outcome, setOutcome] = useState<Outcome | undefined>();
 
-  const refresh = () => queryClient.invalidateQueries({ queryKey: STRATEGY_KEY });
-  const act = useMutation({
-    mutationFn: async (d: Dialog): Promise<Outcome> => {
-      switch (d) {
-        case 'rotate': {
-          const r = await api<{ data: Issued }>('POST', `/strategy/api/strategies/${id}/rotate-token`);
-          setIssued({ webhook_token: r.data.webhook_token, webhook_url: r.data.webhook_url });
-          return {
-            ok: true,
-            title: 'Token rotated',
-            message: 'The old webhook URL is dead; the new one is shown once below.',
-          };
-        }
-        case 'lock':
-        case 'unlock':
-          await api('POST', `/strategy/api/strategies/${id}/lock`, { locked: d === 'lock' });
-          return {
-            ok: true,
-            title: d === 'lock' ? 'Webhook locked' : 'Webhook unlocked',
-            message:
-              d === 'lock' ? 'Every delivery is refused (rejected_locked).' : 'Deliveries are taken again.',
-          };
-        case 'live-on':
-        case 'live-off':
-          await api('POST', `/strategy/api/strategies/${id}/live`, { enabled: d === 'live-on' });
-          return {
-            ok: true,
-            title: d === 'live-on' ? 'Live batch start enabled' : 'Live batch start disabled',
-            message:
-              d === 'live-on'
-                ? 'A start in live mode now sends real orders to the broker.'
-                : 'Only sandbox starts are taken.',
-          };
-        case 'start': {
-          const r = await api<RunAnswer>('POST', `/strategy/api/strategies/${id}/start`, { mode: startMode });
-          return { ok: r.result === 'ok', title: `Start: ${r.result}`, message: r.message };
-        }
-        case 'stop': {
-          // The server says what was done (exits placed, the run stopping until flat).
-          const r = await api<RunAnswer>('POST', `/strategy/api/strategies/${id}/stop`);
-          return {
-            ok: r.result === 'ok',
-            title: `Stop: ${r.result}${r.stop_pending ? ' (stop_pending)' : ''}`,
-            message: r.message,
-          };
-        }
-        case 'delete':
-          await api('DELETE', `/strategy/api/strategies/${id}`);
-          return { ok: true, title: 'Deleted', message: 'Strategy deleted' };
-      }
-    },
-    onSuccess: async (out, d) => {
-      setDialog(undefined);
-      act.reset();
-      if (d === 'delete') {
-        await queryClient.invalidateQueries({ queryKey: STRATEGY_KEY });
-        void navigate(PAGE_PATHS.strategies);
-        return;
-      }
-      setOutcome(out);
-      await refresh();
-    },
+  const act = useStrategyAction(id, (a, answer) => {
+    if ('issued' in answer) setIssued(answer.issued);
+    setDialog(undefined);
+    act.reset();
+    if (a.call === 'delete') {
+      void navigate(PAGE_PATHS.strategies);
+      return;
+    }
+    setOutcome(outcomeOf(a, answer));
   });
   const open = (d: Dialog) => {
     act.reset();
@@ -198,10 +185,14 @@ function StrategyView({ id }: { id: number }) {
       </Group>
       <Stack gap="lg" mt="md">
         {issued && (
-          <ShownOnce title={`Webhook of ${s.name}`} onDone={() => setIssued(undefined)}>
-            <CopyLine label="Webhook URL" value={issued.webhook_url} testId="strategy-webhook-url" />
-            <CopyLine label="Token" value={issued.webhook_token} testId="strategy-webhook-token" />
-          </ShownOnce>
+          <IssuedCredentials
+            title={`Webhook of ${s.name}`}
+            lines={[
+              { label: 'Webhook URL', value: issued.webhook_url, testId: 'strategy-webhook-url' },
+              { label: 'Token', value: issued.webhook_token, testId: 'strategy-webhook-token' },
+            ]}
+            onDone={() => setIssued(undefined)}
+          />
         )}
         {outcome && (
           <Alert
@@ -277,7 +268,7 @@ function StrategyView({ id }: { id: number }) {
         onStartMode={setStartMode}
         pending={act.isPending}
         error={act.error}
-        onConfirm={(d) => act.mutate(d)}
+        onConfirm={(d) => act.mutate(actionOf(d, startMode))}
         onClose={() => setDialog(undefined)}
       />
     </Container>

@@ -5,18 +5,14 @@
  * (docs/rules/strategies.md#webhook-vocabulary-per-kind).
  */
 import { Alert, Card, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { api, type Answer } from '../../api/client';
 import { ErrorState } from '../../components/states';
-import { CopyLine } from '../integrations/common';
-import { alertMessages, type Strategy } from './model';
+import { CopyLine } from '../../components/webhooks/credentials';
+import { useHost } from '../../features/integrations/api/host';
+import type { Strategy } from '../../features/strategies/api/types';
+import { alertMessages } from './model';
 
 export function WebhookCard({ strategy }: { strategy: Strategy }) {
-  const host = useQuery({
-    queryKey: ['config-host'],
-    queryFn: () => api<Answer<'/api/config/host'>>('GET', '/api/config/host'),
-    staleTime: 60_000,
-  });
+  const host = useHost();
   const base = host.data ? (host.data.public_url ?? host.data.host_server) : undefined;
   return (
     <Card withBorder>

@@ -1,7 +1,10 @@
-/** Run states, modes, severities and webhook results in words (docs/rules/web.md#field-messages). */
+/**
+ * Run states, modes and severities in words (docs/rules/web.md#field-messages); a webhook
+ * delivery's result is the webhook pages' badge (components/webhooks/badges.tsx).
+ */
 import { Badge } from '@mantine/core';
 import type { Severity } from '../../../../src/modules/strategies/strategy.types';
-import type { RunStatus } from './model';
+import type { RunStatus } from '../../features/strategies/api/types';
 
 const nowrap = { textTransform: 'none', minWidth: 'max-content' } as const;
 
@@ -53,23 +56,6 @@ export function SeverityBadge({ severity }: { severity: Severity }) {
       style={nowrap}
     >
       {severity}
-    </Badge>
-  );
-}
-
-/** A webhook result code: `ok` green, a de-duplicated delivery grey, an engine error red, any refusal orange. */
-export function ResultBadge({ result }: { result: string }) {
-  const color =
-    result === 'ok'
-      ? 'green'
-      : result === 'rejected_dedupe'
-        ? 'gray'
-        : result === 'rejected_engine_error'
-          ? 'red'
-          : 'orange';
-  return (
-    <Badge color={color} variant="light" style={nowrap}>
-      {result}
     </Badge>
   );
 }

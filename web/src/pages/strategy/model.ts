@@ -1,105 +1,16 @@
 /**
- * What the strategy pages share (docs/rules/web.md#strategy-pages): the shapes the strategy routes answer
- * (src/modules/strategies/strategy-views.ts; their route schemas declare a loose object), the
- * query keys (under ['desk', 'strategy', id] so a live order event refreshes them:
- * web/src/api/live.ts), the hand-off of a webhook token from the wizard to the strategy page
- * (memory only), and the TradingView alert bodies of each action.
+ * What the strategy pages share (docs/rules/web.md#strategy-pages): the hand-off of a webhook
+ * token from the wizard to the strategy page (memory only), the TradingView alert bodies of each
+ * action, and the words of kinds, directions, expiries and legs. The shapes the strategy routes
+ * answer, their queries and keys are in features/strategies/api.
  */
 import {
   BATCH_ACTIONS,
   SIGNAL_ACTIONS,
   type Direction,
-  type Severity,
   type StrategyKind,
 } from '../../../../src/modules/strategies/strategy.types';
-
-export interface Leg {
-  id: number;
-  leg_type: 'instrument' | 'derivative';
-  symbol: string | null;
-  exchange: string;
-  underlying: string | null;
-  expiry_rank: number | null;
-  option_type: string | null;
-  strike_offset: number | null;
-  quantity: number;
-  quantity_unit: 'units' | 'lots';
-  side: 'BUY' | 'SELL' | null;
-}
-
-export interface Strategy {
-  id: number;
-  name: string;
-  kind: StrategyKind;
-  product: string;
-  direction: Direction;
-  ip_allowlist: string[];
-  webhook_locked: boolean;
-  live_enabled: boolean;
-  status: 'idle' | 'running';
-  active_run_id: number | null;
-  legs: Leg[];
-  created_at: string;
-  updated_at: string;
-}
-
-export type RunStatus = 'running' | 'stop_pending' | 'stopped';
-
-export interface Run {
-  id: number;
-  mode: 'sandbox' | 'live';
-  status: RunStatus;
-  started_at: string;
-  stop_requested_at: string | null;
-  stopped_at: string | null;
-}
-
-export interface StrategyEvent {
-  id: number;
-  run_id: number | null;
-  strategy_id: number;
-  ts: string;
-  kind: string;
-  severity: Severity;
-  leg_id: number | null;
-  message: string;
-  payload: Record<string, unknown> | null;
-}
-
-export interface Delivery {
-  id: number;
-  ts: string;
-  ip: string;
-  result: string;
-  http_status: number;
-  action: string | null;
-  mode: string | null;
-  run_id: number | null;
-  message: string;
-  payload: unknown;
-  duration_ms: number;
-}
-
-/** What a run action (start, stop) answers, on every status: the webhook's fields. */
-export interface RunAnswer {
-  status: 'success' | 'error';
-  result: string;
-  message: string;
-  strategy_id?: number;
-  run_id?: number;
-  stop_pending?: boolean;
-  exits?: Array<{ ok?: boolean; error?: string; symbol?: string }>;
-}
-
-/** A webhook credential as creation and rotation answer it (shown once). */
-export interface Issued {
-  webhook_token: string;
-  webhook_url: string;
-}
-
-/** Every strategy query's key starts here: live order events refresh them (web/src/api/live.ts). */
-export const STRATEGY_KEY = ['desk', 'strategy'] as const;
-export const strategyKey = (id: number) => [...STRATEGY_KEY, id] as const;
+import type { Issued, Leg, Strategy } from '../../features/strategies/api/types';
 
 /**
  * The token the wizard just received, handed to the strategy page in this tab's memory only

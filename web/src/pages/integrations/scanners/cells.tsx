@@ -4,7 +4,7 @@
  */
 import { Badge, Text } from '@mantine/core';
 import { formatCount, formatRupees } from '../../../format-number';
-import type { Scanner } from './scanner';
+import type { Scanner } from '../../../features/integrations/api/types';
 
 // docs/rules/web.md#number-formats: shares are a count, capital is money.
 const sizing = (s: Scanner) =>
