@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import { badRequest, notFound } from '../../platform/errors.js';
 import type { OrderPipeline, PipelineAnswer } from './order-pipeline.js';
+import type { PlacedBody, RefusedBody } from './order-pipeline.types.js';
 import type { OrderInput } from './order-rules.js';
 import type { OrdersRepository, PendingOrderRow } from './orders.repository.js';
 
@@ -26,7 +27,8 @@ export interface PendingOrderView {
   status: PendingStatus;
   reason: string | null;
   orderid: string | null;
-  response: unknown;
+  /** The placement's answer with its HTTP status, once approved (null before). */
+  response: ({ http_status: number } & (PlacedBody | RefusedBody)) | null;
   created_at: string;
   decided_at: string | null;
 }
@@ -41,7 +43,7 @@ export function toView(r: PendingOrderRow): PendingOrderView {
     status: r.status as PendingStatus,
     reason: r.reason,
     orderid: r.order_id,
-    response: r.response ? (JSON.parse(r.response) as unknown) : null,
+    response: r.response ? (JSON.parse(r.response) as PendingOrderView['response']) : null,
     created_at: iso(r.created_at)!,
     decided_at: iso(r.decided_at),
   };

@@ -8,6 +8,12 @@ import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
+import {
+  ApproveAllResponse,
+  ApproveResponse,
+  DecisionResponse,
+  PendingOrdersResponse,
+} from './action-center.schema.js';
 import type { ActionCenterService } from './action-center.service.js';
 import type { LatencyService } from './latency.service.js';
 import type { OrderLogWriter } from './order-log.writer.js';
@@ -94,7 +100,7 @@ export function orderSessionRoutes(
             Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected')]),
           ),
         }),
-        response: { 200: Success, ...errors },
+        response: { 200: PendingOrdersResponse, ...errors },
       },
     },
     async (req) => ({
@@ -110,7 +116,7 @@ export function orderSessionRoutes(
         summary: 'Approve a pending order (it is placed)',
         tags: ['orders'],
         params: IdParams,
-        response: { 200: Success, ...errors },
+        response: { 200: ApproveResponse, ...errors },
       },
     },
     async (req) => {
@@ -130,7 +136,7 @@ export function orderSessionRoutes(
       schema: {
         summary: 'Approve every pending order',
         tags: ['orders'],
-        response: { 200: Success, ...errors },
+        response: { 200: ApproveAllResponse, ...errors },
       },
     },
     async (req) => {
@@ -147,7 +153,7 @@ export function orderSessionRoutes(
         tags: ['orders'],
         params: IdParams,
         body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }),
-        response: { 200: Success, ...errors },
+        response: { 200: DecisionResponse, ...errors },
       },
     },
     async (req) => {
@@ -163,7 +169,7 @@ export function orderSessionRoutes(
         summary: 'Delete a pending order',
         tags: ['orders'],
         params: IdParams,
-        response: { 200: Success, ...errors },
+        response: { 200: DecisionResponse, ...errors },
       },
     },
     async (req) => {

@@ -1,12 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
+import { authKeys } from '../features/auth/api/keys';
 import { api, ApiError, type Answer } from './client';
 
 /** The signed-in user as `GET /auth/session` answers it (the server's schema). */
 export type User = Answer<'/auth/session'>['user'];
 
-export const SESSION_KEY = ['session'] as const;
-export const SETUP_KEY = ['setup'] as const;
-export const MODE_KEY = ['analyze-mode'] as const;
+/** The keys every page shares (web/src/features/auth/api/keys.ts). */
+export const SESSION_KEY = authKeys.session();
+export const SETUP_KEY = authKeys.setup();
+export const MODE_KEY = authKeys.mode();
 
 /** Whether the install still needs its administrator (`GET /auth/setup`). */
 export function useSetupStatus() {
@@ -38,7 +40,7 @@ export function useSession() {
 export function useMode(enabled: boolean) {
   return useQuery({
     queryKey: MODE_KEY,
-    queryFn: () => api<{ analyze_mode: boolean; mode: 'analyze' | 'live' }>('GET', '/settings/analyze-mode'),
+    queryFn: () => api<Answer<'/settings/analyze-mode'>>('GET', '/settings/analyze-mode'),
     enabled,
     refetchInterval: 15_000,
   });

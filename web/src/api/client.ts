@@ -171,15 +171,25 @@ export async function api<T>(
   }
 }
 
-/** A same-origin path to return to after signing in, or undefined for anything else. */
+/** The JSON body of one documented response. */
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+
 /**
- * The JSON a route answers with 200, as the server's own schemas state it
- * (docs/rules/web.md#typed-api): `openapi.d.ts` is generated from `/api/openapi.json`, and a
- * test fails when it is stale, so a changed answer breaks the console's type-check.
+ * The JSON a route answers on success, as the server's own schemas state it
+ * (docs/rules/web.md#typed-api): its 200 answer, or — for a route that creates (201) or accepts
+ * work to run in the background (202) — that one. `openapi.d.ts` is generated from
+ * `/api/openapi.json`, and a test fails when it is stale, so a changed answer breaks the
+ * console's type-check.
  */
 export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete' = 'get'> =
-  paths[P] extends Record<M, { responses: { 200: { content: { 'application/json': infer T } } } }>
-    ? T
+  paths[P] extends Record<M, { responses: infer R }>
+    ? R extends { 200: infer OK }
+      ? JsonOf<OK>
+      : R extends { 201: infer Created }
+        ? JsonOf<Created>
+        : R extends { 202: infer Accepted }
+          ? JsonOf<Accepted>
+          : never
     : never;
 
 /**
@@ -189,6 +199,7 @@ export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'de
 export const isServerPage = (path: string): boolean =>
   path.startsWith('/oauth/') || path.startsWith('/security/');
 
+/** A same-origin path to return to after signing in, or undefined for anything else. */
 export function safeReturnPath(raw: string | null | undefined): string | undefined {
   if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return undefined;
   if (raw.startsWith('/login') || raw.startsWith('/setup')) return undefined;

@@ -5,6 +5,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { type DeskCall, deskPath } from '../../../src/modules/desk/desk-calls';
+import { DESK_KEY, deskKeys } from '../features/desk/api/keys';
 import { useMode } from './auth';
 import { api, type Answer } from './client';
 import type { paths } from './openapi';
@@ -27,10 +28,10 @@ export function desk<C extends DeskCall>(call: C, body: DeskBody<C> | Record<str
 }
 
 /** Every desk query's key starts with this: a live order event refreshes them all. */
-export const DESK_KEY = ['desk'] as const;
+export { DESK_KEY };
 
 /** The signed-in user's broker session (`GET /broker/session`; null when none or expired). */
-export const BROKER_SESSION_KEY = ['broker-session'] as const;
+export const BROKER_SESSION_KEY = deskKeys.brokerSession();
 export function useBrokerSession() {
   return useQuery({
     queryKey: BROKER_SESSION_KEY,
@@ -70,7 +71,7 @@ export function useDeskQuery<C extends 'orderbook' | 'tradebook' | 'positionbook
   const { ready, mode } = useDeskReady();
   return useQuery({
     // By mode: the sandbox's books and the broker's are never shown for one another.
-    queryKey: [...DESK_KEY, call, mode],
+    queryKey: deskKeys.book(call, mode),
     queryFn: () => desk(call, {}),
     refetchInterval: opts.refetchInterval ?? false,
     enabled: ready,

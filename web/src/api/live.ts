@@ -9,15 +9,16 @@
  */
 import { useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useSyncExternalStore } from 'react';
+import { accountKeys } from '../features/account/api/keys';
+import { actionCenterKeys, deskKeys } from '../features/desk/api/keys';
 import { api, ApiError, sessionEnded } from './client';
-import { DESK_KEY } from './desk';
 
 export type LiveState = 'connecting' | 'open' | 'reconnecting';
 
-/** The Action Center's queries (web/src/pages/desk/ActionCenterPage.tsx). */
-const ACTION_CENTER_KEY = ['action-center'] as const;
-/** Query keys a live order event refreshes. */
-export const LIVE_KEYS = [DESK_KEY, ACTION_CENTER_KEY, ['analyzer-log']] as const;
+/** The Action Center's queries (web/src/features/desk/api/action-center.ts). */
+const ACTION_CENTER_KEY = actionCenterKeys.all();
+/** Query keys a live order event refreshes: the books, the Action Center, the analyzer's log. */
+export const LIVE_KEYS = [deskKeys.all(), ACTION_CENTER_KEY, accountKeys.analyzer()] as const;
 /** The close code of a socket whose session ended (docs/rules/orders.md#live-socket). */
 const SESSION_ENDED = 4401;
 /** How often the desk refreshes while the socket is down. */

@@ -10915,9 +10915,36 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "success";
-                            message?: string;
-                        } & {
-                            [key: string]: unknown;
+                            data: {
+                                id: number;
+                                api_type: string;
+                                order: {
+                                    strategy: string;
+                                    symbol: string;
+                                    exchange: string;
+                                    action: string;
+                                    quantity: number;
+                                    pricetype: string;
+                                    product: string;
+                                    price: string;
+                                    trigger_price: string;
+                                    disclosed_quantity: string;
+                                    splitsize?: number;
+                                };
+                                status: "pending" | "approved" | "rejected";
+                                reason: string | null;
+                                orderid: string | null;
+                                response: {
+                                    http_status: number;
+                                    status: "success" | "error";
+                                    orderid?: string;
+                                    orderids?: string[];
+                                    message?: string;
+                                    mode?: "analyze" | "live";
+                                } | null;
+                                created_at: string;
+                                decided_at: string | null;
+                            }[];
                         };
                     };
                 };
@@ -11035,9 +11062,15 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "success";
-                            message?: string;
-                        } & {
-                            [key: string]: unknown;
+                            message: string;
+                            http_status: number;
+                            result: {
+                                status: "success" | "error";
+                                orderid?: string;
+                                orderids?: string[];
+                                message?: string;
+                                mode?: "analyze" | "live";
+                            };
                         };
                     };
                 };
@@ -11153,9 +11186,19 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "success";
-                            message?: string;
-                        } & {
-                            [key: string]: unknown;
+                            message: string;
+                            results: {
+                                id: number;
+                                status: number;
+                                body: {
+                                    status: "success" | "error";
+                                    orderid?: string;
+                                    orderids?: string[];
+                                    message?: string;
+                                    mode?: "analyze" | "live";
+                                };
+                                quantities?: number[];
+                            }[];
                         };
                     };
                 };
@@ -11275,9 +11318,7 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "success";
-                            message?: string;
-                        } & {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -11410,9 +11451,7 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "success";
-                            message?: string;
-                        } & {
-                            [key: string]: unknown;
+                            message: string;
                         };
                     };
                 };
@@ -22040,6 +22079,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/scanner/api/scanners/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A scanner's deliveries and square-offs, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                ts: number;
+                                ip: string;
+                                result: string;
+                                http_status: number;
+                                action: string | null;
+                                message: string;
+                                payload: unknown;
+                                results: {
+                                    symbol: string;
+                                    status: "success" | "error" | "skipped";
+                                    orderid?: string;
+                                    quantity?: number;
+                                    message?: string;
+                                }[] | null;
+                                duration_ms: number;
+                            }[];
+                        };
+                    };
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/scanner/api/scanners/{id}/live": {
         parameters: {
             query?: never;
@@ -22202,150 +22385,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/scanner/api/scanners/{id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A scanner's deliveries and square-offs, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            data: {
-                                id: number;
-                                ts: number;
-                                ip: string;
-                                result: string;
-                                http_status: number;
-                                action: string | null;
-                                message: string;
-                                payload: unknown;
-                                results: {
-                                    symbol: string;
-                                    status: "success" | "error" | "skipped";
-                                    orderid?: string;
-                                    quantity?: number;
-                                    message?: string;
-                                }[] | null;
-                                duration_ms: number;
-                            }[];
-                        };
-                    };
-                };
-                /**
-                 * @description Bad Request
-                 *
-                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
-                 */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /**
-                 * @description Unauthorized
-                 *
-                 *     - `session_required`: no live session (the `algodesk_session` cookie)
-                 */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /**
-                 * @description Forbidden
-                 *
-                 *     - the client address is banned (a plain-text answer, before any route logic)
-                 */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /**
-                 * @description Too Many Requests
-                 *
-                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
-                 */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /**
-                 * @description Internal Server Error
-                 *
-                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
-                 */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;

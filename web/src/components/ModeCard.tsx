@@ -5,20 +5,23 @@
  * is always the administrator's act.
  */
 import { Alert, Button, Card, Group, Modal, Text } from '@mantine/core';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { MODE_KEY, useMode } from '../api/auth';
-import { api } from '../api/client';
+import { useMode } from '../api/auth';
+import { useSwitchModeMutation } from '../features/account/api/sandbox';
 import { ErrorState, Loading } from './states';
 
 export function ModeCard({ isAdmin }: { isAdmin: boolean }) {
   const mode = useMode(true);
-  const qc = useQueryClient();
   const [confirm, setConfirm] = useState(false);
   // The mode the open confirmation is about: its words stay while it closes after the switch.
   const [asked, setAsked] = useState<{ analyze: boolean }>();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string }>();
+  // The books follow the mode by themselves (their queries are keyed by it).
+  const switching = useSwitchModeMutation({
+    onSuccess: (res, analyze) =>
+      setOutcome({ ok: true, text: res.message ?? `${analyze ? 'Analyzer' : 'Live'} mode is on` }),
+  });
   if (mode.isPending) return <Loading label="Reading the mode…" />;
   if (mode.isError) return <ErrorState error={mode.error} />;
   const analyze = mode.data.analyze_mode;
@@ -28,10 +31,7 @@ export function ModeCard({ isAdmin }: { isAdmin: boolean }) {
   const switchMode = async () => {
     setBusy(true);
     try {
-      const res = await api<{ message?: string }>('POST', `/settings/analyze-mode/${from ? 0 : 1}`);
-      setOutcome({ ok: true, text: res.message ?? `${askedTarget} mode is on` });
-      // The books follow the mode by themselves (their queries are keyed by it).
-      await qc.invalidateQueries({ queryKey: MODE_KEY });
+      await switching.mutateAsync(!from);
     } catch (err) {
       setOutcome({ ok: false, text: err instanceof Error ? err.message : 'The mode was not switched' });
     } finally {

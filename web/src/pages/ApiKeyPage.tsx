@@ -6,29 +6,19 @@
 import { Badge, Button, Card, Code, Container, Group, Modal, Radio, Stack, Text, Title } from '@mantine/core';
 import '@mantine/core/styles/Radio.css';
 import '@mantine/core/styles/RadioIndicator.css';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { SESSION_KEY } from '../api/auth';
-import { api } from '../api/client';
 import { ErrorState, Loading } from '../components/states';
+import {
+  useApiKeyStatus,
+  useOrderModeMutation,
+  useRegenerateKeyMutation,
+  type CreatedKey as Created,
+  type OrderMode,
+} from '../features/auth/api/account';
 import { CopyLine, ShownOnce } from './integrations/common';
 import { istStamp } from '../ist-time';
 
-type OrderMode = 'auto' | 'semi_auto';
-interface KeyStatus {
-  has_api_key: boolean;
-  created_at: string | null;
-  order_mode: OrderMode;
-}
-interface Created {
-  apikey: string;
-  created_at: string;
-  message: string;
-}
-const KEY = ['apikey'] as const;
-
 function Regenerate({ has }: { has: boolean }) {
-  const queryClient = useQueryClient();
   // What the dialog asks (regenerate or a first key), fixed when it opens: `has` flips on success.
   const [replacing, setReplacing] = useState(has);
   const [confirming, setConfirming] = useState(false);
@@ -38,12 +28,10 @@ function Regenerate({ has }: { has: boolean }) {
   };
   // The new key: in this component's memory only, gone once the page is left or it is hidden.
   const [shown, setShown] = useState<Created | undefined>();
-  const make = useMutation({
-    mutationFn: () => api<Created>('POST', '/apikey'),
-    onSuccess: async (created) => {
+  const make = useRegenerateKeyMutation({
+    onSuccess: (created) => {
       setConfirming(false);
       setShown(created);
-      await queryClient.invalidateQueries({ queryKey: KEY });
     },
   });
   return (
@@ -86,18 +74,10 @@ function Regenerate({ has }: { has: boolean }) {
 }
 
 function OrderModeForm({ mode }: { mode: OrderMode }) {
-  const queryClient = useQueryClient();
   // The choice shows at once; a refusal puts the stored mode back.
   const [value, setValue] = useState(mode);
   useEffect(() => setValue(mode), [mode]);
-  const set = useMutation({
-    mutationFn: (next: OrderMode) => api<{ order_mode: OrderMode }>('POST', '/apikey/mode', { mode: next }),
-    onError: () => setValue(mode),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: KEY });
-      await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
-    },
-  });
+  const set = useOrderModeMutation({ onError: () => setValue(mode) });
   return (
     <Stack gap="xs">
       {set.error && <ErrorState error={set.error} title="Order mode not changed" />}
@@ -129,7 +109,7 @@ function OrderModeForm({ mode }: { mode: OrderMode }) {
 }
 
 export default function ApiKeyPage() {
-  const status = useQuery({ queryKey: KEY, queryFn: () => api<KeyStatus>('GET', '/apikey') });
+  const status = useApiKeyStatus();
   return (
     <Container size="md">
       <Title order={1} size="h2" mb="md">

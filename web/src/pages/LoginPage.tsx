@@ -1,18 +1,16 @@
-import { Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Anchor, Button, PasswordInput, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
-import { SESSION_KEY, useSession, useSetupStatus } from '../api/auth';
+import { fieldError, isServerPage, safeReturnPath } from '../api/client';
+import { AuthForm, CodeInput } from '../components/AuthForm';
+import { Loading } from '../components/states';
 import {
-  api,
-  fieldError,
-  forgetCsrfToken,
-  isServerPage,
-  onlyFieldErrors,
-  safeReturnPath,
-} from '../api/client';
-import { AuthCard } from '../components/AuthCard';
-import { ErrorState, Loading } from '../components/states';
+  useLoginMutation,
+  useSession,
+  useSetupStatus,
+  useSignedIn,
+  useTotpLoginMutation,
+} from '../features/auth/api/sign-in';
 
 /**
  * Sign in (docs/rules/auth.md#login-with-totp): the password, then — when the account requires
@@ -21,7 +19,6 @@ import { ErrorState, Loading } from '../components/states';
 export default function LoginPage() {
   const setup = useSetupStatus();
   const session = useSession();
-  const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const next = safeReturnPath(params.get('next')) ?? '/';
@@ -29,24 +26,17 @@ export default function LoginPage() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
+  const refreshSession = useSignedIn();
 
   const signedIn = async () => {
-    forgetCsrfToken();
     setPassword('');
     setCode('');
-    await queryClient.refetchQueries({ queryKey: SESSION_KEY });
+    await refreshSession();
     if (isServerPage(next)) window.location.assign(next);
     else await navigate(next, { replace: true });
   };
 
-  const login = useMutation({
-    mutationFn: () =>
-      api<{ status: 'success' | 'pending_totp' }>(
-        'POST',
-        '/auth/login',
-        { username, password },
-        { quiet401: true },
-      ),
+  const login = useLoginMutation({
     onSuccess: async (res) => {
       if (res.status === 'pending_totp') {
         setPassword('');
@@ -56,10 +46,7 @@ export default function LoginPage() {
       await signedIn();
     },
   });
-  const totp = useMutation({
-    mutationFn: () => api('POST', '/auth/login/totp', { totp_code: code.trim() }, { quiet401: true }),
-    onSuccess: signedIn,
-  });
+  const totp = useTotpLoginMutation({ onSuccess: signedIn });
 
   if (setup.isPending || session.isPending) return <Loading />;
   if (setup.data?.needs_setup) return <Navigate to="/setup" replace />;
@@ -73,78 +60,75 @@ export default function LoginPage() {
     const err = totp.error;
     const submit = (e: FormEvent) => {
       e.preventDefault();
-      totp.mutate();
+      totp.mutate(code.trim());
     };
     return (
-      <AuthCard title="Two-factor sign in" intro="Enter the six-digit code your authenticator app shows.">
-        <form onSubmit={submit} noValidate>
-          <Stack>
-            {err && !onlyFieldErrors(err, ['totp_code']) && <ErrorState error={err} title="Not signed in" />}
-            <TextInput
-              label="Authenticator code"
-              required
-              withAsterisk={false}
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-              autoFocus
-              value={code}
-              onChange={(e) => setCode(e.currentTarget.value)}
-              error={fieldError(err, 'totp_code')}
-            />
-            <Button type="submit" loading={totp.isPending}>
-              Verify
-            </Button>
-            <Anchor component="button" type="button" size="sm" onClick={() => setStep('password')}>
-              Start again with the password
-            </Anchor>
-          </Stack>
-        </form>
-      </AuthCard>
+      <AuthForm
+        title="Two-factor sign in"
+        intro="Enter the six-digit code your authenticator app shows."
+        onSubmit={submit}
+        error={err}
+        fields={['totp_code']}
+        errorTitle="Not signed in"
+      >
+        <CodeInput
+          required
+          withAsterisk={false}
+          autoFocus
+          value={code}
+          onChange={(e) => setCode(e.currentTarget.value)}
+          error={fieldError(err, 'totp_code')}
+        />
+        <Button type="submit" loading={totp.isPending}>
+          Verify
+        </Button>
+        <Anchor component="button" type="button" size="sm" onClick={() => setStep('password')}>
+          Start again with the password
+        </Anchor>
+      </AuthForm>
     );
   }
 
   const err = login.error;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    login.mutate();
+    login.mutate({ username, password });
   };
   return (
-    <AuthCard title="Sign in">
-      <form onSubmit={submit} noValidate>
-        <Stack>
-          {err && !onlyFieldErrors(err, ['username', 'password']) && (
-            <ErrorState error={err} title="Not signed in" />
-          )}
-          <TextInput
-            label="Username"
-            required
-            withAsterisk={false}
-            autoComplete="username"
-            autoFocus
-            value={username}
-            onChange={(e) => setUsername(e.currentTarget.value)}
-            error={fieldError(err, 'username')}
-          />
-          <PasswordInput
-            label="Password"
-            required
-            withAsterisk={false}
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
-            error={fieldError(err, 'password')}
-          />
-          <Button type="submit" loading={login.isPending}>
-            Sign in
-          </Button>
-          <Text size="sm" ta="center">
-            <Anchor component={Link} to="/reset-password">
-              Forgot your password?
-            </Anchor>
-          </Text>
-        </Stack>
-      </form>
-    </AuthCard>
+    <AuthForm
+      title="Sign in"
+      onSubmit={submit}
+      error={err}
+      fields={['username', 'password']}
+      errorTitle="Not signed in"
+    >
+      <TextInput
+        label="Username"
+        required
+        withAsterisk={false}
+        autoComplete="username"
+        autoFocus
+        value={username}
+        onChange={(e) => setUsername(e.currentTarget.value)}
+        error={fieldError(err, 'username')}
+      />
+      <PasswordInput
+        label="Password"
+        required
+        withAsterisk={false}
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.currentTarget.value)}
+        error={fieldError(err, 'password')}
+      />
+      <Button type="submit" loading={login.isPending}>
+        Sign in
+      </Button>
+      <Text size="sm" ta="center">
+        <Anchor component={Link} to="/reset-password">
+          Forgot your password?
+        </Anchor>
+      </Text>
+    </AuthForm>
   );
 }

@@ -7,51 +7,43 @@
  * (profile/MailSettings.tsx); order alerts (profile/OrderAlerts.tsx).
  */
 import {
-  Alert,
   Badge,
   Button,
   Card,
   Checkbox,
   Code,
-  Container,
   Group,
   Image,
   PasswordInput,
   Stack,
   Switch,
   Text,
-  TextInput,
-  Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { SESSION_KEY, useSession } from '../api/auth';
-import { api, fieldError, onlyFieldErrors } from '../api/client';
+import { fieldError } from '../api/client';
+import { CodeInput } from '../components/AuthForm';
+import { FormAlerts } from '../components/FormAlerts';
+import { PageFrame, SectionCard } from '../components/Section';
 import { ErrorState, Loading } from '../components/states';
+import {
+  useChangePasswordMutation,
+  useConfigureTwoFactorMutation,
+  useEnrollMutation,
+  useTwoFactorStatus,
+  type Enrollment,
+  type TwoFactorFlags as Flags,
+  type TwoFactorStatus as TotpStatus,
+} from '../features/auth/api/account';
+import { useSession } from '../features/auth/api/sign-in';
 import { MailSettings } from './profile/MailSettings';
 import { OrderAlerts } from './profile/OrderAlerts';
 import { istStamp } from '../ist-time';
-
-interface TotpStatus {
-  totp_enabled: boolean;
-  totp_required_for_login: boolean;
-  totp_required_for_mcp: boolean;
-  totp_required_for_password_reset: boolean;
-  last_totp_verified_at: string | null;
-}
-interface Enrollment {
-  qr_code: string;
-  secret: string;
-}
-const STATUS_KEY = ['2fa', 'status'] as const;
 
 const PURPOSES = [
   { key: 'required_for_login', label: 'Ask for a code when signing in' },
   { key: 'required_for_mcp', label: 'Ask for a code to approve a remote agent' },
   { key: 'required_for_password_reset', label: 'Ask for a code to reset the password' },
 ] as const;
-type Purpose = (typeof PURPOSES)[number]['key'];
-type Flags = Record<Purpose, boolean> & { enabled: boolean };
 
 function flagsOf(s: TotpStatus): Flags {
   return {
@@ -72,7 +64,6 @@ function ConfigureForm({
   enrolling: boolean;
   onDone: () => void;
 }) {
-  const queryClient = useQueryClient();
   const [flags, setFlags] = useState<Flags>(() => ({
     ...flagsOf(status),
     ...(enrolling ? { enabled: true, required_for_login: true } : {}),
@@ -81,29 +72,21 @@ function ConfigureForm({
   useEffect(() => {
     if (!enrolling) setFlags(flagsOf(status));
   }, [status, enrolling]);
-  const save = useMutation({
-    mutationFn: () => api<TotpStatus>('POST', '/auth/2fa/configure', { totp_code: code.trim(), ...flags }),
-    onSuccess: async () => {
-      setCode('');
-      await queryClient.invalidateQueries({ queryKey: STATUS_KEY });
-      await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
-      onDone();
-    },
-  });
+  const save = useConfigureTwoFactorMutation({ onSuccess: () => setCode(''), onRefreshed: onDone });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate({ totp_code: code.trim(), ...flags });
   };
   const err = save.error;
   return (
     <form onSubmit={submit} noValidate aria-label="Two-factor settings">
       <Stack>
-        {err && !onlyFieldErrors(err, ['totp_code']) && <ErrorState error={err} title="Not changed" />}
-        {save.isSuccess && (
-          <Alert color="green" role="status">
-            Two-factor settings saved.
-          </Alert>
-        )}
+        <FormAlerts
+          error={err}
+          fields={['totp_code']}
+          title="Not changed"
+          {...(save.isSuccess ? { success: 'Two-factor settings saved.' } : {})}
+        />
         {enrolling ? (
           // Nothing is on until a code confirms the authenticator: no switch to show "on" yet.
           <Text size="sm">Two-factor turns on once you confirm a code from the authenticator.</Text>
@@ -124,14 +107,10 @@ function ConfigureForm({
           />
         ))}
         <Group align="flex-end">
-          <TextInput
-            label="Authenticator code"
+          <CodeInput
             required
             withAsterisk={false}
             description="A current six-digit code is needed for every change, also to turn two-factor off"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
             value={code}
             onChange={(e) => setCode(e.currentTarget.value)}
             error={fieldError(err, 'totp_code')}
@@ -146,16 +125,10 @@ function ConfigureForm({
 }
 
 function TwoFactor() {
-  const status = useQuery({
-    queryKey: STATUS_KEY,
-    queryFn: () => api<TotpStatus>('GET', '/auth/2fa/status'),
-  });
+  const status = useTwoFactorStatus();
   // The secret lives in this component's memory only, until it is confirmed or the page is left.
   const [enrollment, setEnrollment] = useState<Enrollment | undefined>();
-  const begin = useMutation({
-    mutationFn: () => api<Enrollment>('POST', '/auth/2fa/setup'),
-    onSuccess: setEnrollment,
-  });
+  const begin = useEnrollMutation({ onSuccess: setEnrollment });
   if (status.isPending) return <Loading />;
   if (status.isError) return <ErrorState error={status.error} />;
   const s = status.data;
@@ -207,13 +180,7 @@ function ChangePassword({ totpOn }: { totpOn: boolean }) {
   const [next, setNext] = useState('');
   const [again, setAgain] = useState('');
   const [code, setCode] = useState('');
-  const change = useMutation({
-    mutationFn: () =>
-      api<{ message: string }>('POST', '/auth/password', {
-        current_password: current,
-        new_password: next,
-        ...(totpOn ? { totp_code: code.trim() } : {}),
-      }),
+  const change = useChangePasswordMutation({
     onSuccess: () => {
       setCurrent('');
       setNext('');
@@ -225,18 +192,22 @@ function ChangePassword({ totpOn }: { totpOn: boolean }) {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (next !== again) return;
-    change.mutate();
+    change.mutate({
+      current_password: current,
+      new_password: next,
+      ...(totpOn ? { totp_code: code.trim() } : {}),
+    });
   };
   const err = change.error;
   return (
     <form onSubmit={submit} noValidate aria-label="Change password">
       <Stack>
-        {err && !onlyFieldErrors(err, PASSWORD_FIELDS) && <ErrorState error={err} title="Not changed" />}
-        {change.isSuccess && (
-          <Alert color="green" role="status">
-            {change.data.message}
-          </Alert>
-        )}
+        <FormAlerts
+          error={err}
+          fields={PASSWORD_FIELDS}
+          title="Not changed"
+          {...(change.isSuccess ? { success: change.data.message } : {})}
+        />
         <PasswordInput
           label="Current password"
           autoComplete="current-password"
@@ -260,12 +231,8 @@ function ChangePassword({ totpOn }: { totpOn: boolean }) {
           error={mismatch}
         />
         {totpOn && (
-          <TextInput
-            label="Authenticator code"
+          <CodeInput
             description="Two-factor is on: a current six-digit code"
-            inputMode="numeric"
-            autoComplete="one-time-code"
-            maxLength={6}
             value={code}
             onChange={(e) => setCode(e.currentTarget.value)}
             error={fieldError(err, 'totp_code')}
@@ -284,38 +251,21 @@ function ChangePassword({ totpOn }: { totpOn: boolean }) {
 export default function ProfilePage() {
   const { data: user } = useSession();
   return (
-    <Container size="md">
-      <Title order={1} size="h2" mb="md">
-        Profile
-      </Title>
-      <Stack gap="lg">
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Password
-          </Title>
-          <ChangePassword totpOn={user?.totp_enabled === true} />
-        </Card>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Two-factor authentication
-          </Title>
-          <TwoFactor />
-        </Card>
-        {user?.is_admin && (
-          <Card withBorder>
-            <Title order={2} size="h4" mb="sm">
-              Mail settings
-            </Title>
-            <MailSettings />
-          </Card>
-        )}
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Order alerts
-          </Title>
-          <OrderAlerts />
-        </Card>
-      </Stack>
-    </Container>
+    <PageFrame title="Profile" size="md">
+      <SectionCard title="Password">
+        <ChangePassword totpOn={user?.totp_enabled === true} />
+      </SectionCard>
+      <SectionCard title="Two-factor authentication">
+        <TwoFactor />
+      </SectionCard>
+      {user?.is_admin && (
+        <SectionCard title="Mail settings">
+          <MailSettings />
+        </SectionCard>
+      )}
+      <SectionCard title="Order alerts">
+        <OrderAlerts />
+      </SectionCard>
+    </PageFrame>
   );
 }

@@ -4,22 +4,16 @@
  * only) for the new password; or a link mailed to the address, which opens the server's own
  * reset form. The server's answers are shown as it words them.
  */
-import { Alert, Anchor, Button, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
+import { Alert, Anchor, Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { api, fieldError, onlyFieldErrors } from '../api/client';
+import { fieldError, onlyFieldErrors } from '../api/client';
 import { AuthCard } from '../components/AuthCard';
+import { AuthForm, CodeInput, NewPasswordPair } from '../components/AuthForm';
 import { ErrorState } from '../components/states';
+import { useResetPasswordMutation } from '../features/auth/api/sign-in';
 
-interface StepAnswer {
-  message: string;
-  token?: string;
-}
 type Stage = 'email' | 'choose' | 'totp' | 'password' | 'mailed' | 'done';
-
-const step = (body: Record<string, string>) =>
-  api<StepAnswer>('POST', '/auth/reset-password', body, { quiet401: true });
 
 export default function ResetPasswordPage() {
   const [stage, setStage] = useState<Stage>('email');
@@ -30,25 +24,7 @@ export default function ResetPasswordPage() {
   const [confirm, setConfirm] = useState('');
   const [notice, setNotice] = useState('');
 
-  const run = useMutation({
-    mutationFn: async (next: Stage): Promise<{ next: Stage; answer: StepAnswer }> => {
-      const e = email.trim();
-      switch (next) {
-        case 'choose':
-          return { next, answer: await step({ step: 'email', email: e }) };
-        case 'totp':
-          return { next, answer: await step({ step: 'select_totp' }) };
-        case 'mailed':
-          return { next, answer: await step({ step: 'select_email', email: e }) };
-        case 'password':
-          return { next, answer: await step({ step: 'totp', email: e, totp_code: code.trim() }) };
-        default:
-          return {
-            next: 'done',
-            answer: await step({ step: 'password', token, password, confirm_password: confirm }),
-          };
-      }
-    },
+  const run = useResetPasswordMutation<Stage>({
     onSuccess: ({ next, answer }) => {
       if (answer.token) setToken(answer.token);
       if (next === 'done') {
@@ -60,13 +36,41 @@ export default function ResetPasswordPage() {
       setStage(next);
     },
   });
+  /** The request that leads to a stage, from what the form holds. */
+  const bodyFor = (next: Stage): Record<string, string> => {
+    const e = email.trim();
+    switch (next) {
+      case 'choose':
+        return { step: 'email', email: e };
+      case 'totp':
+        return { step: 'select_totp' };
+      case 'mailed':
+        return { step: 'select_email', email: e };
+      case 'password':
+        return { step: 'totp', email: e, totp_code: code.trim() };
+      default:
+        return { step: 'password', token, password, confirm_password: confirm };
+    }
+  };
   const go = (next: Stage) => (e?: FormEvent) => {
     e?.preventDefault();
-    run.mutate(next);
+    run.mutate({ next: next === 'email' || next === 'done' ? 'done' : next, body: bodyFor(next) });
   };
   const err = run.error;
   const fields = ['email', 'totp_code', 'password', 'confirm_password', 'token'];
   const general = err && !onlyFieldErrors(err, fields) ? <ErrorState error={err} title="Not done" /> : null;
+  const form = (title: string, intro: string, next: Stage, children: React.ReactNode) => (
+    <AuthForm
+      title={title}
+      intro={intro}
+      onSubmit={go(next)}
+      error={err}
+      fields={fields}
+      errorTitle="Not done"
+    >
+      {children}
+    </AuthForm>
+  );
   const back = (
     <Text size="sm" ta="center">
       <Anchor component={Link} to="/login">
@@ -100,62 +104,42 @@ export default function ResetPasswordPage() {
       </AuthCard>
     );
   if (stage === 'password')
-    return (
-      <AuthCard title="Choose a new password" intro="Within 15 minutes; every session of the account ends.">
-        <form onSubmit={go('done')} noValidate>
-          <Stack>
-            {general}
-            <PasswordInput
-              label="New password"
-              required
-              withAsterisk={false}
-              autoComplete="new-password"
-              description="At least 8 characters"
-              value={password}
-              onChange={(e) => setPassword(e.currentTarget.value)}
-              error={fieldError(err, 'password')}
-            />
-            <PasswordInput
-              label="Confirm new password"
-              required
-              withAsterisk={false}
-              autoComplete="new-password"
-              value={confirm}
-              onChange={(e) => setConfirm(e.currentTarget.value)}
-              error={fieldError(err, 'confirm_password')}
-            />
-            <Button type="submit" loading={run.isPending}>
-              Set the new password
-            </Button>
-            {back}
-          </Stack>
-        </form>
-      </AuthCard>
+    return form(
+      'Choose a new password',
+      'Within 15 minutes; every session of the account ends.',
+      'done',
+      <>
+        <NewPasswordPair
+          labels={['New password', 'Confirm new password']}
+          values={[password, confirm]}
+          onChange={[setPassword, setConfirm]}
+          error={err}
+          fields={['password', 'confirm_password']}
+        />
+        <Button type="submit" loading={run.isPending}>
+          Set the new password
+        </Button>
+        {back}
+      </>,
     );
   if (stage === 'totp')
-    return (
-      <AuthCard title="Reset with your authenticator" intro={notice}>
-        <form onSubmit={go('password')} noValidate>
-          <Stack>
-            {general}
-            <TextInput
-              label="Authenticator code"
-              required
-              withAsterisk={false}
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              maxLength={6}
-              value={code}
-              onChange={(e) => setCode(e.currentTarget.value)}
-              error={fieldError(err, 'totp_code')}
-            />
-            <Button type="submit" loading={run.isPending}>
-              Verify
-            </Button>
-            {back}
-          </Stack>
-        </form>
-      </AuthCard>
+    return form(
+      'Reset with your authenticator',
+      notice,
+      'password',
+      <>
+        <CodeInput
+          required
+          withAsterisk={false}
+          value={code}
+          onChange={(e) => setCode(e.currentTarget.value)}
+          error={fieldError(err, 'totp_code')}
+        />
+        <Button type="submit" loading={run.isPending}>
+          Verify
+        </Button>
+        {back}
+      </>,
     );
   if (stage === 'choose')
     return (
@@ -163,13 +147,13 @@ export default function ResetPasswordPage() {
         <Stack>
           {general}
           <Group grow>
-            <Button onClick={() => go('totp')()} loading={run.isPending && run.variables === 'totp'}>
+            <Button onClick={() => go('totp')()} loading={run.isPending && run.variables.next === 'totp'}>
               Use my authenticator app
             </Button>
             <Button
               variant="default"
               onClick={() => go('mailed')()}
-              loading={run.isPending && run.variables === 'mailed'}
+              loading={run.isPending && run.variables.next === 'mailed'}
             >
               Send me a link by e-mail
             </Button>
@@ -178,27 +162,25 @@ export default function ResetPasswordPage() {
         </Stack>
       </AuthCard>
     );
-  return (
-    <AuthCard title="Reset your password" intro="Enter the e-mail address of your account.">
-      <form onSubmit={go('choose')} noValidate>
-        <Stack>
-          {general}
-          <TextInput
-            label="E-mail address"
-            type="email"
-            required
-            withAsterisk={false}
-            autoComplete="email"
-            value={email}
-            onChange={(e) => setEmail(e.currentTarget.value)}
-            error={fieldError(err, 'email')}
-          />
-          <Button type="submit" loading={run.isPending}>
-            Continue
-          </Button>
-          {back}
-        </Stack>
-      </form>
-    </AuthCard>
+  return form(
+    'Reset your password',
+    'Enter the e-mail address of your account.',
+    'choose',
+    <>
+      <TextInput
+        label="E-mail address"
+        type="email"
+        required
+        withAsterisk={false}
+        autoComplete="email"
+        value={email}
+        onChange={(e) => setEmail(e.currentTarget.value)}
+        error={fieldError(err, 'email')}
+      />
+      <Button type="submit" loading={run.isPending}>
+        Continue
+      </Button>
+      {back}
+    </>,
   );
 }

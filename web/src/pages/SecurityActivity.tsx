@@ -2,33 +2,31 @@
  * The rest of `/logs/security`: banning by host name, the login activity (with clear) and every
  * user's active sessions (with revoke).
  */
-import { Alert, Badge, Button, Group, Stack, Table, TextInput } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Badge, Button, Group, Stack, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { api, fieldError, onlyFieldErrors } from '../api/client';
+import { fieldError, onlyFieldErrors } from '../api/client';
+import { DataTable, type DataColumn } from '../components/DataTable';
 import { Empty, ErrorState, Loading } from '../components/states';
+import {
+  useActiveSessions,
+  useBanHostMutation,
+  useClearLoginActivityMutation,
+  useLoginActivity,
+  useRevokeSessionMutation,
+  type ActiveSession,
+  type LoginAttempt,
+} from '../features/security/api/security';
 import { istStamp } from '../ist-time';
 
 const when = (iso: string | null) => (iso === null ? '—' : istStamp(iso));
 
 /** `POST /security/ban-host`: every address seen with a host name in the last 24 h. */
 export function BanHostForm() {
-  const queryClient = useQueryClient();
   const [host, setHost] = useState('');
-  const ban = useMutation({
-    mutationFn: () =>
-      api<{ banned: string[]; skipped: Array<{ ip: string; reason: string }> }>(
-        'POST',
-        '/security/ban-host',
-        {
-          host: host.trim(),
-        },
-      ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['security'] }),
-  });
+  const ban = useBanHostMutation();
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    ban.mutate();
+    ban.mutate(host.trim());
   };
   const err = ban.error;
   return (
@@ -63,24 +61,24 @@ export function BanHostForm() {
   );
 }
 
-interface Attempt {
-  ts: string | null;
-  ip: string;
-  username: string;
-  success: boolean;
-  user_agent: string | null;
-}
+const ATTEMPT_COLUMNS: DataColumn<LoginAttempt>[] = [
+  { key: 'when', label: 'When', cell: (r) => when(r.ts) },
+  { key: 'user', label: 'User', cell: (r) => r.username },
+  { key: 'ip', label: 'Address', cell: (r) => r.ip, td: { ff: 'monospace' } },
+  {
+    key: 'result',
+    label: 'Result',
+    cell: (r) => (
+      <Badge color={r.success ? 'green' : 'red'} variant="light">
+        {r.success ? 'signed in' : 'refused'}
+      </Badge>
+    ),
+  },
+];
 
 export function LoginActivity() {
-  const queryClient = useQueryClient();
-  const rows = useQuery({
-    queryKey: ['security', 'login-activity'],
-    queryFn: () => api<{ data: Attempt[] }>('GET', '/security/api/login-activity?limit=100'),
-  });
-  const clear = useMutation({
-    mutationFn: () => api('POST', '/security/api/login-activity/clear'),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['security', 'login-activity'] }),
-  });
+  const rows = useLoginActivity();
+  const clear = useClearLoginActivityMutation();
   if (rows.isPending) return <Loading />;
   if (rows.isError) return <ErrorState error={rows.error} />;
   return (
@@ -89,32 +87,14 @@ export function LoginActivity() {
       {rows.data.data.length === 0 ? (
         <Empty>No login attempts recorded.</Empty>
       ) : (
-        <Table.ScrollContainer minWidth={600}>
-          <Table striped aria-label="Login activity">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>User</Table.Th>
-                <Table.Th>Address</Table.Th>
-                <Table.Th>Result</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.data.data.map((r, i) => (
-                <Table.Tr key={`${r.ts}-${i}`}>
-                  <Table.Td>{when(r.ts)}</Table.Td>
-                  <Table.Td>{r.username}</Table.Td>
-                  <Table.Td ff="monospace">{r.ip}</Table.Td>
-                  <Table.Td>
-                    <Badge color={r.success ? 'green' : 'red'} variant="light">
-                      {r.success ? 'signed in' : 'refused'}
-                    </Badge>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Login activity"
+          minWidth={600}
+          striped
+          rows={rows.data.data}
+          rowKey={(r, i) => `${r.ts}-${i}`}
+          columns={ATTEMPT_COLUMNS}
+        />
       )}
       <Group>
         <Button
@@ -130,76 +110,52 @@ export function LoginActivity() {
   );
 }
 
-interface ActiveSession {
-  id: string;
-  user: string;
-  ip: string | null;
-  user_agent: string | null;
-  created_at: string | null;
-  last_seen_at: string | null;
-  current: boolean;
-}
-
 export function ActiveSessions() {
-  const queryClient = useQueryClient();
-  const rows = useQuery({
-    queryKey: ['security', 'sessions'],
-    queryFn: () => api<{ data: ActiveSession[] }>('GET', '/security/api/active-sessions'),
-  });
-  const revoke = useMutation({
-    mutationFn: (id: string) => api('POST', '/security/api/active-sessions/revoke', { id }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['security', 'sessions'] }),
-  });
+  const rows = useActiveSessions();
+  const revoke = useRevokeSessionMutation();
   if (rows.isPending) return <Loading />;
   if (rows.isError) return <ErrorState error={rows.error} />;
   if (rows.data.data.length === 0) return <Empty>No active session.</Empty>;
+  const columns: DataColumn<ActiveSession>[] = [
+    { key: 'user', label: 'User', cell: (s) => s.user },
+    { key: 'ip', label: 'Address', cell: (s) => s.ip ?? '—', td: { ff: 'monospace' } },
+    {
+      key: 'browser',
+      label: 'Browser',
+      cell: (s) => s.user_agent ?? '—',
+      td: { maw: 280, style: { overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' } },
+    },
+    { key: 'seen', label: 'Last seen', cell: (s) => when(s.last_seen_at) },
+    {
+      key: 'revoke',
+      cell: (s) =>
+        s.current ? (
+          <Badge variant="light">this session</Badge>
+        ) : (
+          <Button
+            size="xs"
+            variant="light"
+            color="red"
+            onClick={() => revoke.mutate(s.id)}
+            loading={revoke.isPending && revoke.variables === s.id}
+            aria-label={`Revoke the session of ${s.user}`}
+          >
+            Revoke
+          </Button>
+        ),
+    },
+  ];
   return (
     <Stack>
       {revoke.error && <ErrorState error={revoke.error} title="Not revoked" />}
-      <Table.ScrollContainer minWidth={700}>
-        <Table striped aria-label="Active sessions">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>User</Table.Th>
-              <Table.Th>Address</Table.Th>
-              <Table.Th>Browser</Table.Th>
-              <Table.Th>Last seen</Table.Th>
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.data.data.map((s) => (
-              <Table.Tr key={s.id}>
-                <Table.Td>{s.user}</Table.Td>
-                <Table.Td ff="monospace">{s.ip ?? '—'}</Table.Td>
-                <Table.Td
-                  maw={280}
-                  style={{ overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}
-                >
-                  {s.user_agent ?? '—'}
-                </Table.Td>
-                <Table.Td>{when(s.last_seen_at)}</Table.Td>
-                <Table.Td>
-                  {s.current ? (
-                    <Badge variant="light">this session</Badge>
-                  ) : (
-                    <Button
-                      size="xs"
-                      variant="light"
-                      color="red"
-                      onClick={() => revoke.mutate(s.id)}
-                      loading={revoke.isPending && revoke.variables === s.id}
-                      aria-label={`Revoke the session of ${s.user}`}
-                    >
-                      Revoke
-                    </Button>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        label="Active sessions"
+        minWidth={700}
+        striped
+        rows={rows.data.data}
+        rowKey={(s) => s.id}
+        columns={columns}
+      />
     </Stack>
   );
 }

@@ -1,33 +1,28 @@
 /** The shield's trackers on `/logs/security`: 404s (with clear) and refused API keys (digests only). */
-import { Button, Table } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api } from '../api/client';
+import { Button } from '@mantine/core';
+import { DataTable, type DataColumn } from '../components/DataTable';
 import { Empty } from '../components/states';
+import {
+  useClear404Mutation,
+  type ApiKeyTracker,
+  type NotFoundTracker,
+} from '../features/security/api/security';
 import { formatCount } from '../format-number';
 import { istStamp } from '../ist-time';
 
-export interface Tracker {
-  ip: string;
-  count: number;
-  paths?: string[];
-  key_digests?: string[];
-  first_seen: string | null;
-  last_seen: string | null;
-}
+/** A tracked address: the 404 tracker's (with paths) or the invalid API key tracker's (digests). */
+export type Tracker = Partial<NotFoundTracker & ApiKeyTracker> &
+  Pick<NotFoundTracker, 'ip' | 'count' | 'last_seen'>;
 
 const when = (iso: string | null) => (iso === null ? '—' : istStamp(iso));
 
 function Clear404({ ip }: { ip: string }) {
-  const queryClient = useQueryClient();
-  const clear = useMutation({
-    mutationFn: () => api('POST', '/security/clear-404', { ip }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['security'] }),
-  });
+  const clear = useClear404Mutation();
   return (
     <Button
       size="xs"
       variant="light"
-      onClick={() => clear.mutate()}
+      onClick={() => clear.mutate(ip)}
       loading={clear.isPending}
       aria-label={`Clear the 404 count of ${ip}`}
     >
@@ -46,38 +41,19 @@ export function TrackerTable({
   label: string;
 }) {
   if (rows.length === 0) return <Empty>Nothing tracked.</Empty>;
+  const columns: DataColumn<Tracker>[] = [
+    { key: 'ip', label: 'Address', cell: (t) => t.ip, td: { ff: 'monospace' } },
+    { key: 'count', label: 'Count', cell: (t) => formatCount(t.count) },
+    {
+      key: 'items',
+      label: items === 'paths' ? 'Paths' : 'Keys',
+      cell: (t) =>
+        items === 'paths' ? (t.paths ?? []).slice(0, 5).join(', ') : `${(t.key_digests ?? []).length} key(s)`,
+    },
+    { key: 'seen', label: 'Last seen', cell: (t) => when(t.last_seen) },
+    ...(items === 'paths' ? [{ key: 'clear', cell: (t: Tracker) => <Clear404 ip={t.ip} /> }] : []),
+  ];
   return (
-    <Table.ScrollContainer minWidth={600}>
-      <Table striped aria-label={label}>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Address</Table.Th>
-            <Table.Th>Count</Table.Th>
-            <Table.Th>{items === 'paths' ? 'Paths' : 'Keys'}</Table.Th>
-            <Table.Th>Last seen</Table.Th>
-            {items === 'paths' && <Table.Th />}
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((t) => (
-            <Table.Tr key={t.ip}>
-              <Table.Td ff="monospace">{t.ip}</Table.Td>
-              <Table.Td>{formatCount(t.count)}</Table.Td>
-              <Table.Td>
-                {items === 'paths'
-                  ? (t.paths ?? []).slice(0, 5).join(', ')
-                  : `${(t.key_digests ?? []).length} key(s)`}
-              </Table.Td>
-              <Table.Td>{when(t.last_seen)}</Table.Td>
-              {items === 'paths' && (
-                <Table.Td>
-                  <Clear404 ip={t.ip} />
-                </Table.Td>
-              )}
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable label={label} minWidth={600} striped rows={rows} rowKey={(t) => t.ip} columns={columns} />
   );
 }

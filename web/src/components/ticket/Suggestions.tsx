@@ -4,11 +4,10 @@
  */
 import { Group, Paper, Text, UnstyledButton } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
-import { api, type Answer } from '../../api/client';
+import { useSuggestions, type SearchItem } from '../../features/search/api/search';
 import { isOrderExchange } from './ticket-fields';
 
-export type SearchItem = Answer<'/search/api/search'>['results'][number];
+export type { SearchItem };
 
 /** Symbol suggestions from the session search, as the person types (debounced). */
 export function Suggestions({
@@ -21,16 +20,7 @@ export function Suggestions({
   onPick: (item: SearchItem) => void;
 }) {
   const [q] = useDebouncedValue(text.trim(), 250);
-  const found = useQuery({
-    queryKey: ['ticket-suggestions', q, exchange],
-    queryFn: () =>
-      api<Answer<'/search/api/search'>>(
-        'GET',
-        '/search/api/search?' + new URLSearchParams({ q, exchange }).toString(),
-      ),
-    enabled: q.length >= 2,
-    staleTime: 30_000,
-  });
+  const found = useSuggestions(q, exchange);
   if (q.length < 2) return null;
   if (found.isPending)
     return (

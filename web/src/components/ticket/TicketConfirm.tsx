@@ -3,16 +3,12 @@
  * session (docs/rules/web.md#order-ticket).
  */
 import { Button, Group, Paper, Stack, Text } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { hasLimitPrice, hasTriggerPrice } from '../../../../src/domain/orders';
-import { api, type Answer } from '../../api/client';
+import { useConfirmingBrokerSession } from '../../features/desk/api/orders';
 import type { TicketForm } from './use-ticket-form';
 
 function BrokerName() {
-  const session = useQuery({
-    queryKey: ['broker-session'],
-    queryFn: () => api<Answer<'/broker/session'>>('GET', '/broker/session'),
-  });
+  const session = useConfirmingBrokerSession();
   if (session.isPending) return <>your broker (checking the session…)</>;
   if (session.isError || !session.data.data) return <>your broker (no broker session is connected)</>;
   return <strong data-testid="ticket-broker">{session.data.data.broker}</strong>;

@@ -3,18 +3,14 @@
  * id, the server's message and the order's status as the order book has it.
  */
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { hasLimitPrice } from '../../../../src/domain/orders';
-import { DESK_KEY, desk } from '../../api/desk';
+import { useOrderStatus } from '../../features/desk/api/orders';
 import { formatCount, formatPrice } from '../../format-number';
 import type { Placed, TicketForm } from './use-ticket-form';
 
 /** The placed order's state as the order book has it (refreshed with the books: key ['desk', …]). */
 function PlacedStatus({ orderid }: { orderid: string }) {
-  const status = useQuery({
-    queryKey: [...DESK_KEY, 'orderstatus', orderid],
-    queryFn: () => desk('orderstatus', { orderid }),
-  });
+  const status = useOrderStatus(orderid);
   if (status.isPending)
     return (
       <Text size="sm" c="dimmed" role="status">

@@ -3,8 +3,7 @@
  * suggestion, or looked up by symbol and exchange (docs/rules/web.md#order-ticket).
  */
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
-import { api, type Answer } from '../../api/client';
+import { useContractFacts } from '../../features/search/api/search';
 
 /** The facts of a contract the ticket checks against. */
 export interface Facts {
@@ -22,17 +21,7 @@ export function useFacts(symbol: string, exchange: string, known: Facts | undefi
   // Several terms ("NIFTY 26000 CE") are a search, not a symbol: the suggestions answer them.
   const terms = /\s/.test(symbol.trim());
   const matches = known && known.symbol === symbol.trim().toUpperCase() && known.exchange === exchange;
-  const lookup = useQuery({
-    queryKey: ['ticket-facts', s, exchange],
-    // `/search/token` answers an empty list for an unknown symbol (no error to log).
-    queryFn: () =>
-      api<Answer<'/search/token'>>(
-        'GET',
-        '/search/token?' + new URLSearchParams({ symbol: s, exchange }).toString(),
-      ),
-    enabled: !matches && !terms && s.length > 0,
-    staleTime: 60_000,
-  });
+  const lookup = useContractFacts(s, exchange, !matches && !terms && s.length > 0);
   if (matches) return { facts: known, state: 'known' as const };
   if (terms) return { facts: undefined, state: 'terms' as const };
   if (s !== symbol.trim().toUpperCase() || lookup.isPending)

@@ -3,7 +3,6 @@
  * the contract's facts, the checks made before sending and the placement through the desk
  * (docs/rules/web.md#desk-calls), with the confirmation a live order waits for.
  */
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import type { OrderExchange } from '../../../../src/domain/exchanges';
 import {
@@ -14,7 +13,8 @@ import {
   type Product,
 } from '../../../../src/domain/orders';
 import { useMode } from '../../api/auth';
-import { DESK_KEY, desk, type DeskAnswer } from '../../api/desk';
+import type { DeskAnswer } from '../../api/desk';
+import { usePlaceOrderMutation } from '../../features/desk/api/orders';
 import type { SearchItem } from './Suggestions';
 import type { TicketPrefill } from './ticket-context';
 import {
@@ -31,7 +31,6 @@ import { useFacts, type Facts } from './use-facts';
 export type Placed = DeskAnswer<'placeorder'>;
 
 export function useTicketForm(opened: boolean, prefill: TicketPrefill) {
-  const queryClient = useQueryClient();
   const mode = useMode(opened);
   const live = mode.data?.mode === 'live';
   const initialExchange: OrderExchange = isOrderExchange(prefill.exchange) ? prefill.exchange : 'NSE';
@@ -64,24 +63,20 @@ export function useTicketForm(opened: boolean, prefill: TicketPrefill) {
   const formId = useId();
   const { facts, ...lookup } = useFacts(symbol, exchange, known);
 
-  const place = useMutation({
-    mutationFn: () => {
-      const body = {
-        strategy: strategy.trim(),
-        symbol: symbol.trim().toUpperCase(),
-        exchange,
-        action,
-        quantity: num(quantity) ?? String(quantity),
-        pricetype,
-        product,
-        ...(hasLimitPrice(pricetype) ? { price: num(price) ?? 0 } : {}),
-        ...(hasTriggerPrice(pricetype) ? { trigger_price: num(trigger) ?? 0 } : {}),
-      };
-      return desk('placeorder', body);
-    },
-    onSettled: () => setConfirming(false),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: DESK_KEY }),
-  });
+  const place = usePlaceOrderMutation(
+    () => ({
+      strategy: strategy.trim(),
+      symbol: symbol.trim().toUpperCase(),
+      exchange,
+      action,
+      quantity: num(quantity) ?? String(quantity),
+      pricetype,
+      product,
+      ...(hasLimitPrice(pricetype) ? { price: num(price) ?? 0 } : {}),
+      ...(hasTriggerPrice(pricetype) ? { trigger_price: num(trigger) ?? 0 } : {}),
+    }),
+    () => setConfirming(false),
+  );
   const err = place.error;
 
   const changeExchange = (e: OrderExchange) => {

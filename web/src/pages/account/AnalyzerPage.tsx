@@ -20,23 +20,22 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { useMode, useSession } from '../../api/auth';
 import { ModeCard } from '../../components/ModeCard';
-import { api, type Answer } from '../../api/client';
-import { DESK_KEY } from '../../api/desk';
 import { useLive } from '../../api/live';
 import { LiveStatus } from '../../components/LiveStatus';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import {
+  useAnalyzerLog,
+  useResetSandboxMutation,
+  useSandboxAccount,
+  type AnalyzerLog as Log,
+  type SandboxAccount as Account,
+} from '../../features/account/api/sandbox';
 import { fromNow, rupees, when } from './format';
 
-type Account = Answer<'/sandbox/api/account'>;
-type Log = Answer<'/sandbox/api/analyzer-log'>;
 type Entry = Log['data'][number];
-
-/** The live socket refreshes every query under this key on an order event. */
-const LOG_KEY = ['analyzer-log'] as const;
 
 const LEVERAGE_LABELS: Array<[keyof Account['settings']['leverage'], string]> = [
   ['equity_mis', 'Equity intraday (MIS)'],
@@ -228,11 +227,7 @@ function LogRow({ e }: { e: Entry }) {
 }
 
 function RequestLog({ refetchInterval }: { refetchInterval: number | false }) {
-  const log = useQuery({
-    queryKey: [...LOG_KEY, 'entries'],
-    queryFn: () => api<Log>('GET', '/sandbox/api/analyzer-log?limit=100'),
-    refetchInterval,
-  });
+  const log = useAnalyzerLog(refetchInterval);
   if (log.isPending) return <Loading label="Loading the analyzer log…" />;
   if (log.isError) return <ErrorState error={log.error} title="The analyzer log could not be read" />;
   const rows = log.data.data;
@@ -271,26 +266,11 @@ function RequestLog({ refetchInterval }: { refetchInterval: number | false }) {
 
 export default function AnalyzerPage() {
   const live = useLive();
-  const qc = useQueryClient();
   const mode = useMode(true);
   const { data: user } = useSession();
-  const account = useQuery({
-    // Under the log's key: an order event changes the account too.
-    queryKey: [...LOG_KEY, 'account'],
-    queryFn: () => api<Account>('GET', '/sandbox/api/account'),
-    refetchInterval: live.refetchInterval,
-  });
+  const account = useSandboxAccount(live.refetchInterval);
   const [confirming, setConfirming] = useState(false);
-  const reset = useMutation({
-    mutationFn: () => api<Answer<'/sandbox/reset', 'post'>>('POST', '/sandbox/reset'),
-    onSuccess: async () => {
-      setConfirming(false);
-      await Promise.all([
-        qc.invalidateQueries({ queryKey: LOG_KEY }),
-        qc.invalidateQueries({ queryKey: DESK_KEY }),
-      ]);
-    },
-  });
+  const reset = useResetSandboxMutation({ onSuccess: () => setConfirming(false) });
   const a = account.data;
   return (
     <Container size="lg">

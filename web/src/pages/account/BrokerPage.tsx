@@ -17,15 +17,15 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { api, type Answer } from '../../api/client';
 import { ErrorState, Loading } from '../../components/states';
+import {
+  useBrokerStatus,
+  useDisconnectBrokerMutation,
+  type BrokerStatus as Status,
+} from '../../features/account/api/broker';
 import { brokerLabel, fromNow, when } from './format';
-
-type Status = Answer<'/broker/api/status'>;
-const KEY = ['broker-status'] as const;
 
 function StateBadge({ state }: { state: Status['state'] }) {
   const [color, label] =
@@ -100,16 +100,9 @@ function SessionFacts({ data }: { data: Status }) {
 }
 
 export default function BrokerPage() {
-  const qc = useQueryClient();
-  const status = useQuery({ queryKey: KEY, queryFn: () => api<Status>('GET', '/broker/api/status') });
+  const status = useBrokerStatus();
   const [confirming, setConfirming] = useState(false);
-  const disconnect = useMutation({
-    mutationFn: () => api<Answer<'/broker/session', 'delete'>>('DELETE', '/broker/session'),
-    onSuccess: async () => {
-      setConfirming(false);
-      await qc.invalidateQueries({ queryKey: KEY });
-    },
-  });
+  const disconnect = useDisconnectBrokerMutation({ onSuccess: () => setConfirming(false) });
   const data = status.data;
   return (
     <Container size="lg">

@@ -21,22 +21,22 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useMutation, useMutationState, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { BROKERS, isBroker } from '../../../../src/domain/brokers';
 import { useSession } from '../../api/auth';
-import { api, type Answer } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import {
+  importRunning as running,
+  useContractStatus,
+  useDownloadContractMutation,
+  useRefreshContractStatus,
+  useUploadsOnTheirWay,
+  type ContractStatus as Status,
+} from '../../features/account/api/master-contract';
 import { brokerLabel, bytes, count, when } from './format';
-import { UPLOAD_MUTATION_KEY, UploadFile, type UploadVariables } from './MasterContractUpload';
+import { UploadFile } from './MasterContractUpload';
 
-type Status = Answer<'/api/master-contract/status'>;
 type ByExchange = Status['by_exchange'];
-const KEY = ['master-contract'] as const;
-
-/** Whether an import runs ("pending" with no run is the never-imported state). */
-const running = (s: Status | undefined) =>
-  s !== undefined && s.import_id !== null && (s.status === 'downloading' || s.status === 'pending');
 
 /** The uploaded file's name when the run was an upload (its source is `upload:<name>`). */
 const uploadedName = (source: string | null | undefined) =>
@@ -211,15 +211,10 @@ function ImportResult({ s, uploadSize }: { s: Status; uploadSize: number | undef
 }
 
 function DownloadNow({ s }: { s: Status }) {
-  const qc = useQueryClient();
   // The latest run's broker when the download knows it (an upload may have been a Fyers file).
   const [broker, setBroker] = useState<string>(s.broker && isBroker(s.broker) ? s.broker : BROKERS[0]);
-  const download = useMutation({
-    mutationFn: () =>
-      // Answered 202 Accepted: the import runs in the background.
-      api<{ message: string; import_id: number }>('POST', '/api/master-contract/download', { broker }),
-    onSettled: () => qc.invalidateQueries({ queryKey: KEY }),
-  });
+  // Answered 202 Accepted: the import runs in the background.
+  const download = useDownloadContractMutation();
   return (
     <Stack>
       <Text size="sm" c="dimmed">
@@ -240,7 +235,7 @@ function DownloadNow({ s }: { s: Status }) {
           onChange={(e) => setBroker(e.currentTarget.value)}
           disabled={running(s)}
         />
-        <Button onClick={() => download.mutate()} loading={download.isPending} disabled={running(s)}>
+        <Button onClick={() => download.mutate(broker)} loading={download.isPending} disabled={running(s)}>
           Download now
         </Button>
       </Group>
@@ -250,20 +245,13 @@ function DownloadNow({ s }: { s: Status }) {
 
 export default function MasterContractPage() {
   const session = useSession();
-  const qc = useQueryClient();
+  const refreshStatus = useRefreshContractStatus();
   // The size of the file this tab is uploading, while its answer has not come.
-  const uploads = useMutationState({
-    filters: { mutationKey: UPLOAD_MUTATION_KEY, status: 'pending' },
-    select: (m) => (m.state.variables as UploadVariables | undefined)?.file.size ?? 0,
-  });
+  const uploads = useUploadsOnTheirWay();
   const uploading = uploads.length > 0;
-  const status = useQuery({
-    queryKey: KEY,
-    queryFn: () => api<Status>('GET', '/api/master-contract/status'),
-    // While an import runs (or this tab sends a file) its progress is followed; otherwise the
-    // page is still.
-    refetchInterval: (q) => (running(q.state.data) || uploading ? 1_000 : false),
-  });
+  // While an import runs (or this tab sends a file) its progress is followed; otherwise the page
+  // is still.
+  const status = useContractStatus(uploading);
   const s = status.data;
   const admin = session.data?.is_admin === true;
   return (
@@ -307,7 +295,7 @@ export default function MasterContractPage() {
                     maxBytes={s.upload.max_bytes}
                     prefer={[s.live?.broker, s.broker]}
                     busy={running(s)}
-                    onSettled={() => void qc.invalidateQueries({ queryKey: KEY })}
+                    onSettled={() => void refreshStatus()}
                   />
                 ) : (
                   <Text c="dimmed">This server takes no instrument file uploads.</Text>

@@ -7,22 +7,10 @@
  * import is done.
  */
 import { Alert, Button, FileInput, Group, NativeSelect, Stack, Text } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, type Answer } from '../../api/client';
 import { ErrorState } from '../../components/states';
+import { useUploadContractMutation } from '../../features/account/api/master-contract';
 import { brokerLabel, bytes, count } from './format';
-
-type Uploaded = Answer<'/api/master-contract/upload', 'post'>;
-
-/** The upload's mutation, so the page can tell one is on its way (and how big its file is). */
-export const UPLOAD_MUTATION_KEY = ['master-contract', 'upload'] as const;
-
-/** What an upload sends: the file and its format. */
-export interface UploadVariables {
-  file: File;
-  broker: string;
-}
 
 /** The broker whose format to offer first: the contract in use's, else the latest run's. */
 function preferred(formats: readonly string[], ...brokers: (string | null | undefined)[]): string {
@@ -49,17 +37,7 @@ export function UploadFile({
 }) {
   const [file, setFile] = useState<File | null>(null);
   const [broker, setBroker] = useState<string>(() => preferred(formats, ...prefer));
-  const upload = useMutation({
-    mutationKey: UPLOAD_MUTATION_KEY,
-    mutationFn: (v: UploadVariables) => {
-      // The broker first: the server reads the form in order and needs the format before the file.
-      const form = new FormData();
-      form.append('broker', v.broker);
-      form.append('file', v.file, v.file.name);
-      return api<Uploaded>('POST', '/api/master-contract/upload', form);
-    },
-    onSettled,
-  });
+  const upload = useUploadContractMutation(onSettled);
   const tooBig = file !== null && file.size > maxBytes;
   const submit = (e: FormEvent) => {
     e.preventDefault();

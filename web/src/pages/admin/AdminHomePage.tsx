@@ -3,18 +3,11 @@
  * (docs/rules/web.md#field-messages: loading and error states in words).
  */
 import { Anchor, Card, Container, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
-import { api } from '../../api/client';
 import { ErrorState, Loading } from '../../components/states';
+import { useAdminStats } from '../../features/admin/api/calendar';
 import { formatCount } from '../../format-number';
-
-interface Stats {
-  freeze_count: number;
-  holiday_count: number;
-  timing_count: number;
-}
 
 const LINKS = [
   {
@@ -64,10 +57,7 @@ function Count({ label, value, to }: { label: string; value: number; to: string 
 }
 
 export default function AdminHomePage() {
-  const stats = useQuery({
-    queryKey: ['admin', 'stats'],
-    queryFn: () => api<{ data: Stats }>('GET', '/admin/api/stats'),
-  });
+  const stats = useAdminStats();
   return (
     <Container size="lg">
       <Title order={1} size="h2" mb="md">

@@ -4,21 +4,17 @@
  * (docs/rules/mcp.md#mcp-audit). The server checks every value and names the field; its messages
  * show under that field (docs/rules/web.md#field-messages).
  */
-import { Card, Container, Stack, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { api } from '../../api/client';
+import { Container, Stack, Text, Title } from '@mantine/core';
+import { SectionCard } from '../../components/Section';
 import { ErrorState, Loading } from '../../components/states';
+import { useAgentSettings } from '../../features/admin/api/agents';
 import { KillSwitch } from './agents/KillSwitch';
 import { SettingsForm } from './agents/SettingsForm';
 import { Clients } from './agents/Clients';
 import { Audit } from './agents/Audit';
-import { type Settings, SETTINGS_KEY } from './agents/shared';
 
 export default function AgentsPage() {
-  const settings = useQuery({
-    queryKey: SETTINGS_KEY,
-    queryFn: () => api<{ data: Settings }>('GET', '/admin/api/mcp/settings'),
-  });
+  const settings = useAgentSettings();
   return (
     <Container size="xl">
       <Title order={1} size="h2" mb="xs">
@@ -34,26 +30,17 @@ export default function AgentsPage() {
         {settings.data && (
           <>
             <KillSwitch engaged={settings.data.data.kill_switch} />
-            <Card withBorder>
-              <Title order={2} size="h4" mb="sm">
-                Settings
-              </Title>
+            <SectionCard title="Settings">
               <SettingsForm settings={settings.data.data} />
-            </Card>
+            </SectionCard>
           </>
         )}
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Clients
-          </Title>
+        <SectionCard title="Clients">
           <Clients />
-        </Card>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Tool calls
-          </Title>
+        </SectionCard>
+        <SectionCard title="Tool calls">
           <Audit />
-        </Card>
+        </SectionCard>
       </Stack>
     </Container>
   );

@@ -14,7 +14,6 @@ import {
   NativeSelect,
   SimpleGrid,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
@@ -22,47 +21,19 @@ import {
 } from '@mantine/core';
 import '@mantine/core/styles/Tooltip.css';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { DataTable, type DataColumn } from '../../components/DataTable';
+import { SectionCard } from '../../components/Section';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import {
+  useErrorEntries,
+  useErrorGroups,
+  useErrorStats,
+  type ErrorEntry as Entry,
+  type ErrorGroup,
+} from '../../features/admin/api/errors';
 import { formatCount } from '../../format-number';
 import { istClock, istStamp } from '../../ist-time';
-
-interface Entry {
-  id: number;
-  time: string;
-  level: string;
-  origin: string;
-  module: string | null;
-  message: string;
-  exception: string | null;
-  stack: string | null;
-  request: { id: string | null; method: string | null; path: string | null };
-  url: string | null;
-  user_agent: string | null;
-  component_stack: string | null;
-  fingerprint: string;
-}
-interface Stats {
-  total: number;
-  by_level: Record<string, number>;
-  by_origin: Record<string, number>;
-  last_hour: number;
-  last_24h: number;
-  dropped: number;
-  pending: number;
-  retention: { max_rows: number; max_age_days: number };
-}
-interface Group {
-  fingerprint: string;
-  level: string;
-  module: string | null;
-  pattern: string;
-  count: number;
-  first_seen: string;
-  last_seen: string;
-}
 
 /** The levels the log keeps, mildest first (`ERROR_LEVELS` of error-record.ts). */
 const LEVELS = ['warn', 'error', 'fatal'] as const;
@@ -91,10 +62,7 @@ function Figure({ label, value }: { label: string; value: number }) {
 }
 
 function StatsCard() {
-  const stats = useQuery({
-    queryKey: ['admin', 'errors', 'stats'],
-    queryFn: () => api<{ data: Stats }>('GET', '/admin/api/errors/stats'),
-  });
+  const stats = useErrorStats();
   if (stats.isPending) return <Loading />;
   if (stats.isError) return <ErrorState error={stats.error} />;
   const s = stats.data.data;
@@ -176,43 +144,29 @@ function ByHour({ entries }: { entries: Entry[] }) {
   );
 }
 
+const GROUP_COLUMNS: DataColumn<ErrorGroup>[] = [
+  { key: 'level', label: 'Level', cell: (g) => <LevelBadge level={g.level} /> },
+  { key: 'pattern', label: 'Pattern', cell: (g) => g.pattern, td: { style: { wordBreak: 'break-word' } } },
+  { key: 'module', label: 'Module', cell: (g) => g.module ?? '—' },
+  { key: 'count', label: 'Count', cell: (g) => formatCount(g.count), numeric: true },
+  { key: 'last', label: 'Last seen', cell: (g) => when(g.last_seen) },
+];
+
 function Groups({ level }: { level: string }) {
-  const groups = useQuery({
-    queryKey: ['admin', 'errors', 'groups', level],
-    queryFn: () =>
-      api<{ data: { groups: Group[] } }>('GET', `/admin/api/errors/groups${level ? `?level=${level}` : ''}`),
-  });
+  const groups = useErrorGroups(level);
   if (groups.isPending) return <Loading />;
   if (groups.isError) return <ErrorState error={groups.error} />;
   const rows = groups.data.data.groups;
   if (rows.length === 0) return <Empty>No error is logged.</Empty>;
   return (
-    <Table.ScrollContainer minWidth={720}>
-      <Table striped aria-label="Error groups">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Level</Table.Th>
-            <Table.Th>Pattern</Table.Th>
-            <Table.Th>Module</Table.Th>
-            <Table.Th ta="right">Count</Table.Th>
-            <Table.Th>Last seen</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((g) => (
-            <Table.Tr key={g.fingerprint}>
-              <Table.Td>
-                <LevelBadge level={g.level} />
-              </Table.Td>
-              <Table.Td style={{ wordBreak: 'break-word' }}>{g.pattern}</Table.Td>
-              <Table.Td>{g.module ?? '—'}</Table.Td>
-              <Table.Td ta="right">{formatCount(g.count)}</Table.Td>
-              <Table.Td>{when(g.last_seen)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      label="Error groups"
+      minWidth={720}
+      striped
+      rows={rows}
+      rowKey={(g) => g.fingerprint}
+      columns={GROUP_COLUMNS}
+    />
   );
 }
 
@@ -251,22 +205,34 @@ function EntryDetail({ entry }: { entry: Entry }) {
   );
 }
 
+const entryColumns = (open: (e: Entry) => void): DataColumn<Entry>[] => [
+  { key: 'time', label: 'Time', cell: (e) => when(e.time), td: { style: { whiteSpace: 'nowrap' } } },
+  { key: 'level', label: 'Level', cell: (e) => <LevelBadge level={e.level} /> },
+  { key: 'origin', label: 'Origin', cell: (e) => (e.origin === 'client' ? 'browser' : 'server') },
+  { key: 'message', label: 'Message', cell: (e) => e.message, td: { style: { wordBreak: 'break-word' } } },
+  {
+    key: 'where',
+    label: 'Where',
+    cell: (e) => e.request.path ?? e.module ?? '—',
+    td: { ff: 'monospace', fz: 'xs' },
+  },
+  {
+    key: 'details',
+    cell: (e) => (
+      <Button size="xs" variant="subtle" onClick={() => open(e)} aria-label={`Details of entry ${e.id}`}>
+        Details
+      </Button>
+    ),
+  },
+];
+
 export default function ErrorsPage() {
   const [level, setLevel] = useState('');
   const [origin, setOrigin] = useState('');
   const [text, setText] = useState('');
   const [q] = useDebouncedValue(text.trim(), 300);
   const [open, setOpen] = useState<Entry | undefined>();
-  const params = new URLSearchParams({ limit: '500' });
-  if (level) params.set('level', level);
-  if (origin) params.set('origin', origin);
-  if (q) params.set('q', q);
-  const list = useQuery({
-    queryKey: ['admin', 'errors', 'list', level, origin, q],
-    queryFn: () =>
-      api<{ data: { entries: Entry[]; count: number } }>('GET', `/admin/api/errors?${params.toString()}`),
-    placeholderData: (prev) => prev,
-  });
+  const list = useErrorEntries(level, origin, q);
   const entries = list.data?.data.entries ?? [];
   return (
     <Container size="xl">
@@ -274,12 +240,9 @@ export default function ErrorsPage() {
         Error log
       </Title>
       <Stack gap="lg">
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            By level and origin
-          </Title>
+        <SectionCard title="By level and origin">
           <StatsCard />
-        </Card>
+        </SectionCard>
         <Card withBorder>
           <Group justify="space-between" align="flex-end" wrap="wrap" mb="md">
             <Title order={2} size="h4">
@@ -324,53 +287,23 @@ export default function ErrorsPage() {
             <Empty>{level || origin || q ? 'No entry matches these filters.' : 'No error is logged.'}</Empty>
           )}
           {entries.length > 0 && (
-            <Table.ScrollContainer minWidth={760} maxHeight={520} mt="md">
-              <Table striped highlightOnHover stickyHeader aria-label="Error entries">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Time</Table.Th>
-                    <Table.Th>Level</Table.Th>
-                    <Table.Th>Origin</Table.Th>
-                    <Table.Th>Message</Table.Th>
-                    <Table.Th>Where</Table.Th>
-                    <Table.Th />
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {entries.map((e) => (
-                    <Table.Tr key={e.id}>
-                      <Table.Td style={{ whiteSpace: 'nowrap' }}>{when(e.time)}</Table.Td>
-                      <Table.Td>
-                        <LevelBadge level={e.level} />
-                      </Table.Td>
-                      <Table.Td>{e.origin === 'client' ? 'browser' : 'server'}</Table.Td>
-                      <Table.Td style={{ wordBreak: 'break-word' }}>{e.message}</Table.Td>
-                      <Table.Td ff="monospace" fz="xs">
-                        {e.request.path ?? e.module ?? '—'}
-                      </Table.Td>
-                      <Table.Td>
-                        <Button
-                          size="xs"
-                          variant="subtle"
-                          onClick={() => setOpen(e)}
-                          aria-label={`Details of entry ${e.id}`}
-                        >
-                          Details
-                        </Button>
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable
+              label="Error entries"
+              minWidth={760}
+              maxHeight={520}
+              mt="md"
+              striped
+              highlightOnHover
+              stickyHeader
+              rows={entries}
+              rowKey={(e) => e.id}
+              columns={entryColumns(setOpen)}
+            />
           )}
         </Card>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Groups
-          </Title>
+        <SectionCard title="Groups">
           <Groups level={level} />
-        </Card>
+        </SectionCard>
       </Stack>
       <Modal opened={open !== undefined} onClose={() => setOpen(undefined)} title="Error entry" size="lg">
         {open && <EntryDetail entry={open} />}

@@ -6,8 +6,6 @@
 import {
   Alert,
   Button,
-  Card,
-  Container,
   FileInput,
   Group,
   Modal,
@@ -15,80 +13,62 @@ import {
   NumberInput,
   SimpleGrid,
   Stack,
-  Table,
   Text,
   TextInput,
-  Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { FNO_ORDER_EXCHANGES } from '../../../../src/domain/exchanges';
-import { api, fieldError, onlyFieldErrors } from '../../api/client';
+import { fieldError } from '../../api/client';
+import { ConfirmDelete } from '../../components/ConfirmDelete';
+import { DataTable, DataTableBody, type DataColumn } from '../../components/DataTable';
+import { FormAlerts } from '../../components/FormAlerts';
+import { QueryState } from '../../components/QueryState';
+import { PageFrame, SectionCard } from '../../components/Section';
+import { Empty, ErrorState } from '../../components/states';
+import {
+  useDeleteFreezeMutation,
+  useFreezeQuantities,
+  useSaveFreezeMutation,
+  useUploadFreezeMutation,
+  type FreezeEntry,
+  type FreezeUpload,
+} from '../../features/admin/api/calendar';
 import { formatCount } from '../../format-number';
-import { Empty, ErrorState, Loading } from '../../components/states';
-
-interface FreezeEntry {
-  id: number;
-  exchange: string;
-  symbol: string;
-  freeze_qty: number;
-}
-interface UploadResult {
-  exchange: string;
-  loaded: number;
-  skipped: number;
-  skipped_rows: Array<{ line: number; reason: string }>;
-}
 
 const EXCHANGES = [...FNO_ORDER_EXCHANGES];
-const KEY = ['admin', 'freeze'] as const;
 const FIELDS = ['exchange', 'symbol', 'freeze_qty'];
-
-function useInvalidate() {
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: ['admin'] });
-}
 
 /** Add (no `entry`) or edit one row. */
 function EntryForm({ entry, onDone }: { entry?: FreezeEntry; onDone?: () => void }) {
-  const invalidate = useInvalidate();
   const [exchange, setExchange] = useState(entry?.exchange ?? 'NFO');
   const [symbol, setSymbol] = useState(entry?.symbol ?? '');
   const [qty, setQty] = useState<number | string>(entry?.freeze_qty ?? '');
-  const save = useMutation({
-    mutationFn: () => {
-      const body = {
-        exchange,
-        symbol: symbol.trim(),
-        freeze_qty: typeof qty === 'number' ? qty : Number(qty),
-      };
-      return entry
-        ? api<{ message: string }>('PUT', `/admin/api/freeze/${entry.id}`, body)
-        : api<{ message: string }>('POST', '/admin/api/freeze', body);
-    },
-    onSuccess: async () => {
+  const save = useSaveFreezeMutation({
+    onSuccess: () => {
       if (!entry) {
         setSymbol('');
         setQty('');
       }
-      await invalidate();
-      onDone?.();
     },
+    onRefreshed: () => onDone?.(),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate({
+      ...(entry ? { id: entry.id } : {}),
+      body: { exchange, symbol: symbol.trim(), freeze_qty: typeof qty === 'number' ? qty : Number(qty) },
+    });
   };
   const err = save.error;
   return (
     <form onSubmit={submit} noValidate aria-label={entry ? `Edit ${entry.symbol}` : 'Add a freeze quantity'}>
       <Stack>
-        {err && !onlyFieldErrors(err, FIELDS) && <ErrorState error={err} title="Not saved" />}
-        {save.isSuccess && !entry && (
-          <Alert color="green" role="status">
-            {save.data.message}
-          </Alert>
-        )}
+        <FormAlerts
+          error={err}
+          fields={FIELDS}
+          title="Not saved"
+          {...(save.isSuccess && !entry ? { success: save.data.message } : {})}
+        />
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
           <NativeSelect
             label="Exchange"
@@ -136,22 +116,18 @@ function EntryForm({ entry, onDone }: { entry?: FreezeEntry; onDone?: () => void
   );
 }
 
+const SKIPPED_COLUMNS: DataColumn<FreezeUpload['data']['skipped_rows'][number]>[] = [
+  { key: 'line', label: 'Line', cell: (r) => r.line },
+  { key: 'why', label: 'Why', cell: (r) => r.reason },
+];
+
 function UploadForm() {
-  const invalidate = useInvalidate();
   const [file, setFile] = useState<File | null>(null);
   const [exchange, setExchange] = useState('NFO');
-  const upload = useMutation({
-    mutationFn: () => {
-      const form = new FormData();
-      form.append('exchange', exchange);
-      if (file) form.append('file', file, file.name);
-      return api<{ message: string; data: UploadResult }>('POST', '/admin/api/freeze/upload', form);
-    },
-    onSuccess: () => invalidate(),
-  });
+  const upload = useUploadFreezeMutation();
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    upload.mutate();
+    upload.mutate({ exchange, file });
   };
   const result = upload.data?.data;
   return (
@@ -166,22 +142,13 @@ function UploadForm() {
           <Alert color={result.skipped > 0 ? 'yellow' : 'green'} role="status" title="Import summary">
             <Text data-testid="freeze-import-summary">{upload.data?.message}</Text>
             {result.skipped_rows.length > 0 && (
-              <Table mt="xs" aria-label="Skipped lines">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Line</Table.Th>
-                    <Table.Th>Why</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {result.skipped_rows.map((r) => (
-                    <Table.Tr key={r.line}>
-                      <Table.Td>{r.line}</Table.Td>
-                      <Table.Td>{r.reason}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
+              <DataTableBody
+                mt="xs"
+                label="Skipped lines"
+                rows={result.skipped_rows}
+                rowKey={(r) => r.line}
+                columns={SKIPPED_COLUMNS}
+              />
             )}
           </Alert>
         )}
@@ -211,19 +178,41 @@ function UploadForm() {
 }
 
 function FreezeTable({ rows }: { rows: FreezeEntry[] }) {
-  const invalidate = useInvalidate();
   const [filter, setFilter] = useState('');
   const [editing, setEditing] = useState<FreezeEntry | undefined>();
   const [deleting, setDeleting] = useState<FreezeEntry | undefined>();
-  const remove = useMutation({
-    mutationFn: (id: number) => api('DELETE', `/admin/api/freeze/${id}`),
-    onSuccess: async () => {
-      setDeleting(undefined);
-      await invalidate();
-    },
-  });
+  const remove = useDeleteFreezeMutation({ onSuccess: () => setDeleting(undefined) });
   const q = filter.trim().toUpperCase();
   const shown = q ? rows.filter((r) => r.symbol.includes(q) || r.exchange.includes(q)) : rows;
+  const columns: DataColumn<FreezeEntry>[] = [
+    { key: 'exchange', label: 'Exchange', cell: (r) => r.exchange },
+    { key: 'symbol', label: 'Symbol', cell: (r) => r.symbol, td: { ff: 'monospace' } },
+    { key: 'qty', label: 'Freeze quantity', cell: (r) => formatCount(r.freeze_qty), numeric: true },
+    {
+      key: 'actions',
+      cell: (r) => (
+        <Group gap="xs" justify="flex-end" wrap="nowrap">
+          <Button
+            size="xs"
+            variant="light"
+            onClick={() => setEditing(r)}
+            aria-label={`Edit ${r.exchange} ${r.symbol}`}
+          >
+            Edit
+          </Button>
+          <Button
+            size="xs"
+            variant="light"
+            color="red"
+            onClick={() => setDeleting(r)}
+            aria-label={`Delete ${r.exchange} ${r.symbol}`}
+          >
+            Delete
+          </Button>
+        </Group>
+      ),
+    },
+  ];
   return (
     <Stack>
       <TextInput
@@ -242,48 +231,17 @@ function FreezeTable({ rows }: { rows: FreezeEntry[] }) {
           {rows.length === 0 ? 'No freeze quantity yet: add one or upload NSE’s file.' : 'Nothing matches.'}
         </Empty>
       ) : (
-        <Table.ScrollContainer minWidth={520} maxHeight={480}>
-          <Table striped highlightOnHover stickyHeader aria-label="Freeze quantities">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Exchange</Table.Th>
-                <Table.Th>Symbol</Table.Th>
-                <Table.Th ta="right">Freeze quantity</Table.Th>
-                <Table.Th />
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {shown.map((r) => (
-                <Table.Tr key={r.id}>
-                  <Table.Td>{r.exchange}</Table.Td>
-                  <Table.Td ff="monospace">{r.symbol}</Table.Td>
-                  <Table.Td ta="right">{formatCount(r.freeze_qty)}</Table.Td>
-                  <Table.Td>
-                    <Group gap="xs" justify="flex-end" wrap="nowrap">
-                      <Button
-                        size="xs"
-                        variant="light"
-                        onClick={() => setEditing(r)}
-                        aria-label={`Edit ${r.exchange} ${r.symbol}`}
-                      >
-                        Edit
-                      </Button>
-                      <Button
-                        size="xs"
-                        variant="light"
-                        color="red"
-                        onClick={() => setDeleting(r)}
-                        aria-label={`Delete ${r.exchange} ${r.symbol}`}
-                      >
-                        Delete
-                      </Button>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Freeze quantities"
+          minWidth={520}
+          maxHeight={480}
+          striped
+          highlightOnHover
+          stickyHeader
+          rows={shown}
+          rowKey={(r) => r.id}
+          columns={columns}
+        />
       )}
       <Modal
         opened={editing !== undefined}
@@ -292,64 +250,35 @@ function FreezeTable({ rows }: { rows: FreezeEntry[] }) {
       >
         {editing && <EntryForm key={editing.id} entry={editing} onDone={() => setEditing(undefined)} />}
       </Modal>
-      <Modal
-        opened={deleting !== undefined}
-        onClose={() => setDeleting(undefined)}
+      <ConfirmDelete
+        row={deleting}
         title="Delete freeze quantity"
+        remove={remove}
+        onClose={() => setDeleting(undefined)}
       >
-        {deleting && (
-          <Stack>
-            <Text>
-              Delete the freeze quantity of {deleting.symbol} on {deleting.exchange}? Its orders are then not
-              split.
-            </Text>
-            <Group>
-              <Button color="red" loading={remove.isPending} onClick={() => remove.mutate(deleting.id)}>
-                Delete
-              </Button>
-              <Button variant="default" onClick={() => setDeleting(undefined)}>
-                Cancel
-              </Button>
-            </Group>
-          </Stack>
+        {(d) => (
+          <>
+            Delete the freeze quantity of {d.symbol} on {d.exchange}? Its orders are then not split.
+          </>
         )}
-      </Modal>
+      </ConfirmDelete>
     </Stack>
   );
 }
 
 export default function FreezePage() {
-  const list = useQuery({
-    queryKey: KEY,
-    queryFn: () => api<{ data: FreezeEntry[] }>('GET', '/admin/api/freeze'),
-  });
+  const list = useFreezeQuantities();
   return (
-    <Container size="lg">
-      <Title order={1} size="h2" mb="md">
-        Freeze quantities
-      </Title>
-      <Stack gap="lg">
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Upload NSE’s CSV
-          </Title>
-          <UploadForm />
-        </Card>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Add a freeze quantity
-          </Title>
-          <EntryForm />
-        </Card>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Freeze quantities
-          </Title>
-          {list.isPending && <Loading />}
-          {list.isError && <ErrorState error={list.error} />}
-          {list.data && <FreezeTable rows={list.data.data} />}
-        </Card>
-      </Stack>
-    </Container>
+    <PageFrame title="Freeze quantities">
+      <SectionCard title="Upload NSE’s CSV">
+        <UploadForm />
+      </SectionCard>
+      <SectionCard title="Add a freeze quantity">
+        <EntryForm />
+      </SectionCard>
+      <SectionCard title="Freeze quantities">
+        <QueryState query={list}>{(data) => <FreezeTable rows={data.data} />}</QueryState>
+      </SectionCard>
+    </PageFrame>
   );
 }

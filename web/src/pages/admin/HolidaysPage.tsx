@@ -5,43 +5,35 @@
  */
 import {
   ActionIcon,
-  Alert,
   Badge,
   Button,
   Card,
   Checkbox,
-  Container,
   Group,
-  Modal,
   NativeSelect,
   SimpleGrid,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
 } from '@mantine/core';
 import '@mantine/core/styles/ActionIcon.css';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { HOLIDAY_EXCHANGES } from '../../../../src/domain/exchanges';
-import { api, fieldError, onlyFieldErrors } from '../../api/client';
-import { Empty, ErrorState, Loading } from '../../components/states';
-
-interface Holiday {
-  id: number;
-  holiday_date: string;
-  description: string;
-  holiday_type: string;
-  year: number;
-  closed_exchanges: string[];
-  open_exchanges: Array<{ exchange: string; start_time: string; end_time: string }>;
-}
-interface Session {
-  exchange: string;
-  start_time: string;
-  end_time: string;
-}
+import { fieldError } from '../../api/client';
+import { ConfirmDelete } from '../../components/ConfirmDelete';
+import { DataTable, type DataColumn } from '../../components/DataTable';
+import { FormAlerts } from '../../components/FormAlerts';
+import { QueryState } from '../../components/QueryState';
+import { PageFrame, SectionCard } from '../../components/Section';
+import { Empty, ErrorState } from '../../components/states';
+import {
+  useAddHolidayMutation,
+  useDeleteHolidayMutation,
+  useHolidays,
+  type Holiday,
+  type HolidaySession as Session,
+} from '../../features/admin/api/calendar';
 
 /** The holiday types the server takes (`HOLIDAY_TYPES` of holidays.service.ts), as a person reads them. */
 const TYPES = [
@@ -59,32 +51,28 @@ const under = (err: unknown, field: string) =>
     .join(' ') || undefined;
 
 function AddHoliday() {
-  const queryClient = useQueryClient();
   const [date, setDate] = useState('');
   const [description, setDescription] = useState('');
   const [type, setType] = useState('TRADING_HOLIDAY');
   const [closed, setClosed] = useState<string[]>([]);
   const [sessions, setSessions] = useState<Session[]>([]);
-  const add = useMutation({
-    mutationFn: () =>
-      api<{ message: string }>('POST', '/admin/api/holidays', {
-        holiday_date: date,
-        description: description.trim(),
-        holiday_type: type,
-        exchanges: closed,
-        open_exchanges: sessions,
-      }),
-    onSuccess: async () => {
+  const add = useAddHolidayMutation({
+    onSuccess: () => {
       setDate('');
       setDescription('');
       setClosed([]);
       setSessions([]);
-      await queryClient.invalidateQueries({ queryKey: ['admin'] });
     },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    add.mutate();
+    add.mutate({
+      holiday_date: date,
+      description: description.trim(),
+      holiday_type: type,
+      exchanges: closed,
+      open_exchanges: sessions,
+    });
   };
   const err = add.error;
   const fieldsErr = FIELDS.concat(['open_exchanges.start_time', 'open_exchanges.end_time']);
@@ -93,12 +81,12 @@ function AddHoliday() {
   return (
     <form onSubmit={submit} noValidate aria-label="Add a holiday">
       <Stack>
-        {err && !onlyFieldErrors(err, fieldsErr) && <ErrorState error={err} title="Not added" />}
-        {add.isSuccess && (
-          <Alert color="green" role="status">
-            {add.data.message}
-          </Alert>
-        )}
+        <FormAlerts
+          error={err}
+          fields={fieldsErr}
+          title="Not added"
+          {...(add.isSuccess ? { success: add.data.message } : {})}
+        />
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
           <TextInput
             type="date"
@@ -207,131 +195,103 @@ function AddHoliday() {
   );
 }
 
+const typeLabel = (type: string) => TYPES.find((t) => t.value === type)?.label ?? type;
+
 function HolidayTable({ rows, year }: { rows: Holiday[]; year: number }) {
-  const queryClient = useQueryClient();
   const [deleting, setDeleting] = useState<Holiday | undefined>();
-  const remove = useMutation({
-    mutationFn: (id: number) => api('DELETE', `/admin/api/holidays/${id}`),
-    onSuccess: async () => {
-      setDeleting(undefined);
-      await queryClient.invalidateQueries({ queryKey: ['admin'] });
-    },
-  });
+  const remove = useDeleteHolidayMutation({ onSuccess: () => setDeleting(undefined) });
   if (rows.length === 0) return <Empty>No holiday in {year}.</Empty>;
+  const nowrap = { style: { whiteSpace: 'nowrap' as const } };
+  const columns: DataColumn<Holiday>[] = [
+    { key: 'date', label: 'Date', cell: (h) => h.holiday_date, td: { ff: 'monospace', ...nowrap } },
+    { key: 'description', label: 'Description', cell: (h) => h.description },
+    { key: 'type', label: 'Type', cell: (h) => typeLabel(h.holiday_type), td: nowrap },
+    {
+      key: 'closed',
+      label: 'Closed',
+      cell: (h) => (
+        <Group gap={4}>
+          {h.closed_exchanges.map((x) => (
+            <Badge key={x} variant="light" color="gray" size="sm">
+              {x}
+            </Badge>
+          ))}
+        </Group>
+      ),
+    },
+    {
+      key: 'sessions',
+      label: 'Special sessions',
+      cell: (h) =>
+        h.open_exchanges.map((o) => `${o.exchange} ${o.start_time}–${o.end_time}`).join(', ') || '—',
+    },
+    {
+      key: 'actions',
+      cell: (h) => (
+        <Button
+          size="xs"
+          variant="light"
+          color="red"
+          onClick={() => setDeleting(h)}
+          aria-label={`Delete the holiday of ${h.holiday_date}`}
+        >
+          Delete
+        </Button>
+      ),
+    },
+  ];
   return (
     <>
       {remove.error && <ErrorState error={remove.error} title="Not deleted" />}
-      <Table.ScrollContainer minWidth={760}>
-        <Table striped highlightOnHover aria-label={`Holidays of ${year}`}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Date</Table.Th>
-              <Table.Th>Description</Table.Th>
-              <Table.Th>Type</Table.Th>
-              <Table.Th>Closed</Table.Th>
-              <Table.Th>Special sessions</Table.Th>
-              <Table.Th />
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((h) => (
-              <Table.Tr key={h.id}>
-                <Table.Td ff="monospace" style={{ whiteSpace: 'nowrap' }}>
-                  {h.holiday_date}
-                </Table.Td>
-                <Table.Td>{h.description}</Table.Td>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                  {TYPES.find((t) => t.value === h.holiday_type)?.label ?? h.holiday_type}
-                </Table.Td>
-                <Table.Td>
-                  <Group gap={4}>
-                    {h.closed_exchanges.map((x) => (
-                      <Badge key={x} variant="light" color="gray" size="sm">
-                        {x}
-                      </Badge>
-                    ))}
-                  </Group>
-                </Table.Td>
-                <Table.Td>
-                  {h.open_exchanges.map((o) => `${o.exchange} ${o.start_time}–${o.end_time}`).join(', ') ||
-                    '—'}
-                </Table.Td>
-                <Table.Td>
-                  <Button
-                    size="xs"
-                    variant="light"
-                    color="red"
-                    onClick={() => setDeleting(h)}
-                    aria-label={`Delete the holiday of ${h.holiday_date}`}
-                  >
-                    Delete
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      <Modal opened={deleting !== undefined} onClose={() => setDeleting(undefined)} title="Delete holiday">
-        {deleting && (
-          <Stack>
-            <Text>
-              Delete “{deleting.description}” on {deleting.holiday_date}? The exchanges then trade as on any
-              other day.
-            </Text>
-            <Group>
-              <Button color="red" loading={remove.isPending} onClick={() => remove.mutate(deleting.id)}>
-                Delete
-              </Button>
-              <Button variant="default" onClick={() => setDeleting(undefined)}>
-                Cancel
-              </Button>
-            </Group>
-          </Stack>
+      <DataTable
+        label={`Holidays of ${year}`}
+        minWidth={760}
+        striped
+        highlightOnHover
+        rows={rows}
+        rowKey={(h) => h.id}
+        columns={columns}
+      />
+      <ConfirmDelete
+        row={deleting}
+        title="Delete holiday"
+        remove={remove}
+        onClose={() => setDeleting(undefined)}
+      >
+        {(d) => (
+          <>
+            Delete “{d.description}” on {d.holiday_date}? The exchanges then trade as on any other day.
+          </>
         )}
-      </Modal>
+      </ConfirmDelete>
     </>
   );
 }
 
 export default function HolidaysPage() {
   const [year, setYear] = useState<number | undefined>();
-  const list = useQuery({
-    queryKey: ['admin', 'holidays', year ?? 'current'],
-    queryFn: () =>
-      api<{ year: number; data: Holiday[] }>('GET', `/admin/api/holidays${year ? `?year=${year}` : ''}`),
-  });
+  const list = useHolidays(year);
   const shown = year ?? list.data?.year ?? new Date().getFullYear();
   const years = Array.from({ length: 7 }, (_, i) => String(new Date().getFullYear() - 3 + i));
   return (
-    <Container size="lg">
-      <Title order={1} size="h2" mb="md">
-        Market holidays
-      </Title>
-      <Stack gap="lg">
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Add a holiday
+    <PageFrame title="Market holidays">
+      <SectionCard title="Add a holiday">
+        <AddHoliday />
+      </SectionCard>
+      <Card withBorder>
+        <Group justify="space-between" mb="sm">
+          <Title order={2} size="h4">
+            Holidays of {shown}
           </Title>
-          <AddHoliday />
-        </Card>
-        <Card withBorder>
-          <Group justify="space-between" mb="sm">
-            <Title order={2} size="h4">
-              Holidays of {shown}
-            </Title>
-            <NativeSelect
-              label="Year"
-              data={years.includes(String(shown)) ? years : [String(shown), ...years]}
-              value={String(shown)}
-              onChange={(e) => setYear(Number(e.currentTarget.value))}
-            />
-          </Group>
-          {list.isPending && <Loading />}
-          {list.isError && <ErrorState error={list.error} />}
-          {list.data && <HolidayTable rows={list.data.data} year={list.data.year} />}
-        </Card>
-      </Stack>
-    </Container>
+          <NativeSelect
+            label="Year"
+            data={years.includes(String(shown)) ? years : [String(shown), ...years]}
+            value={String(shown)}
+            onChange={(e) => setYear(Number(e.currentTarget.value))}
+          />
+        </Group>
+        <QueryState query={list}>{(data) => <HolidayTable rows={data.data} year={data.year} />}</QueryState>
+      </Card>
+    </PageFrame>
   );
 }

@@ -16,30 +16,23 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { api } from '../../api/client';
+import { CheckRun } from '../../components/CheckRun';
+import { DataTable, type DataColumn } from '../../components/DataTable';
+import { SectionCard } from '../../components/Section';
 import { ErrorState, Loading } from '../../components/states';
+import {
+  useDiagnosticsMutation,
+  useSystemSnapshot,
+  type Diagnostics,
+  type SystemSnapshot,
+} from '../../features/admin/api/system';
 import { formatBytes, formatCount, formatDecimal, formatMillis } from '../../format-number';
 import { istStamp } from '../../ist-time';
 
+/** Any value of the snapshot: the page writes each section as rows of labelled values. */
 type Value = string | number | boolean | null | undefined | Value[] | { [k: string]: Value };
-type Snapshot = Record<string, Value>;
-interface Probe {
-  name: string;
-  target: string | null;
-  ok: boolean;
-  skipped: boolean;
-  ms: number;
-  detail: string;
-}
-interface Diagnostics {
-  ok: boolean;
-  ms: number;
-  timeout_ms: number;
-  probes: Probe[];
-}
 
-const SECTIONS: Array<{ key: string; title: string }> = [
+const SECTIONS: Array<{ key: Exclude<keyof SystemSnapshot, 'mode' | 'databases'>; title: string }> = [
   { key: 'host', title: 'Host' },
   { key: 'runtime', title: 'Runtime' },
   { key: 'hardware', title: 'Hardware' },
@@ -155,72 +148,63 @@ function Databases({ rows }: { rows: Value }) {
   );
 }
 
+const PROBE_COLUMNS: DataColumn<Diagnostics['probes'][number]>[] = [
+  { key: 'probe', label: 'Probe', cell: (p) => p.name, td: { fw: 600 } },
+  { key: 'target', label: 'Target', cell: (p) => p.target ?? '—', td: { ff: 'monospace', fz: 'xs' } },
+  {
+    key: 'result',
+    label: 'Result',
+    cell: (p) => (
+      <Badge color={p.skipped ? 'gray' : p.ok ? 'green' : 'red'} variant="light">
+        {p.skipped ? 'skipped' : p.ok ? 'ok' : 'failed'}
+      </Badge>
+    ),
+  },
+  {
+    key: 'time',
+    label: 'Time',
+    numeric: true,
+    cell: (p) => (p.skipped ? '—' : formatMillis(Math.round(p.ms))),
+    td: { style: { whiteSpace: 'nowrap' } },
+  },
+  { key: 'detail', label: 'Detail', cell: (p) => p.detail, td: { style: { wordBreak: 'break-word' } } },
+];
+
 function RunDiagnostics() {
-  const run = useMutation({
-    mutationFn: () => api<{ data: Diagnostics }>('POST', '/admin/api/system/diagnostics'),
-  });
-  const d = run.data?.data;
+  const run = useDiagnosticsMutation();
   return (
-    <Stack>
-      <Group>
-        <Button onClick={() => run.mutate()} loading={run.isPending}>
-          Run diagnostics
-        </Button>
-        {d && (
-          <Text role="status" c={d.ok ? 'green' : 'red'} fw={600}>
-            {d.ok ? 'Every probe passed' : 'A probe failed'} in {formatMillis(Math.round(d.ms))}
+    <CheckRun
+      run={run}
+      select={(a) => a.data}
+      label="Run diagnostics"
+      variant="filled"
+      errorTitle="Diagnostics did not run"
+      summary={(d) => ({
+        ok: d.ok,
+        text: `${d.ok ? 'Every probe passed' : 'A probe failed'} in ${formatMillis(Math.round(d.ms))}`,
+      })}
+    >
+      {(d) => (
+        <>
+          <DataTable
+            label="Diagnostics"
+            minWidth={560}
+            striped
+            rows={d.probes}
+            rowKey={(p) => p.name}
+            columns={PROBE_COLUMNS}
+          />
+          <Text size="xs" c="dimmed">
+            Each probe is cut after {formatMillis(d.timeout_ms)}.
           </Text>
-        )}
-      </Group>
-      {run.error && <ErrorState error={run.error} title="Diagnostics did not run" />}
-      {d && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table aria-label="Diagnostics" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Probe</Table.Th>
-                <Table.Th>Target</Table.Th>
-                <Table.Th>Result</Table.Th>
-                <Table.Th ta="right">Time</Table.Th>
-                <Table.Th>Detail</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {d.probes.map((p) => (
-                <Table.Tr key={p.name}>
-                  <Table.Td fw={600}>{p.name}</Table.Td>
-                  <Table.Td ff="monospace" fz="xs">
-                    {p.target ?? '—'}
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge color={p.skipped ? 'gray' : p.ok ? 'green' : 'red'} variant="light">
-                      {p.skipped ? 'skipped' : p.ok ? 'ok' : 'failed'}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }}>
-                    {p.skipped ? '—' : formatMillis(Math.round(p.ms))}
-                  </Table.Td>
-                  <Table.Td style={{ wordBreak: 'break-word' }}>{p.detail}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        </>
       )}
-      {d && (
-        <Text size="xs" c="dimmed">
-          Each probe is cut after {formatMillis(d.timeout_ms)}.
-        </Text>
-      )}
-    </Stack>
+    </CheckRun>
   );
 }
 
 export default function SystemPage() {
-  const snap = useQuery({
-    queryKey: ['admin', 'system'],
-    queryFn: () => api<{ data: Snapshot }>('GET', '/admin/api/system'),
-  });
+  const snap = useSystemSnapshot();
   return (
     <Container size="xl">
       <Group justify="space-between" mb="md" wrap="wrap">
@@ -238,16 +222,13 @@ export default function SystemPage() {
         </Group>
       </Group>
       <Stack gap="lg">
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Diagnostics
-          </Title>
+        <SectionCard title="Diagnostics">
           <Text size="sm" c="dimmed" mb="sm">
             Probes the database, this service over HTTP (loopback and its public address), Redis and the
             broker’s API host, all at once.
           </Text>
           <RunDiagnostics />
-        </Card>
+        </SectionCard>
         {snap.isPending && <Loading label="Reading the install’s snapshot…" />}
         {snap.isError && <ErrorState error={snap.error} />}
         {snap.data && (

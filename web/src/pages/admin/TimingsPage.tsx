@@ -3,32 +3,21 @@
  * server checks each time and names the field (docs/rules/web.md#field-messages) — and a date
  * checked against the calendar (weekend, holiday, special session).
  */
-import { Badge, Button, Card, Container, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Badge, Button, Card, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, fieldError, onlyFieldErrors } from '../../api/client';
-import { Empty, ErrorState, Loading } from '../../components/states';
+import { fieldError, onlyFieldErrors } from '../../api/client';
+import { DataTable, type DataColumn } from '../../components/DataTable';
+import { QueryState } from '../../components/QueryState';
+import { PageFrame, SectionCard } from '../../components/Section';
+import { Empty, ErrorState } from '../../components/states';
+import {
+  useCheckDateMutation,
+  useSaveTimingMutation,
+  useTimings,
+  type SessionOnDate,
+  type Timing,
+} from '../../features/admin/api/calendar';
 import { istStamp } from '../../ist-time';
-
-interface Timing {
-  exchange: string;
-  start_time: string;
-  end_time: string;
-  updated_at: string;
-}
-interface SessionView {
-  exchange: string;
-  open: boolean;
-  reason: 'regular' | 'special_session' | 'weekend' | 'holiday';
-  start_time: string | null;
-  end_time: string | null;
-  holiday: string | null;
-}
-interface Check {
-  date: string;
-  weekend: boolean;
-  sessions: SessionView[];
-}
 
 /** `HH:MM`, 00:00 to 23:59: checked here for a quick hint; the server's check is the rule. */
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -36,28 +25,16 @@ const hint = (v: string) =>
   v === '' || HHMM.test(v) ? undefined : 'Write the time as HH:MM, 00:00 to 23:59';
 
 function TimingRow({ timing }: { timing: Timing }) {
-  const queryClient = useQueryClient();
   const [start, setStart] = useState(timing.start_time);
   const [end, setEnd] = useState(timing.end_time);
   useEffect(() => {
     setStart(timing.start_time);
     setEnd(timing.end_time);
   }, [timing.start_time, timing.end_time]);
-  const save = useMutation({
-    mutationFn: () =>
-      api<{ message: string; data: Timing }>(
-        'PUT',
-        `/admin/api/timings/${encodeURIComponent(timing.exchange)}`,
-        {
-          start_time: start.trim(),
-          end_time: end.trim(),
-        },
-      ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['admin'] }),
-  });
+  const save = useSaveTimingMutation(timing.exchange);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate({ start_time: start.trim(), end_time: end.trim() });
   };
   const err = save.error;
   const changed = start !== timing.start_time || end !== timing.end_time;
@@ -106,21 +83,42 @@ function TimingRow({ timing }: { timing: Timing }) {
   );
 }
 
-const REASONS: Record<SessionView['reason'], { label: string; color: string }> = {
+const REASONS: Record<SessionOnDate['reason'], { label: string; color: string }> = {
   regular: { label: 'open', color: 'green' },
   special_session: { label: 'special session', color: 'orange' },
   weekend: { label: 'weekend', color: 'gray' },
   holiday: { label: 'holiday', color: 'red' },
 };
 
+const checkColumns = (date: string): DataColumn<SessionOnDate>[] => [
+  { key: 'exchange', label: 'Exchange', cell: (s) => s.exchange },
+  {
+    key: 'state',
+    label: `On ${date}`,
+    cell: (s) => (
+      <Badge
+        color={s.open ? REASONS[s.reason].color : s.reason === 'holiday' ? 'red' : 'gray'}
+        variant="light"
+      >
+        {s.open ? REASONS[s.reason].label : `closed (${REASONS[s.reason].label})`}
+      </Badge>
+    ),
+  },
+  {
+    key: 'hours',
+    label: 'Hours (IST)',
+    cell: (s) => (s.start_time && s.end_time ? `${s.start_time}–${s.end_time}` : '—'),
+    td: { ff: 'monospace' },
+  },
+  { key: 'holiday', label: 'Holiday', cell: (s) => s.holiday ?? '—' },
+];
+
 function CheckDate() {
   const [date, setDate] = useState(() => new Date().toISOString().slice(0, 10));
-  const check = useMutation({
-    mutationFn: () => api<{ data: Check }>('POST', '/admin/api/timings/check', { date }),
-  });
+  const check = useCheckDateMutation();
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    check.mutate();
+    check.mutate(date);
   };
   const err = check.error;
   const result = check.data?.data;
@@ -141,37 +139,13 @@ function CheckDate() {
         </Group>
         {err && !onlyFieldErrors(err, ['date']) && <ErrorState error={err} title="Not checked" />}
         {result && (
-          <Table.ScrollContainer minWidth={480}>
-            <Table aria-label={`Sessions on ${result.date}`}>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Exchange</Table.Th>
-                  <Table.Th>On {result.date}</Table.Th>
-                  <Table.Th>Hours (IST)</Table.Th>
-                  <Table.Th>Holiday</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {result.sessions.map((s) => (
-                  <Table.Tr key={s.exchange}>
-                    <Table.Td>{s.exchange}</Table.Td>
-                    <Table.Td>
-                      <Badge
-                        color={s.open ? REASONS[s.reason].color : s.reason === 'holiday' ? 'red' : 'gray'}
-                        variant="light"
-                      >
-                        {s.open ? REASONS[s.reason].label : `closed (${REASONS[s.reason].label})`}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td ff="monospace">
-                      {s.start_time && s.end_time ? `${s.start_time}–${s.end_time}` : '—'}
-                    </Table.Td>
-                    <Table.Td>{s.holiday ?? '—'}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            label={`Sessions on ${result.date}`}
+            minWidth={480}
+            rows={result.sessions}
+            rowKey={(s) => s.exchange}
+            columns={checkColumns(result.date)}
+          />
         )}
       </Stack>
     </form>
@@ -179,52 +153,44 @@ function CheckDate() {
 }
 
 export default function TimingsPage() {
-  const list = useQuery({
-    queryKey: ['admin', 'timings'],
-    queryFn: () => api<{ data: Timing[] }>('GET', '/admin/api/timings'),
-  });
+  const list = useTimings();
   return (
-    <Container size="lg">
-      <Title order={1} size="h2" mb="md">
-        Market timings
-      </Title>
-      <Stack gap="lg">
-        <Card withBorder>
-          <Title order={2} size="h4" mb="xs">
-            Regular sessions
-          </Title>
-          <Text size="sm" c="dimmed" mb="sm">
-            Times are IST, written HH:MM. Holidays and special sessions override them on their dates.
-          </Text>
-          {list.isPending && <Loading />}
-          {list.isError && <ErrorState error={list.error} />}
-          {list.data && list.data.data.length === 0 && <Empty>No exchange timing is kept.</Empty>}
-          {list.data && list.data.data.length > 0 && (
-            <Table.ScrollContainer minWidth={640}>
-              <Table aria-label="Exchange timings" verticalSpacing="sm">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Exchange</Table.Th>
-                    <Table.Th colSpan={3}>Session</Table.Th>
-                    <Table.Th>Updated</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {list.data.data.map((t) => (
-                    <TimingRow key={t.exchange} timing={t} />
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
-        </Card>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            Check a date
-          </Title>
-          <CheckDate />
-        </Card>
-      </Stack>
-    </Container>
+    <PageFrame title="Market timings">
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          Regular sessions
+        </Title>
+        <Text size="sm" c="dimmed" mb="sm">
+          Times are IST, written HH:MM. Holidays and special sessions override them on their dates.
+        </Text>
+        <QueryState query={list}>
+          {(data) =>
+            data.data.length === 0 ? (
+              <Empty>No exchange timing is kept.</Empty>
+            ) : (
+              <Table.ScrollContainer minWidth={640}>
+                <Table aria-label="Exchange timings" verticalSpacing="sm">
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th>Exchange</Table.Th>
+                      <Table.Th colSpan={3}>Session</Table.Th>
+                      <Table.Th>Updated</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {data.data.map((t) => (
+                      <TimingRow key={t.exchange} timing={t} />
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              </Table.ScrollContainer>
+            )
+          }
+        </QueryState>
+      </Card>
+      <SectionCard title="Check a date">
+        <CheckDate />
+      </SectionCard>
+    </PageFrame>
   );
 }

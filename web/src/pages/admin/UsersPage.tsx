@@ -6,7 +6,6 @@
  * says so when a change would remove them.
  */
 import {
-  Alert,
   Badge,
   Button,
   Card,
@@ -21,60 +20,55 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSession, type User } from '../../api/auth';
-import { api, fieldError, onlyFieldErrors, type Answer } from '../../api/client';
+import { fieldError, onlyFieldErrors } from '../../api/client';
+import { FormAlerts } from '../../components/FormAlerts';
+import { SectionCard } from '../../components/Section';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import {
+  useAccountActionMutation,
+  useCreateUserMutation,
+  useSetAdminMutation,
+  useUsers,
+  type Account,
+} from '../../features/admin/api/users';
 import { istStamp } from '../../ist-time';
 
-type Account = Answer<'/admin/api/users'>['data'][number];
-const KEY = ['admin', 'users'] as const;
 const NEW_FIELDS = ['username', 'password', 'email'];
 
-function useUsers() {
-  return useQuery({
-    queryKey: KEY,
-    queryFn: () => api<Answer<'/admin/api/users'>>('GET', '/admin/api/users'),
-  });
-}
-
 function NewUser() {
-  const queryClient = useQueryClient();
   const [username, setUsername] = useState('');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [admin, setAdmin] = useState(false);
-  const create = useMutation({
-    mutationFn: () =>
-      api('POST', '/admin/api/users', {
-        username: username.trim(),
-        password,
-        email: email.trim() || null,
-        admin,
-      }),
-    onSuccess: async () => {
+  const create = useCreateUserMutation({
+    onSuccess: () => {
       setUsername('');
       setEmail('');
       setPassword('');
       setAdmin(false);
-      await queryClient.invalidateQueries({ queryKey: KEY });
     },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate();
+    create.mutate({ username: username.trim(), password, email: email.trim() || null, admin });
   };
   const err = create.error;
   return (
     <form onSubmit={submit} noValidate aria-label="New user">
       <Stack>
-        {err && !onlyFieldErrors(err, NEW_FIELDS) && <ErrorState error={err} title="Not created" />}
-        {create.isSuccess && (
-          <Alert color="green" role="status">
-            User created. They sign in with the password you chose and can change it on their profile.
-          </Alert>
-        )}
+        <FormAlerts
+          error={err}
+          fields={NEW_FIELDS}
+          title="Not created"
+          {...(create.isSuccess
+            ? {
+                success:
+                  'User created. They sign in with the password you chose and can change it on their profile.',
+              }
+            : {})}
+        />
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
           <TextInput
             label="User name"
@@ -115,31 +109,12 @@ function NewUser() {
   );
 }
 
-type Action = { kind: 'password' } | { kind: 'totp' } | { kind: 'disable' } | { kind: 'delete' };
+type Action = { kind: 'password' | 'totp' | 'disable' | 'delete' };
 
 /** The confirmation (and, for a password, the new one) of an action on one user. */
 function ActionDialog({ user, action, onClose }: { user: Account; action: Action; onClose: () => void }) {
-  const queryClient = useQueryClient();
   const [password, setPassword] = useState('');
-  const run = useMutation({
-    mutationFn: () => {
-      const base = `/admin/api/users/${user.id}`;
-      switch (action.kind) {
-        case 'password':
-          return api('POST', `${base}/password`, { password });
-        case 'totp':
-          return api('POST', `${base}/2fa/reset`);
-        case 'disable':
-          return api('POST', `${base}/disabled`, { disabled: !user.disabled });
-        case 'delete':
-          return api('DELETE', base);
-      }
-    },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: KEY });
-      onClose();
-    },
-  });
+  const run = useAccountActionMutation(user.id, { onRefreshed: onClose });
   const text = {
     password: {
       title: `New password for ${user.username}`,
@@ -170,7 +145,13 @@ function ActionDialog({ user, action, onClose }: { user: Account; action: Action
   }[action.kind];
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    run.mutate();
+    run.mutate(
+      action.kind === 'password'
+        ? { kind: 'password', password }
+        : action.kind === 'disable'
+          ? { kind: 'disable', disabled: !user.disabled }
+          : { kind: action.kind },
+    );
   };
   return (
     <Modal opened onClose={onClose} title={text.title} centered>
@@ -212,12 +193,8 @@ function ActionDialog({ user, action, onClose }: { user: Account; action: Action
 }
 
 function UserCard({ user, me }: { user: Account; me: User | null | undefined }) {
-  const queryClient = useQueryClient();
   const [action, setAction] = useState<Action | undefined>();
-  const role = useMutation({
-    mutationFn: () => api('POST', `/admin/api/users/${user.id}/admin`, { admin: !user.is_admin }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEY }),
-  });
+  const role = useSetAdminMutation(user.id);
   const self = me?.id === user.id;
   return (
     <Card withBorder component="article" aria-label={`User ${user.username}`}>
@@ -251,7 +228,12 @@ function UserCard({ user, me }: { user: Account; me: User | null | undefined }) 
         </Text>
         {role.error && <ErrorState error={role.error} title="Role not changed" />}
         <Group gap="xs" wrap="wrap">
-          <Button size="xs" variant="light" loading={role.isPending} onClick={() => role.mutate()}>
+          <Button
+            size="xs"
+            variant="light"
+            loading={role.isPending}
+            onClick={() => role.mutate(!user.is_admin)}
+          >
             {user.is_admin ? 'Remove administrator' : 'Make administrator'}
           </Button>
           <Button size="xs" variant="light" onClick={() => setAction({ kind: 'password' })}>
@@ -299,12 +281,9 @@ export default function UsersPage() {
         Users
       </Title>
       <Stack gap="lg">
-        <Card withBorder>
-          <Title order={2} size="h4" mb="sm">
-            New user
-          </Title>
+        <SectionCard title="New user">
           <NewUser />
-        </Card>
+        </SectionCard>
         <section aria-label="Users">
           {users.isPending ? (
             <Loading />

@@ -8,32 +8,26 @@
  */
 import { Badge, Button, Card, Container, Group, Modal, Stack, Tabs, Text, Title } from '@mantine/core';
 import '@mantine/core/styles/Tabs.css';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
-import { api } from '../../api/client';
 import { useLive } from '../../api/live';
 import { ConfirmModal, OutcomeAlert, type Outcome } from '../../components/BookActions';
 import { RowButton } from '../../components/BookGrid';
 import { BookTable } from '../../components/BookTable';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
+import {
+  useApproveAllMutation,
+  useApproveMutation,
+  useDeletePendingMutation,
+  usePendingOrders,
+} from '../../features/desk/api/action-center';
 import { COLUMNS, EMPTY, FILTERS } from './action-center/columns';
 import { OrdersTab } from './action-center/OrdersTab';
-import {
-  approvedMessage,
-  KEY,
-  orderText,
-  useOrders,
-  type ApproveAllAnswer,
-  type ApproveAnswer,
-  type PendingOrder,
-  type Status,
-} from './action-center/queue';
+import { approvedMessage, orderText, type PendingOrder, type Status } from './action-center/queue';
 import { RejectForm } from './action-center/RejectForm';
 
 export default function ActionCenterPage() {
   const live = useLive();
-  const qc = useQueryClient();
   const [tab, setTab] = useState<Status>('pending');
   const [outcome, setOutcome] = useState<Outcome>();
   const [approving, setApproving] = useState<PendingOrder>();
@@ -41,20 +35,16 @@ export default function ActionCenterPage() {
   const [deleting, setDeleting] = useState<PendingOrder>();
   const [approvingAll, setApprovingAll] = useState(false);
   // The socket says when the queue changes (docs/rules/orders.md#live-socket): no polling while it is up.
-  const pending = useOrders('pending', live.refetchInterval);
-  const refresh = () => qc.invalidateQueries({ queryKey: [KEY] });
+  const pending = usePendingOrders('pending', live.refetchInterval);
 
-  const approve = useMutation({
-    mutationFn: (p: PendingOrder) => api<ApproveAnswer>('POST', `/action-center/api/orders/${p.id}/approve`),
-    onSuccess: async (a, p) => {
+  const approve = useApproveMutation({
+    onSuccess: (a, p) => {
       setApproving(undefined);
       setOutcome(approvedMessage(p.id, a.result));
-      await refresh();
     },
   });
-  const approveAll = useMutation({
-    mutationFn: () => api<ApproveAllAnswer>('POST', '/action-center/api/orders/approve-all'),
-    onSuccess: async (a) => {
+  const approveAll = useApproveAllMutation({
+    onSuccess: (a) => {
       setApprovingAll(false);
       const refused = a.results.filter((r) => r.body.status !== 'success');
       setOutcome({
@@ -64,15 +54,12 @@ export default function ActionCenterPage() {
             ? `${a.message}.`
             : `${a.message}; ${refused.length} refused: ${refused.map((r) => `${r.id}: ${r.body.message ?? r.status}`).join('; ')}`,
       });
-      await refresh();
     },
   });
-  const remove = useMutation({
-    mutationFn: (p: PendingOrder) => api<{ message: string }>('DELETE', `/action-center/api/orders/${p.id}`),
-    onSuccess: async (a) => {
+  const remove = useDeletePendingMutation({
+    onSuccess: (a) => {
       setDeleting(undefined);
       setOutcome({ ok: true, message: a.message });
-      await refresh();
     },
   });
 

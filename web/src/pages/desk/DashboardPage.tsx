@@ -5,12 +5,11 @@
  * books' (BookGrid): on a phone each row is a card (docs/rules/web.md#phone-width).
  */
 import { Anchor, Button, Card, Container, Group, SimpleGrid, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
 import { useSession } from '../../api/auth';
-import { api, ApiError } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { useDeskQuery, type DeskAnswer } from '../../api/desk';
 import { COLUMNS as BOOK_COLUMNS, type Order } from './orderbook/columns';
 import { useLive } from '../../api/live';
@@ -21,6 +20,7 @@ import { LiveStatus } from '../../components/LiveStatus';
 import { ModeCard } from '../../components/ModeCard';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { useOrderTicket } from '../../components/ticket/ticket-context';
+import { useSecurityStats } from '../../features/security/api/security';
 import {
   formatCount,
   formatPrice,
@@ -210,19 +210,9 @@ function LatestOrders({ refetchInterval }: { refetchInterval: number | false }) 
   return <BookGrid label="Latest orders" rows={latest} columns={ORDER_COLUMNS} rowKey={(o) => o.orderid} />;
 }
 
-interface SecurityStats {
-  total_bans: number;
-  permanent_bans: number;
-  suspicious_ips: number;
-  near_threshold_ips: number;
-}
-
 /** The administrator's shield figures. */
 function SecurityFigures() {
-  const stats = useQuery({
-    queryKey: ['security', 'stats'],
-    queryFn: () => api<SecurityStats>('GET', '/security/stats'),
-  });
+  const stats = useSecurityStats();
   if (stats.isPending) return <Loading />;
   if (stats.isError) return <ErrorState error={stats.error} />;
   return (

@@ -6,10 +6,9 @@
  * after a confirmation, with the server's answer shown.
  */
 import { Button, Card, Container, Group, Modal, Stack, Text, Title } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { hasLimitPrice } from '../../../../src/domain/orders';
-import { desk, DESK_KEY, useDeskQuery } from '../../api/desk';
+import { useDeskQuery } from '../../api/desk';
 import { useLive } from '../../api/live';
 import { ConfirmModal, OutcomeAlert, type Outcome } from '../../components/BookActions';
 import { RowButton } from '../../components/BookGrid';
@@ -17,6 +16,7 @@ import { BookTable } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
+import { useCancelAllOrdersMutation, useCancelOrderMutation } from '../../features/desk/api/orders';
 import { formatCount, formatPrice } from '../../format-number';
 import { COLUMNS, FILTERS, isWorking, sideStyle, type Order } from './orderbook/columns';
 import { ModifyForm } from './orderbook/ModifyForm';
@@ -24,31 +24,25 @@ import { ModifyForm } from './orderbook/ModifyForm';
 export default function OrderbookPage() {
   const live = useLive();
   const book = useDeskQuery('orderbook', { refetchInterval: live.refetchInterval });
-  const qc = useQueryClient();
   const [outcome, setOutcome] = useState<Outcome>();
   const [modifying, setModifying] = useState<Order>();
   const [cancelling, setCancelling] = useState<Order>();
   const [cancellingAll, setCancellingAll] = useState(false);
 
-  const refresh = () => qc.invalidateQueries({ queryKey: DESK_KEY });
-  const cancel = useMutation({
-    mutationFn: (o: Order) => desk('cancelorder', { orderid: o.orderid }),
-    onSuccess: async (a) => {
+  const cancel = useCancelOrderMutation({
+    onSuccess: (a) => {
       setCancelling(undefined);
       setOutcome({ ok: true, message: a.message ?? `Order ${a.orderid} cancelled.` });
-      await refresh();
     },
   });
-  const cancelAll = useMutation({
-    mutationFn: () => desk('cancelallorder', {}),
-    onSuccess: async (a) => {
+  const cancelAll = useCancelAllOrdersMutation({
+    onSuccess: (a) => {
       setCancellingAll(false);
       const failed = a.failed_cancellations.map((f) => `${f.orderid}: ${f.message}`).join('; ');
       setOutcome({
         ok: a.failed_cancellations.length === 0,
         message: failed ? `${a.message} ${failed}` : a.message,
       });
-      await refresh();
     },
   });
 

@@ -6,10 +6,9 @@
  * position at once with `closeposition`. Each after a confirmation, with the server's answer shown.
  */
 import { Button, Card, Container, Group, Stack, Text, Title } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useState } from 'react';
 import { closingAction } from '../../../../src/domain/orders';
-import { desk, DESK_KEY, useDeskQuery, type DeskAnswer, type DeskBody } from '../../api/desk';
+import { useDeskQuery, type DeskAnswer } from '../../api/desk';
 import { useLive } from '../../api/live';
 import { ConfirmModal, OutcomeAlert, type Outcome } from '../../components/BookActions';
 import { RowButton } from '../../components/BookGrid';
@@ -17,6 +16,7 @@ import { BookTable, type BookColumn, type BookFilter } from '../../components/Bo
 import { DeskGate } from '../../components/DeskGate';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
+import { useCloseAllPositionsMutation, useClosePositionMutation } from '../../features/desk/api/orders';
 import { formatCount, formatPrice, formatSignedMoney, formatSignedRupees } from '../../format-number';
 
 type Position = DeskAnswer<'positionbook'>['data'][number];
@@ -71,25 +71,12 @@ const FILTERS: BookFilter<Position>[] = [
 export default function PositionsPage() {
   const live = useLive();
   const book = useDeskQuery('positionbook', { refetchInterval: live.refetchInterval });
-  const qc = useQueryClient();
   const [outcome, setOutcome] = useState<Outcome>();
   const [closing, setClosing] = useState<Position>();
   const [closingAll, setClosingAll] = useState(false);
-  const refresh = () => qc.invalidateQueries({ queryKey: DESK_KEY });
 
-  const close = useMutation({
-    mutationFn: (p: Position) =>
-      desk('placesmartorder', {
-        strategy: '',
-        symbol: p.symbol,
-        exchange: p.exchange,
-        action: closingAction(p.quantity),
-        product: p.product,
-        pricetype: 'MARKET',
-        quantity: Math.abs(p.quantity),
-        position_size: 0,
-      } as DeskBody<'placesmartorder'>),
-    onSuccess: async (a, p) => {
+  const close = useClosePositionMutation({
+    onSuccess: (a, p) => {
       setClosing(undefined);
       setOutcome({
         ok: true,
@@ -97,15 +84,12 @@ export default function PositionsPage() {
           ? `Closing order ${a.orderid} placed for ${p.symbol} (${closingAction(p.quantity)} ${Math.abs(p.quantity)} at market).`
           : (a.message ?? `Nothing to close for ${p.symbol}.`),
       });
-      await refresh();
     },
   });
-  const closeAll = useMutation({
-    mutationFn: () => desk('closeposition', {}),
-    onSuccess: async (a) => {
+  const closeAll = useCloseAllPositionsMutation({
+    onSuccess: (a) => {
       setClosingAll(false);
       setOutcome({ ok: (a.failed_closures ?? 0) === 0, message: a.message });
-      await refresh();
     },
   });
 

@@ -3,12 +3,14 @@
  * totals, status classes, a chart per minute or hour, the busiest paths and client addresses,
  * the endpoint groups, and the request table with filters and paging. Refreshed every 30 s.
  */
-import { Anchor, Card, Container, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Anchor, SimpleGrid, Stack } from '@mantine/core';
 import { useMemo, useState } from 'react';
 import type uPlot from 'uplot';
-import { api } from '../../api/client';
-import { Empty, ErrorState, Loading } from '../../components/states';
+import { DataTable, type DataColumn } from '../../components/DataTable';
+import { SectionCard } from '../../components/Section';
+import { Empty } from '../../components/states';
+import { WindowedPage } from '../../components/WindowedPage';
+import { useTrafficStats, type TrafficStats } from '../../features/monitoring/api/monitoring';
 import { Figures } from './Figures';
 import { bucketStarts, count, millis, percent, share } from './format';
 import { NO_FILTERS, TrafficRequests, type RequestFilters } from './TrafficRequests';
@@ -21,27 +23,6 @@ import {
   UPlotChart,
 } from './UPlotChart';
 import { WindowPicker, windowLabel } from './WindowPicker';
-
-interface Totals {
-  requests: number;
-  errors: number;
-  server_errors: number;
-  avg_ms: number;
-}
-interface TrafficStats {
-  since: string;
-  until: string;
-  totals: Totals;
-  groups: Array<Totals & { endpoint_group: string; p95_ms: number }>;
-  status_classes: Record<'1xx' | '2xx' | '3xx' | '4xx' | '5xx', number>;
-  top_paths: Array<{ path: string; requests: number; errors: number }>;
-  top_ips: Array<{ ip: string; requests: number; errors: number }>;
-  series: {
-    bucket: 'minute' | 'hour';
-    bucket_ms: number;
-    points: Array<{ ts: string; requests: number; errors: number }>;
-  };
-}
 
 const BLUE = '#1c7ed6';
 const RED = '#e03131';
@@ -78,205 +59,189 @@ function RequestsChart({ stats, hours }: { stats: TrafficStats; hours: string })
   return <UPlotChart options={options} data={data} label={label} testId="traffic-chart" />;
 }
 
+interface TopRow {
+  key: string;
+  requests: number;
+  errors: number;
+}
+
 function TopTable({
   rows,
   caption,
   column,
   onPick,
 }: {
-  rows: Array<{ key: string; requests: number; errors: number }>;
+  rows: TopRow[];
   caption: string;
   column: string;
   onPick: (key: string) => void;
 }) {
   if (rows.length === 0) return <Empty>No request in this window.</Empty>;
+  const columns: DataColumn<TopRow>[] = [
+    {
+      key: 'key',
+      label: column,
+      cell: (r) => (
+        <Anchor
+          component="button"
+          type="button"
+          inherit
+          onClick={() => onPick(r.key)}
+          aria-label={`Show the requests of ${r.key}`}
+        >
+          {r.key}
+        </Anchor>
+      ),
+      td: { ff: 'monospace', style: { wordBreak: 'break-all' } },
+    },
+    { key: 'requests', label: 'Requests', cell: (r) => count(r.requests), numeric: true },
+    {
+      key: 'errors',
+      label: 'Errors',
+      cell: (r) => count(r.errors),
+      numeric: true,
+      td: (r) => (r.errors > 0 ? { c: 'red' } : {}),
+    },
+  ];
   return (
-    <Table.ScrollContainer minWidth={320}>
-      <Table striped aria-label={caption} fz="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{column}</Table.Th>
-            <Table.Th ta="right">Requests</Table.Th>
-            <Table.Th ta="right">Errors</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map((r) => (
-            <Table.Tr key={r.key}>
-              <Table.Td ff="monospace" style={{ wordBreak: 'break-all' }}>
-                <Anchor
-                  component="button"
-                  type="button"
-                  inherit
-                  onClick={() => onPick(r.key)}
-                  aria-label={`Show the requests of ${r.key}`}
-                >
-                  {r.key}
-                </Anchor>
-              </Table.Td>
-              <Table.Td ta="right">{count(r.requests)}</Table.Td>
-              <Table.Td ta="right" c={r.errors > 0 ? 'red' : undefined}>
-                {count(r.errors)}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      label={caption}
+      minWidth={320}
+      striped
+      fz="sm"
+      rows={rows}
+      rowKey={(r) => r.key}
+      columns={columns}
+    />
   );
 }
+
+const GROUP_COLUMNS: DataColumn<TrafficStats['groups'][number]>[] = [
+  {
+    key: 'route',
+    label: 'Route',
+    cell: (g) => g.endpoint_group,
+    td: { ff: 'monospace', style: { wordBreak: 'break-all' } },
+  },
+  { key: 'requests', label: 'Requests', cell: (g) => count(g.requests), numeric: true },
+  { key: 'errors', label: 'Errors', cell: (g) => count(g.errors), numeric: true },
+  { key: 'server', label: 'Server errors', cell: (g) => count(g.server_errors), numeric: true },
+  { key: 'avg', label: 'Average', cell: (g) => millis(g.avg_ms), numeric: true },
+  { key: 'p95', label: 'p95', cell: (g) => millis(g.p95_ms), numeric: true },
+];
 
 function GroupsTable({ groups }: { groups: TrafficStats['groups'] }) {
   if (groups.length === 0) return <Empty>No request in this window.</Empty>;
   return (
-    <Table.ScrollContainer minWidth={600}>
-      <Table striped aria-label="Endpoint groups" fz="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Route</Table.Th>
-            <Table.Th ta="right">Requests</Table.Th>
-            <Table.Th ta="right">Errors</Table.Th>
-            <Table.Th ta="right">Server errors</Table.Th>
-            <Table.Th ta="right">Average</Table.Th>
-            <Table.Th ta="right">p95</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {groups.slice(0, 20).map((g) => (
-            <Table.Tr key={g.endpoint_group}>
-              <Table.Td ff="monospace" style={{ wordBreak: 'break-all' }}>
-                {g.endpoint_group}
-              </Table.Td>
-              <Table.Td ta="right">{count(g.requests)}</Table.Td>
-              <Table.Td ta="right">{count(g.errors)}</Table.Td>
-              <Table.Td ta="right">{count(g.server_errors)}</Table.Td>
-              <Table.Td ta="right">{millis(g.avg_ms)}</Table.Td>
-              <Table.Td ta="right">{millis(g.p95_ms)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
-  );
-}
-
-function Section({ title, children }: { title: string; children: React.ReactNode }) {
-  return (
-    <Card withBorder component="section" aria-label={title}>
-      <Title order={2} size="h4" mb="sm">
-        {title}
-      </Title>
-      {children}
-    </Card>
+    <DataTable
+      label="Endpoint groups"
+      minWidth={600}
+      striped
+      fz="sm"
+      rows={groups.slice(0, 20)}
+      rowKey={(g) => g.endpoint_group}
+      columns={GROUP_COLUMNS}
+    />
   );
 }
 
 export default function TrafficPage() {
   const [hours, setHours] = useState('24');
   const [filters, setFilters] = useState<RequestFilters>(NO_FILTERS);
-  const stats = useQuery({
-    queryKey: ['traffic', 'stats', hours],
-    queryFn: () =>
-      api<TrafficStats>('GET', '/logs/api/traffic/stats?' + new URLSearchParams({ hours }).toString()),
-    placeholderData: keepPreviousData,
-    refetchInterval: 30_000,
-  });
-  const s = stats.data;
+  const stats = useTrafficStats(hours);
   const pick = (patch: Partial<RequestFilters>) => {
     setFilters({ ...NO_FILTERS, ...patch });
     document.getElementById('traffic-requests')?.scrollIntoView({ behavior: 'smooth' });
   };
-  const classes = s?.status_classes;
-  const total = s?.totals.requests ?? 0;
 
   return (
-    <Container size="xl" px={0}>
-      <Group justify="space-between" align="flex-end" mb="md" wrap="wrap">
-        <div>
-          <Title order={1} size="h2">
-            Traffic
-          </Title>
-          <Text size="sm" c="dimmed">
-            Every request this install answered. Webhook tokens and query strings are never stored.
-          </Text>
+    <WindowedPage
+      title="Traffic"
+      intro="Every request this install answered. Webhook tokens and query strings are never stored."
+      controls={<WindowPicker value={hours} onChange={setHours} />}
+      query={stats}
+      label="Loading traffic…"
+      errorTitle="Traffic not loaded"
+      footer={
+        // Fetched alongside the stats, not after them.
+        <div id="traffic-requests" style={{ marginTop: 'var(--mantine-spacing-lg)' }}>
+          <SectionCard region title="Requests">
+            <TrafficRequests hours={hours} filters={filters} onFilters={setFilters} />
+          </SectionCard>
         </div>
-        <WindowPicker value={hours} onChange={setHours} />
-      </Group>
-      {stats.isPending && <Loading label="Loading traffic…" />}
-      {stats.isError && !s && <ErrorState error={stats.error} title="Traffic not loaded" />}
-      {s && classes && (
-        <Stack gap="lg">
-          <Figures
-            label="Traffic totals"
-            items={[
-              { label: 'Requests', value: count(s.totals.requests) },
-              {
-                label: 'Errors',
-                value: count(s.totals.errors),
-                color: s.totals.errors > 0 ? 'red' : undefined,
-                hint: `${percent(Math.round(share(s.totals.errors, total) * 100) / 100)} of requests (4xx and 5xx)`,
-              },
-              {
-                label: 'Server errors',
-                value: count(s.totals.server_errors),
-                color: s.totals.server_errors > 0 ? 'red' : undefined,
-                hint: '5xx answers',
-              },
-              { label: 'Average time', value: millis(s.totals.avg_ms) },
-            ]}
-          />
-          <Section title={`Requests and errors per ${s.series.bucket}`}>
-            {total === 0 ? (
-              <Empty>No request in this window.</Empty>
-            ) : (
-              <RequestsChart stats={s} hours={hours} />
-            )}
-          </Section>
-          <Section title="Status classes">
+      }
+    >
+      {(s) => {
+        const classes = s.status_classes;
+        const total = s.totals.requests;
+        return (
+          <Stack gap="lg">
             <Figures
-              label="Requests by status class"
-              items={(['2xx', '3xx', '4xx', '5xx'] as const).map((c) => ({
-                label: c,
-                value: count(classes[c]),
-                color:
-                  c === '5xx' && classes[c] > 0
-                    ? 'red'
-                    : c === '4xx' && classes[c] > 0
-                      ? 'orange'
-                      : undefined,
-                hint: percent(Math.round(share(classes[c], total) * 100) / 100),
-              }))}
+              label="Traffic totals"
+              items={[
+                { label: 'Requests', value: count(s.totals.requests) },
+                {
+                  label: 'Errors',
+                  value: count(s.totals.errors),
+                  color: s.totals.errors > 0 ? 'red' : undefined,
+                  hint: `${percent(Math.round(share(s.totals.errors, total) * 100) / 100)} of requests (4xx and 5xx)`,
+                },
+                {
+                  label: 'Server errors',
+                  value: count(s.totals.server_errors),
+                  color: s.totals.server_errors > 0 ? 'red' : undefined,
+                  hint: '5xx answers',
+                },
+                { label: 'Average time', value: millis(s.totals.avg_ms) },
+              ]}
             />
-          </Section>
-          <SimpleGrid cols={{ base: 1, md: 2 }}>
-            <Section title="Top paths">
-              <TopTable
-                rows={s.top_paths.map((r) => ({ key: r.path, requests: r.requests, errors: r.errors }))}
-                caption="Top paths"
-                column="Path"
-                onPick={(path) => pick({ path })}
+            <SectionCard region title={`Requests and errors per ${s.series.bucket}`}>
+              {total === 0 ? (
+                <Empty>No request in this window.</Empty>
+              ) : (
+                <RequestsChart stats={s} hours={hours} />
+              )}
+            </SectionCard>
+            <SectionCard region title="Status classes">
+              <Figures
+                label="Requests by status class"
+                items={(['2xx', '3xx', '4xx', '5xx'] as const).map((c) => ({
+                  label: c,
+                  value: count(classes[c]),
+                  color:
+                    c === '5xx' && classes[c] > 0
+                      ? 'red'
+                      : c === '4xx' && classes[c] > 0
+                        ? 'orange'
+                        : undefined,
+                  hint: percent(Math.round(share(classes[c], total) * 100) / 100),
+                }))}
               />
-            </Section>
-            <Section title="Top client addresses">
-              <TopTable
-                rows={s.top_ips.map((r) => ({ key: r.ip, requests: r.requests, errors: r.errors }))}
-                caption="Top client addresses"
-                column="Address"
-                onPick={(ip) => pick({ ip })}
-              />
-            </Section>
-          </SimpleGrid>
-          <Section title="Routes">
-            <GroupsTable groups={s.groups} />
-          </Section>
-        </Stack>
-      )}
-      {/* Fetched alongside the stats, not after them. */}
-      <div id="traffic-requests" style={{ marginTop: 'var(--mantine-spacing-lg)' }}>
-        <Section title="Requests">
-          <TrafficRequests hours={hours} filters={filters} onFilters={setFilters} />
-        </Section>
-      </div>
-    </Container>
+            </SectionCard>
+            <SimpleGrid cols={{ base: 1, md: 2 }}>
+              <SectionCard region title="Top paths">
+                <TopTable
+                  rows={s.top_paths.map((r) => ({ key: r.path, requests: r.requests, errors: r.errors }))}
+                  caption="Top paths"
+                  column="Path"
+                  onPick={(path) => pick({ path })}
+                />
+              </SectionCard>
+              <SectionCard region title="Top client addresses">
+                <TopTable
+                  rows={s.top_ips.map((r) => ({ key: r.ip, requests: r.requests, errors: r.errors }))}
+                  caption="Top client addresses"
+                  column="Address"
+                  onPick={(ip) => pick({ ip })}
+                />
+              </SectionCard>
+            </SimpleGrid>
+            <SectionCard region title="Routes">
+              <GroupsTable groups={s.groups} />
+            </SectionCard>
+          </Stack>
+        );
+      }}
+    </WindowedPage>
   );
 }

@@ -4,34 +4,17 @@
  * webhook tokens masked by the server.
  */
 import '@mantine/core/styles/Pagination.css';
-import { Badge, Button, Group, NativeSelect, Pagination, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, NativeSelect, Pagination, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, ApiError, fieldError, onlyFieldErrors } from '../../api/client';
+import { ApiError, fieldError, onlyFieldErrors } from '../../api/client';
+import { DataTable, type DataColumn } from '../../components/DataTable';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { useTrafficRequests, type TrafficList } from '../../features/monitoring/api/monitoring';
 import { istTime } from '../../ist-time';
 import { count, millis } from './format';
 
 const PAGE_SIZE = 50;
-
-interface TrafficRow {
-  ts: string;
-  ip: string;
-  method: string;
-  path: string;
-  endpoint_group: string;
-  status: number;
-  duration_ms: number;
-  host: string | null;
-  user_id: number | null;
-}
-interface TrafficList {
-  total: number;
-  limit: number;
-  offset: number;
-  data: TrafficRow[];
-}
 
 /** Filters the page may set from outside (a top path or address clicked). */
 export interface RequestFilters {
@@ -54,6 +37,34 @@ const METHOD_OPTIONS = [{ value: '', label: 'Any method' }, ...METHODS.map((m) =
 const FILTER_FIELDS = ['status', 'method', 'path', 'ip'];
 
 const statusColor = (s: number) => (s >= 500 ? 'red' : s >= 400 ? 'orange' : s >= 300 ? 'gray' : 'green');
+
+const COLUMNS: DataColumn<TrafficList['data'][number]>[] = [
+  { key: 'time', label: 'Time (IST)', cell: (r) => istTime(r.ts), td: { style: { whiteSpace: 'nowrap' } } },
+  { key: 'ip', label: 'Client address', cell: (r) => r.ip, td: { ff: 'monospace' } },
+  { key: 'method', label: 'Method', cell: (r) => r.method },
+  {
+    key: 'path',
+    label: 'Path',
+    cell: (r) => r.path,
+    td: { ff: 'monospace', style: { wordBreak: 'break-all' } },
+  },
+  {
+    key: 'status',
+    label: 'Status',
+    cell: (r) => (
+      <Badge color={statusColor(r.status)} variant="light">
+        {r.status}
+      </Badge>
+    ),
+  },
+  {
+    key: 'duration',
+    label: 'Duration',
+    numeric: true,
+    cell: (r) => millis(r.duration_ms),
+    td: { style: { whiteSpace: 'nowrap' } },
+  },
+];
 
 export function TrafficRequests({
   hours,
@@ -82,12 +93,7 @@ export function TrafficRequests({
   // The server refuses other characters with a pattern in its message: say it in words here.
   const ipInvalid = ip !== '' && !/^[0-9A-Fa-f:.]{1,45}$/.test(ip);
   if (ip && !ipInvalid) params.set('ip', ip);
-  const list = useQuery({
-    queryKey: ['traffic', 'requests', params.toString()],
-    queryFn: () => api<TrafficList>('GET', '/logs/api/traffic?' + params.toString()),
-    placeholderData: keepPreviousData,
-    refetchInterval: 30_000,
-  });
+  const list = useTrafficRequests(params.toString());
   const err = list.error;
   const set = (patch: Partial<RequestFilters>) => onFilters({ ...filters, ...patch });
   const filtered = Object.values(filters).some((v) => v !== '');
@@ -154,40 +160,16 @@ export function TrafficRequests({
             Showing {count(data.offset + 1)}–{count(data.offset + data.data.length)} of {count(data.total)}{' '}
             requests
           </Text>
-          <Table.ScrollContainer minWidth={760}>
-            <Table striped highlightOnHover aria-label="Requests" fz="sm">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Time (IST)</Table.Th>
-                  <Table.Th>Client address</Table.Th>
-                  <Table.Th>Method</Table.Th>
-                  <Table.Th>Path</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th ta="right">Duration</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {data.data.map((r, i) => (
-                  <Table.Tr key={`${r.ts}-${data.offset + i}`}>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{istTime(r.ts)}</Table.Td>
-                    <Table.Td ff="monospace">{r.ip}</Table.Td>
-                    <Table.Td>{r.method}</Table.Td>
-                    <Table.Td ff="monospace" style={{ wordBreak: 'break-all' }}>
-                      {r.path}
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge color={statusColor(r.status)} variant="light">
-                        {r.status}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }}>
-                      {millis(r.duration_ms)}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            label="Requests"
+            minWidth={760}
+            striped
+            highlightOnHover
+            fz="sm"
+            rows={data.data}
+            rowKey={(r, i) => `${r.ts}-${data.offset + i}`}
+            columns={COLUMNS}
+          />
           {pages > 1 && (
             <Pagination
               total={pages}

@@ -5,7 +5,6 @@
  * diagnostics with each stage's result and time.
  */
 import {
-  Alert,
   Badge,
   Button,
   Group,
@@ -14,42 +13,27 @@ import {
   SimpleGrid,
   Stack,
   Switch,
-  Table,
   Text,
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, fieldError, onlyFieldErrors } from '../../api/client';
+import { fieldError } from '../../api/client';
+import { CheckRun } from '../../components/CheckRun';
+import { DataTable, type DataColumn } from '../../components/DataTable';
+import { FormAlerts } from '../../components/FormAlerts';
 import { ErrorState, Loading } from '../../components/states';
+import {
+  useMailDiagnosticsMutation,
+  useProfileData,
+  useSaveMailMutation,
+  useTestMailMutation,
+  type MailDiagnosis,
+  type MailView,
+} from '../../features/profile/api/mail';
 
-export interface MailView {
-  smtp_server: string | null;
-  smtp_port: number;
-  smtp_username: string | null;
-  smtp_use_tls: boolean;
-  smtp_from_email: string | null;
-  smtp_helo_hostname: string | null;
-  smtp_password_set: boolean;
-  smtp_configured: boolean;
-}
-interface Stage {
-  stage: string;
-  result: 'ok' | 'failed' | 'skipped';
-  ms: number;
-  detail: string;
-}
-interface Diagnosis {
-  ok: boolean;
-  server: string;
-  port: number;
-  security: 'implicit_tls' | 'starttls' | 'plain';
-  stages: Stage[];
-  total_ms: number;
-}
+export type { MailView };
 
-export const PROFILE_DATA_KEY = ['profile-data'] as const;
 const FIELDS = [
   'smtp_server',
   'smtp_port',
@@ -72,29 +56,18 @@ const formOf = (view: MailView) => ({
 });
 
 function SettingsForm({ view }: { view: MailView }) {
-  const queryClient = useQueryClient();
   const [form, setForm] = useState(() => formOf(view));
   // The password lives here only until it is sent.
   const [password, setPassword] = useState('');
   useEffect(() => setForm(formOf(view)), [view]);
-  const save = useMutation({
-    mutationFn: () =>
-      api<{ message: string; smtp: MailView }>('POST', '/auth/smtp-config', {
-        ...form,
-        smtp_port: form.smtp_port === '' ? '' : Number(form.smtp_port),
-        ...(password ? { smtp_password: password } : {}),
-      }),
-    onSuccess: async (res) => {
-      setPassword('');
-      queryClient.setQueryData(PROFILE_DATA_KEY, (old: { data: object } | undefined) =>
-        old ? { ...old, data: { ...old.data, smtp: res.smtp } } : old,
-      );
-      await queryClient.invalidateQueries({ queryKey: PROFILE_DATA_KEY });
-    },
-  });
+  const save = useSaveMailMutation({ onSuccess: () => setPassword('') });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate({
+      ...form,
+      smtp_port: form.smtp_port === '' ? '' : Number(form.smtp_port),
+      ...(password ? { smtp_password: password } : {}),
+    });
   };
   const err = save.error;
   const text = (key: keyof typeof form, label: string, extra: Record<string, unknown> = {}) => (
@@ -110,12 +83,12 @@ function SettingsForm({ view }: { view: MailView }) {
   return (
     <form onSubmit={submit} noValidate aria-label="Mail settings">
       <Stack>
-        {err && !onlyFieldErrors(err, FIELDS) && <ErrorState error={err} title="Mail settings not saved" />}
-        {save.isSuccess && (
-          <Alert color="green" role="status">
-            {save.data.message}
-          </Alert>
-        )}
+        <FormAlerts
+          error={err}
+          fields={FIELDS}
+          title="Mail settings not saved"
+          {...(save.isSuccess ? { success: save.data.message } : {})}
+        />
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           {text('smtp_server', 'SMTP server', {
             placeholder: 'smtp.example.com',
@@ -180,25 +153,21 @@ function SettingsForm({ view }: { view: MailView }) {
 
 function TestMessage({ configured }: { configured: boolean }) {
   const [recipient, setRecipient] = useState('');
-  const send = useMutation({
-    mutationFn: () => api<{ message: string }>('POST', '/auth/test-smtp', { recipient: recipient.trim() }),
-  });
+  const send = useTestMailMutation();
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    send.mutate();
+    send.mutate(recipient.trim());
   };
   const err = send.error;
   return (
     <form onSubmit={submit} noValidate aria-label="Send a test message">
       <Stack gap="xs">
-        {err && !onlyFieldErrors(err, ['recipient']) && (
-          <ErrorState error={err} title="Test message not sent" />
-        )}
-        {send.isSuccess && (
-          <Alert color="green" role="status">
-            {send.data.message}
-          </Alert>
-        )}
+        <FormAlerts
+          error={err}
+          fields={['recipient']}
+          title="Test message not sent"
+          {...(send.isSuccess ? { success: send.data.message } : {})}
+        />
         <Group align="flex-start">
           <TextInput
             label="Send a test message to"
@@ -218,66 +187,65 @@ function TestMessage({ configured }: { configured: boolean }) {
   );
 }
 
+const STAGE_COLUMNS: DataColumn<MailDiagnosis['stages'][number]>[] = [
+  { key: 'stage', label: 'Stage', cell: (s) => s.stage, td: { fw: 600 } },
+  {
+    key: 'result',
+    label: 'Result',
+    cell: (s) => (
+      <Badge variant="light" color={s.result === 'ok' ? 'green' : s.result === 'failed' ? 'red' : 'gray'}>
+        {s.result}
+      </Badge>
+    ),
+  },
+  {
+    key: 'time',
+    label: 'Time',
+    numeric: true,
+    cell: (s) => (s.result === 'skipped' ? '—' : `${Math.round(s.ms)} ms`),
+    td: { style: { whiteSpace: 'nowrap' } },
+  },
+  { key: 'detail', label: 'Detail', cell: (s) => s.detail, td: { style: { wordBreak: 'break-word' } } },
+];
+
 function Diagnostics({ configured }: { configured: boolean }) {
-  const run = useMutation({ mutationFn: () => api<Diagnosis>('POST', '/auth/debug-smtp') });
-  const d = run.data;
+  const run = useMailDiagnosticsMutation();
   return (
-    <Stack gap="xs">
-      <Group>
-        <Button variant="light" onClick={() => run.mutate()} loading={run.isPending} disabled={!configured}>
-          Run mail diagnostics
-        </Button>
-        {d && (
-          <Text role="status" c={d.ok ? 'green' : 'red'} fw={600}>
+    <CheckRun
+      run={run}
+      select={(d) => d}
+      label="Run mail diagnostics"
+      variant="light"
+      disabled={!configured}
+      gap="xs"
+      errorTitle="Diagnostics did not run"
+      summary={(d) => ({
+        ok: d.ok,
+        text: (
+          <>
             {d.ok ? 'Every stage passed' : 'A stage failed'}: {d.server}:{d.port}, {SECURITY[d.security]},{' '}
             {Math.round(d.total_ms)} ms
-          </Text>
-        )}
-      </Group>
-      {run.error && <ErrorState error={run.error} title="Diagnostics did not run" />}
-      {d && (
-        <Table.ScrollContainer minWidth={480}>
-          <Table aria-label="Mail diagnostics" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Stage</Table.Th>
-                <Table.Th>Result</Table.Th>
-                <Table.Th ta="right">Time</Table.Th>
-                <Table.Th>Detail</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {d.stages.map((s) => (
-                <Table.Tr key={s.stage}>
-                  <Table.Td fw={600}>{s.stage}</Table.Td>
-                  <Table.Td>
-                    <Badge
-                      variant="light"
-                      color={s.result === 'ok' ? 'green' : s.result === 'failed' ? 'red' : 'gray'}
-                    >
-                      {s.result}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }}>
-                    {s.result === 'skipped' ? '—' : `${Math.round(s.ms)} ms`}
-                  </Table.Td>
-                  <Table.Td style={{ wordBreak: 'break-word' }}>{s.detail}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+          </>
+        ),
+      })}
+    >
+      {(d) => (
+        <DataTable
+          label="Mail diagnostics"
+          minWidth={480}
+          striped
+          rows={d.stages}
+          rowKey={(s) => s.stage}
+          columns={STAGE_COLUMNS}
+        />
       )}
-    </Stack>
+    </CheckRun>
   );
 }
 
 /** The section; for other users the server sends no settings, and nothing is shown. */
 export function MailSettings() {
-  const data = useQuery({
-    queryKey: PROFILE_DATA_KEY,
-    queryFn: () => api<{ data: { smtp: MailView | null } }>('GET', '/auth/profile-data'),
-  });
+  const data = useProfileData();
   if (data.isPending) return <Loading />;
   if (data.isError) return <ErrorState error={data.error} />;
   const view = data.data.data.smtp;

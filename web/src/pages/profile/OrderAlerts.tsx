@@ -17,47 +17,24 @@ import {
   SimpleGrid,
   Stack,
   Switch,
-  Table,
   Text,
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
-import { api, fieldError, onlyFieldErrors } from '../../api/client';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { fieldError } from '../../api/client';
+import { CheckRun } from '../../components/CheckRun';
+import { DataTableBody, type DataColumn } from '../../components/DataTable';
+import { FormAlerts } from '../../components/FormAlerts';
 import { ErrorState, Loading } from '../../components/states';
+import {
+  useAlertSettings,
+  useSaveAlertsMutation,
+  useTestAlertMutation,
+  type AlertTest,
+  type AlertView,
+} from '../../features/profile/api/alerts';
 
-interface AlertView {
-  telegram_enabled: boolean;
-  telegram_bot_token_set: boolean;
-  telegram_chat_id_hint: string | null;
-  slack_enabled: boolean;
-  slack_webhook_url_set: boolean;
-  slack_webhook_host: string | null;
-  notify_on: 'all' | 'failures' | 'placed';
-  whatsapp_access_token_set: boolean;
-  whatsapp_phone_number_id: string | null;
-  whatsapp_own_number: string | null;
-  updated_at: string | null;
-}
-interface TestResult {
-  status: 'success' | 'error';
-  message: string;
-  results: Array<{ channel: 'telegram' | 'slack'; ok: boolean; status: number | null; error?: string }>;
-}
-type Patch = Partial<{
-  telegram_enabled: boolean;
-  telegram_bot_token: string | null;
-  telegram_chat_id: string | null;
-  slack_enabled: boolean;
-  slack_webhook_url: string | null;
-  notify_on: AlertView['notify_on'];
-  whatsapp_access_token: string | null;
-  whatsapp_phone_number_id: string | null;
-  whatsapp_own_number: string | null;
-}>;
-
-const KEY = ['settings', 'alerts'] as const;
 const FIELDS = [
   'telegram_enabled',
   'telegram_bot_token',
@@ -83,8 +60,65 @@ function SetBadge({ set, label }: { set: boolean; label: string }) {
   );
 }
 
+/** One channel's card: its heading (with its switch, when it has one) over its fields. */
+function ChannelCard({
+  title,
+  toggle,
+  children,
+}: {
+  title: string;
+  toggle?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <Card withBorder padding="sm">
+      <Stack gap="sm">
+        {toggle ? (
+          <Group justify="space-between">
+            <Title order={3} size="h5">
+              {title}
+            </Title>
+            {toggle}
+          </Group>
+        ) : (
+          <Title order={3} size="h5">
+            {title}
+          </Title>
+        )}
+        {children}
+      </Stack>
+    </Card>
+  );
+}
+
+/** Whether a credential is stored, and the way to remove it. */
+function CredentialState({
+  name,
+  label,
+  set,
+  remove,
+  onRemove,
+}: {
+  name: string;
+  label: string;
+  set: boolean;
+  remove: string;
+  onRemove: () => void;
+}) {
+  return (
+    <Group gap="xs">
+      <Text size="sm">{name}</Text>
+      <SetBadge set={set} label={label} />
+      {set && (
+        <Button size="compact-xs" variant="subtle" color="red" onClick={onRemove}>
+          {remove}
+        </Button>
+      )}
+    </Group>
+  );
+}
+
 function AlertsForm({ view }: { view: AlertView }) {
-  const queryClient = useQueryClient();
   const [telegram, setTelegram] = useState(view.telegram_enabled);
   const [slack, setSlack] = useState(view.slack_enabled);
   const [notifyOn, setNotifyOn] = useState(view.notify_on);
@@ -103,15 +137,12 @@ function AlertsForm({ view }: { view: AlertView }) {
     setWaPhoneId(view.whatsapp_phone_number_id ?? '');
     setWaOwn(view.whatsapp_own_number ?? '');
   }, [view]);
-  const save = useMutation({
-    mutationFn: (patch: Patch) =>
-      api<{ settings: AlertView; message?: string }>('POST', '/settings/alerts', patch),
-    onSuccess: (res) => {
+  const save = useSaveAlertsMutation({
+    onSuccess: () => {
       setToken('');
       setChatId('');
       setWebhook('');
       setWaToken('');
-      queryClient.setQueryData(KEY, { status: 'success', settings: res.settings });
     },
   });
   /** An address field's change: its new value, null when emptied, nothing when unchanged. */
@@ -137,168 +168,136 @@ function AlertsForm({ view }: { view: AlertView }) {
   return (
     <form onSubmit={submit} noValidate aria-label="Order alert settings">
       <Stack>
-        {err && !onlyFieldErrors(err, FIELDS) && <ErrorState error={err} title="Alert settings not saved" />}
-        {save.isSuccess && (
-          <Alert color="green" role="status">
-            {save.data.message ?? 'Alert settings saved'}
-          </Alert>
-        )}
-        <Card withBorder padding="sm">
-          <Stack gap="sm">
-            <Group justify="space-between">
-              <Title order={3} size="h5">
-                Telegram
-              </Title>
-              <Switch
-                label="Send to Telegram"
-                checked={telegram}
-                onChange={(e) => setTelegram(e.currentTarget.checked)}
-                error={fieldError(err, 'telegram_enabled')}
-              />
-            </Group>
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <PasswordInput
-                label="Bot token"
-                description={
-                  view.telegram_bot_token_set ? 'A token is set; leave blank to keep it' : 'From BotFather'
-                }
-                autoComplete="off"
-                value={token}
-                onChange={(e) => setToken(e.currentTarget.value)}
-                error={fieldError(err, 'telegram_bot_token')}
-                miw={220}
-              />
-              <TextInput
-                label="Chat id"
-                description={
-                  view.telegram_chat_id_hint
-                    ? `Set (ends ${view.telegram_chat_id_hint}); leave blank to keep it`
-                    : 'Numeric id or @channel'
-                }
-                autoComplete="off"
-                value={chatId}
-                onChange={(e) => setChatId(e.currentTarget.value)}
-                error={fieldError(err, 'telegram_chat_id')}
-                miw={220}
-              />
-            </SimpleGrid>
-            <Group gap="xs">
-              <Text size="sm">Bot token</Text>
-              <SetBadge set={view.telegram_bot_token_set} label="Bot token" />
-              {view.telegram_bot_token_set && (
-                <Button
-                  size="compact-xs"
-                  variant="subtle"
-                  color="red"
-                  onClick={() => save.mutate({ telegram_enabled: false, telegram_bot_token: null })}
-                >
-                  Remove the bot token
-                </Button>
-              )}
-            </Group>
-          </Stack>
-        </Card>
-        <Card withBorder padding="sm">
-          <Stack gap="sm">
-            <Group justify="space-between">
-              <Title order={3} size="h5">
-                Slack
-              </Title>
-              <Switch
-                label="Send to Slack"
-                checked={slack}
-                onChange={(e) => setSlack(e.currentTarget.checked)}
-                error={fieldError(err, 'slack_enabled')}
-              />
-            </Group>
+        <FormAlerts
+          error={err}
+          fields={FIELDS}
+          title="Alert settings not saved"
+          {...(save.isSuccess ? { success: save.data.message ?? 'Alert settings saved' } : {})}
+        />
+        <ChannelCard
+          title="Telegram"
+          toggle={
+            <Switch
+              label="Send to Telegram"
+              checked={telegram}
+              onChange={(e) => setTelegram(e.currentTarget.checked)}
+              error={fieldError(err, 'telegram_enabled')}
+            />
+          }
+        >
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
             <PasswordInput
-              label="Incoming webhook URL"
+              label="Bot token"
               description={
-                view.slack_webhook_url_set
-                  ? `A webhook on ${view.slack_webhook_host ?? 'its host'} is set; leave blank to keep it`
-                  : 'https://hooks.slack.com/services/…'
+                view.telegram_bot_token_set ? 'A token is set; leave blank to keep it' : 'From BotFather'
               }
               autoComplete="off"
-              value={webhook}
-              onChange={(e) => setWebhook(e.currentTarget.value)}
-              error={fieldError(err, 'slack_webhook_url')}
+              value={token}
+              onChange={(e) => setToken(e.currentTarget.value)}
+              error={fieldError(err, 'telegram_bot_token')}
+              miw={220}
             />
-            <Group gap="xs">
-              <Text size="sm">Webhook</Text>
-              <SetBadge set={view.slack_webhook_url_set} label="Slack webhook" />
-              {view.slack_webhook_url_set && (
-                <Button
-                  size="compact-xs"
-                  variant="subtle"
-                  color="red"
-                  onClick={() => save.mutate({ slack_enabled: false, slack_webhook_url: null })}
-                >
-                  Remove the webhook
-                </Button>
-              )}
-            </Group>
-          </Stack>
-        </Card>
-        <Card withBorder padding="sm">
-          <Stack gap="sm">
-            <Title order={3} size="h5">
-              WhatsApp
-            </Title>
-            <Text size="sm" c="dimmed">
-              Your WhatsApp Business (Cloud API) number sends what scripts post to{' '}
-              <Text span ff="monospace" size="sm">
-                /api/v1/whatsapp/notify
-              </Text>{' '}
-              (the SDK&apos;s whatsapp()); order alerts go to Telegram and Slack.
-            </Text>
-            <PasswordInput
-              label="Access token"
+            <TextInput
+              label="Chat id"
               description={
-                view.whatsapp_access_token_set
-                  ? 'A token is set; leave blank to keep it'
-                  : "From your Meta app's WhatsApp API setup"
+                view.telegram_chat_id_hint
+                  ? `Set (ends ${view.telegram_chat_id_hint}); leave blank to keep it`
+                  : 'Numeric id or @channel'
               }
               autoComplete="off"
-              value={waToken}
-              onChange={(e) => setWaToken(e.currentTarget.value)}
-              error={fieldError(err, 'whatsapp_access_token')}
+              value={chatId}
+              onChange={(e) => setChatId(e.currentTarget.value)}
+              error={fieldError(err, 'telegram_chat_id')}
+              miw={220}
             />
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput
-                label="Phone-number id"
-                description="The sending number's id (digits), from API setup"
-                autoComplete="off"
-                inputMode="numeric"
-                value={waPhoneId}
-                onChange={(e) => setWaPhoneId(e.currentTarget.value)}
-                error={fieldError(err, 'whatsapp_phone_number_id')}
-              />
-              <TextInput
-                label="Your own number"
-                description="With country code, e.g. +91 98765 43210 (for self)"
-                autoComplete="tel"
-                inputMode="tel"
-                value={waOwn}
-                onChange={(e) => setWaOwn(e.currentTarget.value)}
-                error={fieldError(err, 'whatsapp_own_number')}
-              />
-            </SimpleGrid>
-            <Group gap="xs">
-              <Text size="sm">Access token</Text>
-              <SetBadge set={view.whatsapp_access_token_set} label="WhatsApp access token" />
-              {view.whatsapp_access_token_set && (
-                <Button
-                  size="compact-xs"
-                  variant="subtle"
-                  color="red"
-                  onClick={() => save.mutate({ whatsapp_access_token: null })}
-                >
-                  Remove the access token
-                </Button>
-              )}
-            </Group>
-          </Stack>
-        </Card>
+          </SimpleGrid>
+          <CredentialState
+            name="Bot token"
+            label="Bot token"
+            set={view.telegram_bot_token_set}
+            remove="Remove the bot token"
+            onRemove={() => save.mutate({ telegram_enabled: false, telegram_bot_token: null })}
+          />
+        </ChannelCard>
+        <ChannelCard
+          title="Slack"
+          toggle={
+            <Switch
+              label="Send to Slack"
+              checked={slack}
+              onChange={(e) => setSlack(e.currentTarget.checked)}
+              error={fieldError(err, 'slack_enabled')}
+            />
+          }
+        >
+          <PasswordInput
+            label="Incoming webhook URL"
+            description={
+              view.slack_webhook_url_set
+                ? `A webhook on ${view.slack_webhook_host ?? 'its host'} is set; leave blank to keep it`
+                : 'https://hooks.slack.com/services/…'
+            }
+            autoComplete="off"
+            value={webhook}
+            onChange={(e) => setWebhook(e.currentTarget.value)}
+            error={fieldError(err, 'slack_webhook_url')}
+          />
+          <CredentialState
+            name="Webhook"
+            label="Slack webhook"
+            set={view.slack_webhook_url_set}
+            remove="Remove the webhook"
+            onRemove={() => save.mutate({ slack_enabled: false, slack_webhook_url: null })}
+          />
+        </ChannelCard>
+        <ChannelCard title="WhatsApp">
+          <Text size="sm" c="dimmed">
+            Your WhatsApp Business (Cloud API) number sends what scripts post to{' '}
+            <Text span ff="monospace" size="sm">
+              /api/v1/whatsapp/notify
+            </Text>{' '}
+            (the SDK&apos;s whatsapp()); order alerts go to Telegram and Slack.
+          </Text>
+          <PasswordInput
+            label="Access token"
+            description={
+              view.whatsapp_access_token_set
+                ? 'A token is set; leave blank to keep it'
+                : "From your Meta app's WhatsApp API setup"
+            }
+            autoComplete="off"
+            value={waToken}
+            onChange={(e) => setWaToken(e.currentTarget.value)}
+            error={fieldError(err, 'whatsapp_access_token')}
+          />
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput
+              label="Phone-number id"
+              description="The sending number's id (digits), from API setup"
+              autoComplete="off"
+              inputMode="numeric"
+              value={waPhoneId}
+              onChange={(e) => setWaPhoneId(e.currentTarget.value)}
+              error={fieldError(err, 'whatsapp_phone_number_id')}
+            />
+            <TextInput
+              label="Your own number"
+              description="With country code, e.g. +91 98765 43210 (for self)"
+              autoComplete="tel"
+              inputMode="tel"
+              value={waOwn}
+              onChange={(e) => setWaOwn(e.currentTarget.value)}
+              error={fieldError(err, 'whatsapp_own_number')}
+            />
+          </SimpleGrid>
+          <CredentialState
+            name="Access token"
+            label="WhatsApp access token"
+            set={view.whatsapp_access_token_set}
+            remove="Remove the access token"
+            onRemove={() => save.mutate({ whatsapp_access_token: null })}
+          />
+        </ChannelCard>
         <NativeSelect
           label="Alert on"
           data={NOTIFY}
@@ -317,47 +316,50 @@ function AlertsForm({ view }: { view: AlertView }) {
   );
 }
 
+const RESULT_COLUMNS: DataColumn<AlertTest['results'][number]>[] = [
+  { key: 'channel', cell: (x) => x.channel },
+  { key: 'outcome', cell: (x) => (x.ok ? 'delivered' : `failed${x.error ? `: ${x.error}` : ''}`) },
+  { key: 'status', cell: (x) => x.status ?? '—' },
+];
+
 function SendTest({ enabled }: { enabled: boolean }) {
-  const test = useMutation({ mutationFn: () => api<TestResult>('POST', '/settings/alerts/test') });
-  const r = test.data;
+  const test = useTestAlertMutation();
   return (
-    <Stack gap="xs">
-      <Group>
-        <Button variant="light" onClick={() => test.mutate()} loading={test.isPending} disabled={!enabled}>
-          Send a test alert
-        </Button>
-        {!enabled && (
+    <CheckRun
+      run={test}
+      select={(r) => r}
+      label="Send a test alert"
+      variant="light"
+      disabled={!enabled}
+      gap="xs"
+      hint={
+        !enabled && (
           <Text size="sm" c="dimmed">
             Switch a channel on and save first.
           </Text>
-        )}
-      </Group>
-      {test.error && <ErrorState error={test.error} title="Test alert not sent" />}
-      {r && (
+        )
+      }
+      errorTitle="Test alert not sent"
+    >
+      {(r) => (
         <Alert color={r.status === 'success' ? 'green' : 'red'} role="status">
           {r.message}
-          <Table mt="xs" aria-label="Test alert results">
-            <Table.Tbody>
-              {r.results.map((x) => (
-                <Table.Tr key={x.channel}>
-                  <Table.Td>{x.channel}</Table.Td>
-                  <Table.Td>{x.ok ? 'delivered' : `failed${x.error ? `: ${x.error}` : ''}`}</Table.Td>
-                  <Table.Td>{x.status ?? '—'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <DataTableBody
+            mt="xs"
+            label="Test alert results"
+            head={false}
+            rows={r.results}
+            rowKey={(x) => x.channel}
+            columns={RESULT_COLUMNS}
+          />
         </Alert>
       )}
-    </Stack>
+    </CheckRun>
   );
 }
 
 export function OrderAlerts() {
-  const data = useQuery({
-    queryKey: KEY,
-    queryFn: () => api<{ settings: AlertView }>('GET', '/settings/alerts'),
-  });
+  const data = useAlertSettings();
   if (data.isPending) return <Loading />;
   if (data.isError) return <ErrorState error={data.error} />;
   const view = data.data.settings;

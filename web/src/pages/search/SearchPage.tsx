@@ -22,16 +22,20 @@ import {
   Title,
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useRef, useState, type KeyboardEvent } from 'react';
 import { DERIVATIVE_EXCHANGES, EXCHANGES, ORDER_EXCHANGES } from '../../../../src/domain/exchanges';
 import { INSTRUMENT_TYPES } from '../../../../src/domain/instruments';
-import { api, fieldError, onlyFieldErrors, type Answer } from '../../api/client';
+import { fieldError, onlyFieldErrors } from '../../api/client';
 import { useOrderTicket, type TicketPrefill } from '../../components/ticket/ticket-context';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import {
+  searchQuery as query,
+  useExpiries,
+  useInstrumentSearch,
+  useUnderlyings,
+  type SearchItem as Item,
+} from '../../features/search/api/search';
 import { formatCount, formatPrice } from '../../format-number';
-
-type Item = Answer<'/search/api/search'>['results'][number];
 
 const TYPE_CHOICES = [
   { value: '', label: 'Any type' },
@@ -42,13 +46,6 @@ const TYPE_CHOICES = [
 const FILTER_FIELDS = ['q', 'exchange', 'instrumenttype', 'expiry', 'underlying', 'strike_min', 'strike_max'];
 
 const tradable = (exchange: string) => (ORDER_EXCHANGES as readonly string[]).includes(exchange);
-
-/** A query string of the filled-in parameters only. */
-function query(params: Record<string, string | number | undefined>): string {
-  const out = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') out.set(k, String(v));
-  return out.toString();
-}
 
 const numberOrUndefined = (v: number | string) => (typeof v === 'number' ? v : undefined);
 
@@ -165,25 +162,8 @@ export default function SearchPage() {
   const tableRef = useRef<HTMLDivElement>(null);
 
   const fnoExchange = exchange && DERIVATIVE_EXCHANGES.has(exchange) ? exchange : undefined;
-  const underlyings = useQuery({
-    queryKey: ['search', 'underlyings', fnoExchange ?? ''],
-    queryFn: () =>
-      api<Answer<'/search/api/underlyings'>>(
-        'GET',
-        '/search/api/underlyings?' + query({ exchange: fnoExchange, include_futures: '1' }),
-      ),
-    staleTime: 60_000,
-  });
-  const expiries = useQuery({
-    queryKey: ['search', 'expiries', underlying, fnoExchange ?? '', type],
-    queryFn: () =>
-      api<Answer<'/search/api/expiries'>>(
-        'GET',
-        '/search/api/expiries?' + query({ underlying, exchange: fnoExchange, instrumenttype: type }),
-      ),
-    enabled: underlying !== '',
-    staleTime: 60_000,
-  });
+  const underlyings = useUnderlyings(fnoExchange);
+  const expiries = useExpiries(underlying, fnoExchange, type);
 
   const params = query({
     q: q.trim(),
@@ -197,13 +177,7 @@ export default function SearchPage() {
   const [debounced] = useDebouncedValue(params, 300);
   // docs/rules/market.md#empty-session-search: no query and no exchange searches nothing.
   const searchable = q.trim() !== '' || exchange !== '';
-  const results = useQuery({
-    queryKey: ['search', 'results', debounced],
-    queryFn: () => api<Answer<'/search/api/search'>>('GET', '/search/api/search?' + debounced),
-    enabled: searchable,
-    placeholderData: keepPreviousData,
-    staleTime: 30_000,
-  });
+  const results = useInstrumentSearch(debounced, searchable);
   const err = results.error;
 
   const trade = (r: Item, action: 'BUY' | 'SELL') => {

@@ -17,20 +17,14 @@ import {
 } from '@mantine/core';
 import '@mantine/core/styles/FloatingIndicator.css';
 import '@mantine/core/styles/SegmentedControl.css';
-import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { EXCHANGES } from '../../../../src/domain/exchanges';
-import { api, fieldError, onlyFieldErrors, type Answer } from '../../api/client';
+import { fieldError, onlyFieldErrors } from '../../api/client';
 import { Empty, ErrorState, Loading } from '../../components/states';
+import { useTokenLookup, type TokenQuestion as Asked } from '../../features/search/api/search';
 import { formatCount, formatPrice } from '../../format-number';
 
-type By = 'symbol' | 'token';
-interface Asked {
-  by: By;
-  symbol: string;
-  exchange: string;
-  token: string;
-}
+type By = Asked['by'];
 
 const FIELDS = ['symbol', 'exchange', 'token'];
 
@@ -43,18 +37,7 @@ export default function TokenPage() {
   const [asked, setAsked] = useState<Asked | undefined>();
   const [missing, setMissing] = useState<string | undefined>();
 
-  const lookup = useQuery({
-    queryKey: ['search', 'token', asked],
-    queryFn: () => {
-      const a = asked!;
-      const params =
-        a.by === 'symbol'
-          ? new URLSearchParams({ symbol: a.symbol, exchange: a.exchange })
-          : new URLSearchParams(a.exchange ? { token: a.token, exchange: a.exchange } : { token: a.token });
-      return api<Answer<'/search/token'>>('GET', '/search/token?' + params.toString());
-    },
-    enabled: asked !== undefined,
-  });
+  const lookup = useTokenLookup(asked);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -4,40 +4,26 @@
  */
 import { Badge, Button, Group, NativeSelect, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSession } from '../../../api/auth';
-import { api } from '../../../api/client';
 import { Empty, ErrorState, Loading } from '../../../components/states';
+import { useAgentAudit, useOAuthClients } from '../../../features/admin/api/agents';
 import { formatMillis } from '../../../format-number';
-import {
-  type OAuthClient,
-  type ClientCounts,
-  type AuditRow,
-  CLIENTS_KEY,
-  OUTCOME_COLOR,
-  PAGE,
-  when,
-} from './shared';
+import { OUTCOME_COLOR, PAGE, when } from './shared';
 
 export function Audit() {
   const session = useSession();
-  const clients = useQuery({
-    queryKey: CLIENTS_KEY,
-    queryFn: () => api<{ data: OAuthClient[]; counts: ClientCounts }>('GET', '/admin/api/oauth/clients'),
-  });
+  const clients = useOAuthClients();
   const [tool, setTool] = useState('');
   const [outcome, setOutcome] = useState('');
   const [before, setBefore] = useState<number[]>([]);
   const [t] = useDebouncedValue(tool.trim(), 300);
   const cursor = before.at(-1);
-  const params = new URLSearchParams({ limit: String(PAGE) });
-  if (cursor !== undefined) params.set('before_id', String(cursor));
-  if (t) params.set('tool', t);
-  if (outcome) params.set('outcome', outcome);
-  const audit = useQuery({
-    queryKey: ['admin', 'mcp', 'audit', params.toString()],
-    queryFn: () => api<{ data: AuditRow[] }>('GET', `/admin/api/mcp/audit?${params.toString()}`),
+  const audit = useAgentAudit({
+    limit: PAGE,
+    ...(cursor !== undefined ? { beforeId: cursor } : {}),
+    tool: t,
+    outcome,
   });
   const clientName = (id: string | null) =>
     id === null ? 'local' : (clients.data?.data.find((c) => c.client_id === id)?.name ?? id);

@@ -3,12 +3,11 @@
  * (AgentsPage.tsx; docs/rules/mcp.md#mcp-settings).
  */
 import { Badge, Button, Card, Code, Group, Modal, SimpleGrid, Stack, Table, Text } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../../api/client';
 import { Empty, ErrorState, Loading } from '../../../components/states';
+import { useClientActionMutation, useOAuthClients } from '../../../features/admin/api/agents';
 import { formatCount } from '../../../format-number';
-import { type OAuthClient, type ClientCounts, CLIENTS_KEY, STATUS_COLOR, day } from './shared';
+import { type OAuthClient, STATUS_COLOR, day } from './shared';
 
 function Figure({ label, value }: { label: string; value: number }) {
   return (
@@ -24,20 +23,9 @@ function Figure({ label, value }: { label: string; value: number }) {
 }
 
 export function Clients() {
-  const queryClient = useQueryClient();
   const [revoking, setRevoking] = useState<OAuthClient | undefined>();
-  const list = useQuery({
-    queryKey: CLIENTS_KEY,
-    queryFn: () => api<{ data: OAuthClient[]; counts: ClientCounts }>('GET', '/admin/api/oauth/clients'),
-  });
-  const act = useMutation({
-    mutationFn: ({ id, action }: { id: string; action: 'approve' | 'revoke' }) =>
-      api('POST', `/admin/api/oauth/clients/${encodeURIComponent(id)}/${action}`),
-    onSuccess: async () => {
-      setRevoking(undefined);
-      await queryClient.invalidateQueries({ queryKey: CLIENTS_KEY });
-    },
-  });
+  const list = useOAuthClients();
+  const act = useClientActionMutation({ onSuccess: () => setRevoking(undefined) });
   if (list.isPending) return <Loading label="Loading the clients…" />;
   if (list.isError) return <ErrorState error={list.error} />;
   const { data: rows, counts } = list.data;

@@ -3,28 +3,21 @@
  * (AgentsPage.tsx; docs/rules/mcp.md#mcp-settings).
  */
 import { Alert, Badge, Button, Card, Group, Modal, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, fieldError, onlyFieldErrors } from '../../../api/client';
+import { fieldError, onlyFieldErrors } from '../../../api/client';
 import { ErrorState } from '../../../components/states';
+import { useKillSwitchMutation } from '../../../features/admin/api/agents';
 
 export function KillSwitch({ engaged }: { engaged: boolean }) {
-  const queryClient = useQueryClient();
   const [asking, setAsking] = useState(false);
   const [typed, setTyped] = useState('');
   // What the dialog asks, fixed when it opens (the state flips while it closes).
   const [engage, setEngage] = useState(!engaged);
   const word = engage ? 'ENGAGE' : 'RELEASE';
-  const flip = useMutation({
-    mutationFn: () =>
-      api<{ kill_switch: boolean; revoked_tokens: number }>('POST', '/admin/api/mcp/kill-switch', {
-        engage,
-        confirm: typed.trim(),
-      }),
-    onSuccess: async () => {
+  const flip = useKillSwitchMutation({
+    onSuccess: () => {
       setAsking(false);
       setTyped('');
-      await queryClient.invalidateQueries({ queryKey: ['admin', 'mcp'] });
     },
   });
   const ask = () => {
@@ -38,7 +31,7 @@ export function KillSwitch({ engaged }: { engaged: boolean }) {
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    flip.mutate();
+    flip.mutate({ engage, confirm: typed.trim() });
   };
   return (
     <>

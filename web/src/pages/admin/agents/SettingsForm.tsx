@@ -2,51 +2,43 @@
  * The agents' settings form, the server's messages under each field, on the agents page
  * (AgentsPage.tsx; docs/rules/mcp.md#mcp-settings).
  */
-import { Alert, Button, Checkbox, Group, Stack, Switch, TextInput } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Button, Checkbox, Group, Stack, Switch, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { api, fieldError, onlyFieldErrors } from '../../../api/client';
-import { ErrorState } from '../../../components/states';
-import { type Settings, SETTINGS_KEY, SCOPES, SETTING_FIELDS, under } from './shared';
+import { fieldError } from '../../../api/client';
+import { FormAlerts } from '../../../components/FormAlerts';
+import { useSaveAgentSettingsMutation } from '../../../features/admin/api/agents';
+import { type Settings, SCOPES, SETTING_FIELDS, under } from './shared';
 
 export function SettingsForm({ settings }: { settings: Settings }) {
-  const queryClient = useQueryClient();
   const [enabled, setEnabled] = useState(settings.enabled);
   const [approval, setApproval] = useState(settings.require_approval);
   const [writes, setWrites] = useState(settings.writes_enabled);
   const [scopes, setScopes] = useState<string[]>(settings.allowed_scopes);
   const [rate, setRate] = useState(String(settings.token_rate_per_minute));
-  const save = useMutation({
-    mutationFn: () =>
-      api<{ data: Settings }>('PUT', '/admin/api/mcp/settings', {
-        enabled,
-        require_approval: approval,
-        writes_enabled: writes,
-        allowed_scopes: scopes,
-        // A whole number goes as one; anything else as typed, for the server to name the fault.
-        token_rate_per_minute: /^\s*\d+\s*$/.test(rate) ? Number(rate) : rate,
-      }),
-    onSuccess: (body) => {
-      queryClient.setQueryData(SETTINGS_KEY, body);
-      setRate(String(body.data.token_rate_per_minute));
-    },
+  const save = useSaveAgentSettingsMutation({
+    onSuccess: (body) => setRate(String(body.data.token_rate_per_minute)),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate({
+      enabled,
+      require_approval: approval,
+      writes_enabled: writes,
+      allowed_scopes: scopes,
+      // A whole number goes as one; anything else as typed, for the server to name the fault.
+      token_rate_per_minute: /^\s*\d+\s*$/.test(rate) ? Number(rate) : rate,
+    });
   };
   const err = save.error;
   return (
     <form onSubmit={submit} noValidate aria-label="Agent settings">
       <Stack>
-        {err && !onlyFieldErrors(err, SETTING_FIELDS.concat(['allowed_scopes.0', 'allowed_scopes.1'])) && (
-          <ErrorState error={err} title="Not saved" />
-        )}
-        {save.isSuccess && (
-          <Alert color="green" role="status">
-            Settings saved: in force on every instance at once.
-          </Alert>
-        )}
+        <FormAlerts
+          error={err}
+          fields={SETTING_FIELDS.concat(['allowed_scopes.0', 'allowed_scopes.1'])}
+          title="Not saved"
+          {...(save.isSuccess ? { success: 'Settings saved: in force on every instance at once.' } : {})}
+        />
         <Switch
           label="Remote agents enabled"
           description="Off: /mcp refuses every token."

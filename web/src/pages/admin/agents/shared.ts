@@ -1,51 +1,19 @@
 /**
- * What the agents page's parts share: the server's shapes, query keys, labels and formatting
- * (AgentsPage.tsx; docs/rules/mcp.md#mcp-settings).
+ * What the agents page's parts share: the server's shapes (from the feature's API,
+ * web/src/features/admin/api/agents.ts), labels and formatting (AgentsPage.tsx;
+ * docs/rules/mcp.md#mcp-settings).
  */
 import { fieldError } from '../../../api/client';
 import { istDateTime } from '../../../ist-time';
 
-export type ClientStatus = 'pending' | 'approved' | 'revoked';
+export type {
+  AgentSettings as Settings,
+  AuditRow,
+  ClientCounts,
+  ClientStatus,
+  OAuthClient,
+} from '../../../features/admin/api/agents';
 
-export interface OAuthClient {
-  client_id: string;
-  name: string;
-  redirect_uris: string[];
-  status: ClientStatus;
-  created_at: number;
-  last_used_at: number | null;
-  users: string[];
-}
-export interface ClientCounts {
-  total: number;
-  pending: number;
-  approved: number;
-  revoked: number;
-}
-export interface Settings {
-  enabled: boolean;
-  require_approval: boolean;
-  writes_enabled: boolean;
-  allowed_scopes: string[];
-  token_rate_per_minute: number;
-  kill_switch: boolean;
-}
-export interface AuditRow {
-  id: number;
-  ts: number;
-  transport: string;
-  client_id: string | null;
-  user_id: number | null;
-  tool: string;
-  scope: string | null;
-  http_status: number;
-  outcome: string;
-  duration_ms: number;
-  ip: string;
-}
-
-export const SETTINGS_KEY = ['admin', 'mcp', 'settings'] as const;
-export const CLIENTS_KEY = ['admin', 'mcp', 'clients'] as const;
 /** The scopes an agent may be given (`MCP_SCOPES` of mcp-tools.ts), as a person reads them. */
 export const SCOPES = [
   { value: 'read:market', label: 'read:market', text: 'Quotes, depth, history, option chains, calendars' },

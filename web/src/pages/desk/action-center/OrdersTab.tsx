@@ -1,11 +1,12 @@
 /** One tab of the Action Center's decided orders, approved or rejected, as a sortable table. */
 import { BookTable } from '../../../components/BookTable';
 import { ErrorState, Loading } from '../../../components/states';
+import { usePendingOrders } from '../../../features/desk/api/action-center';
 import { COLUMNS, EMPTY, FILTERS } from './columns';
-import { useOrders, type Status } from './queue';
+import type { Status } from './queue';
 
 export function OrdersTab({ status, refetchInterval }: { status: Status; refetchInterval: number | false }) {
-  const list = useOrders(status, refetchInterval);
+  const list = usePendingOrders(status, refetchInterval);
   const label = `${status[0]!.toUpperCase()}${status.slice(1)} orders`;
   if (list.isPending) return <Loading label={`Loading the ${status} orders…`} />;
   if (list.isError)

@@ -3,12 +3,12 @@
  * characters, is required and kept with the order.
  */
 import { Button, Group, Stack, Text, Textarea } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, fieldError } from '../../../api/client';
+import { fieldError } from '../../../api/client';
 import type { Outcome } from '../../../components/BookActions';
 import { ErrorState } from '../../../components/states';
-import { KEY, orderText, type PendingOrder } from './queue';
+import { useRejectMutation } from '../../../features/desk/api/action-center';
+import { orderText, type PendingOrder } from './queue';
 
 /** The reject form: the reason is required and kept with the order. */
 export function RejectForm({
@@ -20,18 +20,10 @@ export function RejectForm({
   onDone: (o: Outcome) => void;
   onClose: () => void;
 }) {
-  const qc = useQueryClient();
   const [reason, setReason] = useState('');
   const [missing, setMissing] = useState(false);
-  const reject = useMutation({
-    mutationFn: () =>
-      api<{ message: string }>('POST', `/action-center/api/orders/${order.id}/reject`, {
-        reason: reason.trim(),
-      }),
-    onSuccess: async (a) => {
-      await qc.invalidateQueries({ queryKey: [KEY] });
-      onDone({ ok: true, message: a.message });
-    },
+  const reject = useRejectMutation(order.id, {
+    onRefreshed: (a) => onDone({ ok: true, message: a.message }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -39,7 +31,7 @@ export function RejectForm({
       setMissing(true);
       return;
     }
-    reject.mutate();
+    reject.mutate(reason.trim());
   };
   const err = reject.error;
   return (

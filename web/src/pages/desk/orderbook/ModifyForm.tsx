@@ -4,7 +4,6 @@
  * (docs/rules/web.md#field-messages).
  */
 import { Button, Group, NativeSelect, NumberInput, SimpleGrid, Stack, Text } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import {
   hasLimitPrice,
@@ -13,9 +12,10 @@ import {
   type PriceType,
 } from '../../../../../src/domain/orders';
 import { fieldError, onlyFieldErrors } from '../../../api/client';
-import { desk, DESK_KEY, type DeskBody } from '../../../api/desk';
+import type { DeskBody } from '../../../api/desk';
 import type { Outcome } from '../../../components/BookActions';
 import { ErrorState } from '../../../components/states';
+import { useModifyOrderMutation } from '../../../features/desk/api/orders';
 import { sideStyle, type Order } from './columns';
 
 const MODIFY_FIELDS = ['pricetype', 'quantity', 'price', 'trigger_price', 'disclosed_quantity'];
@@ -32,35 +32,29 @@ export function ModifyForm({
   onDone: (o: Outcome) => void;
   onClose: () => void;
 }) {
-  const qc = useQueryClient();
   const [pricetype, setPricetype] = useState<PriceType>(order.pricetype);
   const [quantity, setQuantity] = useState<number | string>(order.quantity);
   const [price, setPrice] = useState<number | string>(order.price);
   const [trigger, setTrigger] = useState<number | string>(order.trigger_price);
   const [disclosed, setDisclosed] = useState<number | string>(0);
-  const modify = useMutation({
-    mutationFn: () =>
-      desk('modifyorder', {
-        orderid: order.orderid,
-        symbol: order.symbol,
-        exchange: order.exchange,
-        action: order.action,
-        product: order.product,
-        pricetype,
-        quantity: num(quantity),
-        price: hasLimitPrice(pricetype) ? num(price) : 0,
-        trigger_price: hasTriggerPrice(pricetype) ? num(trigger) : 0,
-        disclosed_quantity: num(disclosed || 0),
-        ...(order.strategy ? { strategy: order.strategy } : {}),
-      } as DeskBody<'modifyorder'>),
-    onSuccess: async (a) => {
-      await qc.invalidateQueries({ queryKey: DESK_KEY });
-      onDone({ ok: true, message: a.message ?? `Order ${a.orderid} modified.` });
-    },
+  const modify = useModifyOrderMutation({
+    onRefreshed: (a) => onDone({ ok: true, message: a.message ?? `Order ${a.orderid} modified.` }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    modify.mutate();
+    modify.mutate({
+      orderid: order.orderid,
+      symbol: order.symbol,
+      exchange: order.exchange,
+      action: order.action,
+      product: order.product,
+      pricetype,
+      quantity: num(quantity),
+      price: hasLimitPrice(pricetype) ? num(price) : 0,
+      trigger_price: hasTriggerPrice(pricetype) ? num(trigger) : 0,
+      disclosed_quantity: num(disclosed || 0),
+      ...(order.strategy ? { strategy: order.strategy } : {}),
+    } as DeskBody<'modifyorder'>);
   };
   const err = modify.error;
   return (
