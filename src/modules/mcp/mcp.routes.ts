@@ -13,7 +13,7 @@ import type { App } from '../../platform/http/types.js';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
-import { MCP_SCOPES, MCP_TOOLS } from './mcp-tools.js';
+import { MCP_SCOPES, MCP_TOOLS, type McpScope } from './mcp-tools.js';
 import type { OAuthAdmin } from './oauth-admin.js';
 import type { McpSettingsService } from './mcp-settings.service.js';
 import { badRequest, notFound } from '../../platform/errors.js';
@@ -108,6 +108,52 @@ const KillBody = Type.Object(
   { additionalProperties: false },
 );
 const ClientParams = Type.Object({ client_id: Type.String({ minLength: 1, maxLength: 64 }) });
+const ClientStatus = Type.Unsafe<'pending' | 'approved' | 'revoked'>({
+  type: 'string',
+  enum: ['pending', 'approved', 'revoked'],
+});
+/** The answers of the agents' administration (oauth-admin.ts, mcp-settings.service.ts). */
+const ClientsAnswer = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Array(
+    Type.Object({
+      client_id: Type.String(),
+      name: Type.String(),
+      redirect_uris: Type.Array(Type.String()),
+      status: ClientStatus,
+      created_at: Type.Integer(),
+      last_used_at: Type.Union([Type.Integer(), Type.Null()]),
+      users: Type.Array(Type.String({ description: 'the usernames who consented' })),
+    }),
+  ),
+  counts: Type.Object({
+    total: Type.Integer(),
+    pending: Type.Integer(),
+    approved: Type.Integer(),
+    revoked: Type.Integer(),
+  }),
+});
+const ClientStatusAnswer = Type.Object({
+  status: Type.Literal('success'),
+  client_id: Type.String(),
+  client_status: ClientStatus,
+});
+const SettingsAnswer = Type.Object({
+  status: Type.Literal('success'),
+  data: Type.Object({
+    enabled: Type.Boolean(),
+    require_approval: Type.Boolean(),
+    writes_enabled: Type.Boolean(),
+    allowed_scopes: Type.Array(Type.Unsafe<McpScope>({ type: 'string', enum: [...MCP_SCOPES] })),
+    token_rate_per_minute: Type.Integer({ description: 'tool calls per minute per access token' }),
+    kill_switch: Type.Boolean(),
+  }),
+});
+const KillSwitchAnswer = Type.Object({
+  status: Type.Literal('success'),
+  kill_switch: Type.Boolean(),
+  revoked_tokens: Type.Integer(),
+});
 
 export function mcpAdminRoutes(
   app: App,
@@ -125,7 +171,6 @@ export function mcpAdminRoutes(
 ): void {
   const admin = deps.guard({ admin: true });
   const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody, 429: ErrorBody };
-  const Ok = Type.Record(Type.String(), Type.Unknown());
   app.get(
     '/admin/api/oauth/clients',
     {
@@ -134,7 +179,7 @@ export function mcpAdminRoutes(
       schema: {
         summary: 'Remote agents’ OAuth clients with the users who consented',
         tags: ['agents'],
-        response: { 200: Ok, ...errors },
+        response: { 200: ClientsAnswer, ...errors },
       },
     },
     async () => ({ status: 'success' as const, ...(await deps.admin.clients()) }),
@@ -150,7 +195,7 @@ export function mcpAdminRoutes(
             action === 'approve' ? 'Approve a client' : 'Revoke a client (its tokens stop working at once)',
           tags: ['agents'],
           params: ClientParams,
-          response: { 200: Ok, ...errors },
+          response: { 200: ClientStatusAnswer, ...errors },
         },
       },
       async (req) => {
@@ -162,7 +207,7 @@ export function mcpAdminRoutes(
         return {
           status: 'success' as const,
           client_id: req.params.client_id,
-          client_status: action === 'approve' ? 'approved' : 'revoked',
+          client_status: action === 'approve' ? ('approved' as const) : ('revoked' as const),
         };
       },
     );
@@ -171,7 +216,11 @@ export function mcpAdminRoutes(
     {
       onRequest: deps.rateLimit,
       preHandler: admin,
-      schema: { summary: 'Remote agents’ settings', tags: ['agents'], response: { 200: Ok, ...errors } },
+      schema: {
+        summary: 'Remote agents’ settings',
+        tags: ['agents'],
+        response: { 200: SettingsAnswer, ...errors },
+      },
     },
     async () => ({ status: 'success' as const, data: await deps.settings.get() }),
   );
@@ -184,7 +233,7 @@ export function mcpAdminRoutes(
         summary: 'Change remote agents’ settings (in force at once everywhere)',
         tags: ['agents'],
         body: SettingsBody,
-        response: { 200: Ok, ...errors },
+        response: { 200: SettingsAnswer, ...errors },
       },
     },
     async (req) => ({ status: 'success' as const, data: await deps.settings.update(req.body) }),
@@ -199,7 +248,7 @@ export function mcpAdminRoutes(
           'Engage (every token revoked, /mcp and new authorizations refused) or release the kill switch',
         tags: ['agents'],
         body: KillBody,
-        response: { 200: Ok, ...errors },
+        response: { 200: KillSwitchAnswer, ...errors },
       },
     },
     async (req) => {

@@ -26,7 +26,7 @@ export class OAuthAdmin {
       client_id: c.client_id,
       name: c.name,
       redirect_uris: JSON.parse(c.redirect_uris) as string[],
-      status: c.status,
+      status: c.status as 'pending' | 'approved' | 'revoked',
       created_at: Number(c.created_at),
       last_used_at: c.last_used_at === null ? null : Number(c.last_used_at),
       users: users.filter((u) => u.client_id === c.client_id).map((u) => u.username),

@@ -207,6 +207,24 @@ export function orderSessionRoutes(
     },
   );
   const Limit = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) });
+  const LatencyLogs = Type.Object({
+    status: Type.Literal('success'),
+    data: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        label: Type.String(),
+        broker: Type.String(),
+        symbol: Type.String(),
+        order_id: Type.Union([Type.String(), Type.Null()]),
+        status: Type.String(),
+        total_latency_ms: Num,
+        broker_ms: Num,
+        validation_ms: Num,
+        overhead_ms: Num,
+        created_at: Type.String({ description: 'ISO-8601 UTC' }),
+      }),
+    ),
+  });
   app.get(
     '/logs/api/latency/logs',
     {
@@ -215,7 +233,7 @@ export function orderSessionRoutes(
         summary: 'Recent order latencies',
         tags: ['orders'],
         querystring: Limit,
-        response: { 200: Success, ...errors },
+        response: { 200: LatencyLogs, ...errors },
       },
     },
     async (req) => ({

@@ -9,7 +9,7 @@
  *   `rate_limited`, both before the body is read, neither audited.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
@@ -31,6 +31,16 @@ import {
   UpdateStrategyBody,
 } from './strategy.schema.js';
 import { CREDENTIAL_PREFIX, credentialDigest } from '../webhooks/credential.js';
+import {
+  CreatedView,
+  DeliveryView,
+  EventView,
+  Issued,
+  ok,
+  RunOutcome,
+  RunView,
+  StrategyView,
+} from './strategy-answers.schema.js';
 import { RESULT_STATUS } from './strategy.types.js';
 import type { RunStopper } from './run-stop.js';
 import type { StrategyRunner } from './strategy-runner.js';
@@ -49,21 +59,22 @@ export function strategyRoutes(
   },
 ): void {
   const { strategies: svc } = deps;
-  const Ok = Type.Record(Type.String(), Type.Unknown());
   const errors = {
-    200: Ok,
-    201: Ok,
     400: ErrorBody,
     401: ErrorBody,
     403: ErrorBody,
     404: ErrorBody,
     409: ErrorBody,
     429: ErrorBody,
-    500: Ok,
+    500: ErrorBody,
   };
+  /** A success with `data`, and the errors. */
+  const answers = <T extends TSchema>(data: T) => ({ 200: ok({ data }), ...errors });
   const opts = { onRequest: deps.rateLimit, preHandler: deps.guard() };
-  // Start and stop answer the webhook's fields (result, run_id, …) on every status.
-  const outcome = Object.fromEntries([200, 400, 401, 403, 404, 409, 429, 500].map((c) => [c, Ok]));
+  // Start and stop answer the webhook's fields (result, run_id, …) on the statuses a run action
+  // has; a guard, a schema or the error handler may answer those statuses too (an error body).
+  const either = Type.Union([RunOutcome, ErrorBody]);
+  const outcome = { ...errors, 200: RunOutcome, 400: either, 403: either, 409: either, 500: either };
   const base = '/strategy/api/strategies';
   const user = (req: FastifyRequest) => req.session!.userId;
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
@@ -76,28 +87,43 @@ export function strategyRoutes(
         summary: 'Create a strategy',
         tags: ['strategies'],
         body: CreateStrategyBody,
-        response: errors,
+        response: { 201: ok({ data: CreatedView }), ...errors },
       },
     },
     async (req, reply) => {
       noStore(reply);
       const created = await svc.create(user(req), req.body as StrategyInput);
-      return reply.code(201).send({ status: 'success', data: created });
+      return reply.code(201).send({ status: 'success' as const, data: created });
     },
   );
   app.get(
     base,
-    { ...opts, schema: { summary: "The user's strategies", tags: ['strategies'], response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: "The user's strategies",
+        tags: ['strategies'],
+        response: answers(Type.Array(StrategyView)),
+      },
+    },
     async (req) => ({
-      status: 'success',
+      status: 'success' as const,
       data: await svc.list(user(req)),
     }),
   );
   app.get(
     `${base}/:id`,
-    { ...opts, schema: { summary: 'A strategy', tags: ['strategies'], params: IdParams, response: errors } },
+    {
+      ...opts,
+      schema: {
+        summary: 'A strategy',
+        tags: ['strategies'],
+        params: IdParams,
+        response: answers(StrategyView),
+      },
+    },
     async (req) => ({
-      status: 'success',
+      status: 'success' as const,
       data: await svc.view(user(req), req.params.id),
     }),
   );
@@ -110,11 +136,11 @@ export function strategyRoutes(
         tags: ['strategies'],
         params: IdParams,
         body: UpdateStrategyBody,
-        response: errors,
+        response: answers(StrategyView),
       },
     },
     async (req) => ({
-      status: 'success',
+      status: 'success' as const,
       data: await svc.update(user(req), req.params.id, req.body as StrategyUpdate),
     }),
   );
@@ -122,11 +148,16 @@ export function strategyRoutes(
     `${base}/:id`,
     {
       ...opts,
-      schema: { summary: 'Delete a strategy', tags: ['strategies'], params: IdParams, response: errors },
+      schema: {
+        summary: 'Delete a strategy',
+        tags: ['strategies'],
+        params: IdParams,
+        response: { 200: ok({ message: Type.String() }), ...errors },
+      },
     },
     async (req) => {
       await svc.remove(user(req), req.params.id);
-      return { status: 'success', message: 'Strategy deleted' };
+      return { status: 'success' as const, message: 'Strategy deleted' };
     },
   );
   app.post(
@@ -137,12 +168,12 @@ export function strategyRoutes(
         summary: 'Issue a new webhook token (the old one stops working)',
         tags: ['strategies'],
         params: IdParams,
-        response: errors,
+        response: answers(Issued),
       },
     },
     async (req, reply) => {
       noStore(reply);
-      return { status: 'success', data: await svc.rotateToken(user(req), req.params.id) };
+      return { status: 'success' as const, data: await svc.rotateToken(user(req), req.params.id) };
     },
   );
   app.post(
@@ -154,11 +185,11 @@ export function strategyRoutes(
         tags: ['strategies'],
         params: IdParams,
         body: LockBody,
-        response: errors,
+        response: answers(StrategyView),
       },
     },
     async (req) => ({
-      status: 'success',
+      status: 'success' as const,
       data: await svc.setLocked(user(req), req.params.id, req.body.locked),
     }),
   );
@@ -171,11 +202,11 @@ export function strategyRoutes(
         tags: ['strategies'],
         params: IdParams,
         body: LiveBody,
-        response: errors,
+        response: answers(StrategyView),
       },
     },
     async (req) => ({
-      status: 'success',
+      status: 'success' as const,
       data: await svc.setLive(user(req), req.params.id, req.body.enabled),
     }),
   );
@@ -223,11 +254,11 @@ export function strategyRoutes(
         tags: ['strategies'],
         params: IdParams,
         querystring: ListQuery,
-        response: errors,
+        response: answers(Type.Array(RunView)),
       },
     },
     async (req) => ({
-      status: 'success',
+      status: 'success' as const,
       data: await svc.runs(user(req), req.params.id, req.query.limit ?? 100),
     }),
   );
@@ -240,11 +271,11 @@ export function strategyRoutes(
         tags: ['strategies'],
         params: IdParams,
         querystring: ListQuery,
-        response: errors,
+        response: answers(Type.Array(EventView)),
       },
     },
     async (req) => ({
-      status: 'success',
+      status: 'success' as const,
       data: await svc.events(user(req), req.params.id, {
         ...(req.query.run_id !== undefined ? { runId: req.query.run_id } : {}),
         ...(req.query.kind !== undefined ? { kind: req.query.kind } : {}),
@@ -262,11 +293,11 @@ export function strategyRoutes(
         tags: ['strategies'],
         params: IdParams,
         querystring: ListQuery,
-        response: errors,
+        response: answers(Type.Array(DeliveryView)),
       },
     },
     async (req) => ({
-      status: 'success',
+      status: 'success' as const,
       data: await svc.deliveries(user(req), req.params.id, req.query.limit ?? 100),
     }),
   );

@@ -47,7 +47,7 @@ export async function stopOwned(
 /** A runner outcome as the session routes and the API answer it (the webhook's response fields). */
 export function runnerBody(out: RunnerOutcome, strategyId: number) {
   return {
-    status: out.result === 'ok' ? 'success' : 'error',
+    status: out.result === 'ok' ? ('success' as const) : ('error' as const),
     result: out.result,
     message: out.message,
     strategy_id: strategyId,

@@ -3,24 +3,28 @@
  * `/api/v1/strategy/events`): times as ISO-8601 UTC, database booleans as booleans, JSON columns
  * parsed. Never the webhook token or its digest.
  */
+import type { Static } from 'typebox';
 import { fromDbBool } from '../../platform/db/database.js';
+import type { Action } from '../../domain/orders.js';
+import type { EventView, LegView, RunView, StrategyView } from './strategy-answers.schema.js';
+import type { Direction, RunMode, Severity, StrategyKind } from './strategy.types.js';
 import type { EventRow, LegRow, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
 
-export function toView(s: StrategyRow, legs: LegRow[]) {
+export function toView(s: StrategyRow, legs: LegRow[]): Static<typeof StrategyView> {
   return {
     id: s.id,
     name: s.name,
-    kind: s.kind,
+    kind: s.kind as StrategyKind,
     product: s.product,
-    direction: s.direction,
+    direction: s.direction as Direction,
     ip_allowlist: JSON.parse(s.ip_allowlist) as string[],
     webhook_locked: fromDbBool(s.locked),
     live_enabled: fromDbBool(s.live_enabled),
     status: s.active_run_id === null ? 'idle' : 'running',
     active_run_id: s.active_run_id,
-    legs: legs.map((l) => ({
+    legs: legs.map((l): Static<typeof LegView> => ({
       id: l.id,
-      leg_type: l.leg_type,
+      leg_type: l.leg_type as Static<typeof LegView>['leg_type'],
       symbol: l.symbol,
       exchange: l.exchange,
       underlying: l.underlying,
@@ -28,30 +32,30 @@ export function toView(s: StrategyRow, legs: LegRow[]) {
       option_type: l.option_type,
       strike_offset: l.strike_offset,
       quantity: l.quantity,
-      quantity_unit: l.quantity_unit,
-      side: l.side,
+      quantity_unit: l.quantity_unit as Static<typeof LegView>['quantity_unit'],
+      side: l.side as Action | null,
     })),
     created_at: new Date(s.created_at).toISOString(),
     updated_at: new Date(s.updated_at).toISOString(),
   };
 }
 
-export const toRunView = (r: RunRow) => ({
+export const toRunView = (r: RunRow): Static<typeof RunView> => ({
   id: r.id,
-  mode: r.mode,
-  status: r.status,
+  mode: r.mode as RunMode,
+  status: r.status as Static<typeof RunView>['status'],
   started_at: new Date(r.started_at).toISOString(),
   stop_requested_at: r.stop_requested_at === null ? null : new Date(r.stop_requested_at).toISOString(),
   stopped_at: r.stopped_at === null ? null : new Date(r.stopped_at).toISOString(),
 });
 
-export const toEventView = (e: EventRow) => ({
+export const toEventView = (e: EventRow): Static<typeof EventView> => ({
   id: e.id,
   run_id: e.run_id,
   strategy_id: e.strategy_id,
   ts: new Date(e.ts).toISOString(),
   kind: e.kind,
-  severity: e.severity,
+  severity: e.severity as Severity,
   leg_id: e.leg_id,
   message: e.message,
   payload: e.payload === null ? null : (JSON.parse(e.payload) as Record<string, unknown>),

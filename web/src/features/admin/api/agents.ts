@@ -1,59 +1,32 @@
 /**
  * Remote AI agents (docs/rules/mcp.md#mcp-settings): the settings, the kill switch, the OAuth
  * clients with approve and revoke, and the audit of tool calls (docs/rules/mcp.md#mcp-audit).
- *
- * The clients, settings and kill-switch routes declare no answer schema (their OpenAPI type is an
- * open object), so their answers are typed here by hand, from the MCP module's views; the audit's
- * is generated.
+ * Every answer's type is generated from the routes' schemas (docs/rules/web.md#typed-api).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Answer } from '../../../api/client';
 import { useRefreshAfter, type AfterChange } from '../../../api/refresh';
 import { adminKeys } from './keys';
 
-export type ClientStatus = 'pending' | 'approved' | 'revoked';
-
-/** `GET /admin/api/oauth/clients`: one registered client. */
-export interface OAuthClient {
-  client_id: string;
-  name: string;
-  redirect_uris: string[];
-  status: ClientStatus;
-  created_at: number;
-  last_used_at: number | null;
-  users: string[];
-}
-export interface ClientCounts {
-  total: number;
-  pending: number;
-  approved: number;
-  revoked: number;
-}
-interface ClientsAnswer {
-  data: OAuthClient[];
-  counts: ClientCounts;
-}
+/** `GET /admin/api/oauth/clients`. */
+type ClientsAnswer = Answer<'/admin/api/oauth/clients'>;
+/** One registered client. */
+export type OAuthClient = ClientsAnswer['data'][number];
+export type ClientStatus = OAuthClient['status'];
+export type ClientCounts = ClientsAnswer['counts'];
 /** `GET` and `PUT /admin/api/mcp/settings`. */
-export interface AgentSettings {
-  enabled: boolean;
-  require_approval: boolean;
-  writes_enabled: boolean;
-  allowed_scopes: string[];
-  token_rate_per_minute: number;
-  kill_switch: boolean;
-}
-interface SettingsAnswer {
-  data: AgentSettings;
-}
+type SettingsAnswer = Answer<'/admin/api/mcp/settings'>;
+export type AgentSettings = SettingsAnswer['data'];
 /** The settings form's body: a rate typed as something other than a whole number goes as typed. */
-export type AgentSettingsBody = Omit<AgentSettings, 'kill_switch' | 'token_rate_per_minute'> & {
+export type AgentSettingsBody = Omit<
+  AgentSettings,
+  'kill_switch' | 'token_rate_per_minute' | 'allowed_scopes'
+> & {
   token_rate_per_minute: number | string;
+  allowed_scopes: string[];
 };
 /** `POST /admin/api/mcp/kill-switch`. */
-export interface KillSwitchAnswer {
-  kill_switch: boolean;
-  revoked_tokens: number;
-}
+export type KillSwitchAnswer = Answer<'/admin/api/mcp/kill-switch', 'post'>;
 export type AuditRow = Answer<'/admin/api/mcp/audit'>['data'][number];
 
 export function useAgentSettings() {

@@ -3,9 +3,7 @@
  * the traffic log's figures and requests, and the order latencies' figures and recent orders,
  * over a window of the last `hours` on the server's clock. Each refreshes every 30 seconds and
  * keeps the last answer on screen while the next window loads.
- *
- * `GET /logs/api/latency/logs` declares no schema for its rows (its OpenAPI type is an open
- * object), so its row is typed here by hand, from orders-session.routes.ts.
+
  */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Answer } from '../../../api/client';
@@ -17,19 +15,8 @@ export type LatencyStats = Answer<'/logs/api/latency/stats'>;
 export type LatencySummary = LatencyStats['overall'];
 
 /** `GET /logs/api/latency/logs`: one order's latency. */
-export interface LatencyLog {
-  id: number;
-  label: string;
-  broker: string;
-  symbol: string;
-  order_id: string | null;
-  status: string;
-  total_latency_ms: number;
-  broker_ms: number;
-  validation_ms: number;
-  overhead_ms: number;
-  created_at: string;
-}
+/** `GET /logs/api/latency/logs`: one order's latency. */
+export type LatencyLog = Answer<'/logs/api/latency/logs'>['data'][number];
 
 const windowed = { placeholderData: keepPreviousData, refetchInterval: MONITORING_REFRESH_MS };
 
@@ -64,7 +51,7 @@ export function useLatencyStats(hours: string) {
 export function useRecentLatencies() {
   return useQuery({
     queryKey: monitoringKeys.latencyLogs(),
-    queryFn: () => api<{ data: LatencyLog[] }>('GET', '/logs/api/latency/logs?limit=50'),
+    queryFn: () => api<Answer<'/logs/api/latency/logs'>>('GET', '/logs/api/latency/logs?limit=50'),
     refetchInterval: MONITORING_REFRESH_MS,
   });
 }
