@@ -2,8 +2,8 @@
  * The sandbox's part of the configuration, parsed by `loadConfig` like every other
  * variable. Amounts are rupees in the environment and {@link Money} here.
  */
-import { DEFAULT_LEVERAGE, type LeverageTable } from './modules/sandbox/margin.js';
-import { tryRupeesToMoney, type Money } from './modules/sandbox/money.js';
+import { DEFAULT_LEVERAGE, type LeverageTable } from './domain/sandbox.js';
+import { tryRupeesToMoney, type Money } from './domain/money.js';
 
 /** Days an automatic reset may run on, or never / every day. */
 export const RESET_DAYS = [

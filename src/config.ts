@@ -14,7 +14,7 @@ import {
   DEFAULT_SQUARE_OFF,
   type SandboxConfig,
 } from './config-sandbox.js';
-import { DEFAULT_LEVERAGE } from './modules/sandbox/margin.js';
+import { DEFAULT_LEVERAGE } from './domain/sandbox.js';
 import { printableUrl } from './platform/startup-error.js';
 import { BROKERS, isBroker } from './domain/brokers.js';
 import {

@@ -28,10 +28,10 @@ import { ensureInstallSecrets, loadConfig, sqliteFile } from '../../src/config.j
 import { zerodhaFormat } from '../../src/modules/market/importers/zerodha.js';
 import type { Instrument } from '../../src/modules/market/instrument.js';
 import { istDateOf, istInstant } from '../../src/modules/market/timings.service.js';
-import { placementMargin } from '../../src/modules/sandbox/margin.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { placementMargin } from '../../src/modules/sandbox/core/margin.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
-import type { NewOrder } from '../../src/modules/sandbox/sandbox.repository.js';
+import type { NewOrder } from '../../src/modules/sandbox/store/sandbox.repository.js';
 import { buildSandboxServices } from '../../src/modules/sandbox/sandbox.plugin.js';
 import {
   instrumentKind,
@@ -39,7 +39,7 @@ import {
   type Product,
   type Quote,
   type Side,
-} from '../../src/modules/sandbox/types.js';
+} from '../../src/modules/sandbox/core/types.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';

@@ -6,7 +6,7 @@
 import type { ColumnType } from 'kysely';
 import type { DbBool, Id } from './column-types.js';
 
-/** Sandbox tables (analyzer mode). Money columns are ten-thousandths of a rupee (sandbox/money.ts). */
+/** Sandbox tables (analyzer mode). Money columns are ten-thousandths of a rupee (domain/money.ts). */
 export interface SandboxAccountsTable {
   user_id: number;
   starting_funds: number;

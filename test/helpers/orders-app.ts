@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { OrderEvent } from '../../src/modules/orders/order-events.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { importContract } from './contracts.js';
 import { marketFixture } from './market-fixtures.js';

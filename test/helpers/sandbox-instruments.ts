@@ -1,4 +1,4 @@
-import type { SandboxInstrument } from '../../src/modules/sandbox/types.js';
+import type { SandboxInstrument } from '../../src/modules/sandbox/core/types.js';
 
 // Real contracts: Kite NFO/BFO 2026-08-18 (NIFTY lot 65 tick 0.05, BANKNIFTY FUT lot 30 tick 0.20),
 // Kite NSE 2025-10-06 (SBIN lot 1 tick 0.05), Fyers NSE_CD 2025-11-10 (USDINR tick 0.0025).

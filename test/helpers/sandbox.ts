@@ -6,8 +6,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import type { LightMyRequestResponse } from 'fastify';
 import { istInstant } from '../../src/modules/market/timings.service.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
-import type { Quote } from '../../src/modules/sandbox/types.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
+import type { Quote } from '../../src/modules/sandbox/core/types.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { importContract } from './contracts.js';
 import { expectBooksAgree } from './ledger.js';

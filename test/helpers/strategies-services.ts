@@ -6,8 +6,8 @@
  * created through the service; deliveries go to the webhook service as the route hands them over.
  */
 import type { PipelineAnswer } from '../../src/modules/orders/order-pipeline.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
-import type { Quote } from '../../src/modules/sandbox/types.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
+import type { Quote } from '../../src/modules/sandbox/core/types.js';
 import type { StrategyInput } from '../../src/modules/strategies/strategies.service.js';
 import type { RunnerOutcome } from '../../src/modules/strategies/strategy-runner.types.js';
 import type { RunMode } from '../../src/modules/strategies/strategy.types.js';

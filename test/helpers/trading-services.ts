@@ -8,11 +8,11 @@
  */
 import type { OrderInput } from '../../src/modules/orders/order-rules.js';
 import type { PipelineAnswer, RunOptions } from '../../src/modules/orders/order-pipeline.js';
-import { moneyToRupees } from '../../src/modules/sandbox/money.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
-import type { OrderRecord } from '../../src/modules/sandbox/records.js';
-import type { PlaceOutcome, PlaceRequest } from '../../src/modules/sandbox/sandbox.service.js';
-import type { Quote } from '../../src/modules/sandbox/types.js';
+import { moneyToRupees } from '../../src/domain/money.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
+import type { OrderRecord } from '../../src/modules/sandbox/core/records.js';
+import type { PlaceOutcome, PlaceRequest } from '../../src/modules/sandbox/service/sandbox.service.js';
+import type { Quote } from '../../src/modules/sandbox/core/types.js';
 import type { Dialect } from '../../src/platform/db/database.js';
 import { importContract } from './contracts.js';
 import { expectBooksAgree } from './ledger.js';

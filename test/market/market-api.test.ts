@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { istInstant } from '../../src/modules/market/timings.service.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import { importContract, kiteCombined } from '../helpers/contracts.js';
 import { createTestApp, createUser, describeEachDb, type TestApp } from '../helpers/test-app.js';
 

@@ -186,7 +186,7 @@ describeEachDb('the analyzer page’s reads: account, configuration, price sourc
 
 describe('the price source answers its kind and newest quote time', () => {
   it('is stated by every source', async () => {
-    const { ScriptedFeed } = await import('../../src/modules/sandbox/price-source.js');
+    const { ScriptedFeed } = await import('../../src/modules/sandbox/prices/price-source.js');
     const feed = new ScriptedFeed();
     expect(feed.kind).toBe('scripted');
     expect(feed.lastQuoteAt()).toBeUndefined();

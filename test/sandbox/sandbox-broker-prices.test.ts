@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZerodhaQuoteClient } from '../../src/modules/brokers/quotes/zerodha-quotes.js';
-import { BrokerPriceSource } from '../../src/modules/sandbox/broker-price-source.js';
+import { BrokerPriceSource } from '../../src/modules/sandbox/prices/broker-price-source.js';
 import { describeEachDb } from '../helpers/test-app.js';
 import { kiteQuote, startKiteQuoteStub, type KiteQuoteStub } from '../helpers/broker-quote-stubs.js';
 import { MINI, startSandbox, type SandboxHarness } from '../helpers/sandbox.js';

@@ -11,8 +11,8 @@
  * then checked once more with the ledger check the service ships (`sandbox verify`).
  */
 import { describe, expect, it } from 'vitest';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
-import type { Quote } from '../../src/modules/sandbox/types.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
+import type { Quote } from '../../src/modules/sandbox/core/types.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
 import { MINI } from '../helpers/sandbox.js';
 import { describeEachDb } from '../helpers/test-app.js';

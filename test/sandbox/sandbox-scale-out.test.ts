@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import { RedisInvalidationBus } from '../../src/platform/invalidation.js';
 import { createRedis } from '../../src/platform/redis.js';
 import { asBrowser, createTestApp, describeEachDb, redisUrl, type TestApp } from '../helpers/test-app.js';

@@ -9,7 +9,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { effectivePriceSource } from '../../src/config-sandbox.js';
-import { SimulatedPriceSource } from '../../src/modules/sandbox/simulated-price-source.js';
+import { SimulatedPriceSource } from '../../src/modules/sandbox/prices/simulated-price-source.js';
 import { startKiteOrderStub, type KiteOrderStub } from '../helpers/broker-order-stubs.js';
 import { importContract } from '../helpers/contracts.js';
 import { upstoxContract } from '../helpers/orders-app.js';

@@ -7,7 +7,7 @@
  * SIGKILL: strategies-kill.test.ts.)
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
-import type { Quote } from '../../src/modules/sandbox/types.js';
+import type { Quote } from '../../src/modules/sandbox/core/types.js';
 import { LEASE_RENEW_MS, LEASE_TTL_MS } from '../../src/modules/strategies/strategy-lock.js';
 import { startKiteOrderStub, type KiteOrderStub } from '../helpers/broker-order-stubs.js';
 import { createTestServices, type TestServices } from '../helpers/test-services.js';

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import {
   HAVE_CHROMIUM,
   startConsoleBrowser,

@@ -7,7 +7,7 @@
  * the shared folder (prefix 55-); any browser console error fails the suite.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import { importContract } from '../helpers/contracts.js';
 import {
   HAVE_CHROMIUM,

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type Services } from '../../src/app.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import type { App } from '../../src/platform/http/types.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import { TrafficRepository } from '../../src/modules/observability/traffic.repository.js';
 import { openJourneyBrowser, HAVE_CHROMIUM, type JourneyBrowser } from '../helpers/browser-journey.js';
 import { importContract } from '../helpers/contracts.js';

@@ -12,7 +12,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { SCREENSHOTS } from '../helpers/browser-journey.js';
 import {

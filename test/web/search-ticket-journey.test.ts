@@ -12,7 +12,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import { HAVE_CHROMIUM, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 import { importContract } from '../helpers/contracts.js';
 import { startKiteOrderStub, type KiteOrderStub } from '../helpers/broker-order-stubs.js';

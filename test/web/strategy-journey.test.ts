@@ -13,8 +13,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/platform/clock.js';
-import type { Quote } from '../../src/modules/sandbox/types.js';
-import { ScriptedFeed } from '../../src/modules/sandbox/price-source.js';
+import type { Quote } from '../../src/modules/sandbox/core/types.js';
+import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import {
   HAVE_CHROMIUM,
   startConsoleBrowser,

@@ -4,7 +4,7 @@ import { withId } from './helpers.js';
 /**
  * The sandbox (analyzer mode): one account per user, orders with their transition events,
  * trades, net positions and delivery holdings. Money columns are bigint ten-thousandths of a rupee
- * (`src/modules/sandbox/money.ts`, docs/rules/sandbox.md#exact-money).
+ * (`src/domain/money.ts`, docs/rules/sandbox.md#exact-money).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

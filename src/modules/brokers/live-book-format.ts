@@ -1,7 +1,7 @@
 /**
  * The broker's books (the contract's neutral rows, their instrument already mapped back to
  * algodesk's symbol) in OpenAlgo's wire shapes — the same shapes and statistics the sandbox's
- * books answer (src/modules/sandbox/book.schema.ts, docs/openalgo-book-shapes.md "Live mode").
+ * books answer (src/modules/orders/book.schema.ts, docs/openalgo-book-shapes.md "Live mode").
  * Amounts are rounded once, half away from zero, to 2 decimals (4 on CDS and BCD); orders and
  * trades newest first by their broker timestamp (`YYYY-MM-DD HH:MM:SS` sorts as text), ties by
  * the higher id.
@@ -14,7 +14,7 @@ import type {
   OrderRow,
   PositionRow,
   TradeRow,
-} from '../sandbox/book.schema.js';
+} from '../orders/book.schema.js';
 import type { BookFunds, BookHolding, BookOrder, BookPosition, BookTrade } from './broker-adapter.js';
 import { FOUR_DECIMAL_EXCHANGES } from '../../domain/exchanges.js';
 

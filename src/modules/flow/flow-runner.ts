@@ -7,12 +7,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../platform/clock.js';
 import type { Action, Product } from '../../domain/orders.js';
-import { istDay } from '../sandbox/ist-day.js';
+import { istDay } from '../sandbox/core/ist-day.js';
 import { istTimeOf, type ExchangeSession } from '../market/timings.service.js';
 import type { OrderInput } from '../orders/order-rules.js';
 import type { PipelineAnswer } from '../orders/order-pipeline.types.js';
 import { smartStep } from '../orders/smart-orders.routes.js';
-import type { Quote } from '../sandbox/types.js';
+import type { Quote } from '../sandbox/core/types.js';
 import {
   isAction,
   render,

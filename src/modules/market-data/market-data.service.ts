@@ -6,8 +6,8 @@
  */
 import { badRequest, notFound } from '../../platform/errors.js';
 import type { Instrument } from '../market/instrument.js';
-import type { PriceSource } from '../sandbox/price-source.js';
-import type { Quote } from '../sandbox/types.js';
+import type { PriceSource } from '../sandbox/prices/price-source.js';
+import type { Quote } from '../sandbox/core/types.js';
 import type {
   DepthLevel,
   HistoryInterval,

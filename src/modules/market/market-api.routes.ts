@@ -2,7 +2,7 @@
  * OpenAlgo's market utilities on `/api/v1` (API key, API rate limit): `symbol`, `expiry`,
  * `instruments`, `intervals`, `market/holidays` and `market/timings`. `optionsymbol` needs a
  * price, so the sandbox module registers it with its price source
- * (src/modules/sandbox/sandbox-utilities.routes.ts).
+ * (src/modules/sandbox/http/utilities.routes.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';

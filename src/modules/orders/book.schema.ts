@@ -1,5 +1,7 @@
 /**
- * Wire schemas of OpenAlgo's book and order-management endpoints as the sandbox serves them
+ * The `/api/v1` order and book contract: the request fields every order endpoint shares (API
+ * key, strategy, order id, rupees, quantities and {@link quantityOf}), and the wire schemas of
+ * OpenAlgo's book and order-management endpoints as both modes answer them
  * (docs/rules/sandbox.md#read-apis): orderbook, tradebook, positionbook, holdings, funds,
  * orderstatus, cancelorder, cancelallorder, modifyorder, closeposition. Field names, types and row
  * order follow OpenAlgo; where OpenAlgo's own code and documentation disagree the choice is
@@ -130,7 +132,7 @@ const Status = Type.Union([
   Type.Literal('cancelled'),
   Type.Literal('rejected'),
 ]);
-/** A rupee amount: 2 decimals, 4 on CDS/BCD (see book-format.ts). */
+/** A rupee amount: 2 decimals, 4 on CDS/BCD (see sandbox/core/book-format.ts). */
 const Amount = Type.Number();
 
 /** One order (orderbook row and orderstatus `data`), OpenAlgo sandbox field order. */

@@ -5,11 +5,10 @@
  * (docs/rules/orders.md#live-order-management), and without one answer 404 "Broker-specific
  * module not found" (spec "Errors → Order placement"). openposition answers in both modes.
  */
-import type { LiveCallAnswer } from '../orders/order-pipeline.types.js';
+import type { LiveCallAnswer } from './order-pipeline.types.js';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
-import type { SessionGuard } from '../auth/session.guard.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
@@ -21,7 +20,7 @@ import {
   formatOrderStatus,
   formatPositionbook,
   formatTradebook,
-} from './book-format.js';
+} from '../sandbox/core/book-format.js';
 import { literalUnion } from '../../platform/http/literal-union.js';
 import { PRODUCTS } from '../../domain/orders.js';
 import { SEARCH_EXCHANGES } from '../market/search-rules.js';
@@ -44,9 +43,9 @@ import {
   orderIdString,
   quantityOf,
 } from './book.schema.js';
-import type { SandboxBooks } from './sandbox-books.js';
-import type { SandboxService } from './sandbox.service.js';
-import type { PriceType, Product, Side } from './types.js';
+import type { SandboxBooks } from '../sandbox/service/books.js';
+import type { SandboxService } from '../sandbox/service/sandbox.service.js';
+import type { PriceType, Product, Side } from '../sandbox/core/types.js';
 
 /** Parses a client order id: a positive decimal integer within the id range, else a 400. */
 export function parseOrderId(raw: string | number): number {
@@ -56,7 +55,7 @@ export function parseOrderId(raw: string | number): number {
   return Number(s);
 }
 
-export interface SandboxRouteDeps {
+export interface BookRouteDeps {
   service: SandboxService;
   books: SandboxBooks;
   /** True in analyzer mode. */
@@ -118,7 +117,7 @@ const OpenPositionResponse = Type.Object({
   mode: Type.Optional(Type.Literal('analyze')),
 });
 
-export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
+export function bookRoutes(app: App, deps: BookRouteDeps): void {
   const { service, books } = deps;
   const opts = <B, R>(summary: string, body: B, response: R) => ({
     onRequest: deps.rateLimit,
@@ -324,33 +323,5 @@ export function sandboxApiRoutes(app: App, deps: SandboxRouteDeps): void {
         },
         () => deps.live.openPosition(user(req), req.body),
       ),
-  );
-}
-
-/** `POST /sandbox/reset`: the logged-in user resets their own sandbox account (CSRF). */
-export function sandboxSessionRoutes(
-  app: App,
-  deps: { service: SandboxService; guard: SessionGuard; rateLimit: RateLimitHook },
-): void {
-  app.post(
-    '/sandbox/reset',
-    {
-      onRequest: deps.rateLimit,
-      preHandler: deps.guard(),
-      schema: {
-        summary: "Reset the user's sandbox account",
-        tags: ['sandbox'],
-        response: {
-          200: Type.Object({ status: Type.Literal('success'), message: Type.String() }),
-          401: ErrorBody,
-          403: ErrorBody,
-          429: ErrorBody,
-        },
-      },
-    },
-    async (req) => {
-      await deps.service.reset(req.session!.userId);
-      return { status: 'success' as const, message: 'Sandbox account reset' };
-    },
   );
 }

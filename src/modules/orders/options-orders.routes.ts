@@ -22,15 +22,8 @@ import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import { OptionSymbolBody } from '../market/market-api.schema.js';
 import type { OptionSymbolAnswer, OptionSymbolRequest } from '../market/option-symbol.js';
-import {
-  ApiKey,
-  NonNegativeQuantity,
-  Quantity,
-  quantityOf,
-  Rupees,
-  Strategy,
-} from '../sandbox/book.schema.js';
-import type { AnalyzeModeService } from '../sandbox/analyze-mode.service.js';
+import { ApiKey, NonNegativeQuantity, Quantity, quantityOf, Rupees, Strategy } from './book.schema.js';
+import type { AnalyzeModeService } from '../sandbox/service/analyze-mode.service.js';
 import type { ActionCenterService } from './action-center.service.js';
 import type { OrderPipeline } from './order-pipeline.js';
 import { orderRouteKit } from './order-route.js';

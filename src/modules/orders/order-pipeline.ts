@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
 import type { BrokerAdapter, BrokerOrder, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
-import type { SandboxService } from '../sandbox/sandbox.service.js';
+import type { SandboxService } from '../sandbox/service/sandbox.service.js';
 import { UnreadableSessionError } from '../brokers/broker-sessions.service.js';
 import type { OrderEventBus, OrderEventName } from './order-events.js';
 import type { OrderLogWriter } from './order-log.writer.js';

@@ -5,7 +5,7 @@
  * {@link MAX_SPLIT_ORDERS}).
  */
 import type { Instrument } from '../market/instrument.js';
-import { tryRupeesToMoney } from '../sandbox/money.js';
+import { tryRupeesToMoney } from '../../domain/money.js';
 import { FNO_ORDER_EXCHANGES } from '../../domain/exchanges.js';
 import {
   hasLimitPrice,

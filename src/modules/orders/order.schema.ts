@@ -5,7 +5,7 @@
  * `price`, `trigger_price`, `disclosed_quantity` strings (numbers accepted) defaulting to '0'.
  */
 import { Type, type Static } from 'typebox';
-import { ApiKey, NonNegativeQuantity, Quantity, Rupees, Strategy } from '../sandbox/book.schema.js';
+import { ApiKey, NonNegativeQuantity, Quantity, Rupees, Strategy } from './book.schema.js';
 import { ORDER_EXCHANGES } from '../../domain/exchanges.js';
 import { PRICE_TYPES, PRODUCTS } from '../../domain/orders.js';
 import { literalUnion } from '../../platform/http/literal-union.js';

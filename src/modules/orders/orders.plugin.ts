@@ -16,9 +16,9 @@ import type { BrokerAdapter } from '../brokers/broker-adapter.js';
 import type { BrokerSessionsService } from '../brokers/broker-sessions.service.js';
 import { CONTRACT_TOPIC } from '../market/contracts.service.js';
 import type { Instrument } from '../market/instrument.js';
-import type { AnalyzeModeService } from '../sandbox/analyze-mode.service.js';
-import { sandboxApiRoutes } from '../sandbox/sandbox.routes.js';
-import type { SandboxService } from '../sandbox/sandbox.service.js';
+import type { AnalyzeModeService } from '../sandbox/service/analyze-mode.service.js';
+import { bookRoutes } from './books.routes.js';
+import type { SandboxService } from '../sandbox/service/sandbox.service.js';
 import { ActionCenterService } from './action-center.service.js';
 import { LatencyService } from './latency.service.js';
 import { createLiveSocketHub, type LiveSocketHub } from './live-socket.js';
@@ -33,7 +33,7 @@ import { orderRoutes } from './orders.routes.js';
 import { optionsOrderRoutes } from './options-orders.routes.js';
 import { smartOrderRoutes } from './smart-orders.routes.js';
 import { marginRoutes } from './margin.routes.js';
-import { optionSymbolResolver } from '../sandbox/sandbox-utilities.routes.js';
+import { optionSymbolResolver } from '../sandbox/service/option-symbols.js';
 
 export interface OrderServices {
   events: OrderEventBus;
@@ -244,7 +244,7 @@ export const ordersPlugin = modulePlugin<AppDeps>(
       sandbox: sandbox.service,
       live: orders.live,
     });
-    sandboxApiRoutes(app, {
+    bookRoutes(app, {
       service: sandbox.service,
       books: sandbox.books,
       analyze: () => sandbox.mode.analyze,

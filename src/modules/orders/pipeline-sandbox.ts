@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { PlaceOutcome, SandboxService } from '../sandbox/sandbox.service.js';
+import type { PlaceOutcome, SandboxService } from '../sandbox/service/sandbox.service.js';
 import type { OrderEvent, OrderEventBus } from './order-events.js';
 import type { OrderLogWriter } from './order-log.writer.js';
 import type { LatencyService } from './latency.service.js';

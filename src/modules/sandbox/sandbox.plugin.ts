@@ -3,16 +3,15 @@
  * engine over one repository), the analyzer/live switch that starts and stops the engine on every
  * instance, and the switch's and the account reset's routes. The switch lives here, not with the
  * orders: what it turns on and off is this module's engine; orders only read `mode.analyze`.
- * The `/api/v1` books (sandbox.routes.ts) answer in both modes, so the orders plugin registers them.
+ * The `/api/v1` books (orders/books.routes.ts) answer in both modes, so the orders plugin registers them.
  */
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
-import { analyzeModeRoutes } from './analyze-mode.routes.js';
-import { sandboxSessionRoutes } from './sandbox.routes.js';
-import { sandboxAccountRoutes } from './sandbox-account.routes.js';
-import { sandboxUtilityRoutes } from './sandbox-utilities.routes.js';
+import { analyzeModeRoutes } from './http/analyze-mode.routes.js';
+import { sandboxAccountRoutes, sandboxSessionRoutes } from './http/account.routes.js';
+import { sandboxUtilityRoutes } from './http/utilities.routes.js';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../../config.js';
 import type { DB } from '../../db/schema.js';
@@ -20,24 +19,24 @@ import type { Clock } from '../../platform/clock.js';
 import { transactionRunner } from '../../platform/db/group-commit.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import type { ExchangeSession } from '../market/timings.service.js';
-import { AnalyzeModeRepository } from './analyze-mode.repository.js';
-import { AnalyzerLogRepository } from './analyzer-log.repository.js';
-import { AnalyzeModeService } from './analyze-mode.service.js';
-import type { InstrumentLookup } from './sandbox.service.js';
-import { SandboxService } from './sandbox.service.js';
-import { SandboxBooks } from './sandbox-books.js';
-import { SandboxJobs } from './sandbox-jobs.js';
-import { SandboxEngine } from './sandbox.engine.js';
-import { SandboxRepository } from './sandbox.repository.js';
+import { AnalyzeModeRepository } from './store/analyze-mode.repository.js';
+import { AnalyzerLogRepository } from './store/analyzer-log.repository.js';
+import { AnalyzeModeService } from './service/analyze-mode.service.js';
+import type { InstrumentLookup } from './service/sandbox.service.js';
+import { SandboxService } from './service/sandbox.service.js';
+import { SandboxBooks } from './service/books.js';
+import { SandboxJobs } from './jobs/day-jobs.js';
+import { SandboxEngine } from './service/engine.js';
+import { SandboxRepository } from './store/sandbox.repository.js';
 import type { QuoteClient } from '../brokers/quotes/quote-client.js';
-import { BrokerPriceSource } from './broker-price-source.js';
-import { ScriptedFeed, type PriceSource, type ScriptedTick } from './price-source.js';
-import { referenceLookup, SimulatedPriceSource } from './simulated-price-source.js';
+import { BrokerPriceSource } from './prices/broker-price-source.js';
+import { ScriptedFeed, type PriceSource, type ScriptedTick } from './prices/price-source.js';
+import { referenceLookup, SimulatedPriceSource } from './prices/simulated-price-source.js';
 import { CONTRACT_TOPIC } from '../market/contracts.service.js';
 import { effectivePriceSource } from '../../config-sandbox.js';
-import { moneyToRupees } from './money.js';
-import { LedgerCheck } from './ledger-check.service.js';
-import { LedgerCheckRepository } from './ledger-check.repository.js';
+import { moneyToRupees } from './core/money.js';
+import { LedgerCheck } from './jobs/ledger-check.service.js';
+import { LedgerCheckRepository } from './store/ledger-check.repository.js';
 
 export interface SandboxServices {
   service: SandboxService;

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
-import { istDay } from '../sandbox/ist-day.js';
+import { istDay } from '../sandbox/core/ist-day.js';
 import { istTimeOf } from '../market/timings.service.js';
 import type { ScannerRepository, ScannerRow } from './scanner.repository.js';
 import type { ScannerTrading, ScannerWebhook } from './scanner-webhook.service.js';

@@ -15,7 +15,7 @@ import { CREDENTIAL_PREFIX, credentialDigest } from '../webhooks/credential.js';
 import { Refusal, WebhookReceiver, type Delivery, type Outcome } from '../webhooks/receiver.js';
 import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import type { Action, Product } from '../../domain/orders.js';
-import { istDay } from '../sandbox/ist-day.js';
+import { istDay } from '../sandbox/core/ist-day.js';
 import { istTimeOf, type ExchangeSession } from '../market/timings.service.js';
 import type { Instrument } from '../market/instrument.js';
 import type { OrderInput } from '../orders/order-rules.js';

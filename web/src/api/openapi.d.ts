@@ -11748,9 +11748,20 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "success";
-                            message?: string;
-                        } & {
-                            [key: string]: unknown;
+                            data: {
+                                id: number;
+                                label: string;
+                                broker: string;
+                                symbol: string;
+                                order_id: string | null;
+                                status: string;
+                                total_latency_ms: number;
+                                broker_ms: number;
+                                validation_ms: number;
+                                overhead_ms: number;
+                                /** @description ISO-8601 UTC */
+                                created_at: string;
+                            }[];
                         };
                     };
                 };
@@ -17283,18 +17294,42 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "batch" | "signal";
+                                product: string;
+                                /** @enum {string} */
+                                direction: "both" | "long_only" | "short_only";
+                                ip_allowlist: string[];
+                                webhook_locked: boolean;
+                                live_enabled: boolean;
+                                /** @enum {string} */
+                                status: "idle" | "running";
+                                active_run_id: number | null;
+                                legs: {
+                                    id: number;
+                                    /** @enum {string} */
+                                    leg_type: "instrument" | "derivative";
+                                    symbol: string | null;
+                                    exchange: string;
+                                    underlying: string | null;
+                                    expiry_rank: number | null;
+                                    option_type: string | null;
+                                    strike_offset: number | null;
+                                    quantity: number;
+                                    /** @enum {string} */
+                                    quantity_unit: "units" | "lots";
+                                    side: ("BUY" | "SELL") | null;
+                                }[];
+                                /** @description ISO-8601 UTC */
+                                created_at: string;
+                                /** @description ISO-8601 UTC */
+                                updated_at: string;
+                            }[];
                         };
                     };
                 };
@@ -17374,9 +17409,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -17413,17 +17446,6 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
                 /** @description Created */
                 201: {
                     headers: {
@@ -17431,7 +17453,44 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "batch" | "signal";
+                                product: string;
+                                /** @enum {string} */
+                                direction: "both" | "long_only" | "short_only";
+                                ip_allowlist: string[];
+                                webhook_locked: boolean;
+                                live_enabled: boolean;
+                                /** @enum {string} */
+                                status: "idle" | "running";
+                                active_run_id: number | null;
+                                legs: {
+                                    id: number;
+                                    /** @enum {string} */
+                                    leg_type: "instrument" | "derivative";
+                                    symbol: string | null;
+                                    exchange: string;
+                                    underlying: string | null;
+                                    expiry_rank: number | null;
+                                    option_type: string | null;
+                                    strike_offset: number | null;
+                                    quantity: number;
+                                    /** @enum {string} */
+                                    quantity_unit: "units" | "lots";
+                                    side: ("BUY" | "SELL") | null;
+                                }[];
+                                /** @description ISO-8601 UTC */
+                                created_at: string;
+                                /** @description ISO-8601 UTC */
+                                updated_at: string;
+                                webhook_token: string;
+                                webhook_url: string;
+                            };
                         };
                     };
                 };
@@ -17531,9 +17590,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -17570,18 +17627,42 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "batch" | "signal";
+                                product: string;
+                                /** @enum {string} */
+                                direction: "both" | "long_only" | "short_only";
+                                ip_allowlist: string[];
+                                webhook_locked: boolean;
+                                live_enabled: boolean;
+                                /** @enum {string} */
+                                status: "idle" | "running";
+                                active_run_id: number | null;
+                                legs: {
+                                    id: number;
+                                    /** @enum {string} */
+                                    leg_type: "instrument" | "derivative";
+                                    symbol: string | null;
+                                    exchange: string;
+                                    underlying: string | null;
+                                    expiry_rank: number | null;
+                                    option_type: string | null;
+                                    strike_offset: number | null;
+                                    quantity: number;
+                                    /** @enum {string} */
+                                    quantity_unit: "units" | "lots";
+                                    side: ("BUY" | "SELL") | null;
+                                }[];
+                                /** @description ISO-8601 UTC */
+                                created_at: string;
+                                /** @description ISO-8601 UTC */
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -17665,9 +17746,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -17711,18 +17790,42 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "batch" | "signal";
+                                product: string;
+                                /** @enum {string} */
+                                direction: "both" | "long_only" | "short_only";
+                                ip_allowlist: string[];
+                                webhook_locked: boolean;
+                                live_enabled: boolean;
+                                /** @enum {string} */
+                                status: "idle" | "running";
+                                active_run_id: number | null;
+                                legs: {
+                                    id: number;
+                                    /** @enum {string} */
+                                    leg_type: "instrument" | "derivative";
+                                    symbol: string | null;
+                                    exchange: string;
+                                    underlying: string | null;
+                                    expiry_rank: number | null;
+                                    option_type: string | null;
+                                    strike_offset: number | null;
+                                    quantity: number;
+                                    /** @enum {string} */
+                                    quantity_unit: "units" | "lots";
+                                    side: ("BUY" | "SELL") | null;
+                                }[];
+                                /** @description ISO-8601 UTC */
+                                created_at: string;
+                                /** @description ISO-8601 UTC */
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -17822,9 +17925,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -17849,18 +17950,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
                         };
                     };
                 };
@@ -17946,9 +18038,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -17986,18 +18076,12 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                webhook_token: string;
+                                webhook_url: string;
+                            };
                         };
                     };
                 };
@@ -18083,9 +18167,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -18130,18 +18212,42 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "batch" | "signal";
+                                product: string;
+                                /** @enum {string} */
+                                direction: "both" | "long_only" | "short_only";
+                                ip_allowlist: string[];
+                                webhook_locked: boolean;
+                                live_enabled: boolean;
+                                /** @enum {string} */
+                                status: "idle" | "running";
+                                active_run_id: number | null;
+                                legs: {
+                                    id: number;
+                                    /** @enum {string} */
+                                    leg_type: "instrument" | "derivative";
+                                    symbol: string | null;
+                                    exchange: string;
+                                    underlying: string | null;
+                                    expiry_rank: number | null;
+                                    option_type: string | null;
+                                    strike_offset: number | null;
+                                    quantity: number;
+                                    /** @enum {string} */
+                                    quantity_unit: "units" | "lots";
+                                    side: ("BUY" | "SELL") | null;
+                                }[];
+                                /** @description ISO-8601 UTC */
+                                created_at: string;
+                                /** @description ISO-8601 UTC */
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -18241,9 +18347,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -18288,18 +18392,42 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                name: string;
+                                /** @enum {string} */
+                                kind: "batch" | "signal";
+                                product: string;
+                                /** @enum {string} */
+                                direction: "both" | "long_only" | "short_only";
+                                ip_allowlist: string[];
+                                webhook_locked: boolean;
+                                live_enabled: boolean;
+                                /** @enum {string} */
+                                status: "idle" | "running";
+                                active_run_id: number | null;
+                                legs: {
+                                    id: number;
+                                    /** @enum {string} */
+                                    leg_type: "instrument" | "derivative";
+                                    symbol: string | null;
+                                    exchange: string;
+                                    underlying: string | null;
+                                    expiry_rank: number | null;
+                                    option_type: string | null;
+                                    strike_offset: number | null;
+                                    quantity: number;
+                                    /** @enum {string} */
+                                    quantity_unit: "units" | "lots";
+                                    side: ("BUY" | "SELL") | null;
+                                }[];
+                                /** @description ISO-8601 UTC */
+                                created_at: string;
+                                /** @description ISO-8601 UTC */
+                                updated_at: string;
+                            };
                         };
                     };
                 };
@@ -18399,9 +18527,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -18446,7 +18572,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
                         };
                     };
                 };
@@ -18462,7 +18607,36 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string | {
+                                [key: string]: string[];
+                            };
+                            code?: string;
+                            errors?: {
+                                [key: string]: string[];
+                            };
                         };
                     };
                 };
@@ -18476,9 +18650,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /**
@@ -18493,7 +18665,36 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string | {
+                                [key: string]: string[];
+                            };
+                            code?: string;
+                            errors?: {
+                                [key: string]: string[];
+                            };
                         };
                         "text/plain": string;
                     };
@@ -18504,9 +18705,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Conflict */
@@ -18516,7 +18715,36 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string | {
+                                [key: string]: string[];
+                            };
+                            code?: string;
+                            errors?: {
+                                [key: string]: string[];
+                            };
                         };
                     };
                 };
@@ -18543,9 +18771,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /**
@@ -18559,7 +18785,36 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string | {
+                                [key: string]: string[];
+                            };
+                            code?: string;
+                            errors?: {
+                                [key: string]: string[];
+                            };
                         };
                     };
                 };
@@ -18599,7 +18854,26 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
                         };
                     };
                 };
@@ -18614,7 +18888,36 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string | {
+                                [key: string]: string[];
+                            };
+                            code?: string;
+                            errors?: {
+                                [key: string]: string[];
+                            };
                         };
                     };
                 };
@@ -18628,9 +18931,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /**
@@ -18645,7 +18946,36 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string | {
+                                [key: string]: string[];
+                            };
+                            code?: string;
+                            errors?: {
+                                [key: string]: string[];
+                            };
                         };
                         "text/plain": string;
                     };
@@ -18656,9 +18986,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Conflict */
@@ -18668,7 +18996,36 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string | {
+                                [key: string]: string[];
+                            };
+                            code?: string;
+                            errors?: {
+                                [key: string]: string[];
+                            };
                         };
                     };
                 };
@@ -18682,9 +19039,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /**
@@ -18698,7 +19053,36 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success" | "error";
+                            /** @enum {string} */
+                            result: "ok" | "rejected_token" | "rejected_locked" | "rejected_ip" | "rejected_payload" | "rejected_invalid_action" | "rejected_live_disabled" | "rejected_dedupe" | "rejected_cooling_off" | "rejected_engine_error" | "rate_limited";
+                            message: string;
+                            strategy_id: number;
+                            run_id?: number;
+                            stop_pending?: boolean;
+                            exits?: {
+                                leg_id: number;
+                                symbol: string;
+                                exchange: string;
+                                /** @enum {string} */
+                                action: "BUY" | "SELL";
+                                quantity: number;
+                                /** @enum {string} */
+                                status: "placed" | "rejected";
+                                orderid?: string;
+                                message?: string;
+                            }[];
+                        } | {
+                            /** @enum {string} */
+                            status: "error";
+                            message: string | {
+                                [key: string]: string[];
+                            };
+                            code?: string;
+                            errors?: {
+                                [key: string]: string[];
+                            };
                         };
                     };
                 };
@@ -18741,18 +19125,19 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                /** @enum {string} */
+                                mode: "sandbox" | "live";
+                                /** @enum {string} */
+                                status: "running" | "stop_pending" | "stopped";
+                                /** @description ISO-8601 UTC */
+                                started_at: string;
+                                stop_requested_at: string | null;
+                                stopped_at: string | null;
+                            }[];
                         };
                     };
                 };
@@ -18836,9 +19221,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -18882,18 +19265,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                run_id: number | null;
+                                strategy_id: number;
+                                /** @description ISO-8601 UTC */
+                                ts: string;
+                                kind: string;
+                                /** @enum {string} */
+                                severity: "info" | "warn" | "critical";
+                                leg_id: number | null;
+                                message: string;
+                                payload: {
+                                    [key: string]: unknown;
+                                } | null;
+                            }[];
                         };
                     };
                 };
@@ -18977,9 +19365,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -19023,18 +19409,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                id: number;
+                                /** @description ISO-8601 UTC */
+                                ts: string;
+                                ip: string;
+                                result: string;
+                                http_status: number;
+                                action: string | null;
+                                mode: string | null;
+                                run_id: number | null;
+                                message: string;
+                                /** @description the body as audited: credential-like fields redacted */
+                                payload: unknown;
+                                duration_ms: number;
+                            }[];
                         };
                     };
                 };
@@ -19118,9 +19509,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            [key: string]: unknown;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
             };
@@ -26883,7 +27272,24 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                client_id: string;
+                                name: string;
+                                redirect_uris: string[];
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "revoked";
+                                created_at: number;
+                                last_used_at: number | null;
+                                users: string[];
+                            }[];
+                            counts: {
+                                total: number;
+                                pending: number;
+                                approved: number;
+                                revoked: number;
+                            };
                         };
                     };
                 };
@@ -26997,7 +27403,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            client_id: string;
+                            /** @enum {string} */
+                            client_status: "pending" | "approved" | "revoked";
                         };
                     };
                 };
@@ -27114,7 +27524,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            client_id: string;
+                            /** @enum {string} */
+                            client_status: "pending" | "approved" | "revoked";
                         };
                     };
                 };
@@ -27227,7 +27641,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                enabled: boolean;
+                                require_approval: boolean;
+                                writes_enabled: boolean;
+                                allowed_scopes: ("read:market" | "read:account" | "write:orders")[];
+                                /** @description tool calls per minute per access token */
+                                token_rate_per_minute: number;
+                                kill_switch: boolean;
+                            };
                         };
                     };
                 };
@@ -27332,7 +27756,17 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                enabled: boolean;
+                                require_approval: boolean;
+                                writes_enabled: boolean;
+                                allowed_scopes: ("read:market" | "read:account" | "write:orders")[];
+                                /** @description tool calls per minute per access token */
+                                token_rate_per_minute: number;
+                                kill_switch: boolean;
+                            };
                         };
                     };
                 };
@@ -27471,7 +27905,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            [key: string]: unknown;
+                            /** @enum {string} */
+                            status: "success";
+                            kill_switch: boolean;
+                            revoked_tokens: number;
                         };
                     };
                 };

@@ -2,7 +2,7 @@
  * The quote clients an adapter hands out (`BrokerAdapter.quoteClient`), tracked so that closing
  * the adapter closes them too; a client closed by its user leaves the set. Broker-neutral.
  */
-import type { Quote } from '../../sandbox/types.js';
+import type { Quote } from '../../sandbox/core/types.js';
 import type { QuoteClient, QuoteInstrument } from '../quotes/quote-client.js';
 
 /** The open quote clients of one adapter. */

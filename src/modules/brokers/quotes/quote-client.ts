@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../../platform/clock.js';
-import type { Quote } from '../../sandbox/types.js';
+import type { Quote } from '../../sandbox/core/types.js';
 
 /** An instrument as the master contract knows it (fields of market/instrument.ts `Instrument`). */
 export interface QuoteInstrument {
@@ -34,7 +34,7 @@ export interface QuoteClient {
   readonly maxBatch: number;
   /**
    * Quotes for the instruments, keyed by `${exchange}:${symbol}` (algodesk's symbol, see
-   * `quoteKey` in sandbox/types.ts); instruments the broker did not return are absent. Splits
+   * `quoteKey` in sandbox/core/types.ts); instruments the broker did not return are absent. Splits
    * into batches of {@link maxBatch} requested one after another; the first failing batch
    * rejects the call with a {@link QuoteError} (an aborted `signal` rejects with its reason).
    */

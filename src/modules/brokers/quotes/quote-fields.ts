@@ -4,7 +4,7 @@
  * sandbox's {@link Quote}, the market-data module's {@link MarketQuote} and {@link Candle}s, and
  * the `YYYY-MM-DD` dates of a history request.
  */
-import type { Quote } from '../../sandbox/types.js';
+import type { Quote } from '../../sandbox/core/types.js';
 import type { Candle, DepthLevel, MarketQuote } from './quote-client.js';
 
 const IST_OFFSET_MS = (5 * 60 + 30) * 60_000;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../platform/clock.js';
-import { quoteKey } from '../../sandbox/types.js';
+import { quoteKey } from '../../sandbox/core/types.js';
 import type { KiteQuoteStub, UpstoxQuoteStub } from '../../../../test/helpers/broker-quote-stubs.js';
 import { kiteQuote, upstoxQuote } from '../../../../test/helpers/broker-quote-stubs.js';
 

@@ -13,7 +13,7 @@
  * `1minute`, `30minute`, `day`, `week`, `month`; the answer is
  * `{"status":"success","data":{"candles":[["2023-10-01T00:00:00+05:30",o,h,l,c,v,oi]]}}`, newest first.
  */
-import type { Quote } from '../../sandbox/types.js';
+import type { Quote } from '../../sandbox/core/types.js';
 import type {
   Candle,
   HistoryInterval,

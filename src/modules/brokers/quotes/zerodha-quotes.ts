@@ -17,7 +17,7 @@
  * joined; more than {@link KITE_MAX_WINDOWS} windows is refused before anything is sent.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Quote } from '../../sandbox/types.js';
+import type { Quote } from '../../sandbox/core/types.js';
 import type {
   Candle,
   HistoryInterval,

@@ -20,7 +20,7 @@ import {
   OrderStatusResponse,
   PositionbookResponse,
   TradebookResponse,
-} from './book.schema.js';
+} from '../../orders/book.schema.js';
 import { rupeesToMoney as r } from './money.js';
 import type { AccountRecord, HoldingRecord, OrderRecord, PositionRecord, TradeRecord } from './records.js';
 

@@ -10,7 +10,7 @@
  * Times are IST (UTC+05:30, no daylight saving) as `YYYY-MM-DD HH:MM:SS`, OpenAlgo's sandbox
  * format. Orders and trades are listed newest first, as OpenAlgo's sandbox lists them.
  */
-import { IST_OFFSET_MS } from '../market/timings.service.js';
+import { IST_OFFSET_MS } from '../../market/timings.service.js';
 import type {
   Funds,
   HoldingRow,
@@ -20,11 +20,11 @@ import type {
   OrderStatistics,
   PositionRow,
   TradeRow,
-} from './book.schema.js';
+} from '../../orders/book.schema.js';
 import { divRound, tradeValue, type Money } from './money.js';
 import { unrealisedPnl } from './positions.js';
 import type { AccountRecord, HoldingRecord, OrderRecord, PositionRecord, TradeRecord } from './records.js';
-import { FOUR_DECIMAL_EXCHANGES } from '../../domain/exchanges.js';
+import { FOUR_DECIMAL_EXCHANGES } from '../../../domain/exchanges.js';
 
 // ---- Numbers ----
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { istDateOf, istInstant } from '../market/timings.service.js';
+import { istDateOf, istInstant } from '../../market/timings.service.js';
 import { istDay } from './ist-day.js';
 
 describe('istDay is istDateOf with the last day remembered', () => {

@@ -4,7 +4,7 @@
  * date each time was ~2% of an analyzer order's CPU. IST has no daylight saving: a day is 24 h.
  * The memo holds only a pure function's last answer, so it is shared safely.
  */
-import { istDateOf, istMidnight } from '../market/timings.service.js';
+import { istDateOf, istMidnight } from '../../market/timings.service.js';
 
 const DAY_MS = 86_400_000;
 let last = { start: 0, end: 0, date: '' };

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { checkLedger, inr } from './ledger-check.js';
-import type { LedgerSnapshot } from './ledger-check.repository.js';
+import type { LedgerSnapshot } from '../store/ledger-check.repository.js';
 
 const R = 10_000;
 const START = 1_000_000 * R;

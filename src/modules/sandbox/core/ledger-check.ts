@@ -1,7 +1,7 @@
 /**
  * The ledger check (docs/rules/sandbox.md#ledger-check): the account's derived state recomputed
  * from its trade book and compared with what is stored. Pure: it takes what
- * ledger-check.repository.ts read of one account and returns every difference.
+ * store/ledger-check.repository.ts read of one account and returns every difference.
  *
  * What it recomputes, each an identity that holds exactly (Money is integer) whatever the order
  * of fills, the day rollovers and the T+1 settlements in between (docs/rules/sandbox.md#exact-money):
@@ -19,7 +19,7 @@
  *   every trade belongs to such an order.
  */
 import { MONEY_PER_RUPEE, moneyToRupees, type Money } from './money.js';
-import type { LedgerSnapshot } from './ledger-check.repository.js';
+import type { LedgerSnapshot } from '../store/ledger-check.repository.js';
 
 /** The checks, as they are named in a report. */
 export const LEDGER_CHECKS = ['position', 'realised_pnl', 'funds', 'used_margin', 'fills'] as const;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LEVERAGE } from '../../../domain/sandbox.js';
 import {
   applyFundsDelta,
   blockMargin,
-  DEFAULT_LEVERAGE,
   fillMarginDelta,
   leverageFor,
   marginFor,

@@ -7,35 +7,7 @@
 import { divCeil, moneyToRupees, proRata, tradeValue, type Money } from './money.js';
 import { splitFill } from './positions.js';
 import type { Funds, FundsDelta, InstrumentKind, Product, Side } from './types.js';
-
-/** Leverage per instrument kind and product (defaults in {@link DEFAULT_LEVERAGE}). */
-export interface LeverageTable {
-  /** Cash equity, intraday. */
-  equityMis: number;
-  /** Cash equity, delivery. */
-  equityCnc: number;
-  /** Cash equity, carry-forward. */
-  equityNrml: number;
-  /** Futures, any product. */
-  futures: number;
-  /** Options, new long exposure (premium paid), any product. */
-  optionBuy: number;
-  /** Options, new short exposure, any product. */
-  optionSell: number;
-}
-
-/**
- * Default leverage (docs/rules/sandbox.md#margin-at-placement): equity MIS 5×, equity CNC/NRML 1×,
- * futures 10×, option buy 1×, option sell 1×.
- */
-export const DEFAULT_LEVERAGE: Readonly<LeverageTable> = Object.freeze({
-  equityMis: 5,
-  equityCnc: 1,
-  equityNrml: 1,
-  futures: 10,
-  optionBuy: 1,
-  optionSell: 1,
-});
+import { DEFAULT_LEVERAGE, type LeverageTable } from '../../../domain/sandbox.js';
 
 /**
  * The leverage of new exposure opened by an order on `side`. For options the side of the new
@@ -81,7 +53,7 @@ export interface PlacementMarginInput {
   product: Product;
   side: Side;
   quantity: number;
-  /** Reference price: see `placementPrice` in sandbox-rules.ts. */
+  /** Reference price: see `placementPrice` in rules.ts. */
   price: Money;
   /**
    * Signed quantity this order can reduce: the net position of (symbol, exchange, product) — for

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchGroups, matchPass } from './sandbox-rules.js';
+import { matchGroups, matchPass } from './rules.js';
 import { quoteKey, type Quote, type RestingOrder } from './types.js';
 
 const NOW = Date.UTC(2026, 0, 5, 5, 0, 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BANKNIFTY_FUT, NIFTY_CE } from '../../../test/helpers/sandbox-instruments.js';
+import { BANKNIFTY_FUT, NIFTY_CE } from '../../../../test/helpers/sandbox-instruments.js';
 import { rupeesToMoney as r } from './money.js';
 import {
   checkQuote,
@@ -10,7 +10,7 @@ import {
   matchPrices,
   placementPrice,
   type MarketPrices,
-} from './sandbox-rules.js';
+} from './rules.js';
 import { quoteKey, type Quote, type RestingOrder } from './types.js';
 
 const NOW = Date.UTC(2026, 7, 18, 5, 0, 0); // 10:30 IST

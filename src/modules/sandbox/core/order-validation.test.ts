@@ -5,9 +5,9 @@ import {
   NIFTY_INDEX,
   SBIN,
   USDINR_FUT,
-} from '../../../test/helpers/sandbox-instruments.js';
+} from '../../../../test/helpers/sandbox-instruments.js';
 import { rupeesToMoney as r } from './money.js';
-import { validateOrder, type OrderRequest, type PlacementContext } from './sandbox-rules.js';
+import { validateOrder, type OrderRequest, type PlacementContext } from './rules.js';
 import type { SandboxInstrument } from './types.js';
 
 const ctx = (instrument: SandboxInstrument, over: Partial<PlacementContext> = {}): PlacementContext => ({

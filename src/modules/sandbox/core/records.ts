@@ -4,7 +4,7 @@
  */
 import type { Money } from './money.js';
 import type { Holding, Position } from './positions.js';
-import type { OrderRow } from './sandbox.repository.js';
+import type { OrderRow } from '../store/rows.js';
 import type { OrderStatus, PriceType, Product, RestingOrder, Side } from './types.js';
 
 /** One sandbox order. */

@@ -16,7 +16,7 @@ import {
   type SandboxInstrument,
   type Side,
 } from './types.js';
-import { hasLimitPrice, hasTriggerPrice, isMarketPriced } from '../../domain/orders.js';
+import { hasLimitPrice, hasTriggerPrice, isMarketPriced } from '../../../domain/orders.js';
 
 // ---- Placement validation ----
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SQUARE_OFF } from '../../config-sandbox.js';
-import { squareOffAt, SESSION_END_MARGIN_MS } from './square-off.js';
+import { DEFAULT_SQUARE_OFF } from '../../../config-sandbox.js';
+import { SESSION_END_MARGIN_MS } from '../../../domain/sandbox.js';
+import { squareOffAt } from './square-off.js';
 
 const at = (iso: string) => Date.parse(iso);
 

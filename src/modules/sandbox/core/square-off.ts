@@ -5,16 +5,14 @@
  * as Muhurat trading in the evening) the square-off falls 15 minutes before the session ends
  * instead.
  */
-import { istInstant } from '../market/timings.service.js';
+import { istInstant } from '../../market/timings.service.js';
+import { SESSION_END_MARGIN_MS } from '../../../domain/sandbox.js';
 
 /** The bounds of an exchange's session on a day (from `MarketCalendar.sessionOn`). */
 export interface SessionBounds {
   start_ms: number | null;
   end_ms: number | null;
 }
-
-/** Minutes before a session's end that MIS squares off when the configured time is outside it. */
-export const SESSION_END_MARGIN_MS = 15 * 60_000;
 
 /** The square-off instant of `exchange` on `date`, or undefined when it has no square-off time. */
 export function squareOffAt(

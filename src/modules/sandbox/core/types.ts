@@ -1,6 +1,6 @@
-import type { Instrument } from '../market/instrument.js';
+import type { Instrument } from '../../market/instrument.js';
 import type { Money } from './money.js';
-import type { Action, PriceType, Product } from '../../domain/orders.js';
+import type { Action, PriceType, Product } from '../../../domain/orders.js';
 
 /** Order side (`action` of the placeorder request). */
 export type Side = Action;
@@ -20,7 +20,7 @@ export type SandboxInstrument = Pick<
   'symbol' | 'exchange' | 'lotsize' | 'instrumenttype' | 'tickSize'
 >;
 
-export { instrumentKind, type InstrumentKind } from '../../domain/instruments.js';
+export { instrumentKind, type InstrumentKind } from '../../../domain/instruments.js';
 
 /**
  * A market snapshot of one instrument as the price source delivers it, in rupees (the edge).

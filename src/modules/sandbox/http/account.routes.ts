@@ -5,20 +5,22 @@
  * source in use with its newest quote's time; `GET /sandbox/api/analyzer-log` — the user's own
  * analyzer-mode requests and answers (the administrator's `/logs/api/analyzer` shows everyone's).
  * A request is logged without its API key (docs/rules/orders.md); the answer strips credential
- * fields again so none can reach the page.
+ * fields again so none can reach the page. And `POST /sandbox/reset`, the signed-in user's reset
+ * of their own account.
  */
 import { Type } from 'typebox';
-import { effectivePriceSource, type PriceSourceConfig } from '../../config-sandbox.js';
-import { ErrorBody } from '../../platform/http/error-body.js';
-import type { RateLimitHook } from '../../platform/http/rate-limit.js';
-import type { App } from '../../platform/http/types.js';
-import type { SessionGuard } from '../auth/session.guard.js';
-import { withoutSecrets } from '../orders/order-log.writer.js';
-import type { AnalyzerLogRepository } from './analyzer-log.repository.js';
-import { moneyToRupees } from './money.js';
-import type { PriceSource } from './price-source.js';
-import type { SandboxBooks } from './sandbox-books.js';
-import type { SandboxConfig } from '../../config-sandbox.js';
+import { effectivePriceSource, type PriceSourceConfig } from '../../../config-sandbox.js';
+import { ErrorBody } from '../../../platform/http/error-body.js';
+import type { RateLimitHook } from '../../../platform/http/rate-limit.js';
+import type { App } from '../../../platform/http/types.js';
+import type { SessionGuard } from '../../auth/session.guard.js';
+import { withoutSecrets } from '../../orders/order-log.writer.js';
+import type { AnalyzerLogRepository } from '../store/analyzer-log.repository.js';
+import { moneyToRupees } from '../core/money.js';
+import type { PriceSource } from '../prices/price-source.js';
+import type { SandboxBooks } from '../service/books.js';
+import type { SandboxService } from '../service/sandbox.service.js';
+import type { SandboxConfig } from '../../../config-sandbox.js';
 
 const Iso = Type.String({ description: 'ISO 8601 time' });
 const Rupees = Type.Number({ description: 'rupees' });
@@ -186,6 +188,34 @@ export function sandboxAccountRoutes(
           created_at: iso(Number(r.created_at)),
         })),
       };
+    },
+  );
+}
+
+/** `POST /sandbox/reset`: the logged-in user resets their own sandbox account (CSRF). */
+export function sandboxSessionRoutes(
+  app: App,
+  deps: { service: SandboxService; guard: SessionGuard; rateLimit: RateLimitHook },
+): void {
+  app.post(
+    '/sandbox/reset',
+    {
+      onRequest: deps.rateLimit,
+      preHandler: deps.guard(),
+      schema: {
+        summary: "Reset the user's sandbox account",
+        tags: ['sandbox'],
+        response: {
+          200: Type.Object({ status: Type.Literal('success'), message: Type.String() }),
+          401: ErrorBody,
+          403: ErrorBody,
+          429: ErrorBody,
+        },
+      },
+    },
+    async (req) => {
+      await deps.service.reset(req.session!.userId);
+      return { status: 'success' as const, message: 'Sandbox account reset' };
     },
   );
 }

@@ -4,12 +4,12 @@
  * the administrator (CSRF), `<mode>` 0 = Live, 1 = Analyze, anything else 400.
  */
 import { Type } from 'typebox';
-import { ErrorBody } from '../../platform/http/error-body.js';
-import type { SessionGuard } from '../auth/session.guard.js';
-import type { RateLimitHook } from '../../platform/http/rate-limit.js';
-import type { App } from '../../platform/http/types.js';
-import { badRequest } from '../../platform/errors.js';
-import type { AnalyzeModeService } from './analyze-mode.service.js';
+import { ErrorBody } from '../../../platform/http/error-body.js';
+import type { SessionGuard } from '../../auth/session.guard.js';
+import type { RateLimitHook } from '../../../platform/http/rate-limit.js';
+import type { App } from '../../../platform/http/types.js';
+import { badRequest } from '../../../platform/errors.js';
+import type { AnalyzeModeService } from '../service/analyze-mode.service.js';
 
 const ModeResponse = Type.Object({
   status: Type.Literal('success'),

@@ -4,23 +4,19 @@
  * underlying's price, which comes from the sandbox's price source: the broker's quotes, or in
  * analyzer mode the simulated or scripted prices too).
  */
-import type { ApiKeyGuard } from '../auth/api-key.guard.js';
-import { badRequest } from '../../platform/errors.js';
-import { ErrorBody } from '../../platform/http/error-body.js';
-import type { RateLimitHook } from '../../platform/http/rate-limit.js';
-import type { App } from '../../platform/http/types.js';
-import type { ContractsService } from '../market/contracts.service.js';
-import { ApiKeyOnlyBody, OptionSymbolBody, OptionSymbolResponse } from '../market/market-api.schema.js';
-import {
-  resolveOptionSymbol,
-  type OptionSymbolAnswer,
-  type OptionSymbolRequest,
-} from '../market/option-symbol.js';
-import { moneyToRupees } from './money.js';
-import { unrealisedPnl } from './positions.js';
-import type { PriceSource } from './price-source.js';
-import type { SandboxBooks } from './sandbox-books.js';
-import { PnlSymbolsResponse } from './sandbox-utilities.schema.js';
+import type { ApiKeyGuard } from '../../auth/api-key.guard.js';
+import { badRequest } from '../../../platform/errors.js';
+import { ErrorBody } from '../../../platform/http/error-body.js';
+import type { RateLimitHook } from '../../../platform/http/rate-limit.js';
+import type { App } from '../../../platform/http/types.js';
+import type { ContractsService } from '../../market/contracts.service.js';
+import { ApiKeyOnlyBody, OptionSymbolBody, OptionSymbolResponse } from '../../market/market-api.schema.js';
+import { moneyToRupees } from '../core/money.js';
+import { unrealisedPnl } from '../core/positions.js';
+import type { PriceSource } from '../prices/price-source.js';
+import type { SandboxBooks } from '../service/books.js';
+import { optionSymbolResolver } from '../service/option-symbols.js';
+import { PnlSymbolsResponse } from './utilities.schema.js';
 
 export interface SandboxUtilityDeps {
   sandbox: {
@@ -107,27 +103,4 @@ export function sandboxUtilityRoutes(app: App, deps: SandboxUtilityDeps): void {
     },
     (req) => resolveOption(req.body as OptionSymbolBody),
   );
-}
-
-/**
- * optionsymbol's resolution priced by the sandbox's price source (optionsorder and
- * optionsmultiorder name their options with it too).
- */
-export function optionSymbolResolver(
-  deps: Pick<SandboxUtilityDeps, 'sandbox' | 'contracts' | 'freezeQty'>,
-): (req: OptionSymbolRequest) => Promise<OptionSymbolAnswer> {
-  const { sandbox } = deps;
-  return (req) =>
-    resolveOptionSymbol(req, {
-      contracts: deps.contracts,
-      freezeQty: deps.freezeQty,
-      async ltp(inst) {
-        const source = sandbox.prices();
-        // Simulated prices are demo prices: in live mode they never pick a strike (as for the
-        // strategies' live legs, docs/rules/strategies.md#batch-leg-resolution).
-        if (!sandbox.mode.analyze && source.demo) return undefined;
-        const q = await source.quote(inst);
-        return q && q.ltp > 0 ? q.ltp : undefined;
-      },
-    });
 }

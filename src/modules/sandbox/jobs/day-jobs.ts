@@ -15,17 +15,17 @@
  * - Scheduled reset (`SANDBOX_RESET_DAY`/`SANDBOX_RESET_TIME`): accounts last reset before the
  *   latest slot are reset.
  */
-import type { SandboxRepository } from './sandbox.repository.js';
+import type { SandboxRepository } from '../store/sandbox.repository.js';
 import type { Logger } from 'pino';
-import type { SandboxConfig } from '../../config-sandbox.js';
-import type { Clock } from '../../platform/clock.js';
-import { istDateOf, istInstant, type ExchangeSession } from '../market/timings.service.js';
-import { fundsOf, positionOf, withFunds } from './ledger.js';
-import { applyFundsDelta } from './margin.js';
-import { settleCncToHoldings } from './positions.js';
-import type { PositionRow } from './sandbox.repository.js';
-import type { SandboxService } from './sandbox.service.js';
-import type { Product } from './types.js';
+import type { SandboxConfig } from '../../../config-sandbox.js';
+import type { Clock } from '../../../platform/clock.js';
+import { istDateOf, istInstant, type ExchangeSession } from '../../market/timings.service.js';
+import { fundsOf, positionOf, withFunds } from '../core/fill-plan.js';
+import { applyFundsDelta } from '../core/margin.js';
+import { settleCncToHoldings } from '../core/positions.js';
+import type { PositionRow } from '../store/sandbox.repository.js';
+import type { SandboxService } from '../service/sandbox.service.js';
+import type { Product } from '../core/types.js';
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const DAY_MS = 86_400_000;

@@ -5,9 +5,9 @@
  * log) and in the metrics. A drift in a user's account must never depend on someone noticing it.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../platform/clock.js';
-import { checkLedger, type LedgerDifference } from './ledger-check.js';
-import type { LedgerCheckRepository } from './ledger-check.repository.js';
+import type { Clock } from '../../../platform/clock.js';
+import { checkLedger, type LedgerDifference } from '../core/ledger-check.js';
+import type { LedgerCheckRepository } from '../store/ledger-check.repository.js';
 
 /** What one pass over the accounts found. */
 export interface LedgerReport {

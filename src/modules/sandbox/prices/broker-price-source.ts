@@ -7,10 +7,10 @@
  * broker's message only: the quote client never puts a credential in it).
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../platform/clock.js';
-import type { QuoteClient } from '../brokers/quotes/quote-client.js';
+import type { Clock } from '../../../platform/clock.js';
+import type { QuoteClient } from '../../brokers/quotes/quote-client.js';
 import { PolledPriceSource, type PricedInstrument } from './price-source.js';
-import { quoteKey, type Quote } from './types.js';
+import { quoteKey, type Quote } from '../core/types.js';
 
 export interface BrokerPriceSourceOptions {
   /** The quote client of the current broker session; undefined while there is none. */

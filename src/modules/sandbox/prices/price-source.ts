@@ -4,8 +4,8 @@
  * prices (simulated-price-source.ts) and a deterministic scripted feed (this file) for tests and
  * demos. The engine fills nothing without a quote from here.
  */
-import type { PriceSourceName } from '../../config-sandbox.js';
-import type { Quote } from './types.js';
+import type { PriceSourceName } from '../../../config-sandbox.js';
+import type { Quote } from '../core/types.js';
 
 /** An instrument the engine wants prices for (master-contract fields the quote APIs need). */
 export interface PricedInstrument {

@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../platform/clock.js';
-import { seedOf } from '../../platform/seeded-random.js';
-import { istInstant } from '../market/timings.service.js';
+import { FakeClock } from '../../../platform/clock.js';
+import { seedOf } from '../../../platform/seeded-random.js';
+import { istInstant } from '../../market/timings.service.js';
 import type { PricedInstrument } from './price-source.js';
 import {
   RandomWalk,
@@ -13,7 +13,7 @@ import {
   referenceLookup,
   tickOf,
 } from './simulated-price-source.js';
-import type { Quote } from './types.js';
+import type { Quote } from '../core/types.js';
 
 const SBIN: PricedInstrument = {
   symbol: 'SBIN',

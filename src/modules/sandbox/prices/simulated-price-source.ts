@@ -10,13 +10,13 @@
  * prices. The sandbox serves analyzer mode only, so live orders never see them.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../platform/clock.js';
-import { seededRandom, seedOf } from '../../platform/seeded-random.js';
-import { istMidnight } from '../market/timings.service.js';
-import { istDay } from './ist-day.js';
-import { MONEY_PER_RUPEE, moneyToRupees, tryRupeesToMoney, type Money } from './money.js';
+import type { Clock } from '../../../platform/clock.js';
+import { seededRandom, seedOf } from '../../../platform/seeded-random.js';
+import { istMidnight } from '../../market/timings.service.js';
+import { istDay } from '../core/ist-day.js';
+import { MONEY_PER_RUPEE, moneyToRupees, tryRupeesToMoney, type Money } from '../core/money.js';
 import { PolledPriceSource, type PricedInstrument } from './price-source.js';
-import { quoteKey, type Quote } from './types.js';
+import { quoteKey, type Quote } from '../core/types.js';
 
 /** The walk stays within this many percent of the day's reference price, either way. */
 export const SIMULATED_BAND_PERCENT = 5;

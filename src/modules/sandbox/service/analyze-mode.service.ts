@@ -6,8 +6,8 @@
  * engine in step.
  */
 import type { Logger } from 'pino';
-import type { AnalyzeModeRepository } from './analyze-mode.repository.js';
-import type { InvalidationBus } from '../../platform/invalidation.js';
+import type { AnalyzeModeRepository } from '../store/analyze-mode.repository.js';
+import type { InvalidationBus } from '../../../platform/invalidation.js';
 
 export const ANALYZE_MODE_TOPIC = 'analyze-mode';
 

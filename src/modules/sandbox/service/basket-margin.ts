@@ -9,13 +9,14 @@
  * trigger). A leg that reduces the position an earlier leg (or the account) holds blocks nothing,
  * as at placement. `initialTotal` is the legs each priced from a flat position.
  */
-import { AppError, badRequest } from '../../platform/errors.js';
-import { accountContext, reducibleFor } from './ledger.js';
-import { placementMargin } from './margin.js';
-import type { Money } from './money.js';
-import { placementPrice, validateOrder, type OrderRequest } from './sandbox-rules.js';
-import type { SandboxCore } from './sandbox-core.js';
-import { instrumentKind } from './types.js';
+import { AppError, badRequest } from '../../../platform/errors.js';
+import { reducibleFor } from '../core/fill-plan.js';
+import { accountContext } from '../store/ledger.js';
+import { placementMargin } from '../core/margin.js';
+import type { Money } from '../core/money.js';
+import { placementPrice, validateOrder, type OrderRequest } from '../core/rules.js';
+import type { SandboxCore } from './service.types.js';
+import { instrumentKind } from '../core/types.js';
 
 /** One leg of the basket. */
 export interface MarginLeg extends OrderRequest {

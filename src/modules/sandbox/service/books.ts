@@ -3,16 +3,22 @@
  * trades, positions and holdings marked at the latest LTP of the price source, and funds with the
  * unrealised P&L of the open positions.
  */
-import type { Clock } from '../../platform/clock.js';
-import type { SandboxConfig } from '../../config-sandbox.js';
-import { positionOf } from './ledger.js';
-import { unrealisedPnl } from './positions.js';
-import { reduciblePosition } from './margin.js';
-import type { PriceSource } from './price-source.js';
-import type { AccountRecord, HoldingRecord, OrderRecord, PositionRecord, TradeRecord } from './records.js';
-import type { SandboxRepository } from './sandbox.repository.js';
-import { toOrderRecord } from './records.js';
-import { quoteKey, type Product, type Side } from './types.js';
+import type { Clock } from '../../../platform/clock.js';
+import type { SandboxConfig } from '../../../config-sandbox.js';
+import { positionOf } from '../core/fill-plan.js';
+import { unrealisedPnl } from '../core/positions.js';
+import { reduciblePosition } from '../core/margin.js';
+import type { PriceSource } from '../prices/price-source.js';
+import type {
+  AccountRecord,
+  HoldingRecord,
+  OrderRecord,
+  PositionRecord,
+  TradeRecord,
+} from '../core/records.js';
+import type { SandboxRepository } from '../store/sandbox.repository.js';
+import { toOrderRecord } from '../core/records.js';
+import { quoteKey, type Product, type Side } from '../core/types.js';
 
 export interface SandboxBooksDeps {
   repo: SandboxRepository;

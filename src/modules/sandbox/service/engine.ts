@@ -6,17 +6,17 @@
  * truth: a start reloads the book, and a periodic resync (and the bus) picks up orders placed by
  * other instances; compare-and-set transitions keep two engines from filling one order twice.
  */
-import type { SandboxRepository } from './sandbox.repository.js';
+import type { SandboxRepository } from '../store/sandbox.repository.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../../platform/clock.js';
-import type { InvalidationBus } from '../../platform/invalidation.js';
-import { matchGroups, type PassResult } from './sandbox-rules.js';
-import type { PricedInstrument, PriceSource } from './price-source.js';
-import { RESTING, type OrderRow } from './sandbox.repository.js';
-import { toResting } from './records.js';
+import type { Clock } from '../../../platform/clock.js';
+import type { InvalidationBus } from '../../../platform/invalidation.js';
+import { matchGroups, type PassResult } from '../core/rules.js';
+import type { PricedInstrument, PriceSource } from '../prices/price-source.js';
+import { RESTING, type OrderRow } from '../store/sandbox.repository.js';
+import { toResting } from '../core/records.js';
 import type { SandboxService } from './sandbox.service.js';
-import { quoteKey, type OrderStatus, type Quote, type RestingOrder } from './types.js';
+import { quoteKey, type OrderStatus, type Quote, type RestingOrder } from '../core/types.js';
 
 /** Bus topic: an order changed on some instance (key = order id). */
 export const SANDBOX_ORDER_TOPIC = 'sandbox-order';

@@ -3,16 +3,17 @@
  * docs/rules/sandbox.md#cancel-and-modify): split from sandbox.service.ts, whose transaction
  * helpers they use.
  */
-import { badRequest } from '../../platform/errors.js';
-import { accountContext, fundsOf, reducibleFor, transition, withFunds } from './ledger.js';
-import { blockMargin, placementMargin, releaseMargin } from './margin.js';
-import { moneyToRupees } from './money.js';
-import { placementPrice, validateOrder } from './sandbox-rules.js';
-import { toOrderRecord, type OrderRecord } from './records.js';
-import { RESTING, type OrderRow } from './sandbox.repository.js';
-import { outOfRange, type PlaceOutcome, type SandboxCore } from './sandbox-core.js';
-import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from './types.js';
-import { closingAction } from '../../domain/orders.js';
+import { badRequest } from '../../../platform/errors.js';
+import { fundsOf, reducibleFor, withFunds } from '../core/fill-plan.js';
+import { accountContext, transition } from '../store/ledger.js';
+import { blockMargin, placementMargin, releaseMargin } from '../core/margin.js';
+import { moneyToRupees } from '../core/money.js';
+import { placementPrice, validateOrder } from '../core/rules.js';
+import { toOrderRecord, type OrderRecord } from '../core/records.js';
+import { RESTING, type OrderRow } from '../store/sandbox.repository.js';
+import { outOfRange, type PlaceOutcome, type SandboxCore } from './service.types.js';
+import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from '../core/types.js';
+import { closingAction } from '../../../domain/orders.js';
 
 /** A modifyorder request: the new price type, quantity and prices of a working order. */
 export interface ModifyRequest {

@@ -11,28 +11,29 @@
  * transaction commits, so the compare-and-set each later transition needs has nothing to race
  * here, and the rows written are the ones the place-then-fill sequence wrote.
  */
-import { badRequest } from '../../platform/errors.js';
-import type { Instrument } from '../market/instrument.js';
-import { filledRow, fundsOf, lockForPlacement, planFill, reducibleFor, withFunds } from './ledger.js';
-import { istDay } from './ist-day.js';
-import { blockMargin, placementMargin } from './margin.js';
+import { badRequest } from '../../../platform/errors.js';
+import type { Instrument } from '../../market/instrument.js';
+import { filledRow, fundsOf, planFill, reducibleFor, withFunds } from '../core/fill-plan.js';
+import { lockForPlacement } from '../store/ledger.js';
+import { istDay } from '../core/ist-day.js';
+import { blockMargin, placementMargin } from '../core/margin.js';
 import {
   matchPrices,
   placementPrice,
   validateOrder,
   type MarketPrices,
   type RejectCode,
-} from './sandbox-rules.js';
-import { toOrderRecord } from './records.js';
-import type { NewOrder, OrderEventInput, OrderRow, SandboxRepository } from './sandbox.repository.js';
+} from '../core/rules.js';
+import { toOrderRecord } from '../core/records.js';
+import type { NewOrder, OrderEventInput, OrderRow, SandboxRepository } from '../store/sandbox.repository.js';
 import {
   outOfRange,
   type PlacementJournal,
   type PlaceOutcome,
   type PlaceRequest,
   type SandboxCore,
-} from './sandbox-core.js';
-import { instrumentKind, type OrderStatus } from './types.js';
+} from './service.types.js';
+import { instrumentKind, type OrderStatus } from '../core/types.js';
 
 /** Validation codes that reject the request outright (nothing is written). */
 const INPUT_CODES: ReadonlySet<RejectCode> = new Set([

@@ -1,21 +1,26 @@
 /**
  * The sandbox account: placement, cancel, modify and close of paper orders, each in one
  * transaction over the user's locked account, and the reads the `/api/v1` books answer from.
- * Matching on price updates is the engine's (sandbox.engine.ts); day-boundary jobs are in
- * sandbox-jobs.ts.
+ * Matching on price updates is the engine's (engine.ts); day-boundary jobs are in
+ * jobs/day-jobs.ts.
  */
-import { AppError, badRequest, notFound } from '../../platform/errors.js';
-import type { Instrument } from '../market/instrument.js';
-import { istDay } from './ist-day.js';
-import { squareOffAt, type SessionBounds } from './square-off.js';
-import { endOrder, fillOrder, transition } from './ledger.js';
-import { checkQuote, matchPrices, type MarketPrices, type SessionPhase } from './sandbox-rules.js';
-import { toOrderRecord, toResting, type OrderRecord } from './records.js';
-import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } from './sandbox-manage.js';
-import { placeOrder } from './sandbox-place.js';
-import { basketMargin, type MarginLeg, type SandboxBasketMargin } from './sandbox-margin.js';
-import { RESTING, type AccountRow, type OrderRow, type SandboxRepository } from './sandbox.repository.js';
-import type { OrderStatus } from './types.js';
+import { AppError, badRequest, notFound } from '../../../platform/errors.js';
+import type { Instrument } from '../../market/instrument.js';
+import { istDay } from '../core/ist-day.js';
+import { squareOffAt, type SessionBounds } from '../core/square-off.js';
+import { endOrder, fillOrder, transition } from '../store/ledger.js';
+import { checkQuote, matchPrices, type MarketPrices, type SessionPhase } from '../core/rules.js';
+import { toOrderRecord, toResting, type OrderRecord } from '../core/records.js';
+import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } from './manage.js';
+import { placeOrder } from './place.js';
+import { basketMargin, type MarginLeg, type SandboxBasketMargin } from './basket-margin.js';
+import {
+  RESTING,
+  type AccountRow,
+  type OrderRow,
+  type SandboxRepository,
+} from '../store/sandbox.repository.js';
+import type { OrderStatus } from '../core/types.js';
 
 export type {
   InstrumentLookup,
@@ -23,14 +28,14 @@ export type {
   PlaceOutcome,
   PlaceRequest,
   SandboxServiceDeps,
-} from './sandbox-core.js';
+} from './service.types.js';
 import type {
   PlacementJournal,
   PlaceOutcome,
   PlaceRequest,
   SandboxCore,
   SandboxServiceDeps,
-} from './sandbox-core.js';
+} from './service.types.js';
 
 export class SandboxService implements SandboxCore {
   /** Told about every order that was created, changed or ended (the engine keeps its book by it). */
@@ -38,14 +43,14 @@ export class SandboxService implements SandboxCore {
   /** Square-off instants by exchange on one IST date (the configured times are fixed). */
   private squareOffs = { date: '', at: new Map<string, number | undefined>() };
 
-  /** @internal (sandbox-manage.ts) */
+  /** @internal (manage.ts) */
   constructor(readonly deps: SandboxServiceDeps) {}
 
   onOrderChange(listener: (order: OrderRow) => void): void {
     this.listeners.push(listener);
   }
 
-  /** @internal (sandbox-manage.ts) */
+  /** @internal (manage.ts) */
   changed(order: OrderRow | undefined): void {
     if (order) for (const l of this.listeners) l(order);
   }
@@ -54,7 +59,7 @@ export class SandboxService implements SandboxCore {
     return this.deps.repo;
   }
 
-  /** The MIS square-off instant of `exchange` on an IST date (see square-off.ts). */
+  /** The MIS square-off instant of `exchange` on an IST date (see core/square-off.ts). */
   squareOffAt(exchange: string, date: string, session?: SessionBounds): number | undefined {
     return squareOffAt(this.deps.config.squareOff, exchange, date, session);
   }
@@ -69,7 +74,7 @@ export class SandboxService implements SandboxCore {
     return at !== undefined && now >= at ? 'after-square-off' : 'regular';
   }
 
-  /** @internal (sandbox-manage.ts) */
+  /** @internal (manage.ts) */
   async instrument(symbol: string, exchange: string): Promise<Instrument> {
     const instrument = await this.deps.instruments.get(symbol, exchange);
     if (!instrument)
@@ -78,7 +83,7 @@ export class SandboxService implements SandboxCore {
   }
 
   /** A quote for the instrument and whether it may fill (stale or out-of-range quotes may not). */
-  /** @internal (sandbox-manage.ts) */
+  /** @internal (manage.ts) */
   async pricesFor(instrument: Instrument): Promise<{ prices?: MarketPrices; fallback?: MarketPrices }> {
     const quote = await this.deps
       .prices()
@@ -111,13 +116,13 @@ export class SandboxService implements SandboxCore {
     return placeOrder(this, userId, req, journal);
   }
 
-  /** What a basket of orders would block if placed now (sandbox-margin.ts); nothing is written. */
+  /** What a basket of orders would block if placed now (basket-margin.ts); nothing is written. */
   basketMargin(userId: number, legs: readonly MarginLeg[]): Promise<SandboxBasketMargin> {
     return basketMargin(this, userId, legs);
   }
 
   /** Matches a just-placed or modified order against the quote it was placed with. */
-  /** @internal (sandbox-manage.ts) */
+  /** @internal (manage.ts) */
   async matchNow(
     repo: SandboxRepository,
     account: AccountRow,
@@ -216,19 +221,19 @@ export class SandboxService implements SandboxCore {
     return { cancelled, failed };
   }
 
-  /** @internal (sandbox-manage.ts) */
+  /** @internal (manage.ts) */
   async ownOrder(repo: SandboxRepository, userId: number, orderId: number): Promise<OrderRow> {
     const order = await repo.getOrder(orderId);
     if (!order || order.user_id !== userId) throw notFound(`Order ${orderId} not found`);
     return order;
   }
 
-  /** Modifies a working order (see sandbox-manage.ts). */
+  /** Modifies a working order (see manage.ts). */
   modifyOrder(userId: number, orderId: number, req: ModifyRequest): Promise<OrderRecord> {
     return modifyOrder(this, userId, orderId, req);
   }
 
-  /** Closes positions at market (see sandbox-manage.ts). */
+  /** Closes positions at market (see manage.ts). */
   closePositions(
     userId: number,
     filter: PositionFilter = {},

@@ -1,19 +1,19 @@
 /**
- * What placement and order management (sandbox-place.ts, sandbox-manage.ts) need of the sandbox
+ * What placement and order management (place.ts, manage.ts) need of the sandbox
  * service, and the types they share with it: kept apart so those files depend on this one, not on
  * the service that calls them.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { SandboxConfig } from '../../config-sandbox.js';
-import type { DB } from '../../db/schema.js';
-import type { Clock } from '../../platform/clock.js';
-import { badRequest } from '../../platform/errors.js';
-import type { Instrument } from '../market/instrument.js';
-import type { MarketPrices, OrderRequest, SessionPhase } from './sandbox-rules.js';
-import type { PriceSource } from './price-source.js';
-import type { OrderRecord } from './records.js';
-import type { AccountRow, OrderRow, SandboxRepository } from './sandbox.repository.js';
+import type { SandboxConfig } from '../../../config-sandbox.js';
+import type { DB } from '../../../db/schema.js';
+import type { Clock } from '../../../platform/clock.js';
+import { badRequest } from '../../../platform/errors.js';
+import type { Instrument } from '../../market/instrument.js';
+import type { MarketPrices, OrderRequest, SessionPhase } from '../core/rules.js';
+import type { PriceSource } from '../prices/price-source.js';
+import type { OrderRecord } from '../core/records.js';
+import type { AccountRow, OrderRow, SandboxRepository } from '../store/sandbox.repository.js';
 
 /** A placeorder request as the sandbox receives it (after the request schema). */
 export interface PlaceRequest extends OrderRequest {

@@ -1,7 +1,7 @@
 /** The only place that touches the settings row's `analyze_mode` flag (id = 1). */
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { fromDbBool, toDbBool } from '../../platform/db/database.js';
+import type { DB } from '../../../db/schema.js';
+import { fromDbBool, toDbBool } from '../../../platform/db/database.js';
 
 export class AnalyzeModeRepository {
   constructor(private readonly db: Kysely<DB>) {}

@@ -4,7 +4,7 @@
  * in `analyzer_logs`); this module only reads them, newest first, by the user's index.
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { DB, OrderLogsTable } from '../../db/schema.js';
+import type { DB, OrderLogsTable } from '../../../db/schema.js';
 
 /** One analyzer log row as the page shows it (the request and answer still as stored, JSON text). */
 export type AnalyzerLogEntry = Pick<

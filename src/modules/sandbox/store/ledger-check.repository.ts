@@ -5,9 +5,9 @@
  * Read-only; each read uses the user's index, so one account costs what its own rows cost.
  */
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { AccountRow, HoldingRow, PositionRow } from './sandbox.rows.js';
-import { RESTING } from './types.js';
+import type { DB } from '../../../db/schema.js';
+import type { AccountRow, HoldingRow, PositionRow } from './rows.js';
+import { RESTING } from '../core/types.js';
 
 /** The trade book of one instrument and product, netted. */
 export interface NettedTrades {

@@ -5,15 +5,15 @@
  * statements, not its CPU, bound that user's orders per second there: the reads of a placement's
  * stake take one statement (after the lock's own, or with it when the transaction holds the lock
  * already: docs/rules/sandbox.md#lock-then-read) and a fill at once one statement, where SQLite
- * runs three and five plain ones (sandbox-statements.ts: a statement costs no round trip there).
+ * runs three and five plain ones (statements.ts: a statement costs no round trip there).
  * Both paths write and read the same rows; the behaviour tests run on both databases.
  */
 import { sql, type ExpressionBuilder, type Insertable, type Kysely } from 'kysely';
-import type { DB, SandboxTradesTable } from '../../db/schema.js';
-import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
-import type { AccountRow, HoldingRow, OrderRow, PositionRow } from './sandbox.rows.js';
-import { eventDetail, selectAccountForUpdate, type NewOrderRow } from './sandbox-statements.js';
-import { RESTING } from './types.js';
+import type { DB, SandboxTradesTable } from '../../../db/schema.js';
+import { prepareQuery, type PreparedQuery } from '../../../platform/db/prepared.js';
+import type { AccountRow, HoldingRow, OrderRow, PositionRow } from './rows.js';
+import { eventDetail, selectAccountForUpdate, type NewOrderRow } from './statements.js';
+import { RESTING } from '../core/types.js';
 
 export type FilledOrderParams = Record<string, number | string | null>;
 

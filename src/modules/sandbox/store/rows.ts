@@ -6,7 +6,7 @@ import type {
   SandboxOrdersTable,
   SandboxPositionsTable,
   SandboxTradesTable,
-} from '../../db/schema.js';
+} from '../../../db/schema.js';
 
 export type AccountRow = Selectable<SandboxAccountsTable>;
 export type OrderRow = Selectable<SandboxOrdersTable>;

@@ -1,12 +1,12 @@
 /**
  * The only place that touches the sandbox tables, with the hot statements it compiles
- * once (sandbox-statements.ts). A repository is bound to the database or to one transaction
+ * once (statements.ts). A repository is bound to the database or to one transaction
  * (`transaction()` hands the callback a repository bound to it), so the service's rules run the
  * same way inside and outside transactions.
  */
 import type { Insertable, Kysely } from 'kysely';
-import type { DB, SandboxTradesTable } from '../../db/schema.js';
-import type { TransactionRunner } from '../../platform/db/group-commit.js';
+import type { DB, SandboxTradesTable } from '../../../db/schema.js';
+import type { TransactionRunner } from '../../../platform/db/group-commit.js';
 import {
   insertEventRows,
   insertOrderRow,
@@ -17,19 +17,14 @@ import {
   updateAccount,
   upsertPositionRow,
   newOrderRow,
-} from './sandbox-statements.js';
-import {
-  insertFilledOrderAtOnce,
-  selectStake,
-  type AccountStake,
-  type FillRows,
-} from './sandbox-pg-statements.js';
-import { isPostgres } from '../../platform/db/database.js';
-import type { Money } from './money.js';
-import { RESTING, type OrderStatus } from './types.js';
+} from './statements.js';
+import { insertFilledOrderAtOnce, selectStake, type AccountStake, type FillRows } from './pg-statements.js';
+import { isPostgres } from '../../../platform/db/database.js';
+import type { Money } from '../core/money.js';
+import { RESTING, type OrderStatus } from '../core/types.js';
 
-export type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
-import type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
+export type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './rows.js';
+import type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './rows.js';
 
 /** One order transition as its event row records it. */
 export interface OrderEventInput {
@@ -41,7 +36,7 @@ export interface OrderEventInput {
   at: number;
 }
 
-export { RESTING } from './types.js';
+export { RESTING } from '../core/types.js';
 
 export class SandboxRepository {
   constructor(
@@ -116,7 +111,7 @@ export class SandboxRepository {
   /**
    * On PostgreSQL, the user's account locked as {@link lockAccount} locks it, then its stake in one
    * instrument and product read (the position, the holding and the working orders, oldest first):
-   * two statements, or one when this transaction already holds the lock (sandbox-pg-statements.ts,
+   * two statements, or one when this transaction already holds the lock (pg-statements.ts,
    * {@link selectStake}). Undefined on SQLite, where the reads cost no round trip and run one by
    * one, and before the user's first order (no account yet: {@link lockAccount} creates it).
    */
@@ -160,7 +155,7 @@ export class SandboxRepository {
   /**
    * Inserts an order already filled (its final row) with the rows of its fill: its events (in the
    * given order), its position, its trade and its account. On PostgreSQL in one statement (a round
-   * trip each would be five: sandbox-pg-statements.ts, {@link insertFilledOrderAtOnce}); on SQLite, where a
+   * trip each would be five: pg-statements.ts, {@link insertFilledOrderAtOnce}); on SQLite, where a
    * statement costs no round trip, one after another.
    */
   async insertFilledOrder(

@@ -4,11 +4,11 @@
  * running them. Used by sandbox.repository.ts only.
  */
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import { isPostgres } from '../../platform/db/database.js';
-import { prepareQuery, type PreparedQuery } from '../../platform/db/prepared.js';
-import type { AccountRow, OrderRow, PositionRow, TradeRow } from './sandbox.rows.js';
-import { RESTING } from './types.js';
+import type { DB } from '../../../db/schema.js';
+import { isPostgres } from '../../../platform/db/database.js';
+import { prepareQuery, type PreparedQuery } from '../../../platform/db/prepared.js';
+import type { AccountRow, OrderRow, PositionRow, TradeRow } from './rows.js';
+import { RESTING } from '../core/types.js';
 
 /** An order row to insert: every column but the id. */
 export type NewOrderRow = Omit<OrderRow, 'id'>;
