@@ -49,9 +49,23 @@ let server: ChildProcess | undefined;
 afterAll(async () => {
   if (server && server.exitCode === null) {
     const exited = new Promise((r) => server!.once('exit', r));
-    server.kill('SIGTERM');
+    // npm runs the server as a child of its own: the whole process group gets the signal, or the
+    // server outlives the test on its port.
+    process.kill(-server.pid!, 'SIGTERM');
     await exited;
   }
+  // The server itself may still be shutting down: its group has 20 s to end, then it is killed,
+  // so no run leaves a server behind.
+  const alive = () => {
+    try {
+      process.kill(-server!.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; server && i < 40 && alive(); i++) await new Promise((r) => setTimeout(r, 500));
+  if (server && alive()) process.kill(-server.pid!, 'SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -65,7 +79,7 @@ describe("the README's first run", () => {
     const port = (await busy(5000)) ? String(await freePort()) : '5000';
     const script = port === '5000' ? block : block.replaceAll('localhost:5000', `localhost:${port}`);
 
-    server = spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv(dataDir, { PORT: port }) });
+    server = spawn('npm', ['start'], { cwd: ROOT, env: cleanEnv(dataDir, { PORT: port }), detached: true });
     let out = '';
     server.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     server.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
