@@ -3,17 +3,14 @@
  * the webhook `POST /flow/webhook/<token>` and `/flow/webhook/<token>/<symbol>` in a scope of its
  * own whose only body parser keeps the raw text (docs/rules/flow.md#flow-webhook).
  */
-import type { Logger } from 'pino';
 import { Type } from 'typebox';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { webhookRoutes } from '../webhooks/webhooks.routes.js';
+import { webhookRoutes, type WebhookLimitDeps } from '../webhooks/webhooks.routes.js';
 import { webhookSourceRoutes } from '../webhooks/source.routes.js';
-import type { RateLimiter } from '../../platform/rate-limiter.js';
-import type { RateRule } from '../../platform/rate-rule.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { FlowService } from './flow.service.js';
-import { CREDENTIAL_PREFIX, credentialDigest } from '../webhooks/credential.js';
+import { CREDENTIAL_PREFIX } from '../webhooks/credential.js';
 import { FLOW_RESULTS, type FlowWebhook } from './flow-webhook.service.js';
 
 /** A definition is JSON of at most 64 KiB (checked on save: flow-definition.ts). */
@@ -100,9 +97,9 @@ export function flowRoutes(
 
 export async function flowWebhookRoutes(
   app: App,
-  deps: { webhook: FlowWebhook; limiter: RateLimiter; rules: readonly RateRule[]; logger: Logger },
+  deps: WebhookLimitDeps & { webhook: FlowWebhook },
 ): Promise<void> {
-  await webhookRoutes(app, {
+  await webhookRoutes(app, deps, {
     base: '/flow/webhook',
     routes: [
       { path: '/:token', summary: 'Run a flow' },
@@ -110,12 +107,8 @@ export async function flowWebhookRoutes(
     ],
     description:
       'The token in the path and the secret (body `secret` or query `?secret=`) are the credentials. The body is read as text whatever its content type and must be a JSON object; the answer is the run: each node done, skipped or failed.',
-    credentialParam: 'token',
-    digest: (token) => credentialDigest(CREDENTIAL_PREFIX.flow, token),
+    credential: { param: 'token', prefix: CREDENTIAL_PREFIX.flow },
     limitNames: ['flow-ip', 'flow-token'],
-    limiter: deps.limiter,
-    rules: deps.rules,
-    logger: deps.logger,
     results: FLOW_RESULTS,
     answerFields: {
       flow_id: Type.Optional(Type.Integer()),

@@ -4,18 +4,15 @@
  * keeps the raw text (docs/rules/scanner.md#scanner-delivery); its size and rate checks run before
  * the body is read (docs/rules/scanner.md#scanner-limits).
  */
-import type { Logger } from 'pino';
 import { Type } from 'typebox';
-import { ErrorBody } from '../../platform/http/error-body.js';
+import { errorBodies } from '../../platform/http/error-body.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import { webhookRoutes } from '../webhooks/webhooks.routes.js';
+import { webhookRoutes, type WebhookLimitDeps } from '../webhooks/webhooks.routes.js';
 import { ok, webhookSourceRoutes } from '../webhooks/source.routes.js';
-import type { RateLimiter } from '../../platform/rate-limiter.js';
-import type { RateRule } from '../../platform/rate-rule.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import type { ScannerService } from './scanner.service.js';
-import { CREDENTIAL_PREFIX, credentialDigest } from '../webhooks/credential.js';
+import { CREDENTIAL_PREFIX } from '../webhooks/credential.js';
 import {
   CreateScannerBody,
   DeliveryView,
@@ -28,14 +25,7 @@ import { SCANNER_RESULTS, type ScannerWebhook } from './scanner-webhook.service.
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
 const LiveBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 const Issued = { webhook_id: Type.String(), webhook_url: Type.String() };
-const errors = {
-  400: ErrorBody,
-  401: ErrorBody,
-  403: ErrorBody,
-  404: ErrorBody,
-  409: ErrorBody,
-  429: ErrorBody,
-};
+const errors = errorBodies(400, 401, 403, 404, 409, 429);
 
 export function scannerRoutes(
   app: App,
@@ -94,26 +84,18 @@ export function scannerRoutes(
   );
 }
 
-export interface ScannerWebhookRouteDeps {
+export interface ScannerWebhookRouteDeps extends WebhookLimitDeps {
   webhook: ScannerWebhook;
-  limiter: RateLimiter;
-  /** Per client IP and per webhook id digest (`WEBHOOK_RATE_LIMIT`). */
-  rules: readonly RateRule[];
-  logger: Logger;
 }
 
 export async function scannerWebhookRoutes(app: App, deps: ScannerWebhookRouteDeps): Promise<void> {
-  await webhookRoutes(app, {
+  await webhookRoutes(app, deps, {
     base: '/scanner/webhook',
     routes: [{ path: '/:webhook_id', summary: 'Deliver a scanner alert (Chartink format)' }],
     description:
       "The webhook id in the path is the only credential. The body is read as text whatever its content type and must be Chartink's alert; every delivery is audited. An accepted or de-duplicated alert answers 200 with `result` `ok` or `rejected_dedupe`.",
-    credentialParam: 'webhook_id',
-    digest: (id) => credentialDigest(CREDENTIAL_PREFIX.scanner, id),
+    credential: { param: 'webhook_id', prefix: CREDENTIAL_PREFIX.scanner },
     limitNames: ['scanner-ip', 'scanner-id'],
-    limiter: deps.limiter,
-    rules: deps.rules,
-    logger: deps.logger,
     results: SCANNER_RESULTS,
     answerFields: {
       scanner_id: Type.Optional(Type.Integer()),

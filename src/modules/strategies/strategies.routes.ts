@@ -12,13 +12,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { ApiKeyGuard } from '../auth/api-key.guard.js';
 import type { SessionGuard } from '../auth/session.guard.js';
-import { ErrorBody } from '../../platform/http/error-body.js';
+import { ErrorBody, errorBodies } from '../../platform/http/error-body.js';
 import { schemaThenKey } from '../api/schema-then-key.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
-import type { RateLimiter } from '../../platform/rate-limiter.js';
-import type { RateRule } from '../../platform/rate-rule.js';
-import type { Logger } from 'pino';
 import type { StrategiesService, StrategyInput, StrategyUpdate } from './strategies.service.js';
 import {
   CreateStrategyBody,
@@ -30,7 +27,7 @@ import {
   StartBody,
   UpdateStrategyBody,
 } from './strategy.schema.js';
-import { CREDENTIAL_PREFIX, credentialDigest } from '../webhooks/credential.js';
+import { CREDENTIAL_PREFIX } from '../webhooks/credential.js';
 import {
   CreatedView,
   DeliveryView,
@@ -46,7 +43,7 @@ import type { RunStopper } from './run-stop.js';
 import type { StrategyRunner } from './strategy-runner.js';
 import type { WebhookService } from './webhook.service.js';
 import { runnerBody, startOwnedBatch, stopOwned } from './strategy-actions.js';
-import { webhookRoutes } from '../webhooks/webhooks.routes.js';
+import { webhookRoutes, type WebhookLimitDeps } from '../webhooks/webhooks.routes.js';
 
 export function strategyRoutes(
   app: App,
@@ -59,15 +56,7 @@ export function strategyRoutes(
   },
 ): void {
   const { strategies: svc } = deps;
-  const errors = {
-    400: ErrorBody,
-    401: ErrorBody,
-    403: ErrorBody,
-    404: ErrorBody,
-    409: ErrorBody,
-    429: ErrorBody,
-    500: ErrorBody,
-  };
+  const errors = errorBodies(400, 401, 403, 404, 409, 429, 500);
   /** A success with `data`, and the errors. */
   const answers = <T extends TSchema>(data: T) => ({ 200: ok({ data }), ...errors });
   const opts = { onRequest: deps.rateLimit, preHandler: deps.guard() };
@@ -333,12 +322,8 @@ export function strategyEventsApiRoute(
   );
 }
 
-export interface WebhookRouteDeps {
+export interface WebhookRouteDeps extends WebhookLimitDeps {
   webhook: WebhookService;
-  limiter: RateLimiter;
-  /** Per client IP and per token digest. */
-  rules: readonly RateRule[];
-  logger: Logger;
 }
 
 const WEBHOOK_DESCRIPTION =
@@ -346,16 +331,12 @@ const WEBHOOK_DESCRIPTION =
 
 /** Registers the webhook in its own scope (raw body parser: modules/webhooks/webhooks.routes.ts). */
 export async function strategyWebhookRoutes(app: App, deps: WebhookRouteDeps): Promise<void> {
-  await webhookRoutes(app, {
+  await webhookRoutes(app, deps, {
     base: '/strategy/webhook',
     routes: [{ path: '/:token', summary: 'Deliver a signal to a strategy' }],
     description: WEBHOOK_DESCRIPTION,
-    credentialParam: 'token',
-    digest: (token) => credentialDigest(CREDENTIAL_PREFIX.strategy, token),
+    credential: { param: 'token', prefix: CREDENTIAL_PREFIX.strategy },
     limitNames: ['webhook-ip', 'webhook-token'],
-    limiter: deps.limiter,
-    rules: deps.rules,
-    logger: deps.logger,
     results: RESULT_STATUS,
     answerFields: {
       strategy_id: Type.Optional(Type.Integer()),

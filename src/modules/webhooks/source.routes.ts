@@ -7,7 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { Type, type TProperties, type TSchema } from 'typebox';
-import { ErrorBody } from '../../platform/http/error-body.js';
+import { errorBodies } from '../../platform/http/error-body.js';
 import type { App } from '../../platform/http/types.js';
 
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) });
@@ -62,7 +62,7 @@ const idOf = (req: FastifyRequest) => (req.params as { id: number }).id;
 export function webhookSourceRoutes<Body>(app: App, spec: SourceRoutesSpec<Body>): void {
   const { base, tags, service: svc, schemas, summaries } = spec;
   const opts = { onRequest: spec.onRequest, preHandler: spec.preHandler };
-  const errors = Object.fromEntries(spec.errors.map((s) => [s, ErrorBody]));
+  const errors = errorBodies(...spec.errors);
   const limited = spec.bodyLimit === undefined ? {} : { bodyLimit: spec.bodyLimit };
   const user = (req: FastifyRequest) => req.session!.userId;
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');

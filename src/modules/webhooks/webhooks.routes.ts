@@ -13,6 +13,7 @@ import type { RateDecision, RateLimiter } from '../../platform/rate-limiter.js';
 import type { RateRule } from '../../platform/rate-rule.js';
 import { documentHook, type ErrorAnswer, type HookDoc } from '../../platform/http/hook-doc.js';
 import type { App } from '../../platform/http/types.js';
+import { credentialDigest, type CredentialPrefix } from './credential.js';
 
 /** What the raw body parser hands on for a body over the size limit. */
 export const TOO_LARGE = Symbol('webhook body too large');
@@ -117,15 +118,10 @@ export interface WebhookRoutesSpec {
   /** The delivery routes below `base` (`/:webhook_id`), each with its summary. */
   routes: readonly { path: string; summary: string }[];
   description: string;
-  /** The route parameter that holds the credential (`token`, `webhook_id`). */
-  credentialParam: string;
-  /** The credential's digest when it is well shaped (the rate limit's key per webhook). */
-  digest(credential: string): string | undefined;
+  /** The route parameter that holds the credential (`token`, `webhook_id`) and its prefix. */
+  credential: { param: string; prefix: CredentialPrefix };
   /** The rate-limit keys' names: per sender address and per credential (`webhook-ip`, `webhook-token`). */
   limitNames: readonly [ip: string, credential: string];
-  limiter: RateLimiter;
-  rules: readonly RateRule[];
-  logger: Logger;
   /** Every result of a delivery and its HTTP status. */
   results: Readonly<Record<string, number>>;
   /** The answer's fields after status, result and message (the API reference). */
@@ -163,22 +159,32 @@ function documented(spec: WebhookRoutesSpec, refusals: WebhookRoutesSpec['refusa
  * delivery routes, and `base/*` and `base` themselves, which the delivery handler refuses as a
  * malformed credential — never the not-found handler that feeds the 404 ban tracker.
  */
-export async function webhookRoutes(app: App, spec: WebhookRoutesSpec): Promise<void> {
+/** What a webhook's routes are limited by: the limiter, `WEBHOOK_RATE_LIMIT`'s rules, the log. */
+export interface WebhookLimitDeps {
+  limiter: RateLimiter;
+  /** Per client IP and per credential digest (`WEBHOOK_RATE_LIMIT`). */
+  rules: readonly RateRule[];
+  logger: Logger;
+}
+
+export async function webhookRoutes(
+  app: App,
+  deps: WebhookLimitDeps,
+  spec: WebhookRoutesSpec,
+): Promise<void> {
   await app.register(async (scope) => {
     const s = scope as unknown as App;
     rawTextBodies(s);
     const credential = (req: FastifyRequest) => {
       const p = req.params as Record<string, string | undefined>;
-      return p[spec.credentialParam] ?? p['*'] ?? '';
+      return p[spec.credential.param] ?? p['*'] ?? '';
     };
     const [ipKey, credentialKey] = spec.limitNames;
     const limits = webhookLimits({
-      limiter: spec.limiter,
-      rules: spec.rules,
-      logger: spec.logger,
+      ...deps,
       keys: (req) => [
         `${ipKey}:${req.clientIp}`,
-        `${credentialKey}:${spec.digest(credential(req)) ?? 'malformed'}`,
+        `${credentialKey}:${credentialDigest(spec.credential.prefix, credential(req)) ?? 'malformed'}`,
       ],
     });
     const handle = async (req: FastifyRequest, reply: FastifyReply) => {

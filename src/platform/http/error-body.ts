@@ -13,3 +13,7 @@ export const ErrorBody = Type.Object({
   /** Per-field messages of a validation failure (session routes). */
   errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
 });
+
+/** A route's error answers: each of `statuses` with {@link ErrorBody}. */
+export const errorBodies = <S extends number>(...statuses: S[]) =>
+  Object.fromEntries(statuses.map((s) => [s, ErrorBody])) as Record<S, typeof ErrorBody>;
