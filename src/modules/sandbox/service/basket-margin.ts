@@ -15,7 +15,7 @@ import { accountContext } from '../store/ledger.js';
 import { placementMargin } from '../core/margin.js';
 import type { Money } from '../core/money.js';
 import { placementPrice, validateOrder, type OrderRequest } from '../core/rules.js';
-import type { SandboxCore } from './service.types.js';
+import type { SandboxContext } from './context.js';
 import { instrumentKind } from '../core/types.js';
 
 /** One leg of the basket. */
@@ -34,7 +34,7 @@ export interface SandboxBasketMargin {
 const legError = (n: number, message: string) => badRequest(`Position ${n}: ${message}`);
 
 export async function basketMargin(
-  s: SandboxCore,
+  s: SandboxContext,
   userId: number,
   legs: readonly MarginLeg[],
 ): Promise<SandboxBasketMargin> {

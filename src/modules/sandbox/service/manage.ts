@@ -1,17 +1,19 @@
 /**
  * Managing working orders and positions of a sandbox account (modifyorder, closeposition:
- * docs/rules/sandbox.md#cancel-and-modify): split from sandbox.service.ts, whose transaction
- * helpers they use.
+ * docs/rules/sandbox.md#cancel-and-modify). They take the service's {@link SandboxContext}, not the
+ * facade; closing a position is a placement (place.ts).
  */
 import { badRequest } from '../../../platform/errors.js';
 import { fundsOf, reducibleFor, withFunds } from '../core/fill-plan.js';
-import { accountContext, transition } from '../store/ledger.js';
+import { accountContext, matchModified, transition } from '../store/ledger.js';
 import { blockMargin, placementMargin, releaseMargin } from '../core/margin.js';
 import { moneyToRupees } from '../core/money.js';
 import { placementPrice, validateOrder } from '../core/rules.js';
 import { toOrderRecord, type OrderRecord } from '../core/records.js';
 import { RESTING, type OrderRow } from '../store/sandbox.repository.js';
-import { outOfRange, type PlaceOutcome, type SandboxCore } from './service.types.js';
+import { ownOrder, type SandboxContext } from './context.js';
+import { placeOrder } from './place.js';
+import { outOfRange, type PlaceOutcome } from './service.types.js';
 import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from '../core/types.js';
 import { closingAction } from '../../../domain/orders.js';
 
@@ -41,12 +43,12 @@ export interface PositionFilter {
  * failure the order stays as it was.
  */
 export async function modifyOrder(
-  s: SandboxCore,
+  s: SandboxContext,
   userId: number,
   orderId: number,
   req: ModifyRequest,
 ): Promise<OrderRecord> {
-  const existing = await s.ownOrder(s.deps.repo, userId, orderId);
+  const existing = await ownOrder(s.deps.repo, userId, orderId);
   for (const [field, want, have] of [
     ['symbol', req.symbol, existing.symbol],
     ['exchange', req.exchange, existing.exchange],
@@ -61,7 +63,7 @@ export async function modifyOrder(
   const row = await s.deps.repo
     .transaction(async (repo) => {
       let account = await repo.lockAccount(userId, config.startingFunds, now);
-      const order = await s.ownOrder(repo, userId, orderId);
+      const order = await ownOrder(repo, userId, orderId);
       if (!RESTING.includes(order.status as OrderStatus))
         throw badRequest(`Order ${orderId} is ${order.status} and cannot be modified`);
       const product = order.product as Product;
@@ -115,7 +117,7 @@ export async function modifyOrder(
       account = withFunds(account, blocked.funds, now);
       await repo.saveAccount(account);
       const next: OrderRow = { ...order, ...patch, status: v.order.status, updated_at: now };
-      return prices ? s.matchNow(repo, account, next, prices, now) : next;
+      return prices ? matchModified(repo, account, next, prices, now, config.leverage) : next;
     })
     .catch(outOfRange);
   s.changed(row);
@@ -128,7 +130,7 @@ export async function modifyOrder(
  * orders placed. A MARKET order placed on a stale quote rests and fills on the next good one.
  */
 export async function closePositions(
-  s: SandboxCore,
+  s: SandboxContext,
   userId: number,
   filter: PositionFilter,
   strategy: string | null,
@@ -145,7 +147,7 @@ export async function closePositions(
     const quantity = Math.min(Math.abs(p.quantity), Math.abs(reducibleFor(ctx, side)));
     if (quantity === 0) continue;
     out.push(
-      await s.placeOrder(userId, {
+      await placeOrder(s, userId, {
         symbol: p.symbol,
         exchange: p.exchange,
         side,

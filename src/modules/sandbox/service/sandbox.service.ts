@@ -4,22 +4,16 @@
  * Matching on price updates is the engine's (engine.ts); day-boundary jobs are in
  * jobs/day-jobs.ts.
  */
-import { AppError, badRequest, notFound } from '../../../platform/errors.js';
-import type { Instrument } from '../../market/instrument.js';
-import { istDay } from '../core/ist-day.js';
-import { squareOffAt, type SessionBounds } from '../core/square-off.js';
+import { AppError, badRequest } from '../../../platform/errors.js';
+import type { SessionBounds } from '../core/square-off.js';
 import { endOrder, fillOrder, transition } from '../store/ledger.js';
-import { checkQuote, matchPrices, type MarketPrices, type SessionPhase } from '../core/rules.js';
-import { toOrderRecord, toResting, type OrderRecord } from '../core/records.js';
+import type { SessionPhase } from '../core/rules.js';
+import { toOrderRecord, type OrderRecord } from '../core/records.js';
 import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } from './manage.js';
 import { placeOrder } from './place.js';
 import { basketMargin, type MarginLeg, type SandboxBasketMargin } from './basket-margin.js';
-import {
-  RESTING,
-  type AccountRow,
-  type OrderRow,
-  type SandboxRepository,
-} from '../store/sandbox.repository.js';
+import { SandboxContext, ownOrder } from './context.js';
+import { RESTING, type OrderRow, type SandboxRepository } from '../store/sandbox.repository.js';
 import type { OrderStatus } from '../core/types.js';
 
 export type {
@@ -29,30 +23,23 @@ export type {
   PlaceRequest,
   SandboxServiceDeps,
 } from './service.types.js';
-import type {
-  PlacementJournal,
-  PlaceOutcome,
-  PlaceRequest,
-  SandboxCore,
-  SandboxServiceDeps,
-} from './service.types.js';
+import type { PlacementJournal, PlaceOutcome, PlaceRequest, SandboxServiceDeps } from './service.types.js';
 
-export class SandboxService implements SandboxCore {
-  /** Told about every order that was created, changed or ended (the engine keeps its book by it). */
-  private readonly listeners: ((order: OrderRow) => void)[] = [];
-  /** Square-off instants by exchange on one IST date (the configured times are fixed). */
-  private squareOffs = { date: '', at: new Map<string, number | undefined>() };
+export class SandboxService {
+  /** What place.ts, manage.ts and basket-margin.ts are handed (they never see this facade). */
+  private readonly context: SandboxContext;
 
-  /** @internal (manage.ts) */
-  constructor(readonly deps: SandboxServiceDeps) {}
-
-  onOrderChange(listener: (order: OrderRow) => void): void {
-    this.listeners.push(listener);
+  constructor(readonly deps: SandboxServiceDeps) {
+    this.context = new SandboxContext(deps);
   }
 
-  /** @internal (manage.ts) */
-  changed(order: OrderRow | undefined): void {
-    if (order) for (const l of this.listeners) l(order);
+  /** Tells `listener` about every order that was created, changed or ended (the engine's book). */
+  onOrderChange(listener: (order: OrderRow) => void): void {
+    this.context.onOrderChange(listener);
+  }
+
+  private changed(order: OrderRow | undefined): void {
+    this.context.changed(order);
   }
 
   get repo(): SandboxRepository {
@@ -61,45 +48,12 @@ export class SandboxService implements SandboxCore {
 
   /** The MIS square-off instant of `exchange` on an IST date (see core/square-off.ts). */
   squareOffAt(exchange: string, date: string, session?: SessionBounds): number | undefined {
-    return squareOffAt(this.deps.config.squareOff, exchange, date, session);
+    return this.context.squareOffAt(exchange, date, session);
   }
 
   /** Phase of the MIS day for `exchange` at `now`. */
   sessionPhase(exchange: string, now: number): SessionPhase {
-    const date = istDay(now);
-    if (this.squareOffs.date !== date) this.squareOffs = { date, at: new Map() };
-    let at = this.squareOffs.at.get(exchange);
-    if (at === undefined && !this.squareOffs.at.has(exchange))
-      this.squareOffs.at.set(exchange, (at = this.squareOffAt(exchange, date)));
-    return at !== undefined && now >= at ? 'after-square-off' : 'regular';
-  }
-
-  /** @internal (manage.ts) */
-  async instrument(symbol: string, exchange: string): Promise<Instrument> {
-    const instrument = await this.deps.instruments.get(symbol, exchange);
-    if (!instrument)
-      throw badRequest(`Symbol '${symbol}' not found on exchange ${exchange} in the master contract`);
-    return instrument;
-  }
-
-  /** A quote for the instrument and whether it may fill (stale or out-of-range quotes may not). */
-  /** @internal (manage.ts) */
-  async pricesFor(instrument: Instrument): Promise<{ prices?: MarketPrices; fallback?: MarketPrices }> {
-    const quote = await this.deps
-      .prices()
-      .quote(instrument)
-      .catch((err: unknown) => {
-        this.deps.logger.warn(
-          { err, symbol: instrument.symbol, exchange: instrument.exchange },
-          'sandbox quote failed',
-        );
-        return undefined;
-      });
-    if (!quote) return {};
-    const c = checkQuote(quote, this.deps.clock.now(), this.deps.config.maxQuoteAgeMs);
-    if (c.ok) return { prices: c.prices };
-    const ltp = Math.round(quote.ltp * 10_000);
-    return ltp > 0 ? { fallback: { ltp, bid: 0, ask: 0 } } : {};
+    return this.context.sessionPhase(exchange, now);
   }
 
   /**
@@ -113,39 +67,12 @@ export class SandboxService implements SandboxCore {
     req: PlaceRequest,
     journal?: PlacementJournal<J>,
   ): Promise<PlaceOutcome & { journal?: J }> {
-    return placeOrder(this, userId, req, journal);
+    return placeOrder(this.context, userId, req, journal);
   }
 
   /** What a basket of orders would block if placed now (basket-margin.ts); nothing is written. */
   basketMargin(userId: number, legs: readonly MarginLeg[]): Promise<SandboxBasketMargin> {
-    return basketMargin(this, userId, legs);
-  }
-
-  /** Matches a just-placed or modified order against the quote it was placed with. */
-  /** @internal (manage.ts) */
-  async matchNow(
-    repo: SandboxRepository,
-    account: AccountRow,
-    row: OrderRow,
-    prices: MarketPrices,
-    now: number,
-  ): Promise<OrderRow> {
-    const m = matchPrices(toResting(row), prices);
-    if (m.fill) {
-      const filled = await fillOrder(
-        repo,
-        account,
-        row,
-        m.price,
-        m.triggered,
-        now,
-        this.deps.config.leverage,
-      );
-      return filled?.order ?? row;
-    }
-    if (m.triggered && (await transition(repo, row, ['trigger pending'], 'open', now, 'triggered')))
-      return { ...row, status: 'open', updated_at: now };
-    return row;
+    return basketMargin(this.context, userId, legs);
   }
 
   /**
@@ -186,7 +113,7 @@ export class SandboxService implements SandboxCore {
     const now = this.deps.clock.now();
     const row = await this.deps.repo.transaction(async (repo) => {
       const account = await repo.lockAccount(userId, this.deps.config.startingFunds, now);
-      const order = await this.ownOrder(repo, userId, orderId);
+      const order = await ownOrder(repo, userId, orderId);
       if (!RESTING.includes(order.status as OrderStatus))
         throw badRequest(`Order ${orderId} is ${order.status} and cannot be cancelled`);
       await endOrder(repo, account, order, 'cancelled', reason, now);
@@ -221,16 +148,9 @@ export class SandboxService implements SandboxCore {
     return { cancelled, failed };
   }
 
-  /** @internal (manage.ts) */
-  async ownOrder(repo: SandboxRepository, userId: number, orderId: number): Promise<OrderRow> {
-    const order = await repo.getOrder(orderId);
-    if (!order || order.user_id !== userId) throw notFound(`Order ${orderId} not found`);
-    return order;
-  }
-
   /** Modifies a working order (see manage.ts). */
   modifyOrder(userId: number, orderId: number, req: ModifyRequest): Promise<OrderRecord> {
-    return modifyOrder(this, userId, orderId, req);
+    return modifyOrder(this.context, userId, orderId, req);
   }
 
   /** Closes positions at market (see manage.ts). */
@@ -239,7 +159,7 @@ export class SandboxService implements SandboxCore {
     filter: PositionFilter = {},
     strategy: string | null = null,
   ): Promise<PlaceOutcome[]> {
-    return closePositions(this, userId, filter, strategy);
+    return closePositions(this.context, userId, filter, strategy);
   }
 
   /**
@@ -283,7 +203,7 @@ export class SandboxService implements SandboxCore {
 
   /** The user's order (404 when unknown or another user's). */
   async order(userId: number, orderId: number): Promise<OrderRecord> {
-    return toOrderRecord(await this.ownOrder(this.deps.repo, userId, orderId));
+    return toOrderRecord(await ownOrder(this.deps.repo, userId, orderId));
   }
 
   /** The user's orders placed with reference `tag` (several when a split placed them), oldest first. */

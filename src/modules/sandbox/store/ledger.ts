@@ -17,6 +17,9 @@ import {
   type FillPlan,
 } from '../core/fill-plan.js';
 import type { LeverageTable } from '../../../domain/sandbox.js';
+import type { PlacementPlan } from '../core/placement.js';
+import { matchPrices, type MarketPrices } from '../core/rules.js';
+import { toResting } from '../core/records.js';
 import type { AccountRow, OrderRow, SandboxRepository } from './sandbox.repository.js';
 import type { OrderStatus, Product } from '../core/types.js';
 
@@ -167,4 +170,40 @@ export async function lockForPlacement(
   }
   const account = await repo.lockAccount(userId, startingFunds, now);
   return { account, ctx: await accountContext(repo, userId, symbol, exchange, product) };
+}
+
+/**
+ * Writes a placement's plan (core/placement.ts) in one call and returns the order row: a rejected
+ * order with its event; a resting order with its events and the account after its block; an
+ * order filled at once with its events, position, trade and account (on PostgreSQL one statement:
+ * {@link SandboxRepository.insertFilledOrder}).
+ */
+export async function applyPlacement(
+  repo: SandboxRepository,
+  plan: Exclude<PlacementPlan, { kind: 'invalid' }>,
+): Promise<OrderRow> {
+  if (plan.kind === 'fill') return repo.insertFilledOrder(plan.order, plan.events, plan.fill);
+  const row = await repo.insertOrder(plan.order);
+  await repo.insertEvents(plan.events.map((e) => ({ ...e, orderId: row.id })));
+  if (plan.kind === 'rest') await repo.saveAccount(plan.account);
+  return row;
+}
+
+/**
+ * Matches a just-modified working order against the quote it was modified with: fills it
+ * ({@link fillOrder}), or moves a triggered SL to `open`, or leaves it. Returns the order's row.
+ */
+export async function matchModified(
+  repo: SandboxRepository,
+  account: AccountRow,
+  row: OrderRow,
+  prices: MarketPrices,
+  now: number,
+  leverage: Readonly<LeverageTable>,
+): Promise<OrderRow> {
+  const m = matchPrices(toResting(row), prices);
+  if (m.fill) return (await fillOrder(repo, account, row, m.price, m.triggered, now, leverage))?.order ?? row;
+  if (m.triggered && (await transition(repo, row, ['trigger pending'], 'open', now, 'triggered')))
+    return { ...row, status: 'open', updated_at: now };
+  return row;
 }

@@ -1,6 +1,6 @@
 /**
- * The only place that touches the sandbox tables, with the hot statements it compiles
- * once (statements.ts). A repository is bound to the database or to one transaction
+ * The sandbox's locks and writes (with reads.ts, the only place that touches the sandbox
+ * tables), with the hot statements it compiles once (statements.ts). A repository is bound to the database or to one transaction
  * (`transaction()` hands the callback a repository bound to it), so the service's rules run the
  * same way inside and outside transactions.
  */
@@ -20,11 +20,11 @@ import {
 } from './statements.js';
 import { insertFilledOrderAtOnce, selectStake, type AccountStake, type FillRows } from './pg-statements.js';
 import { isPostgres } from '../../../platform/db/database.js';
-import type { Money } from '../core/money.js';
+import { SandboxReads } from './reads.js';
 import { RESTING, type OrderStatus } from '../core/types.js';
 
 export type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './rows.js';
-import type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './rows.js';
+import type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow } from './rows.js';
 
 /** One order transition as its event row records it. */
 export interface OrderEventInput {
@@ -38,9 +38,10 @@ export interface OrderEventInput {
 
 export { RESTING } from '../core/types.js';
 
-export class SandboxRepository {
+/** The sandbox's locks and writes, and the reads a placement or a fill makes under the lock (the other reads: reads.ts). */
+export class SandboxRepository extends SandboxReads {
   constructor(
-    private readonly db: Kysely<DB>,
+    db: Kysely<DB>,
     private readonly grouped?: TransactionRunner<DB>,
     /**
      * The transaction already holds the lock on the account it is about to lock (an earlier
@@ -48,7 +49,9 @@ export class SandboxRepository {
      * the stake's reads can then be one statement ({@link lockAccountWithStake}).
      */
     private readonly accountLockHeld = false,
-  ) {}
+  ) {
+    super(db);
+  }
 
   /**
    * The connection or transaction this repository is bound to: inside a placement's transaction,
@@ -122,24 +125,8 @@ export class SandboxRepository {
     return isPostgres(this.db) ? selectStake(this.db, userId, key, this.accountLockHeld) : undefined;
   }
 
-  getAccount(userId: number): Promise<AccountRow | undefined> {
-    return this.db
-      .selectFrom('sandbox_accounts')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-  }
-
   async saveAccount(a: AccountRow): Promise<void> {
     await updateAccount.execute(this.db, a);
-  }
-
-  accountUserIds(): Promise<number[]> {
-    return this.db
-      .selectFrom('sandbox_accounts')
-      .select('user_id')
-      .execute()
-      .then((rows) => rows.map((r) => r.user_id));
   }
 
   // ---- orders ----
@@ -172,17 +159,6 @@ export class SandboxRepository {
     return row;
   }
 
-  /** The user's orders placed with the caller's reference `tag` (a strategy order's), oldest first. */
-  ordersByTag(userId: number, tag: string): Promise<OrderRow[]> {
-    return this.db
-      .selectFrom('sandbox_orders')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('tag', '=', tag)
-      .orderBy('id')
-      .execute();
-  }
-
   getOrder(id: number): Promise<OrderRow | undefined> {
     return this.db.selectFrom('sandbox_orders').selectAll().where('id', '=', id).executeTakeFirst();
   }
@@ -212,51 +188,6 @@ export class SandboxRepository {
   /** Appends event rows in one statement, in the given order (ids ascend with it). */
   async insertEvents(events: readonly OrderEventInput[]): Promise<void> {
     await insertEventRows(this.db, events);
-  }
-
-  orderEvents(orderId: number) {
-    return this.db
-      .selectFrom('sandbox_order_events')
-      .selectAll()
-      .where('order_id', '=', orderId)
-      .orderBy('id')
-      .execute();
-  }
-
-  ordersOf(userId: number): Promise<OrderRow[]> {
-    return this.db
-      .selectFrom('sandbox_orders')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .orderBy('id')
-      .execute();
-  }
-
-  /**
-   * The price of the first order with one (LIMIT or SL) placed on the instrument by any user and
-   * still kept: the simulated price source's reference when the master contract has none.
-   */
-  async firstLimitPrice(symbol: string, exchange: string): Promise<Money | undefined> {
-    const row = await this.db
-      .selectFrom('sandbox_orders')
-      .select('price')
-      .where('symbol', '=', symbol)
-      .where('exchange', '=', exchange)
-      .where('price', '>', 0)
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
-    return row === undefined ? undefined : Number(row.price);
-  }
-
-  /** Every working order of every user, oldest first (the engine's book). */
-  restingOrders(): Promise<OrderRow[]> {
-    return this.db
-      .selectFrom('sandbox_orders')
-      .selectAll()
-      .where('status', 'in', [...RESTING])
-      .orderBy('id')
-      .execute();
   }
 
   /**
@@ -291,15 +222,6 @@ export class SandboxRepository {
     await insertTradeRow.execute(this.db, { ...t, strategy: t.strategy ?? null });
   }
 
-  tradesOf(userId: number): Promise<TradeRow[]> {
-    return this.db
-      .selectFrom('sandbox_trades')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .orderBy('id')
-      .execute();
-  }
-
   // ---- positions ----
 
   async getPosition(
@@ -319,22 +241,6 @@ export class SandboxRepository {
     await this.db.deleteFrom('sandbox_positions').where('id', '=', id).execute();
   }
 
-  positionsOf(userId: number): Promise<PositionRow[]> {
-    return this.db
-      .selectFrom('sandbox_positions')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .orderBy('id')
-      .execute();
-  }
-
-  /** Positions of every user, optionally only those still open (quantity ≠ 0). */
-  allPositions(openOnly = false): Promise<PositionRow[]> {
-    let q = this.db.selectFrom('sandbox_positions').selectAll();
-    if (openOnly) q = q.where('quantity', '!=', 0);
-    return q.orderBy('id').execute();
-  }
-
   // ---- holdings ----
 
   getHolding(userId: number, symbol: string, exchange: string): Promise<HoldingRow | undefined> {
@@ -345,15 +251,6 @@ export class SandboxRepository {
       .where('symbol', '=', symbol)
       .where('exchange', '=', exchange)
       .executeTakeFirst();
-  }
-
-  holdingsOf(userId: number): Promise<HoldingRow[]> {
-    return this.db
-      .selectFrom('sandbox_holdings')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .orderBy('id')
-      .execute();
   }
 
   /** Writes the user's holdings as given: rows with quantity 0 are deleted. */

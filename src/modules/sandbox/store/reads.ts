@@ -1,0 +1,122 @@
+/**
+ * The sandbox's reads that take no lock and decide nothing: the books' lists (orders, trades,
+ * positions, holdings, an order's events), the scans of every account (the engine's book, the
+ * day jobs' positions, the ledger check's users) and the simulated prices' reference. The
+ * repository that locks and writes (sandbox.repository.ts) extends this class, so one object,
+ * bound to the database or to a transaction, serves both.
+ */
+import type { Kysely } from 'kysely';
+import type { DB } from '../../../db/schema.js';
+import type { Money } from '../core/money.js';
+import { RESTING } from '../core/types.js';
+import type { AccountRow, HoldingRow, OrderRow, PositionRow, TradeRow } from './rows.js';
+
+export class SandboxReads {
+  constructor(protected readonly db: Kysely<DB>) {}
+
+  getAccount(userId: number): Promise<AccountRow | undefined> {
+    return this.db
+      .selectFrom('sandbox_accounts')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  accountUserIds(): Promise<number[]> {
+    return this.db
+      .selectFrom('sandbox_accounts')
+      .select('user_id')
+      .execute()
+      .then((rows) => rows.map((r) => r.user_id));
+  }
+
+  /** The user's orders placed with the caller's reference `tag` (a strategy order's), oldest first. */
+  ordersByTag(userId: number, tag: string): Promise<OrderRow[]> {
+    return this.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('tag', '=', tag)
+      .orderBy('id')
+      .execute();
+  }
+
+  orderEvents(orderId: number) {
+    return this.db
+      .selectFrom('sandbox_order_events')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .orderBy('id')
+      .execute();
+  }
+
+  ordersOf(userId: number): Promise<OrderRow[]> {
+    return this.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * The price of the first order with one (LIMIT or SL) placed on the instrument by any user and
+   * still kept: the simulated price source's reference when the master contract has none.
+   */
+  async firstLimitPrice(symbol: string, exchange: string): Promise<Money | undefined> {
+    const row = await this.db
+      .selectFrom('sandbox_orders')
+      .select('price')
+      .where('symbol', '=', symbol)
+      .where('exchange', '=', exchange)
+      .where('price', '>', 0)
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : Number(row.price);
+  }
+
+  /** Every working order of every user, oldest first (the engine's book). */
+  restingOrders(): Promise<OrderRow[]> {
+    return this.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('status', 'in', [...RESTING])
+      .orderBy('id')
+      .execute();
+  }
+
+  tradesOf(userId: number): Promise<TradeRow[]> {
+    return this.db
+      .selectFrom('sandbox_trades')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id')
+      .execute();
+  }
+
+  positionsOf(userId: number): Promise<PositionRow[]> {
+    return this.db
+      .selectFrom('sandbox_positions')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Positions of every user, optionally only those still open (quantity ≠ 0). */
+  allPositions(openOnly = false): Promise<PositionRow[]> {
+    let q = this.db.selectFrom('sandbox_positions').selectAll();
+    if (openOnly) q = q.where('quantity', '!=', 0);
+    return q.orderBy('id').execute();
+  }
+
+  holdingsOf(userId: number): Promise<HoldingRow[]> {
+    return this.db
+      .selectFrom('sandbox_holdings')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id')
+      .execute();
+  }
+}
