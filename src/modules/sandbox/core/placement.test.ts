@@ -8,7 +8,6 @@ import type { AccountRow } from '../store/rows.js';
 
 const NOW = Date.UTC(2026, 10, 27, 5, 0); // Friday 10:30 IST
 const account = (available = r(100_000)): AccountRow => ({
-  id: 1,
   user_id: 7,
   starting_funds: r(100_000),
   available,
