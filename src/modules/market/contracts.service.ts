@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import { InstrumentIndex, type InstrumentEntry, type SearchResult } from './instrument-index.js';
 import type { InstrumentsRepository } from './instruments.repository.js';
+import type { LiveContractRepository } from './live-contract.repository.js';
 import type { FnoFilters, SearchTerm } from './search-rules.js';
 
 /** Bus topic published when a new contract generation goes live (key: the generation). */
@@ -29,7 +30,10 @@ export class ContractsService {
   private poll: NodeJS.Timeout | undefined;
 
   constructor(
+    /** The generations: which one is live, and its rows for the index. */
     private readonly repo: InstrumentsRepository,
+    /** The database's answers while there is no index. */
+    private readonly fallback: LiveContractRepository,
     private readonly bus: InvalidationBus,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -143,11 +147,11 @@ export class ContractsService {
   ): Promise<SearchResult> | SearchResult {
     return this.index
       ? this.index.search(terms, exchanges, limit)
-      : this.repo.search(terms, exchanges, limit, withTotal);
+      : this.fallback.search(terms, exchanges, limit, withTotal);
   }
 
   searchFno(terms: SearchTerm[], f: FnoFilters, limit: number): Promise<SearchResult> | SearchResult {
-    return this.index ? this.index.searchFno(terms, f, limit) : this.repo.searchFno(terms, f, limit);
+    return this.index ? this.index.searchFno(terms, f, limit) : this.fallback.searchFno(terms, f, limit);
   }
 
   /**
@@ -160,16 +164,16 @@ export class ContractsService {
     instrumentTypes: string[];
   }): Promise<string[]> {
     const from = istDate(this.clock.now());
-    return this.index ? this.index.expiries({ ...f, from }) : this.repo.expiries({ ...f, from });
+    return this.index ? this.index.expiries({ ...f, from }) : this.fallback.expiries({ ...f, from });
   }
 
   async underlyings(f: { exchanges: string[]; includeFutures: boolean }): Promise<string[]> {
-    return this.index ? this.index.underlyings(f) : this.repo.underlyings(f);
+    return this.index ? this.index.underlyings(f) : this.fallback.underlyings(f);
   }
 
   /** The instrument an order names (canonical symbol and exchange). */
   async get(symbol: string, exchange: string): Promise<InstrumentEntry | undefined> {
-    return this.index ? this.index.get(symbol, exchange) : this.repo.get(symbol, exchange);
+    return this.index ? this.index.get(symbol, exchange) : this.fallback.get(symbol, exchange);
   }
 
   /**
@@ -178,15 +182,15 @@ export class ContractsService {
    * once per instrument, docs/rules/sandbox.md#simulated-prices).
    */
   referencePrice(symbol: string, exchange: string): Promise<number | undefined> {
-    return this.repo.referencePrice(symbol, exchange);
+    return this.fallback.referencePrice(symbol, exchange);
   }
 
   async getByToken(token: string, exchange?: string): Promise<InstrumentEntry[]> {
-    return this.index ? this.index.getByToken(token, exchange) : this.repo.getByToken(token, exchange);
+    return this.index ? this.index.getByToken(token, exchange) : this.fallback.getByToken(token, exchange);
   }
 
   /** Whether the contract holds any row on the exchange (a signal leg passes when it holds none). */
   async hasExchange(exchange: string): Promise<boolean> {
-    return this.index ? this.index.hasExchange(exchange) : this.repo.hasExchange(exchange);
+    return this.index ? this.index.hasExchange(exchange) : this.fallback.hasExchange(exchange);
   }
 }

@@ -9,6 +9,7 @@ import {
   type FnoFilters,
   type SearchTerm,
 } from './search-rules.js';
+import { buildPostings, trigramCandidates, type TrigramPostings } from './trigram-postings.js';
 
 /** An instrument as the index and the repository hand it out: the row id and its search key. */
 export interface InstrumentEntry extends Instrument {
@@ -29,8 +30,7 @@ export interface SearchResult {
  *
  * Rows are stored in the search order (`compareRows`), so the matches of a query come out of
  * the posting lists already ordered within each rank and never need sorting. The trigram index
- * is two typed arrays (offsets and postings) over 18-bit trigram codes: about 4 bytes per
- * distinct trigram of a row, no Map of strings.
+ * over the rows' search keys is trigram-postings.ts.
  */
 export class InstrumentIndex {
   readonly size: number;
@@ -42,8 +42,7 @@ export class InstrumentIndex {
   /** token → row, or rows when a token repeats across exchanges; built on first use. */
   private tokenMap?: Map<string, InstrumentEntry | InstrumentEntry[]>;
   private readonly byStrike = new Map<number, number[]>();
-  private readonly offsets: Uint32Array;
-  private readonly postings: Uint32Array;
+  private readonly trigrams: TrigramPostings;
   /** Per-query stamp of visited rows (avoids a Set per query). */
   private readonly seen: Uint32Array;
   private stamp = 0;
@@ -66,45 +65,7 @@ export class InstrumentIndex {
         else this.byStrike.set(r.strike, [i]);
       }
     }
-    // Two passes over the keys: count each row's distinct trigrams, then fill.
-    const counts = new Uint32Array(TRIGRAMS + 1);
-    const last = new Int32Array(TRIGRAMS).fill(-1);
-    for (let row = 0; row < rows.length; row++) {
-      const key = rows[row]!.key;
-      for (let i = 0, code = 0, run = 0; i < key.length; i++) {
-        const c = charCode(key.charCodeAt(i));
-        if (c < 0) {
-          run = 0; // a field separator: no trigram spans two fields
-          continue;
-        }
-        code = ((code << 6) | c) & (TRIGRAMS - 1);
-        if (++run >= 3 && last[code] !== row) {
-          last[code] = row;
-          counts[code + 1]!++;
-        }
-      }
-    }
-    for (let c = 0; c < TRIGRAMS; c++) counts[c + 1]! += counts[c]!;
-    this.offsets = counts;
-    const postings = new Uint32Array(counts[TRIGRAMS]!);
-    const fill = counts.slice(0, TRIGRAMS);
-    last.fill(-1);
-    for (let row = 0; row < rows.length; row++) {
-      const key = rows[row]!.key;
-      for (let i = 0, code = 0, run = 0; i < key.length; i++) {
-        const c = charCode(key.charCodeAt(i));
-        if (c < 0) {
-          run = 0;
-          continue;
-        }
-        code = ((code << 6) | c) & (TRIGRAMS - 1);
-        if (++run >= 3 && last[code] !== row) {
-          last[code] = row;
-          postings[fill[code]!++] = row;
-        }
-      }
-    }
-    this.postings = postings;
+    this.trigrams = buildPostings(rows);
   }
 
   get(symbol: string, exchange: string): InstrumentEntry | undefined {
@@ -268,23 +229,10 @@ export class InstrumentIndex {
       for (const t of terms) if (!termMatches(r.key, r.strike, t)) return;
       fn(i, r);
     };
-    const ranges: { from: number; to: number }[] = [];
-    for (const term of terms) {
-      for (let i = 0; i + 2 < term.text.length; i++) {
-        const code = trigramAt(term.text, i);
-        if (code >= 0) ranges.push({ from: this.offsets[code]!, to: this.offsets[code + 1]! });
-      }
-    }
-    if (ranges.length === 0) {
+    const candidates = trigramCandidates(this.trigrams, terms);
+    if (candidates === null) {
       for (let i = 0; i < rows.length; i++) check(i);
       return;
-    }
-    ranges.sort((a, b) => a.to - a.from - (b.to - b.from));
-    const first = ranges[0]!;
-    let candidates: Uint32Array | number[] = this.postings.subarray(first.from, first.to);
-    for (let k = 1; k < ranges.length && k < MAX_INTERSECTIONS && candidates.length > INTERSECT_BELOW; k++) {
-      const r = ranges[k]!;
-      candidates = intersect(candidates, this.postings, r.from, r.to);
     }
     const stamp = this.nextStamp();
     const seen = this.seen;
@@ -328,62 +276,9 @@ export function fnoPredicate(f: FnoFilters): (r: Instrument) => boolean {
 /** Distinct general-search answers an index keeps ({@link InstrumentIndex.search}). */
 export const ANSWERS_MAX = 128;
 
-/** Posting lists intersected at most per query, and the candidate count below which it stops. */
-const MAX_INTERSECTIONS = 6;
-const INTERSECT_BELOW = 64;
-
-/** 6 bits per character, 3 characters: 2^18 trigram codes. */
-const TRIGRAMS = 1 << 18;
-const CHAR_CODES = (() => {
-  const m = new Int8Array(128).fill(63);
-  m[0x1f] = -1; // the key separator: no trigram spans two fields
-  for (let c = 0; c < 26; c++) m[65 + c] = 1 + c;
-  for (let d = 0; d < 10; d++) m[48 + d] = 27 + d;
-  " -&._|/()+,:'".split('').forEach((ch, n) => (m[ch.charCodeAt(0)] = 37 + n));
-  return m;
-})();
-
-function charCode(c: number): number {
-  return c < 128 ? CHAR_CODES[c]! : 62;
-}
-
-/** Code of the trigram at `i`, or -1 if it spans a field separator. */
-function trigramAt(s: string, i: number): number {
-  const a = charCode(s.charCodeAt(i));
-  const b = charCode(s.charCodeAt(i + 1));
-  const c = charCode(s.charCodeAt(i + 2));
-  if (a < 0 || b < 0 || c < 0) return -1;
-  return (a << 12) | (b << 6) | c;
-}
-
 /** Sets `outer[a][b] = v` unless already set (the first row in search order wins). */
 function putFirst<V>(outer: Map<string, Map<string, V>>, a: string, b: string, v: V): void {
   let inner = outer.get(a);
   if (!inner) outer.set(a, (inner = new Map()));
   if (!inner.has(b)) inner.set(b, v);
-}
-
-/** Entries of the sorted `list` that are also in the sorted range `postings[from, to)`. */
-function intersect(list: Uint32Array | number[], postings: Uint32Array, from: number, to: number): number[] {
-  const out: number[] = [];
-  let lo = from;
-  for (const x of list) {
-    // Gallop then binary-search: `list` is much shorter than the range.
-    let step = 1;
-    let hi = lo;
-    while (hi < to && postings[hi]! < x) {
-      lo = hi + 1;
-      hi += step;
-      step *= 2;
-    }
-    if (hi > to) hi = to;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (postings[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo >= to) break;
-    if (postings[lo] === x) out.push(x);
-  }
-  return out;
 }

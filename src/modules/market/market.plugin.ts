@@ -12,6 +12,7 @@ import { ContractsService } from './contracts.service.js';
 import { brokerIds, getFormat } from './importers/index.js';
 import { InstrumentsRepository } from './instruments.repository.js';
 import { InstrumentsExport } from './instruments-export.js';
+import { LiveContractRepository } from './live-contract.repository.js';
 import { marketApiRoutes } from './market-api.routes.js';
 import { masterContractUploadRoute } from './master-contract-upload.routes.js';
 import { masterContractRoutes } from './master-contract.routes.js';
@@ -39,6 +40,7 @@ export function buildMarketServices(deps: {
   const repo = new InstrumentsRepository(deps.db);
   const contracts = new ContractsService(
     repo,
+    new LiveContractRepository(deps.db),
     deps.bus,
     deps.clock,
     deps.logger,

@@ -1,6 +1,8 @@
 /**
  * What an accepted webhook delivery does; stopping is run-stop.ts. All of it runs holding the
  * strategy's lock ({@link StrategyRunner.locked}, docs/rules/strategies.md#one-piece-of-work-at-a-time).
+ * This file holds the run's claim, its lock and what its orders became; a batch start's entries
+ * are run-start.ts, sending one order (intent, pipeline, settle) is run-order.ts.
  *
  * Every order a run sends is first recorded as owned by (run, leg) with a reference of its own
  * (its tag) — an order that cannot be recorded is not sent — then sent through the order pipeline
@@ -20,18 +22,16 @@
 import type { StrategiesRepository } from './strategies.repository.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
-import type { PipelineAnswer } from '../orders/order-pipeline.js';
-import type { OrderInput } from '../orders/order-rules.js';
 import type { LegRow, LegSeen, RunRow, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
 import type { EventWrite, StrategiesService } from './strategies.service.js';
-import { resolveDerivativeLeg, type DerivativeContract } from '../market/derivative-leg.js';
+import type { DerivativeContract } from '../market/derivative-leg.js';
 import { BUSY, type LockOptions, type StrategyLocks } from './strategy-lock.js';
 import type { RunMode } from './strategy.types.js';
 import { reconcileIntents } from './intent-reconciler.js';
+import { placeOrder, type PlaceArgs, type RunPipeline } from './run-order.js';
+import { startRun } from './run-start.js';
 import {
-  acknowledged,
   ENGINE_BUSY,
-  newOrderTag,
   type EventArgs,
   type FoundOrder,
   type OrderFate,
@@ -40,20 +40,13 @@ import {
   type RunnerOutcome,
   type StrategySeam,
 } from './strategy-runner.types.js';
-import { COOLING_OFF_MS, seconds } from '../../domain/limits.js';
-import type { Action } from '../../domain/orders.js';
+import { COOLING_OFF_MS } from '../../domain/limits.js';
 
 export interface RunnerDeps {
   strategies: StrategiesService;
   /** The strategies module's repository (runs, orders, positions, events). */
   repo: StrategiesRepository;
-  pipeline: {
-    run(
-      userId: number,
-      order: OrderInput,
-      opts: { apiType: string; mode?: 'analyze' | 'live'; tag?: string },
-    ): Promise<PipelineAnswer>;
-  };
+  pipeline: RunPipeline;
   contract: DerivativeContract;
   /** The global switch: signal runs trade in the mode the service is in when they open. */
   analyze: () => boolean;
@@ -116,76 +109,7 @@ export class StrategyRunner {
    */
   start(s: StrategyRow, legs: LegRow[], mode: RunMode): Promise<RunnerOutcome> {
     // Read afresh under the lock: the caller's row (a cache's, a read before the wait) may be old.
-    return this.locked(s.id, async () => this.startLocked((await this.repo.find(s.id)) ?? s, legs, mode));
-  }
-
-  private async startLocked(s: StrategyRow, legs: LegRow[], mode: RunMode): Promise<RunnerOutcome> {
-    const claimed = await this.claim(s, mode, {
-      message: `Run started in ${mode} mode`,
-      payload: { mode },
-    });
-    if ('refused' in claimed) {
-      if (claimed.refused === 'cooling_off')
-        return {
-          result: 'rejected_cooling_off',
-          message: `Strategy stopped less than ${seconds(COOLING_OFF_MS)} s ago; start refused`,
-        };
-      const active = claimed.runId === undefined ? undefined : await this.repo.run(claimed.runId);
-      return {
-        result: 'ok',
-        message:
-          active?.status === 'stop_pending'
-            ? 'The previous run is still stopping; nothing started'
-            : 'A run is already active; nothing started',
-        ...(claimed.runId ? { runId: claimed.runId } : {}),
-      };
-    }
-    const runId = claimed.runId;
-    const resolved: { leg: LegRow; symbol: string; exchange: string; quantity: number }[] = [];
-    let buyFailed = false;
-    for (const leg of legs) {
-      const r = await resolveDerivativeLeg(leg, this.deps.contract, mode === 'live');
-      if (!r.ok) {
-        await this.event(s, runId, 'entry_rejected', `Leg ${leg.id}: ${r.message}`, leg.id);
-        if (leg.side === 'BUY') buyFailed = true;
-        continue;
-      }
-      if (r.fallback) {
-        await this.event(s, runId, 'leg_expiry_fallback', r.fallback, leg.id, { symbol: r.symbol });
-      }
-      resolved.push({ leg, symbol: r.symbol, exchange: r.exchange, quantity: r.quantity });
-    }
-    const order = (a: { leg: LegRow }) => (a.leg.side === 'BUY' ? 0 : 1);
-    let placed = 0;
-    const withheld: number[] = [];
-    for (const r of resolved.sort((a, b) => order(a) - order(b) || a.leg.position - b.leg.position)) {
-      const side = r.leg.side as Action;
-      if (side === 'SELL' && buyFailed) {
-        withheld.push(r.leg.id);
-        continue;
-      }
-      const p = await this.place(s, runId, mode, r.leg, r.symbol, r.exchange, side, r.quantity, 'entry');
-      if (p.ok) placed++;
-      else if (side === 'BUY') buyFailed = true;
-    }
-    if (withheld.length) {
-      await this.event(
-        s,
-        runId,
-        'entries_withheld',
-        `A BUY leg was refused, so ${withheld.length} SELL leg(s) were not sent; stop the run to exit what was bought`,
-        null,
-        { legs: withheld },
-      );
-    }
-    return {
-      result: 'ok',
-      message:
-        `Run started: ${placed} of ${legs.length} entries placed` +
-        (withheld.length ? `; ${withheld.length} SELL leg(s) withheld because a BUY leg was refused` : ''),
-      runId,
-      started: true,
-    };
+    return this.locked(s.id, async () => startRun(this, (await this.repo.find(s.id)) ?? s, legs, mode));
   }
 
   /**
@@ -254,116 +178,12 @@ export class StrategyRunner {
   }
 
   /**
-   * Sends one order the run owns: its intent recorded first (an exit with the leg as it was
-   * read, `seen`: see the repository's `recordOrder`), then the answer settled with its event.
+   * Sends one order the run owns (run-order.ts): its intent recorded first (an exit with the leg
+   * as it was read, `seen`: see the repository's `recordOrder`), then the answer settled with its
+   * event.
    */
-  async place(
-    s: StrategyRow,
-    runId: number,
-    mode: RunMode,
-    leg: Pick<LegRow, 'id'>,
-    symbol: string,
-    exchange: string,
-    action: Action,
-    quantity: number,
-    purpose: 'entry' | 'exit',
-    seen?: LegSeen,
-  ): Promise<Placed> {
-    const now = this.deps.clock.now();
-    const tag = newOrderTag();
-    const owned = { run_id: runId, leg_id: leg.id, symbol, exchange, action, quantity };
-    let rowId: number;
-    try {
-      const recorded = await this.repo.recordOrder(
-        {
-          ...owned,
-          strategy_id: s.id,
-          purpose,
-          status: 'recorded',
-          order_id: null,
-          message: null,
-          tag,
-          created_at: now,
-          updated_at: now,
-        },
-        seen,
-      );
-      if (recorded === 'conflict')
-        return { ok: false, conflict: true, message: 'The leg changed since it was read; not sent' };
-      rowId = recorded;
-    } catch (err) {
-      this.deps.logger.error(
-        { err, strategyId: s.id, runId },
-        'strategy order could not be recorded; not sent',
-      );
-      await this.event(
-        s,
-        runId,
-        purpose === 'entry' ? 'entry_rejected' : 'exit_rejected',
-        `${action} ${quantity} ${symbol}: could not be recorded, not sent`,
-        leg.id,
-      ).catch(() => undefined);
-      return { ok: false, message: 'The order could not be recorded, so it was not sent' };
-    }
-    if (this.deps.seam) await this.deps.seam('order.recorded');
-    const answer = await this.deps.pipeline
-      .run(
-        s.user_id,
-        {
-          strategy: s.name,
-          symbol,
-          exchange,
-          action,
-          quantity,
-          pricetype: 'MARKET',
-          product: s.product as OrderInput['product'],
-          price: '0',
-          trigger_price: '0',
-          disclosed_quantity: '0',
-        },
-        { apiType: 'strategy', mode: mode === 'sandbox' ? 'analyze' : 'live', tag },
-      )
-      .catch((err: unknown): PipelineAnswer => {
-        this.deps.logger.error({ err, strategyId: s.id, runId }, 'strategy order failed in the pipeline');
-        return { status: 500, body: { status: 'error', message: 'The order could not be placed' } };
-      });
-    if (this.deps.seam) await this.deps.seam('order.sent');
-    const children = acknowledged(answer, quantity);
-    const orderId = children[0]?.orderId;
-    const ok = answer.status === 200 && children.length > 0;
-    const message = answer.body.status === 'error' ? answer.body.message : ok ? 'placed' : 'rejected';
-    const kind =
-      purpose === 'entry' ? (ok ? 'entry_placed' : 'entry_rejected') : ok ? 'exit_placed' : 'exit_rejected';
-    const ids = children.map((c) => c.orderId);
-    const settled = this.eventRow(
-      s,
-      runId,
-      kind,
-      `${action} ${quantity} ${symbol} ${exchange}: ${ok ? `order ${ids.join(', ')}` : message}`,
-      leg.id,
-      { orderid: orderId ?? null, ...(ids.length > 1 ? { orderids: ids } : {}) },
-    );
-    try {
-      await this.repo.settleOrder(
-        { ...owned, id: rowId, strategy_id: s.id, purpose },
-        children,
-        ok ? null : message,
-        this.deps.clock.now(),
-        settled,
-      );
-    } catch (err) {
-      this.deps.logger.error({ err, strategyId: s.id, runId }, 'strategy order acknowledgement not recorded');
-      await this.event(
-        s,
-        runId,
-        'order_ack_unrecorded',
-        `${action} ${quantity} ${symbol} was ${ok ? 'acknowledged' : 'answered'} but could not be recorded`,
-        leg.id,
-        { orderid: orderId ?? null },
-      ).catch(() => undefined);
-    }
-    if (this.deps.seam) await this.deps.seam('order.settled');
-    return { ok, ...(orderId ? { orderId } : {}), message };
+  place(...args: PlaceArgs): Promise<Placed> {
+    return placeOrder(this, ...args);
   }
 
   /** Asks for a working order to be cancelled; what happened is read back by {@link refresh}. */
