@@ -10,12 +10,13 @@ import { copyFileSync, mkdtempSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type CompiledQuery, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { migrationProvider } from '../../src/db/migrations/index.js';
 import type { DB } from '../../src/db/schema.js';
 import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { migrateToLatest, type MigrationOutcome } from '../../src/platform/db/migrate.js';
 
 export const pgUrl = inject('pgUrl');
 
@@ -64,6 +65,59 @@ export async function createTestDatabase(dialect: Dialect, dataDir: string): Pro
     throw err;
   });
   return { database, dialect, dataDir, target, drop };
+}
+
+/**
+ * A database with nothing in it, not even the migrations table, for a test of the migrations
+ * themselves (what a fresh install gets, what an install with rows keeps across a migration):
+ * unlike {@link createTestDatabase}, nothing is copied from the template. SQLite: a file in a new
+ * temp directory `algodesk-<prefix>-…`; PostgreSQL: a new schema `<prefix>_…` (so `prefix` is a
+ * lower-case identifier), on one connection.
+ */
+export interface EmptyDatabase {
+  database: Database;
+  /** The real migrations up to and including `name`, as Kysely's migrator reports them. */
+  migrateTo(name: string): Promise<MigrationResultSet>;
+  /** Every migration ({@link migrateToLatest}). */
+  migrateToLatest(): Promise<MigrationOutcome>;
+  /** Closes the database (and drops the PostgreSQL schema). */
+  drop(): Promise<void>;
+}
+
+export async function createEmptyDatabase(dialect: Dialect, prefix: string): Promise<EmptyDatabase> {
+  let database: Database;
+  let schema: string | undefined;
+  // The migrator runs under the schema lock on PostgreSQL (see withSchemaLock).
+  let locked = <T>(fn: () => Promise<T>) => fn();
+  if (dialect === 'sqlite') {
+    database = openDatabase({
+      kind: 'sqlite',
+      file: join(mkdtempSync(join(tmpdir(), `algodesk-${prefix}-`)), 'a.db'),
+    });
+  } else {
+    const name = `${prefix}_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`;
+    await withSchemaLock((c) => c.query(`create schema ${name}`));
+    schema = name;
+    database = openDatabase({ kind: 'postgres', url: pgUrl, schema, poolSize: 1 });
+    locked = <T>(fn: () => Promise<T>) => withSchemaLock(fn);
+  }
+  // As migrateToLatest builds it, with the migrations table pinned to this test's schema.
+  const migrator = new Migrator({
+    db: database.db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  });
+  return {
+    database,
+    migrateTo: (name) => locked(() => migrator.migrateTo(name)),
+    migrateToLatest: () => locked(() => migrateToLatest(database.db)),
+    drop: async () => {
+      await database.close();
+      if (schema) await withSchemaLock((c) => c.query(`drop schema if exists ${schema} cascade`));
+    },
+  };
 }
 
 /**

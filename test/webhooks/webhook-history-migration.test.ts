@@ -3,57 +3,31 @@
  * webhooks module's tables and keeps every row: an install that has history before it reads the
  * same history after it (src/modules/webhooks/README.md). Real migrations, both databases.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import { migrationProvider } from '../../src/db/migrations/index.js';
-import { openDatabase, type Database } from '../../src/platform/db/database.js';
-import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { WebhooksRepository } from '../../src/modules/webhooks/webhooks.repository.js';
 import { readDetail } from '../../src/modules/webhooks/receiver.js';
-import { describeEachDb, pgUrl } from '../helpers/test-app.js';
-import { withSchemaLock } from '../helpers/test-database.js';
+import { describeEachDb } from '../helpers/test-app.js';
+import { createEmptyDatabase, type EmptyDatabase } from '../helpers/test-database.js';
 
 describeEachDb('webhook history across migration 0025', (dialect) => {
-  let db: Database | undefined;
-  let schema: string | undefined;
+  let db: EmptyDatabase | undefined;
   afterEach(async () => {
-    await db?.close();
+    await db?.drop();
     db = undefined;
-    if (schema) await withSchemaLock((c) => c.query(`drop schema if exists ${schema} cascade`));
-    schema = undefined;
   });
 
+  /** A database with nothing in it, migrated up to the migration before 0025. */
   async function before0025() {
-    let locked = <T>(fn: () => Promise<T>) => fn();
-    if (dialect === 'sqlite')
-      db = openDatabase({
-        kind: 'sqlite',
-        file: join(mkdtempSync(join(tmpdir(), 'algodesk-0025-')), 'a.db'),
-      });
-    else {
-      schema = `m0025_${Date.now().toString(36)}_${Math.floor(Math.random() * 1e6)}`;
-      await withSchemaLock((c) => c.query(`create schema ${schema}`));
-      db = openDatabase({ kind: 'postgres', url: pgUrl, schema, poolSize: 1 });
-      locked = <T>(fn: () => Promise<T>) => withSchemaLock(fn);
-    }
-    const migrator = new Migrator({
-      db: db.db,
-      provider: migrationProvider,
-      ...(schema ? { migrationTableSchema: schema } : {}),
-      migrationTableName: 'schema_migrations',
-      migrationLockTableName: 'schema_migrations_lock',
-    });
-    const r = await locked(() => migrator.migrateTo('0024_start_fresh_installs_in_analyzer_mode'));
+    db = await createEmptyDatabase(dialect, 'm0025');
+    const r = await db.migrateTo('0024_start_fresh_installs_in_analyzer_mode');
     expect(r.error).toBeUndefined();
-    return locked;
+    return db;
   }
 
   it('every delivery, run and claim is kept, with its source, owner and details; scanner orders follow their delivery', async () => {
-    const locked = await before0025();
-    const d = db!.db;
+    const old = await before0025();
+    const d = old.database.db;
     const nodes = [{ id: 'n1', type: 'placeorder', status: 'done', orderid: 'A1' }];
     const results = [{ symbol: 'SBIN', status: 'success', orderid: 'S1', quantity: 1 }];
     await sql`insert into webhook_deliveries (strategy_id, ts, ip, result, http_status, action, mode, run_id, message, payload, duration_ms)
@@ -84,7 +58,7 @@ describeEachDb('webhook history across migration 0025', (dialect) => {
     );
     await sql`insert into flow_dedupe (flow_id, fingerprint, at) values (5, 'f-flow', 4000)`.execute(d);
 
-    await locked(() => migrateToLatest(d));
+    await old.migrateToLatest();
 
     const repo = new WebhooksRepository(d);
     const strategy = await repo.deliveries('strategy', 7, 10);
