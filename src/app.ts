@@ -15,6 +15,7 @@ import { mailPlugin } from './modules/mail/mail.plugin.js';
 import { marketAdminPlugin } from './modules/market/market-admin.plugin.js';
 import { marketPlugin } from './modules/market/market.plugin.js';
 import { marketDataPlugin } from './modules/market-data/market-data.plugin.js';
+import { feedPlugin } from './modules/feed/feed.plugin.js';
 import { metricsPlugin } from './modules/metrics/metrics.plugin.js';
 import { observabilityPlugin } from './modules/observability/observability.plugin.js';
 import { ordersPlugin } from './modules/orders/orders.plugin.js';
@@ -62,6 +63,7 @@ const MODULES = [
   deskPlugin,
   apiPlugin,
   marketDataPlugin,
+  feedPlugin,
   healthPlugin,
   systemPlugin,
   webPlugin,
@@ -88,6 +90,7 @@ const SERVICE_NAMES = [
   'scanner',
   'flow',
   'mcp',
+  'feed',
   'system',
 ] as const satisfies readonly (keyof FastifyInstance)[];
 export type Services = Pick<FastifyInstance, (typeof SERVICE_NAMES)[number]>;

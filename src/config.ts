@@ -14,6 +14,7 @@ import {
   DEFAULT_SQUARE_OFF,
   type SandboxConfig,
 } from './config-sandbox.js';
+import { parseWebsocketUrl, type FeedConfig } from './config-feed.js';
 import { DEFAULT_LEVERAGE } from './domain/sandbox.js';
 import { printableUrl } from './platform/startup-error.js';
 import { BROKERS, isBroker } from './domain/brokers.js';
@@ -133,6 +134,8 @@ export interface Config {
   instrumentIndex: boolean;
   /** Analyzer mode's paper-trading engine (`SANDBOX_*`, see config-sandbox.ts). */
   sandbox: SandboxConfig;
+  /** The live feed (`WEBSOCKET_*`, `FEED_*`, see config-feed.ts). */
+  feed: FeedConfig;
   /** The live broker (`BROKER_*`). */
   broker: BrokerConfig;
   /** `TELEGRAM_API_BASE_URL`: Telegram Bot API origin instead of api.telegram.org (tests). */
@@ -286,6 +289,17 @@ export function loadConfig(
       scriptFile: check('SANDBOX_SCRIPT_FILE', undefined, (raw) => resolve(cwd, raw)),
       quotePollMs: check('SANDBOX_QUOTE_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
       ledgerCheckMinutes: check('SANDBOX_LEDGER_CHECK_MINUTES', 60, (raw) => parseInteger(raw, 0, 1440)),
+    },
+    feed: {
+      host: check('WEBSOCKET_HOST', '127.0.0.1', parseHost),
+      port: check('WEBSOCKET_PORT', 8765, (raw) => parseInteger(raw, 0, 65535)),
+      url: check('WEBSOCKET_URL', undefined, parseWebsocketUrl),
+      maxConnections: check('FEED_MAX_CONNECTIONS', 1000, (raw) => parseInteger(raw, 1, 100_000)),
+      maxSubscriptionsPerSocket: check('FEED_MAX_SUBSCRIPTIONS_PER_SOCKET', 1000, (raw) =>
+        parseInteger(raw, 1, 10_000),
+      ),
+      connectRate: check('FEED_CONNECT_RATE_LIMIT', parseRateRules('30 per minute'), parseRateRules),
+      pollMs: check('FEED_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
     },
     telegramApiBaseUrl: check('TELEGRAM_API_BASE_URL', undefined, (raw) =>
       parseUrl(raw, ['http:', 'https:']).replace(/\/+$/, ''),

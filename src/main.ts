@@ -117,6 +117,8 @@ export async function serve(baseConfig: Config, opts: ServeOptions = {}): Promis
     return;
   }
   binding.handOver(app.server);
+  // OpenAlgo's WebSocket port for the live feed; a taken port is logged, the service runs on.
+  await app.feed.listenOwnPort();
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -1,0 +1,310 @@
+/**
+ * OpenAlgo's WebSocket feed on its own port (docs/rules/market-data.md#feed-protocol), driven by a
+ * client written from the protocol: authentication, subscribe in each mode with every field,
+ * ticks that move, unsubscribe, ping, broker info, each error code, and one upstream
+ * subscription however many sockets ask. Prices come from the scripted source the test pushes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
+import { importContract } from '../helpers/contracts.js';
+import { FeedTestClient, type FeedMessage } from '../helpers/feed-client.js';
+import { ist, miniKiteContract } from '../helpers/sandbox.js';
+import { appWithAdmin, asBrowser, describeEachDb, type Browser, type TestApp } from '../helpers/test-app.js';
+
+const T0 = ist('2026-01-05', '10:00');
+const quote = (ltp: number, at: number) => ({
+  ltp,
+  bid: ltp - 0.05,
+  ask: ltp + 0.05,
+  high: ltp + 10,
+  low: ltp - 10,
+  timestamp: at,
+});
+
+describeEachDb('the live feed: OpenAlgo WebSocket protocol on WEBSOCKET_PORT', (dialect) => {
+  let t: TestApp;
+  let admin: Browser;
+  let url: string;
+  let apikey: string;
+  const open: FeedTestClient[] = [];
+  const connect = async () => {
+    const c = await FeedTestClient.open(url);
+    open.push(c);
+    return c;
+  };
+  const authed = async () => {
+    const c = await connect();
+    const auth = await c.ask({ action: 'authenticate', api_key: apikey }, 'auth');
+    expect(auth.status).toBe('success');
+    return c;
+  };
+  const feed = () => t.services.sandbox.prices() as ScriptedFeed;
+  const isTick = (symbol: string, mode: number) => (m: FeedMessage) =>
+    m.type === 'market_data' && m.symbol === symbol && m.mode === mode;
+
+  beforeAll(async () => {
+    ({ t, admin } = await appWithAdmin(dialect, {
+      env: { SANDBOX_PRICE_SOURCE: 'scripted', FEED_POLL_MS: '100' },
+    }));
+    await importContract(t, 'zerodha', miniKiteContract());
+    t.clock.set(T0);
+    feed().push({ 'NSE:SBIN': quote(800, T0) });
+    apikey = (await t.services.auth.apiKeys.regenerate(1)).apikey;
+    const at = await t.app.feed.server.listen('127.0.0.1', 0);
+    url = `ws://127.0.0.1:${at.port}`;
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    await t.close();
+  });
+
+  it('authenticates with the API key; a wrong key and a command before auth get their codes', async () => {
+    const c = await connect();
+    expect(
+      await c.ask({ action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }] }, 'subscribe'),
+    ).toEqual({
+      status: 'error',
+      code: 'NOT_AUTHENTICATED',
+      message: 'You must authenticate first',
+    });
+    expect(await c.ask({ action: 'authenticate', api_key: 'f'.repeat(64) }, 'auth')).toEqual({
+      status: 'error',
+      code: 'AUTHENTICATION_ERROR',
+      message: 'Invalid API key',
+    });
+    expect(await c.ask({ action: 'auth', apikey }, 'auth')).toEqual({
+      type: 'auth',
+      status: 'success',
+      message: 'Authentication successful',
+      broker: 'scripted',
+      user_id: 1,
+      supported_features: { ltp: true, quote: true, depth: true },
+    });
+    // The key never comes back, in any message.
+    expect(JSON.stringify(c.received)).not.toContain(apikey);
+  });
+
+  it('subscribes in each mode: per-entry acks, an unknown symbol is an entry error, ticks carry every field', async () => {
+    const c = await authed();
+    const ack = await c.ask(
+      {
+        action: 'subscribe',
+        symbols: [
+          { symbol: 'SBIN', exchange: 'NSE' },
+          { symbol: 'NOPE', exchange: 'NSE' },
+        ],
+        mode: 'Quote',
+        request_id: 'q-1',
+      },
+      'subscribe',
+    );
+    expect(ack).toEqual({
+      type: 'subscribe',
+      status: 'partial',
+      subscriptions: [
+        { symbol: 'SBIN', exchange: 'NSE', status: 'success', mode: 'Quote', depth: 5, broker: 'scripted' },
+        {
+          symbol: 'NOPE',
+          exchange: 'NSE',
+          status: 'error',
+          message: 'Symbol NOPE not found on exchange NSE',
+          broker: 'scripted',
+        },
+      ],
+      message: 'Subscription processing complete',
+      broker: 'scripted',
+      request_id: 'q-1',
+    });
+    const q = await c.next(isTick('SBIN', 2));
+    expect(q).toMatchObject({ exchange: 'NSE', broker: 'scripted' });
+    expect(Object.keys(q.data as object).sort()).toEqual(
+      [
+        'ltp',
+        'ltt',
+        'timestamp',
+        'open',
+        'high',
+        'low',
+        'close',
+        'volume',
+        'average_price',
+        'avg_trade_price',
+        'last_quantity',
+        'last_trade_quantity',
+        'total_buy_quantity',
+        'total_sell_quantity',
+        'oi',
+        'change',
+        'change_percent',
+      ].sort(),
+    );
+    expect(q.data).toMatchObject({
+      ltp: 800,
+      high: 810,
+      low: 790,
+      timestamp: T0,
+      open: null,
+      close: null,
+      volume: null,
+      change: null,
+    });
+
+    await c.ask(
+      { action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 1 },
+      'subscribe',
+    );
+    expect((await c.next(isTick('SBIN', 1))).data).toEqual({ ltp: 800, ltt: T0, timestamp: T0 });
+    await c.ask(
+      { action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 'depth' },
+      'subscribe',
+    );
+    const d = await c.next(isTick('SBIN', 3));
+    expect((d.data as { depth: unknown }).depth).toEqual({
+      buy: [{ price: 799.95, quantity: null, orders: null }],
+      sell: [{ price: 800.05, quantity: null, orders: null }],
+    });
+
+    // The price moves: the next quote reaches every mode the socket holds.
+    t.clock.set(T0 + 1000);
+    feed().push({ 'NSE:SBIN': quote(801.5, T0 + 1000) });
+    for (const mode of [1, 2, 3]) {
+      const m = await c.next((x) => isTick('SBIN', mode)(x) && (x.data as { ltp: number }).ltp === 801.5);
+      expect((m.data as { timestamp: number }).timestamp).toBe(T0 + 1000);
+    }
+
+    const un = await c.ask(
+      {
+        action: 'unsubscribe',
+        symbols: [
+          { symbol: 'SBIN', exchange: 'NSE', mode: 'LTP' },
+          { symbol: 'TCS', exchange: 'NSE' },
+        ],
+      },
+      'unsubscribe',
+    );
+    expect(un).toMatchObject({
+      type: 'unsubscribe',
+      status: 'partial',
+      successful: [{ symbol: 'SBIN', exchange: 'NSE', status: 'success', broker: 'scripted' }],
+      failed: [{ symbol: 'TCS', exchange: 'NSE', status: 'error' }],
+    });
+    const all = await c.ask({ action: 'unsubscribe_all' }, 'unsubscribe');
+    expect(all).toMatchObject({ status: 'success', failed: [] });
+    expect((all.successful as unknown[]).length).toBe(2);
+  });
+
+  it('one upstream subscription per instrument, however many sockets ask; dropped when the last leaves', async () => {
+    const before = t.app.feed.hub.upstreamCount;
+    const a = await authed();
+    const b = await authed();
+    const sub = { action: 'subscribe', symbols: [{ symbol: 'RELIANCE', exchange: 'NSE' }], mode: 2 };
+    await a.ask(sub, 'subscribe');
+    await b.ask({ ...sub, mode: 3 }, 'subscribe');
+    expect(t.app.feed.hub.upstreamCount).toBe(before + 1);
+    await a.ask({ action: 'unsubscribe_all' }, 'unsubscribe');
+    expect(t.app.feed.hub.upstreamCount).toBe(before + 1);
+    await b.close();
+    await expect.poll(() => t.app.feed.hub.upstreamCount).toBe(before);
+  });
+
+  it('ping, broker info and supported brokers answer as OpenAlgo does', async () => {
+    const c = await authed();
+    const pong = await c.ask({ action: 'ping', timestamp: 123, _pingId: 'p1' }, 'pong');
+    expect(pong).toEqual({
+      type: 'pong',
+      status: 'success',
+      server_timestamp: expect.any(Number),
+      client_timestamp: 123,
+      _pingId: 'p1',
+    });
+    // The server's wall-clock time (OpenAlgo's), for the client's latency measure.
+    expect(Math.abs((pong.server_timestamp as number) - Date.now())).toBeLessThan(60_000);
+    expect(await c.ask({ action: 'get_broker_info' }, 'broker_info')).toEqual({
+      type: 'broker_info',
+      status: 'success',
+      broker: 'scripted',
+      adapter_status: 'connected',
+      user_id: 1,
+    });
+    expect(await c.ask({ action: 'get_supported_brokers' }, 'supported_brokers')).toEqual({
+      type: 'supported_brokers',
+      status: 'success',
+      brokers: ['scripted'],
+      count: 1,
+    });
+  });
+
+  it('bad input gets its code and the socket stays usable; a frame over 64 KiB closes with 1009', async () => {
+    const c = await authed();
+    const err = (raw: FeedMessage | string) => {
+      const reply = c.next((m) => m.status === 'error');
+      c.send(raw);
+      return reply;
+    };
+    expect(await err('{nope')).toMatchObject({ code: 'INVALID_JSON' });
+    expect(await err({ action: 'trade' })).toMatchObject({
+      code: 'INVALID_ACTION',
+      message: 'Invalid action: trade',
+    });
+    expect(
+      await err({ action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 9 }),
+    ).toMatchObject({ code: 'INVALID_MODE' });
+    const many = Array.from({ length: 1001 }, (_, i) => ({ symbol: `S${i}`, exchange: 'NSE' }));
+    expect(await err({ action: 'subscribe', symbols: many })).toMatchObject({ code: 'INVALID_PARAMETERS' });
+    expect((await c.ask({ action: 'ping' }, 'pong')).status).toBe('success');
+    c.send(JSON.stringify({ action: 'ping', pad: 'x'.repeat(70 * 1024) }));
+    expect((await c.closed).code).toBe(1009);
+  });
+
+  it('a banned address is refused before the upgrade', async () => {
+    const { t: t2 } = await appWithAdmin(dialect, { env: { TRUST_PROXY_HEADERS: 'true' } });
+    try {
+      await t2.services.security.bans.ban({
+        ip: '203.0.113.9',
+        reason: 'test',
+        durationHours: 0,
+        permanent: true,
+        force: false,
+        by: 'admin',
+      });
+      const at = await t2.app.feed.server.listen('127.0.0.1', 0);
+      const refused = FeedTestClient.open(`ws://127.0.0.1:${at.port}`, { 'x-forwarded-for': '203.0.113.9' });
+      await expect(refused).rejects.toMatchObject({ status: 403 });
+      const ok = await FeedTestClient.open(`ws://127.0.0.1:${at.port}`, {
+        'x-forwarded-for': '203.0.113.10',
+      });
+      await ok.close();
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('GET /api/websocket/config tells a logged-in browser where the feed is', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/websocket/config',
+      headers: { ...asBrowser(admin), host: 'desk.local:5000' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      status: 'success',
+      websocket_url: 'ws://desk.local:8765',
+      is_secure: false,
+      original_url: 'ws://desk.local:8765',
+    });
+    expect((await t.app.inject({ method: 'GET', url: '/api/websocket/config' })).statusCode).toBe(401);
+  });
+});
+
+describe('the feed port without authentication', () => {
+  it('answers a plain HTTP request with 426', async () => {
+    const { t } = await appWithAdmin('sqlite');
+    try {
+      const at = await t.app.feed.server.listen('127.0.0.1', 0);
+      const res = await fetch(`http://127.0.0.1:${at.port}/`);
+      expect(res.status).toBe(426);
+    } finally {
+      await t.close();
+    }
+  });
+});
