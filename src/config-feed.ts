@@ -20,6 +20,8 @@ export interface FeedConfig {
   connectRate: RateRule[];
   /** `FEED_POLL_MS` (default 1000): how often analyzer mode's demo prices tick. */
   pollMs: number;
+  /** `FEED_STALE_SECONDS` (default 30): a subscribed instrument in session without a tick this long is a stall. */
+  staleMs: number;
 }
 
 /** `WEBSOCKET_URL`: a ws: or wss: URL, without a trailing slash. */

@@ -85,6 +85,26 @@ export class FeedHub {
     return this.newest.get(feedKey(exchange, symbol));
   }
 
+  /**
+   * Tells the subscribers of `keys` (instrument keys) that their upstream is `stale` or `live`
+   * again: `{type: "feed_status", status, broker, symbols: [{symbol, exchange}]}`, once per socket.
+   */
+  notifyStatus(keys: readonly string[], status: 'stale' | 'live'): void {
+    const bySocket = new Map<FeedClient, { symbol: string; exchange: string }[]>();
+    for (const key of keys)
+      for (const client of this.byKey.get(key)?.keys() ?? []) {
+        const [exchange, symbol] = splitKey(key);
+        const list = bySocket.get(client) ?? [];
+        list.push({ symbol, exchange });
+        bySocket.set(client, list);
+      }
+    for (const [client, symbols] of bySocket)
+      client.deliver(
+        'feed_status',
+        JSON.stringify({ type: 'feed_status', status, broker: this.broker, symbols }),
+      );
+  }
+
   /** Instruments the source is subscribed to now. */
   get upstreamCount(): number {
     return this.upstream.size;

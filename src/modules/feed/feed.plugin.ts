@@ -10,11 +10,17 @@ import { FeedHub } from './feed-hub.js';
 import { FeedServer } from './feed-server.js';
 import { feedConfigRoutes } from './feed.routes.js';
 import { SandboxTickSource } from './sandbox-ticks.js';
+import { SourceSwitch, type SourceChoice } from './source-switch.js';
+import { FeedWatchdog } from './feed-watchdog.js';
+import { istDate } from '../market/contracts.service.js';
 import type { FeedInstrument } from './feed.types.js';
 
 export interface FeedServices {
   hub: FeedHub;
   server: FeedServer;
+  /** The upstream in use, replaced when the install's choice changes or it stalls. */
+  upstream: SourceSwitch;
+  watchdog: FeedWatchdog;
   /** Listens on `WEBSOCKET_HOST`:`WEBSOCKET_PORT` when the port is not 0; a taken port is logged, not fatal. */
   listenOwnPort(): Promise<void>;
 }
@@ -35,18 +41,51 @@ const CONNECTION_LIMITS = {
 
 export const feedPlugin = modulePlugin<AppDeps>(
   'feed',
-  ['auth', 'security', 'market', 'sandbox'],
+  ['auth', 'security', 'market-admin', 'market', 'sandbox'],
   async (app, deps) => {
-    const { config, logger: rootLogger } = deps;
+    const { config, logger: rootLogger, clock } = deps;
     const logger = rootLogger.child({ module: 'feed' });
-    const source = new SandboxTickSource({
-      prices: () => app.sandbox.prices(),
-      everyMs: config.feed.pollMs,
-      maxSubscriptions: 5000,
+    const demo = (): SourceChoice => ({
+      key: 'sandbox',
+      make: () =>
+        new SandboxTickSource({
+          prices: () => app.sandbox.prices(),
+          everyMs: config.feed.pollMs,
+          maxSubscriptions: 5000,
+          logger,
+        }),
+    });
+    const watchdog = new FeedWatchdog({
+      staleMs: config.feed.staleMs,
+      inSession: (exchange, now) => {
+        const s = app.marketAdmin.sessionOn(exchange, istDate(now));
+        return !!s?.open && s.start_ms !== null && s.end_ms !== null && now >= s.start_ms && now < s.end_ms;
+      },
+      now: () => clock.now(),
+      onStall: (keys) => {
+        hub.notifyStatus(keys, 'stale');
+        upstream.reselect(true);
+      },
+      onRecover: (keys) => hub.notifyStatus(keys, 'live'),
       logger,
     });
+    const upstream = new SourceSwitch({
+      choose: demo,
+      checkEveryMs: 5000,
+      logger,
+      observer: {
+        subscribed: (key, exchange) => {
+          if (!upstream.upstream().demo) watchdog.watch(key, exchange);
+        },
+        released: (key) => watchdog.unwatch(key),
+        ticked: (key) => watchdog.tick(key),
+      },
+    });
+    upstream.onChange(() => {
+      if (upstream.upstream().demo) watchdog.clear();
+    });
     const hub = new FeedHub({
-      source,
+      source: upstream,
       lookup: async (symbol, exchange): Promise<FeedInstrument | undefined> =>
         app.market.contracts.get(symbol, exchange),
       maxPerSocket: config.feed.maxSubscriptionsPerSocket,
@@ -77,6 +116,8 @@ export const feedPlugin = modulePlugin<AppDeps>(
     app.decorate('feed', {
       hub,
       server,
+      upstream,
+      watchdog,
       async listenOwnPort() {
         if (config.feed.port === 0) return;
         try {
@@ -98,8 +139,11 @@ export const feedPlugin = modulePlugin<AppDeps>(
     await sessionScope(app, (web) => {
       feedConfigRoutes(web, { config, guard: app.auth.guard, rateLimit: limits.admin });
     });
+    const watch = setInterval(() => watchdog.check(), Math.min(5000, config.feed.staleMs / 2));
+    watch.unref();
     app.addHook('onReady', async () => hub.start());
     app.addHook('onClose', async () => {
+      clearInterval(watch);
       await server.close();
       await hub.stop();
     });

@@ -73,6 +73,8 @@ export interface TickSource {
   readonly name: string;
   /** The most (instrument, mode) subscriptions the upstream allows at once. */
   readonly maxSubscriptions: number;
+  /** Demo prices (simulated, scripted) move only when their walk or script says: no watchdog. */
+  readonly demo?: boolean;
   subscribe(instrument: FeedInstrument, mode: FeedMode): void;
   unsubscribe(instrument: FeedInstrument, mode: FeedMode): void;
   onTick(listener: TickListener): () => void;

@@ -28,6 +28,7 @@ export interface SandboxTicksOptions {
 
 export class SandboxTickSource implements TickSource {
   readonly maxSubscriptions: number;
+  readonly demo = true;
   private readonly subs = new Map<string, { instrument: FeedInstrument; mode: FeedMode; sent: number }>();
   private readonly listeners = new Set<TickListener>();
   private timer: NodeJS.Timeout | undefined;
