@@ -27,6 +27,7 @@ const ReadyBody = Type.Object({
     redis: Check(),
     instrument_index: Check({ instruments: Type.Integer() }),
     sandbox_engine: Check({ mode: Type.Union([Type.Literal('analyze'), Type.Literal('live')]) }),
+    market_feed: Check({ upstream: Str, stalls: Type.Integer() }),
   }),
 });
 
@@ -34,7 +35,7 @@ const LiveBody = Type.Object({ status: Type.Literal('ok') });
 
 export const healthPlugin = modulePlugin<AppDeps>(
   'health',
-  ['request-pipeline', 'market', 'sandbox'],
+  ['request-pipeline', 'market', 'sandbox', 'feed'],
   (app, deps) => {
     const { market, sandbox } = app;
     const probe = { probe: true } as const;
@@ -74,6 +75,12 @@ export const healthPlugin = modulePlugin<AppDeps>(
             size: market.contracts.indexSize,
           }),
           sandbox: () => ({ analyze: sandbox.mode.analyze, engineRunning: sandbox.engine.isRunning }),
+          feed: () => ({
+            upstream: app.feed.upstream.name,
+            status: app.feed.watchdog.status,
+            stalls: app.feed.watchdog.stalls,
+            stalled: app.feed.watchdog.stalledKeys.length,
+          }),
         });
         return reply
           .code(r.ready ? 200 : 503)

@@ -1,7 +1,8 @@
 /**
  * Whether this instance can serve: its database answers, its Redis answers when one is
  * configured, and the sandbox engine runs when analyzer mode is on. The instrument index is
- * reported, not required: until it is built, lookups answer from the database.
+ * reported, not required: until it is built, lookups answer from the database. So is the live
+ * feed: a stalled upstream is reported (and reconnected), not a reason to take the instance out.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
@@ -29,6 +30,7 @@ export interface Readiness {
     redis: Check;
     instrument_index: Check & { instruments: number };
     sandbox_engine: Check & { mode: 'analyze' | 'live' };
+    market_feed: Check & { upstream: string; stalls: number };
   };
 }
 
@@ -38,6 +40,8 @@ export interface ReadinessSources {
   redisConfigured: boolean;
   index: () => { enabled: boolean; ready: boolean; size: number };
   sandbox: () => { analyze: boolean; engineRunning: boolean };
+  /** The live feed: its upstream, whether it is stalled, stalls since start. Reported, never failing. */
+  feed: () => { upstream: string; status: 'live' | 'stale'; stalls: number; stalled: number };
 }
 
 async function timed(probe: () => Promise<unknown>): Promise<Check> {
@@ -71,6 +75,7 @@ export async function readiness(s: ReadinessSources): Promise<Readiness> {
   ]);
   const index = s.index();
   const sandbox = s.sandbox();
+  const feed = s.feed();
   const checks: Readiness['checks'] = {
     database,
     redis,
@@ -85,6 +90,15 @@ export async function readiness(s: ReadinessSources): Promise<Readiness> {
       mode: sandbox.analyze ? 'analyze' : 'live',
       ...(sandbox.analyze && !sandbox.engineRunning
         ? { reason: 'analyzer mode is on but the sandbox engine is not running' }
+        : {}),
+    },
+    market_feed: {
+      ok: true,
+      state: feed.status,
+      upstream: feed.upstream,
+      stalls: feed.stalls,
+      ...(feed.status === 'stale'
+        ? { reason: `${feed.stalled} subscribed instrument(s) in session have stopped ticking; reconnecting` }
         : {}),
     },
   };

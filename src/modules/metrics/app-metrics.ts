@@ -48,6 +48,8 @@ export interface MetricSources {
   sandbox(): { restingOrders: number; engineRunning: boolean; analyze: boolean };
   /** The sandbox's ledger check (docs/rules/sandbox.md#ledger-check): its passes since start and the latest. */
   ledgerCheck(): { runs: number; drifts: number; drifted: number; lastAt: number | undefined };
+  /** The live feed (docs/rules/market-data.md#feed-watchdog): sockets, upstream instruments, stalls. */
+  feed(): { sockets: number; instruments: number; stale: boolean; stalls: number; recoveries: number };
 }
 
 type HttpLabels = { method: string; route: string; status: number };
@@ -151,6 +153,29 @@ export class AppMetrics {
         },
       });
     const events = sources.orderEvents;
+    gauge(
+      'algodesk_feed_sockets',
+      'Live feed (WebSocket) sockets open on this instance',
+      () => sources.feed().sockets,
+    );
+    gauge(
+      'algodesk_feed_upstream_instruments',
+      'Instruments the live feed is subscribed to upstream (one per instrument, however many sockets)',
+      () => sources.feed().instruments,
+    );
+    gauge('algodesk_feed_stale', '1 while a subscribed instrument in session has stopped ticking', () =>
+      sources.feed().stale ? 1 : 0,
+    );
+    total(
+      'algodesk_feed_stalls_total',
+      'Live feed stalls detected (feed_stalled)',
+      () => sources.feed().stalls,
+    );
+    total(
+      'algodesk_feed_recoveries_total',
+      'Stalled instruments ticking again (feed_recovered)',
+      () => sources.feed().recoveries,
+    );
     gauge('algodesk_http_requests_in_flight', 'Requests being answered now', sources.requestsInFlight);
     gauge(
       'algodesk_order_events_pending',

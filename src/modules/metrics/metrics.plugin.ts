@@ -19,7 +19,7 @@ export const METRICS_RATE = '60 per minute';
 
 export const metricsPlugin = modulePlugin<AppDeps>(
   'metrics',
-  ['request-pipeline', 'security', 'market', 'sandbox', 'orders'],
+  ['request-pipeline', 'security', 'market', 'sandbox', 'orders', 'feed'],
   (app, deps) => {
     const token = deps.config.metricsToken;
     if (token === undefined) {
@@ -41,6 +41,13 @@ export const metricsPlugin = modulePlugin<AppDeps>(
         const { runs, drifts, last } = sandbox.verify.state;
         return { runs, drifts, drifted: last?.drifted ?? 0, lastAt: last?.at };
       },
+      feed: () => ({
+        sockets: app.feed.server.size,
+        instruments: app.feed.hub.upstreamCount,
+        stale: app.feed.watchdog.status === 'stale',
+        stalls: app.feed.watchdog.stalls,
+        recoveries: app.feed.watchdog.recoveries,
+      }),
     });
     app.requests.observe({
       started: () => undefined,

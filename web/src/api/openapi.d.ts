@@ -32874,6 +32874,14 @@ export interface paths {
                                     ms?: number;
                                     mode: "analyze" | "live";
                                 };
+                                market_feed: {
+                                    ok: boolean;
+                                    state: string;
+                                    reason?: string;
+                                    ms?: number;
+                                    upstream: string;
+                                    stalls: number;
+                                };
                             };
                         };
                     };
@@ -32939,6 +32947,14 @@ export interface paths {
                                     reason?: string;
                                     ms?: number;
                                     mode: "analyze" | "live";
+                                };
+                                market_feed: {
+                                    ok: boolean;
+                                    state: string;
+                                    reason?: string;
+                                    ms?: number;
+                                    upstream: string;
+                                    stalls: number;
                                 };
                             };
                         };
