@@ -53,6 +53,7 @@ const MODULES = [
   tunnelPlugin,
   brokersPlugin,
   sandboxPlugin,
+  feedPlugin,
   ordersPlugin,
   alertsPlugin,
   webhooksPlugin,
@@ -63,7 +64,6 @@ const MODULES = [
   deskPlugin,
   apiPlugin,
   marketDataPlugin,
-  feedPlugin,
   healthPlugin,
   systemPlugin,
   webPlugin,
@@ -83,6 +83,7 @@ const SERVICE_NAMES = [
   'tunnel',
   'brokers',
   'sandbox',
+  'feed',
   'orders',
   'alerts',
   'webhooks',
@@ -90,7 +91,6 @@ const SERVICE_NAMES = [
   'scanner',
   'flow',
   'mcp',
-  'feed',
   'system',
 ] as const satisfies readonly (keyof FastifyInstance)[];
 export type Services = Pick<FastifyInstance, (typeof SERVICE_NAMES)[number]>;

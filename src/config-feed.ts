@@ -20,6 +20,8 @@ export interface FeedConfig {
   connectRate: RateRule[];
   /** `FEED_POLL_MS` (default 1000): how often analyzer mode's demo prices tick. */
   pollMs: number;
+  /** `BROKER_FEED_URL`: the broker's tick-stream origin instead of its own (Kite's `wss://ws.kite.trade`; tests use a loopback stub). */
+  brokerStreamUrl: string | undefined;
   /** `FEED_STALE_SECONDS` (default 30): a subscribed instrument in session without a tick this long is a stall. */
   staleMs: number;
 }

@@ -300,6 +300,7 @@ export function loadConfig(
       ),
       connectRate: check('FEED_CONNECT_RATE_LIMIT', parseRateRules('30 per minute'), parseRateRules),
       pollMs: check('FEED_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
+      brokerStreamUrl: check('BROKER_FEED_URL', undefined, parseWebsocketUrl),
       staleMs: check('FEED_STALE_SECONDS', 30, (raw) => parseInteger(raw, 5, 3600)) * 1000,
     },
     telegramApiBaseUrl: check('TELEGRAM_API_BASE_URL', undefined, (raw) =>

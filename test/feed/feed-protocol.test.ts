@@ -308,3 +308,61 @@ describe('the feed port without authentication', () => {
     }
   });
 });
+
+describeEachDb('the live feed on the HTTP port: /ws', (dialect) => {
+  it('a client without a session speaks the same protocol with its API key; a session socket is already authenticated', async () => {
+    const { t, admin } = await appWithAdmin(dialect, {
+      env: { SANDBOX_PRICE_SOURCE: 'scripted', FEED_POLL_MS: '100' },
+    });
+    const clients: FeedTestClient[] = [];
+    try {
+      await importContract(t, 'zerodha', miniKiteContract());
+      t.clock.set(T0);
+      (t.services.sandbox.prices() as ScriptedFeed).push({ 'NSE:SBIN': quote(800, T0) });
+      const apikey = (await t.services.auth.apiKeys.regenerate(1)).apikey;
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const url = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/ws`;
+
+      const api = await FeedTestClient.open(url);
+      clients.push(api);
+      expect(
+        await api.ask({ action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }] }, 'subscribe'),
+      ).toMatchObject({ code: 'NOT_AUTHENTICATED' });
+      expect(await api.ask({ action: 'authenticate', api_key: apikey }, 'auth')).toMatchObject({
+        status: 'success',
+        user_id: 1,
+      });
+      await api.ask(
+        { action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 'LTP' },
+        'subscribe',
+      );
+      expect((await api.next((m) => m.type === 'market_data')).data).toEqual({
+        ltp: 800,
+        ltt: T0,
+        timestamp: T0,
+      });
+
+      // The console's socket: the session is its authentication; feed commands work at once.
+      const page = await FeedTestClient.open(url, { cookie: admin.cookie });
+      clients.push(page);
+      const ack = await page.ask(
+        { action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 'Quote' },
+        'subscribe',
+      );
+      expect(ack).toMatchObject({ status: 'success' });
+      expect((await page.next((m) => m.type === 'market_data')).data).toMatchObject({ ltp: 800, high: 810 });
+      // One upstream for both sockets.
+      expect(t.app.feed.hub.upstreamCount).toBe(1);
+
+      // A stale or forged session cookie is still refused before the upgrade.
+      await expect(
+        FeedTestClient.open(url, { cookie: `algodesk_session=${'f'.repeat(64)}` }),
+      ).rejects.toMatchObject({
+        status: 401,
+      });
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await t.close();
+    }
+  });
+});

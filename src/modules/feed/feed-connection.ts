@@ -77,7 +77,11 @@ export class FeedConnection implements FeedClient {
     private readonly socket: FeedSocket,
     private readonly ip: string,
     private readonly deps: FeedConnectionDeps,
+    /** Already authenticated (the console's session socket on `/ws`): no `authenticate` needed. */
+    principal?: FeedPrincipal,
   ) {
+    this.principal = principal;
+    if (principal) return;
     this.authTimer = setTimeout(
       () => this.close(FEED_CLOSE.authTimeout, 'auth timeout'),
       deps.limits.authTimeoutMs,

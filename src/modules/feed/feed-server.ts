@@ -15,7 +15,12 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { resolveClientIp } from '../../platform/client-ip.js';
 import type { RateLimiter } from '../../platform/rate-limiter.js';
 import type { RateRule } from '../../platform/rate-rule.js';
-import { FEED_CLOSE, FeedConnection, type FeedConnectionDeps } from './feed-connection.js';
+import {
+  FEED_CLOSE,
+  FeedConnection,
+  type FeedConnectionDeps,
+  type FeedPrincipal,
+} from './feed-connection.js';
 import { feedError } from './protocol.js';
 
 /** Largest client frame: a subscribe of a thousand symbols fits; more closes with 1009. */
@@ -55,7 +60,7 @@ export class FeedServer {
     const ip = resolveClientIp(req.socket.remoteAddress, req.headers, this.deps.trustProxyHeaders);
     try {
       if (await this.deps.isBanned(ip)) return refuse(socket, 403, 'Forbidden', 'This address is banned');
-      if (this.connections.size >= this.deps.maxConnections)
+      if (!this.hasRoom())
         return refuse(
           socket,
           503,
@@ -117,8 +122,21 @@ export class FeedServer {
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
-  private accept(ws: WebSocket, ip: string): void {
-    const conn = new FeedConnection(ws, ip, this.deps);
+  /** Whether another socket fits (FEED_MAX_CONNECTIONS). */
+  hasRoom(): boolean {
+    return this.connections.size < this.deps.maxConnections;
+  }
+
+  /**
+   * Serves the feed on a socket another route upgraded (the HTTP port's `/ws`, which checked the
+   * ban and the rate before the upgrade): with `principal`, a session already authenticated.
+   */
+  adopt(ws: WebSocket, ip: string, principal?: FeedPrincipal): void {
+    this.accept(ws, ip, principal);
+  }
+
+  private accept(ws: WebSocket, ip: string, principal?: FeedPrincipal): void {
+    const conn = new FeedConnection(ws, ip, this.deps, principal);
     this.connections.add(conn);
     ws.on('message', (data, isBinary) => {
       if (isBinary)

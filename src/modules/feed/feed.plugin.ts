@@ -13,6 +13,9 @@ import { SandboxTickSource } from './sandbox-ticks.js';
 import { SourceSwitch, type SourceChoice } from './source-switch.js';
 import { FeedWatchdog } from './feed-watchdog.js';
 import { istDate } from '../market/contracts.service.js';
+import { KiteTickerSource } from './sources/kite-ticker.js';
+import { UpstoxFeedSource } from './sources/upstox-feed.js';
+import { createHash } from 'node:crypto';
 import type { FeedInstrument } from './feed.types.js';
 
 export interface FeedServices {
@@ -41,7 +44,7 @@ const CONNECTION_LIMITS = {
 
 export const feedPlugin = modulePlugin<AppDeps>(
   'feed',
-  ['auth', 'security', 'market-admin', 'market', 'sandbox'],
+  ['auth', 'security', 'market-admin', 'market', 'brokers', 'sandbox'],
   async (app, deps) => {
     const { config, logger: rootLogger, clock } = deps;
     const logger = rootLogger.child({ module: 'feed' });
@@ -55,6 +58,39 @@ export const feedPlugin = modulePlugin<AppDeps>(
           logger,
         }),
     });
+    /**
+     * The live broker's own stream under the newest broker session (a new token: a new key, so the
+     * upstream is rebuilt), else analyzer mode's demo prices.
+     */
+    const choose = (): SourceChoice => {
+      const primary = app.brokers.sessions.primarySession();
+      const apiKey = config.broker.apiKey;
+      if (!primary || primary.broker !== config.broker.name) return demo();
+      const accessToken = primary.session.accessToken;
+      const key = `${primary.broker}:${createHash('sha256').update(accessToken).digest('hex').slice(0, 16)}`;
+      if (primary.broker === 'zerodha' && apiKey)
+        return {
+          key,
+          make: () =>
+            new KiteTickerSource({
+              apiKey,
+              accessToken,
+              ...(config.feed.brokerStreamUrl ? { url: config.feed.brokerStreamUrl } : {}),
+              logger,
+            }),
+        };
+      if (primary.broker === 'upstox')
+        return {
+          key,
+          make: () =>
+            new UpstoxFeedSource({
+              accessToken: () => app.brokers.sessions.primarySession()?.session.accessToken,
+              ...(config.broker.baseUrl ? { apiBaseUrl: config.broker.baseUrl } : {}),
+              logger,
+            }),
+        };
+      return demo();
+    };
     const watchdog = new FeedWatchdog({
       staleMs: config.feed.staleMs,
       inSession: (exchange, now) => {
@@ -70,7 +106,7 @@ export const feedPlugin = modulePlugin<AppDeps>(
       logger,
     });
     const upstream = new SourceSwitch({
-      choose: demo,
+      choose,
       checkEveryMs: 5000,
       logger,
       observer: {

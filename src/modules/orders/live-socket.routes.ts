@@ -1,6 +1,8 @@
 /**
  * `GET /ws`, the live socket (docs/rules/orders.md#live-socket). Authentication happens before the
- * upgrade, as an ordinary HTTP answer the client can read: no session → 401 `session_required`, a
+ * upgrade, as an ordinary HTTP answer the client can read: an unknown or ended session → 401
+ * `session_required` (with the live feed, a request with no session cookie at all is an OpenAlgo
+ * feed client instead: docs/rules/market-data.md#feed-protocol; without it, 401 too), a
  * foreign `Origin` → 403 `origin_forbidden`, over the per-user bound → 429 `too_many_sockets`, over
  * the total bound → 503 `socket_capacity`; a plain (non-upgrade) GET → 426. Only an admitted
  * request is upgraded. Later, the socket closes with 4401 when its session ends and with 1013 when
@@ -11,6 +13,7 @@
  * other route; register this once per app (the plugin listens to the server's upgrades).
  */
 import type { IncomingMessage } from 'node:http';
+import type { WebSocket } from 'ws';
 import websocket from '@fastify/websocket';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -39,10 +42,20 @@ export interface LiveSocketRouteDeps {
    * behind a proxy that rewrites `Host`). Requests without `Origin` (non-browser clients) pass.
    */
   allowedOrigins?: readonly string[];
+  /**
+   * The live feed (docs/rules/market-data.md#feed-protocol): a request without a session cookie is
+   * an OpenAlgo feed client (API key in its first message), served here for reverse proxies; a
+   * session's socket also takes the feed's commands (subscribe, …) beside its order events.
+   */
+  feed?: {
+    hasRoom(): boolean;
+    adopt(ws: WebSocket, ip: string, principal?: { userId: number }): void;
+  };
 }
 
-/** Largest frame a client may send: the socket is push-only, client frames are ignored. */
-const MAX_CLIENT_FRAME = 4096;
+/** Largest frame a client may send: the feed's (a subscribe of many symbols); without the feed, 4 KiB. */
+const MAX_CLIENT_FRAME = 64 * 1024;
+const MAX_CLIENT_FRAME_NO_FEED = 4096;
 
 /**
  * Cross-site WebSocket hijacking: browsers send cookies on WebSocket handshakes and CORS does not
@@ -80,17 +93,20 @@ export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Pro
     const scope = child as unknown as App;
     // Sockets close with 1001 before the plugin's own pre-close closes the rest.
     scope.addHook('preClose', async () => hub.close());
-    await scope.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME } });
+    await scope.register(websocket, {
+      options: { maxPayload: deps.feed ? MAX_CLIENT_FRAME : MAX_CLIENT_FRAME_NO_FEED },
+    });
 
     /** The session of each admitted upgrade request, for the socket handler. */
-    const admitted = new WeakMap<IncomingMessage, { userId: number; token: string }>();
+    const admitted = new WeakMap<IncomingMessage, { userId: number; token: string } | 'feed'>();
 
     scope.route({
       method: 'GET',
       url: '/ws',
       ...(deps.rateLimit ? { onRequest: deps.rateLimit } : {}),
       schema: {
-        summary: 'Live socket (WebSocket): order events as they happen',
+        summary:
+          'Live socket (WebSocket): order events as they happen, and the live feed (OpenAlgo protocol)',
         tags: ['orders'],
         response: {
           101: Type.Null({ description: 'Switching Protocols: the socket is open' }),
@@ -105,6 +121,13 @@ export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Pro
         if (!req.ws) return; // a plain GET: the handler answers 426 without a lookup
         // A refusal ends the connection (the plugin destroys the socket): say so to the client.
         reply.header('connection', 'close');
+        if (readSessionCookie(req) === undefined && deps.feed) {
+          // No session at all: an OpenAlgo feed client, which authenticates with its API key in its
+          // first message. No ambient credential rides along, so any origin may connect.
+          if (!deps.feed.hasRoom()) throw socketCapacity('Live feed capacity reached, retry later');
+          admitted.set(req.raw, 'feed');
+          return;
+        }
         if (!originAllowed(req, allowed)) {
           throw originForbidden('WebSocket connections from this origin are not allowed');
         }
@@ -134,6 +157,8 @@ export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Pro
         admitted.delete(req.raw);
         const ws = socket as unknown as LiveSocket;
         if (!who) return ws.close(1008, 'not admitted');
+        if (who === 'feed') return deps.feed!.adopt(socket, req.clientIp);
+        deps.feed?.adopt(socket, req.clientIp, { userId: who.userId });
         // Re-checked every few minutes: a logged-out or revoked session loses its socket.
         const check = async () => (await sessions.resolve(who.token))?.user_id === who.userId;
         hub.admit(who.userId, ws, check);

@@ -170,7 +170,7 @@ declare module 'fastify' {
 
 export const ordersPlugin = modulePlugin<AppDeps>(
   'orders',
-  ['sqlite-writer', 'auth', 'market-admin', 'market', 'brokers', 'sandbox'],
+  ['sqlite-writer', 'auth', 'market-admin', 'market', 'brokers', 'sandbox', 'feed'],
   async (app, deps) => {
     const { config } = deps;
     const { market, marketAdmin, brokers, sandbox, auth } = app;
@@ -197,6 +197,7 @@ export const ordersPlugin = modulePlugin<AppDeps>(
         sessions: auth.sessions,
         rateLimit: limits.admin,
         allowedOrigins: [new URL(config.hostServer).origin],
+        feed: app.feed.server,
       });
       orderSessionRoutes(web, {
         actionCenter: orders.actionCenter,

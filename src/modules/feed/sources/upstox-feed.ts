@@ -1,0 +1,609 @@
+/**
+ * Upstox's Market Data Feed V3 as a {@link TickSource} (docs/rules/market-data.md#feed-sources),
+ * written from Upstox's documentation (upstox.com/developer/api-documentation/v3/get-market-data-feed):
+ *
+ * - `GET /v3/feed/market-data-feed/authorize` with `Authorization: Bearer <access token>` answers
+ *   `{status: "success", data: {authorized_redirect_uri}}`: a `wss://` URL whose `code` query
+ *   parameter is a single-use credential. Each connection is authorized afresh.
+ * - Client messages are JSON `{guid, method: "sub" | "change_mode" | "unsub", data: {mode,
+ *   instrumentKeys}}`, sent as binary frames. Server frames are protobuf `FeedResponse`s
+ *   (./upstox-feed-v3-proto.ts).
+ * - Limits: one connection per app and user; with LTPC alone 5000 instrument keys, with Full alone
+ *   2000, and when both are used at once 2000 LTPC and 1500 Full. The hub subscribes each instrument
+ *   once, at one mode, so {@link UPSTOX_MAX_INSTRUMENTS} (1500) keeps either mix within them.
+ *
+ * Our modes map to Upstox's: 1 (LTP) → `ltpc`, 2 (Quote) and 3 (Depth) → `full` (five levels of
+ * the book; `full_d30` is not used). `FeedInstrument.token` is the Upstox instrument key
+ * (`NSE_EQ|INE062A01020`); ticks go out under our `EXCHANGE:SYMBOL`. A field the frame does not
+ * carry stays unset (protobuf 3 omits zeros, so a true 0 reads as "not given", never the reverse).
+ *
+ * The connection is made when there is something to subscribe, after {@link UpstoxFeedSource.start};
+ * the subscribe/unsubscribe calls of one turn go out as one message per method and mode. After a
+ * drop it authorizes again (exponential backoff, capped) and subscribes everything again. Neither
+ * the access token nor the authorized URL's query is ever logged.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import protobuf from 'protobufjs';
+import WebSocket from 'ws';
+import {
+  feedKey,
+  type DepthLevel,
+  type FeedInstrument,
+  type FeedMode,
+  type SourceStatus,
+  type Tick,
+  type TickListener,
+  type TickSource,
+} from '../feed.types.js';
+import { UPSTOX_FEED_V3_PACKAGE, UPSTOX_FEED_V3_PROTO } from './upstox-feed-v3-proto.js';
+
+/** Upstox's subscription modes this source uses. */
+export type UpstoxMode = 'ltpc' | 'full';
+
+/** Upstox's documented per-mode limits (instrument keys): alone, and when modes are combined. */
+export const UPSTOX_FEED_LIMITS = {
+  ltpc: { alone: 5000, combined: 2000 },
+  option_greeks: { alone: 3000, combined: 2000 },
+  full: { alone: 2000, combined: 1500 },
+} as const;
+
+/** Instruments at once: Full's combined limit, which holds whatever mix of LTPC and Full is asked. */
+export const UPSTOX_MAX_INSTRUMENTS = UPSTOX_FEED_LIMITS.full.combined;
+
+export const UPSTOX_AUTHORIZE_PATH = '/v3/feed/market-data-feed/authorize';
+
+const MODE_OF: Readonly<Record<FeedMode, UpstoxMode>> = { 1: 'ltpc', 2: 'full', 3: 'full' };
+
+export interface UpstoxBackoff {
+  /** First wait after a failure, ms (default 1,000). */
+  initialMs?: number;
+  /** Longest wait, ms (default 30,000). */
+  maxMs?: number;
+  /** Growth per failure (default 2). */
+  factor?: number;
+  /** Random extra of up to this fraction of the wait (default 0.2), so clients do not retry in step. */
+  jitter?: number;
+}
+
+export interface UpstoxFeedOptions {
+  /** The user's Upstox access token, or how to read the current one (undefined: no session). */
+  accessToken: string | (() => string | undefined | Promise<string | undefined>);
+  /** Default `https://api.upstox.com`. A `ws://` feed URL is accepted only when this is `http:`. */
+  apiBaseUrl?: string;
+  logger: Logger;
+  backoff?: UpstoxBackoff;
+  /** Default: the global fetch (undici). */
+  fetch?: typeof fetch;
+  /** Bound of the authorize call and of the WebSocket handshake, ms (default 10,000). */
+  timeoutMs?: number;
+  /** Our own keep-alive ping, ms (default 30,000); a ping unanswered by the next one drops the socket. */
+  pingIntervalMs?: number;
+  /** An open socket with no frame for this long is `stale`, ms (default 60,000). */
+  staleAfterMs?: number;
+  /** Default {@link UPSTOX_MAX_INSTRUMENTS}. */
+  maxSubscriptions?: number;
+  /** Epoch ms now (default Date.now). */
+  now?: () => number;
+}
+
+/** `FeedResponse` as decoded (int64 as numbers, enums as names, absent fields absent). */
+interface LtpcMsg {
+  ltp?: number;
+  ltt?: number;
+  ltq?: number;
+  cp?: number;
+}
+interface QuoteMsg {
+  bidQ?: number;
+  bidP?: number;
+  askQ?: number;
+  askP?: number;
+}
+interface OhlcMsg {
+  interval?: string;
+  open?: number;
+  high?: number;
+  low?: number;
+  close?: number;
+}
+interface MarketFullMsg {
+  ltpc?: LtpcMsg;
+  marketLevel?: { bidAskQuote?: QuoteMsg[] };
+  marketOHLC?: { ohlc?: OhlcMsg[] };
+  atp?: number;
+  vtt?: number;
+  oi?: number;
+  tbq?: number;
+  tsq?: number;
+}
+interface IndexFullMsg {
+  ltpc?: LtpcMsg;
+  marketOHLC?: { ohlc?: OhlcMsg[] };
+}
+export interface UpstoxFeed {
+  ltpc?: LtpcMsg;
+  fullFeed?: { marketFF?: MarketFullMsg; indexFF?: IndexFullMsg };
+  firstLevelWithGreeks?: { ltpc?: LtpcMsg };
+}
+export interface UpstoxFeedResponse {
+  type?: 'initial_feed' | 'live_feed' | 'market_info';
+  feeds?: Record<string, UpstoxFeed>;
+  currentTs?: number;
+  marketInfo?: { segmentStatus?: Record<string, string> };
+}
+
+let feedResponseType: protobuf.Type | undefined;
+
+/** Decodes one server frame (throws on a frame that is not a `FeedResponse`). */
+export function decodeFeedResponse(frame: Uint8Array): UpstoxFeedResponse {
+  feedResponseType ??= protobuf
+    .parse(UPSTOX_FEED_V3_PROTO, { keepCase: true })
+    .root.lookupType(`${UPSTOX_FEED_V3_PACKAGE}.FeedResponse`);
+  const message = feedResponseType.decode(frame);
+  return feedResponseType.toObject(message, {
+    longs: Number,
+    enums: String,
+    defaults: false,
+  }) as UpstoxFeedResponse;
+}
+
+/**
+ * One instrument's feed as a tick and the mode it carries (undefined without a last price).
+ * `subscribed` is the mode we hold for it: a full frame is a Quote or a Depth tick as asked
+ * (an index's full frame has no book).
+ */
+export function feedToTick(
+  feed: UpstoxFeed,
+  timestamp: number,
+  subscribed: FeedMode | undefined,
+): { mode: FeedMode; tick: Tick } | undefined {
+  const market = feed.fullFeed?.marketFF;
+  const index = feed.fullFeed?.indexFF;
+  const ltpc = market?.ltpc ?? index?.ltpc ?? feed.ltpc ?? feed.firstLevelWithGreeks?.ltpc;
+  const ltp = price(ltpc?.ltp);
+  if (ltp === undefined) return undefined;
+  const tick: Tick = { ltp, ltt: ltpc?.ltt || null, timestamp };
+  set(tick, 'close', price(ltpc?.cp));
+  set(tick, 'last_quantity', ltpc?.ltq);
+  if (!market && !index) return { mode: 1, tick };
+
+  const day = (market ?? index)!.marketOHLC?.ohlc?.find((c) => c.interval === '1d');
+  set(tick, 'open', price(day?.open));
+  set(tick, 'high', price(day?.high));
+  set(tick, 'low', price(day?.low));
+  if (market) {
+    set(tick, 'volume', market.vtt);
+    set(tick, 'average_price', price(market.atp));
+    set(tick, 'total_buy_quantity', market.tbq);
+    set(tick, 'total_sell_quantity', market.tsq);
+    set(tick, 'oi', market.oi);
+    const buy: DepthLevel[] = [];
+    const sell: DepthLevel[] = [];
+    // Upstox sends no order counts; a row without a price is an empty one (the side ends there).
+    for (const q of market.marketLevel?.bidAskQuote ?? []) {
+      const bid = price(q.bidP);
+      const ask = price(q.askP);
+      if (bid !== undefined) buy.push({ price: bid, quantity: q.bidQ ?? null, orders: null });
+      if (ask !== undefined) sell.push({ price: ask, quantity: q.askQ ?? null, orders: null });
+    }
+    tick.depth = { buy, sell };
+  }
+  const mode: FeedMode = subscribed === 2 || subscribed === 3 ? subscribed : market ? 3 : 2;
+  return { mode, tick };
+}
+
+/**
+ * A price as given: protobuf 3 leaves a zero off the wire, and an encoder that writes one anyway
+ * means "none" too (no instrument trades at 0), so 0 is absent. Quantities keep a 0 they are given.
+ */
+const price = (v: number | undefined): number | undefined => (v ? v : undefined);
+
+function set<K extends keyof Tick>(tick: Tick, key: K, value: Tick[K] | undefined): void {
+  if (value !== undefined) tick[key] = value;
+}
+
+/** Thrown by the authorize step; `status` is the HTTP status when Upstox answered. */
+class AuthorizeError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+  }
+}
+
+interface Subscription {
+  instrument: FeedInstrument;
+  mode: FeedMode;
+}
+
+export class UpstoxFeedSource implements TickSource {
+  readonly name = 'upstox';
+  readonly maxSubscriptions: number;
+  /** When the last frame arrived, epoch ms (null before the first). */
+  lastMessageAt: number | null = null;
+
+  /** Ours, by `EXCHANGE:SYMBOL`. */
+  private readonly subs = new Map<string, Subscription>();
+  /** Our keys by Upstox instrument key (one key may serve two of our symbols). */
+  private readonly byToken = new Map<string, Set<string>>();
+  /** What the open socket is subscribed to, by instrument key. */
+  private readonly sent = new Map<string, UpstoxMode>();
+  private readonly listeners = new Set<TickListener>();
+  private readonly statusListeners = new Set<(s: SourceStatus) => void>();
+  private readonly apiBaseUrl: string;
+  private readonly now: () => number;
+  private ws: WebSocket | undefined;
+  /** A socket still in its handshake (stop() ends it). */
+  private pending: WebSocket | undefined;
+  private openedAt = 0;
+  private running = false;
+  private connecting = false;
+  /** Raised by stop(): an authorize or handshake of an older generation is dropped. */
+  private generation = 0;
+  private attempt = 0;
+  private flushQueued = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+  private lastStatus: SourceStatus = 'down';
+  /** The current authorized URL and token, to scrub from anything logged. */
+  private secrets: string[] = [];
+
+  constructor(private readonly opts: UpstoxFeedOptions) {
+    this.maxSubscriptions = opts.maxSubscriptions ?? UPSTOX_MAX_INSTRUMENTS;
+    this.apiBaseUrl = (opts.apiBaseUrl ?? 'https://api.upstox.com').replace(/\/+$/, '');
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** `live` with an open socket that had a frame lately, `stale` when it went quiet, else `down`. */
+  get status(): SourceStatus {
+    if (this.ws?.readyState !== WebSocket.OPEN) return 'down';
+    const last = Math.max(this.lastMessageAt ?? 0, this.openedAt);
+    return this.now() - last > (this.opts.staleAfterMs ?? 60_000) ? 'stale' : 'live';
+  }
+
+  /** Told of each change between `live` and `down` (connect, drop, stop). */
+  onStatus(listener: (s: SourceStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  subscribe(instrument: FeedInstrument, mode: FeedMode): void {
+    const key = feedKey(instrument.exchange, instrument.symbol);
+    if (!instrument.token) {
+      this.opts.logger.warn({ key }, 'feed: no Upstox instrument key for this instrument; not subscribed');
+      return;
+    }
+    const prev = this.subs.get(key);
+    if (prev && prev.instrument.token !== instrument.token) this.unindex(key, prev.instrument.token);
+    this.subs.set(key, { instrument, mode });
+    let keys = this.byToken.get(instrument.token);
+    if (!keys) this.byToken.set(instrument.token, (keys = new Set()));
+    keys.add(key);
+    this.queueFlush();
+  }
+
+  unsubscribe(instrument: FeedInstrument, mode: FeedMode): void {
+    const key = feedKey(instrument.exchange, instrument.symbol);
+    const sub = this.subs.get(key);
+    if (sub?.mode !== mode) return;
+    this.subs.delete(key);
+    this.unindex(key, sub.instrument.token);
+    this.queueFlush();
+  }
+
+  onTick(listener: TickListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.queueFlush();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.generation++;
+    this.connecting = false;
+    this.pending?.terminate();
+    this.pending = undefined;
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.stopPing();
+    const ws = this.ws;
+    this.ws = undefined;
+    this.sent.clear();
+    if (ws && ws.readyState !== WebSocket.CLOSED) {
+      const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+      ws.close(1000, 'stop');
+      const timer = setTimeout(() => ws.terminate(), 2_000);
+      await closed;
+      clearTimeout(timer);
+    }
+    this.setStatus('down');
+  }
+
+  private unindex(key: string, token: string): void {
+    const keys = this.byToken.get(token);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byToken.delete(token);
+  }
+
+  /** What the socket should be subscribed to: each instrument key at the mode its highest asks. */
+  private desired(): Map<string, UpstoxMode> {
+    const out = new Map<string, UpstoxMode>();
+    for (const { instrument, mode } of this.subs.values()) {
+      const m = MODE_OF[mode];
+      if (out.get(instrument.token) !== 'full') out.set(instrument.token, m);
+    }
+    return out;
+  }
+
+  private queueFlush(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
+  }
+
+  /** Sends what changed since the last flush: unsubscribes first (they free capacity), then the rest. */
+  private flush(): void {
+    if (!this.running) return;
+    const ws = this.ws;
+    if (ws?.readyState !== WebSocket.OPEN) {
+      if (this.subs.size > 0 && !this.reconnectTimer) void this.connect();
+      return;
+    }
+    const want = this.desired();
+    const unsub: string[] = [];
+    const change: Record<UpstoxMode, string[]> = { ltpc: [], full: [] };
+    const sub: Record<UpstoxMode, string[]> = { ltpc: [], full: [] };
+    for (const token of this.sent.keys()) if (!want.has(token)) unsub.push(token);
+    for (const [token, mode] of want) {
+      const had = this.sent.get(token);
+      if (had === undefined) sub[mode].push(token);
+      else if (had !== mode) change[mode].push(token);
+    }
+    if (unsub.length > 0) this.send(ws, 'unsub', undefined, unsub);
+    for (const mode of ['ltpc', 'full'] as const) {
+      if (change[mode].length > 0) this.send(ws, 'change_mode', mode, change[mode]);
+      if (sub[mode].length > 0) this.send(ws, 'sub', mode, sub[mode]);
+    }
+    this.sent.clear();
+    for (const [token, mode] of want) this.sent.set(token, mode);
+  }
+
+  private send(
+    ws: WebSocket,
+    method: 'sub' | 'unsub' | 'change_mode',
+    mode: UpstoxMode | undefined,
+    keys: string[],
+  ) {
+    const data = mode === undefined ? { instrumentKeys: keys } : { mode, instrumentKeys: keys };
+    // Upstox wants the JSON in a binary frame (a Buffer is sent as one).
+    ws.send(Buffer.from(JSON.stringify({ guid: randomUUID(), method, data })));
+    this.opts.logger.debug({ method, mode, count: keys.length }, 'feed: upstox subscription message sent');
+  }
+
+  private async connect(): Promise<void> {
+    if (this.ws || this.connecting || !this.running) return;
+    this.connecting = true;
+    const generation = this.generation;
+    try {
+      const url = await this.authorize();
+      if (generation !== this.generation) return;
+      await this.open(url, generation);
+    } catch (err) {
+      if (generation !== this.generation) return;
+      const status = err instanceof AuthorizeError ? err.status : null;
+      this.opts.logger.warn(
+        { status, error: this.scrub(err instanceof Error ? err.message : String(err)) },
+        'feed: upstox connection failed',
+      );
+      this.scheduleReconnect();
+    } finally {
+      if (generation === this.generation) this.connecting = false;
+    }
+  }
+
+  /** The single-use feed URL from Upstox's authorize endpoint. */
+  private async authorize(): Promise<string> {
+    const given = this.opts.accessToken;
+    const token = typeof given === 'function' ? await given() : given;
+    if (!token) throw new AuthorizeError('no Upstox access token (no broker session)', null);
+    this.secrets = [token];
+    const fetchFn = this.opts.fetch ?? fetch;
+    let res: Response;
+    try {
+      res = await fetchFn(`${this.apiBaseUrl}${UPSTOX_AUTHORIZE_PATH}`, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000),
+      });
+    } catch (err) {
+      throw new AuthorizeError(`authorize request failed: ${(err as Error).message}`, null);
+    }
+    const text = await res.text().catch(() => '');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (!res.ok) {
+      const first = (body as { errors?: { errorCode?: unknown; message?: unknown }[] } | undefined)
+        ?.errors?.[0];
+      const detail = first ? `${String(first.errorCode)}: ${String(first.message)}` : 'no Upstox error body';
+      throw new AuthorizeError(`authorize answered ${res.status} (${detail})`, res.status);
+    }
+    const data = (body as { status?: unknown; data?: { authorized_redirect_uri?: unknown } } | undefined)
+      ?.data;
+    const uri = data?.authorized_redirect_uri;
+    if (typeof uri !== 'string')
+      throw new AuthorizeError('authorize answered without authorized_redirect_uri', res.status);
+    let parsed: URL;
+    try {
+      parsed = new URL(uri);
+    } catch {
+      throw new AuthorizeError('authorize answered a malformed feed URL', res.status);
+    }
+    this.secrets = [token, uri, parsed.search, ...parsed.searchParams.values()].filter((s) => s.length > 3);
+    const plain = new URL(this.apiBaseUrl).protocol === 'http:';
+    if (parsed.protocol !== 'wss:' && !(plain && parsed.protocol === 'ws:'))
+      throw new AuthorizeError(`authorize answered a ${parsed.protocol} feed URL, not wss:`, res.status);
+    return uri;
+  }
+
+  /** Opens the socket; resolves once it is open (then subscribes everything), rejects if it cannot. */
+  private open(url: string, generation: number): Promise<void> {
+    const where = (() => {
+      const u = new URL(url);
+      return `${u.origin}${u.pathname}`;
+    })();
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, {
+        handshakeTimeout: this.opts.timeoutMs ?? 10_000,
+        maxPayload: 16 * 1024 * 1024,
+        perMessageDeflate: false,
+      });
+      this.pending = ws;
+      let opened = false;
+      ws.once('unexpected-response', (_req, res) => {
+        ws.terminate();
+        reject(new Error(`feed upgrade refused with HTTP ${res.statusCode ?? '?'}`));
+      });
+      ws.on('error', (err) => {
+        if (!opened) reject(err);
+        else this.opts.logger.warn({ error: this.scrub(err.message) }, 'feed: upstox socket error');
+      });
+      ws.once('open', () => {
+        if (this.pending === ws) this.pending = undefined;
+        if (generation !== this.generation || !this.running) {
+          ws.close(1000, 'stop');
+          resolve();
+          return;
+        }
+        opened = true;
+        this.ws = ws;
+        this.connecting = false;
+        this.openedAt = this.now();
+        this.sent.clear();
+        this.opts.logger.info({ url: where }, 'feed: upstox connected');
+        this.startPing(ws);
+        this.setStatus('live');
+        this.flush();
+        resolve();
+      });
+      ws.on('message', (data, isBinary) => this.onFrame(data, isBinary));
+      ws.on('close', (code) => {
+        if (this.pending === ws) this.pending = undefined;
+        if (!opened) {
+          reject(new Error(`feed socket closed before opening (${code})`));
+          return;
+        }
+        if (this.ws !== ws) return;
+        this.ws = undefined;
+        this.sent.clear();
+        this.stopPing();
+        this.opts.logger.warn({ code }, 'feed: upstox connection dropped');
+        this.setStatus('down');
+        this.scheduleReconnect();
+      });
+    });
+  }
+
+  private startPing(ws: WebSocket): void {
+    let answered = true;
+    ws.on('pong', () => (answered = true));
+    this.pingTimer = setInterval(() => {
+      if (!answered) {
+        this.opts.logger.warn('feed: upstox did not answer a ping; reconnecting');
+        ws.terminate();
+        return;
+      }
+      answered = false;
+      ws.ping();
+    }, this.opts.pingIntervalMs ?? 30_000);
+    this.pingTimer.unref();
+  }
+
+  private stopPing(): void {
+    clearInterval(this.pingTimer);
+    this.pingTimer = undefined;
+  }
+
+  private scheduleReconnect(): void {
+    if (!this.running || this.reconnectTimer) return;
+    const b = this.opts.backoff ?? {};
+    const initial = b.initialMs ?? 1_000;
+    const max = b.maxMs ?? 30_000;
+    const base = Math.min(max, initial * (b.factor ?? 2) ** this.attempt);
+    const wait = Math.min(max, base * (1 + Math.random() * (b.jitter ?? 0.2)));
+    this.attempt++;
+    this.opts.logger.info(
+      { inMs: Math.round(wait), attempt: this.attempt },
+      'feed: upstox reconnect scheduled',
+    );
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      // Nothing to subscribe any more: the next subscribe connects.
+      if (this.subs.size > 0) void this.connect();
+    }, wait);
+    this.reconnectTimer.unref();
+  }
+
+  private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
+    this.lastMessageAt = this.now();
+    if (!isBinary) return; // Upstox sends protobuf only
+    const frame = Buffer.isBuffer(data)
+      ? data
+      : Array.isArray(data)
+        ? Buffer.concat(data)
+        : Buffer.from(data);
+    let response: UpstoxFeedResponse;
+    try {
+      response = decodeFeedResponse(frame);
+    } catch (err) {
+      this.opts.logger.warn(
+        { bytes: frame.length, error: (err as Error).message },
+        'feed: upstox frame not decoded',
+      );
+      return;
+    }
+    // A connection that delivers frames is a good one: the next failure starts the backoff over.
+    this.attempt = 0;
+    if (response.type === 'market_info' || !response.feeds) return;
+    const timestamp = response.currentTs ?? this.now();
+    for (const [token, feed] of Object.entries(response.feeds)) {
+      const keys = this.byToken.get(token);
+      if (!keys) continue;
+      for (const key of keys) {
+        const out = feedToTick(feed, timestamp, this.subs.get(key)?.mode);
+        if (!out) continue;
+        for (const l of this.listeners)
+          try {
+            l(key, out.mode, out.tick);
+          } catch (err) {
+            this.opts.logger.error({ err, key }, 'feed: a tick listener failed');
+          }
+      }
+    }
+  }
+
+  private setStatus(s: SourceStatus): void {
+    if (s === this.lastStatus) return;
+    this.lastStatus = s;
+    for (const l of this.statusListeners) l(s);
+  }
+
+  /** `text` without the access token or the authorized URL (or its query). */
+  private scrub(text: string): string {
+    let out = text;
+    for (const s of this.secrets) out = out.split(s).join('[redacted]');
+    return out;
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Zerodha's stream end to end (docs/rules/market-data.md#feed-sources, #feed-watchdog): a broker
+ * session makes the Kite Ticker the feed's upstream; a loopback server speaking Kite's documented
+ * binary protocol drives ticks to a feed client; a silent upstream is detected, reconnected and
+ * reported (feed_status stale, then live); a renewed token reconnects without a restart.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { importContract } from '../helpers/contracts.js';
+import { FeedTestClient } from '../helpers/feed-client.js';
+import { KiteTickerStub } from '../helpers/kite-ticker-stub.js';
+import { ist, miniKiteContract } from '../helpers/sandbox.js';
+import { appWithAdmin, describeEachDb, type TestApp } from '../helpers/test-app.js';
+
+const KEY = 'kite-api-key-1234';
+const T0 = ist('2026-01-05', '10:00'); // a Monday, NSE in session
+
+describeEachDb('the live feed from Kite Ticker', (dialect) => {
+  let stub: KiteTickerStub;
+  let t: TestApp;
+  let client: FeedTestClient;
+  let token: number;
+
+  beforeAll(async () => {
+    stub = await KiteTickerStub.start({ apiKey: KEY, accessToken: 'kite-token-day-1' });
+    ({ t } = await appWithAdmin(dialect, {
+      env: {
+        BROKER_NAME: 'zerodha',
+        BROKER_API_KEY: KEY,
+        BROKER_API_SECRET: 'kite-secret',
+        BROKER_FEED_URL: stub.url,
+        FEED_STALE_SECONDS: '5',
+      },
+    }));
+    await importContract(t, 'zerodha', miniKiteContract());
+    t.clock.set(T0);
+    token = Number((await t.app.market.contracts.get('SBIN', 'NSE'))!.token);
+    await t.services.brokers.sessions.set(1, 'zerodha', { accessToken: 'kite-token-day-1' });
+    await t.services.brokers.sessions.refreshPrimary();
+    t.app.feed.upstream.reselect();
+    const apikey = (await t.services.auth.apiKeys.regenerate(1)).apikey;
+    const at = await t.app.feed.server.listen('127.0.0.1', 0);
+    client = await FeedTestClient.open(`ws://127.0.0.1:${at.port}`);
+    expect(await client.ask({ action: 'authenticate', api_key: apikey }, 'auth')).toMatchObject({
+      broker: 'zerodha',
+    });
+  });
+  afterAll(async () => {
+    await client.close();
+    await t.close();
+    await stub.close();
+  });
+
+  const full = (paise: number) => ({
+    mode: 'full' as const,
+    token,
+    lastPrice: paise,
+    lastQuantity: 10,
+    averagePrice: paise - 50,
+    volume: 123_456,
+    buyQuantity: 5000,
+    sellQuantity: 7000,
+    open: 79_000,
+    high: 81_000,
+    low: 78_500,
+    close: 79_500,
+    lastTradeTime: T0 / 1000,
+    oi: 0,
+    oiDayHigh: 0,
+    oiDayLow: 0,
+    exchangeTimestamp: T0 / 1000,
+    bids: [[100, paise - 5, 3] as const],
+    asks: [[200, paise + 5, 4] as const],
+  });
+
+  it('subscribes upstream once and turns Kite packets into OpenAlgo ticks', async () => {
+    const ack = await client.ask(
+      { action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 'Depth' },
+      'subscribe',
+    );
+    expect(ack).toMatchObject({ status: 'success', broker: 'zerodha' });
+    await stub.until(() => stub.subscriptions().get(token) === 'full', 3000, 'SBIN in full mode');
+    stub.send([full(80_125)]);
+    const tick = await client.next((m) => m.type === 'market_data');
+    expect(tick).toMatchObject({ symbol: 'SBIN', exchange: 'NSE', mode: 3, broker: 'zerodha' });
+    expect(tick.data).toMatchObject({
+      ltp: 801.25,
+      open: 790,
+      high: 810,
+      low: 785,
+      close: 795,
+      volume: 123_456,
+      average_price: 800.75,
+      last_quantity: 10,
+      total_buy_quantity: 5000,
+      total_sell_quantity: 7000,
+      change: 6.25,
+      depth: {
+        buy: [{ price: 801.2, quantity: 100, orders: 3 }],
+        sell: [{ price: 801.3, quantity: 200, orders: 4 }],
+      },
+    });
+  });
+
+  it('a silent upstream is a stall: subscribers are told, the stream reconnects and re-subscribes, ticks recover', async () => {
+    const before = stub.accepted;
+    t.clock.set(T0 + 6000);
+    t.app.feed.watchdog.check();
+    expect(await client.next((m) => m.type === 'feed_status')).toMatchObject({
+      status: 'stale',
+      broker: 'zerodha',
+      symbols: [{ symbol: 'SBIN', exchange: 'NSE' }],
+    });
+    await stub.until(
+      () => stub.accepted > before && stub.subscriptions().get(token) === 'full',
+      5000,
+      'a new connection',
+    );
+    stub.send([full(80_200)]);
+    expect(await client.next((m) => m.type === 'feed_status')).toMatchObject({ status: 'live' });
+    expect(
+      (await client.next((m) => m.type === 'market_data' && (m.data as { ltp: number }).ltp === 802)).data,
+    ).toBeTruthy();
+    const ready = (await t.app.inject({ method: 'GET', url: '/ready' })).json() as {
+      checks: { market_feed: unknown };
+    };
+    expect(ready.checks.market_feed).toMatchObject({
+      ok: true,
+      state: 'live',
+      upstream: 'zerodha',
+      stalls: 1,
+    });
+  });
+
+  it('a renewed broker token reconnects the stream with it, without a restart', async () => {
+    const before = stub.accepted;
+    stub.credentials = { apiKey: KEY, accessToken: 'kite-token-day-2' };
+    await t.services.brokers.sessions.set(1, 'zerodha', { accessToken: 'kite-token-day-2' });
+    await t.services.brokers.sessions.refreshPrimary();
+    t.app.feed.upstream.reselect();
+    await stub.until(
+      () => stub.accepted > before && stub.subscriptions().get(token) === 'full',
+      5000,
+      'reconnect',
+    );
+    stub.send([full(80_300)]);
+    await client.next((m) => m.type === 'market_data' && (m.data as { ltp: number }).ltp === 803);
+    // Neither token nor the API key was ever written to the log.
+    const log = t.logs.join('\n');
+    expect(log).toContain('feed upstream replaced');
+    expect(log).toContain('feed_stalled');
+    for (const secret of ['kite-token-day-1', 'kite-token-day-2', KEY]) expect(log).not.toContain(secret);
+  });
+});
