@@ -10772,6 +10772,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/websocket/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where to connect to the live market-data feed (WebSocket) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /** @description The URL to connect to (wss when the page is HTTPS) */
+                            websocket_url: string;
+                            /** @description Whether the page asking is served over HTTPS */
+                            is_secure: boolean;
+                            /** @description WEBSOCKET_URL, or the feed port on the host asked */
+                            original_url: string;
+                        };
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ws": {
         parameters: {
             query?: never;
@@ -10779,7 +10885,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live socket (WebSocket): order events as they happen */
+        /** Live socket (WebSocket): order events as they happen, and the live feed (OpenAlgo protocol) */
         get: {
             parameters: {
                 query?: never;
@@ -32644,112 +32750,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/websocket/config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Where to connect to the live market-data feed (WebSocket) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "success";
-                            /** @description The URL to connect to (wss when the page is HTTPS) */
-                            websocket_url: string;
-                            /** @description Whether the page asking is served over HTTPS */
-                            is_secure: boolean;
-                            /** @description WEBSOCKET_URL, or the feed port on the host asked */
-                            original_url: string;
-                        };
-                    };
-                };
-                /**
-                 * @description Unauthorized
-                 *
-                 *     - `session_required`: no live session (the `algodesk_session` cookie)
-                 */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /**
-                 * @description Forbidden
-                 *
-                 *     - the client address is banned (a plain-text answer, before any route logic)
-                 */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description Not Found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /**
-                 * @description Too Many Requests
-                 *
-                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
-                 */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /**
-                 * @description Internal Server Error
-                 *
-                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
-                 */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
