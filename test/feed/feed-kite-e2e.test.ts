@@ -9,7 +9,7 @@ import { importContract } from '../helpers/contracts.js';
 import { FeedTestClient } from '../helpers/feed-client.js';
 import { KiteTickerStub } from '../helpers/kite-ticker-stub.js';
 import { ist, miniKiteContract } from '../helpers/sandbox.js';
-import { appWithAdmin, describeEachDb, type TestApp } from '../helpers/test-app.js';
+import { appWithAdmin, asBrowser, describeEachDb, type TestApp } from '../helpers/test-app.js';
 
 const KEY = 'kite-api-key-1234';
 const T0 = ist('2026-01-05', '10:00'); // a Monday, NSE in session
@@ -149,5 +149,103 @@ describeEachDb('the live feed from Kite Ticker', (dialect) => {
     expect(log).toContain('feed upstream replaced');
     expect(log).toContain('feed_stalled');
     for (const secret of ['kite-token-day-1', 'kite-token-day-2', KEY]) expect(log).not.toContain(secret);
+  });
+});
+
+describeEachDb('Kite Ticker ticks inside algodesk', (dialect) => {
+  it('a resting sandbox LIMIT fills on the tick that crosses it, and /api/v1/quotes answers from the stream, not the broker', async () => {
+    const stub = await KiteTickerStub.start({ apiKey: KEY, accessToken: 'kite-token-day-1' });
+    const { t, admin } = await appWithAdmin(dialect, {
+      env: {
+        BROKER_NAME: 'zerodha',
+        BROKER_API_KEY: KEY,
+        BROKER_API_SECRET: 'kite-secret',
+        BROKER_FEED_URL: stub.url,
+        // Nothing listens here: an answer that needed the broker's REST API would fail.
+        BROKER_API_BASE_URL: 'http://127.0.0.1:9',
+        BROKER_TIMEOUT_MS: '1000',
+      },
+    });
+    try {
+      await importContract(t, 'zerodha', miniKiteContract());
+      t.clock.set(T0);
+      const token = Number((await t.app.market.contracts.get('SBIN', 'NSE'))!.token);
+      await t.services.brokers.sessions.set(1, 'zerodha', { accessToken: 'kite-token-day-1' });
+      await t.services.brokers.sessions.refreshPrimary();
+      t.app.feed.upstream.reselect();
+      await t.app.inject({ method: 'POST', url: '/settings/analyze-mode/1', headers: asBrowser(admin) });
+      const placed = await t.services.sandbox.service.placeOrder(1, {
+        symbol: 'SBIN',
+        exchange: 'NSE',
+        side: 'BUY',
+        priceType: 'LIMIT',
+        product: 'MIS',
+        quantity: 5,
+        price: 800,
+      });
+      expect(placed.order.status).toBe('open');
+      // The engine watches the order's instrument; the feed subscribes it upstream in full mode.
+      await stub.until(
+        () => stub.subscriptions().get(token) === 'full',
+        5000,
+        'the engine instrument subscribed',
+      );
+      const packet = (paise: number) => ({
+        mode: 'full' as const,
+        token,
+        lastPrice: paise,
+        lastQuantity: 1,
+        averagePrice: paise,
+        volume: 1000,
+        buyQuantity: 10,
+        sellQuantity: 10,
+        open: 80_500,
+        high: 81_000,
+        low: 79_000,
+        close: 80_400,
+        lastTradeTime: T0 / 1000,
+        oi: 0,
+        oiDayHigh: 0,
+        oiDayLow: 0,
+        exchangeTimestamp: T0 / 1000,
+        bids: [[50, paise - 10, 2] as const],
+        asks: [[60, paise, 3] as const],
+      });
+      stub.send([packet(80_100)]); // ask 801.00: above the limit, no fill
+      stub.send([packet(79_990)]); // ask 799.90: crosses it
+      await expect
+        .poll(async () => (await t.services.sandbox.service.order(1, Number(placed.order.orderId))).status, {
+          timeout: 5000,
+        })
+        .toBe('complete');
+      const filled = await t.services.sandbox.service.order(1, Number(placed.order.orderId));
+      expect(filled.averagePrice).toBe(799.9 * 10_000);
+
+      // Live mode: the quote API answers from the fresh tick (the broker's REST origin is dead).
+      await t.app.inject({ method: 'POST', url: '/settings/analyze-mode/0', headers: asBrowser(admin) });
+      const apikey = (await t.services.auth.apiKeys.regenerate(1)).apikey;
+      const q = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/quotes',
+        payload: { apikey, symbol: 'SBIN', exchange: 'NSE' },
+      });
+      expect(q.statusCode).toBe(200);
+      expect(q.json()).toMatchObject({
+        status: 'success',
+        data: {
+          ltp: 799.9,
+          open: 805,
+          high: 810,
+          low: 790,
+          prev_close: 804,
+          volume: 1000,
+          bid: 799.8,
+          ask: 799.9,
+        },
+      });
+    } finally {
+      await t.close();
+      await stub.close();
+    }
   });
 });

@@ -60,7 +60,9 @@ export class FeedHub {
   /** Instrument key → its subscribers and what each asked for. */
   private readonly byKey = new Map<string, Map<FeedClient, Map<FeedMode, number>>>();
   private readonly clients = new Map<FeedClient, ClientSubs>();
-  private readonly newest = new Map<string, { tick: Tick; mode: FeedMode }>();
+  private readonly newest = new Map<string, { tick: Tick; mode: FeedMode; receivedAt: number }>();
+  /** Told every tick before it is fanned out (the sandbox's prices, the quote cache's readers). */
+  private readonly tickListeners = new Set<(key: string, mode: FeedMode, tick: Tick) => void>();
   private unlisten: (() => void) | undefined;
 
   constructor(private readonly deps: FeedHubDeps) {}
@@ -80,9 +82,15 @@ export class FeedHub {
     await this.deps.source.stop();
   }
 
-  /** The newest tick of an instrument (any mode) and when it was taken. */
-  latest(exchange: string, symbol: string): { tick: Tick; mode: FeedMode } | undefined {
+  /** The newest tick of an instrument (any mode) and when it arrived here (`Date.now()`). */
+  latest(exchange: string, symbol: string): { tick: Tick; mode: FeedMode; receivedAt: number } | undefined {
     return this.newest.get(feedKey(exchange, symbol));
+  }
+
+  /** Hears every tick of every subscribed instrument, raw. */
+  listen(listener: (key: string, mode: FeedMode, tick: Tick) => void): () => void {
+    this.tickListeners.add(listener);
+    return () => this.tickListeners.delete(listener);
   }
 
   /**
@@ -258,7 +266,8 @@ export class FeedHub {
   private onTick(key: string, mode: FeedMode, tick: Tick): void {
     const prev = this.newest.get(key);
     if (!prev || prev.tick.timestamp <= tick.timestamp || mode > prev.mode)
-      this.newest.set(key, { tick, mode });
+      this.newest.set(key, { tick, mode, receivedAt: Date.now() });
+    for (const l of this.tickListeners) l(key, mode, tick);
     const holders = this.byKey.get(key);
     if (!holders) return;
     const [exchange, symbol] = splitKey(key);

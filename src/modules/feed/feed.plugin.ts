@@ -6,7 +6,9 @@
  */
 import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
-import { FeedHub } from './feed-hub.js';
+import { FeedHub, type FeedClient } from './feed-hub.js';
+import { tickToQuote } from './live-quotes.js';
+import type { SymbolRef } from './protocol.js';
 import { FeedServer } from './feed-server.js';
 import { feedConfigRoutes } from './feed.routes.js';
 import { SandboxTickSource } from './sandbox-ticks.js';
@@ -16,7 +18,7 @@ import { istDate } from '../market/contracts.service.js';
 import { KiteTickerSource } from './sources/kite-ticker.js';
 import { UpstoxFeedSource } from './sources/upstox-feed.js';
 import { createHash } from 'node:crypto';
-import type { FeedInstrument } from './feed.types.js';
+import { feedKey, type FeedInstrument } from './feed.types.js';
 
 export interface FeedServices {
   hub: FeedHub;
@@ -177,7 +179,33 @@ export const feedPlugin = modulePlugin<AppDeps>(
     });
     const watch = setInterval(() => watchdog.check(), Math.min(5000, config.feed.staleMs / 2));
     watch.unref();
-    app.addHook('onReady', async () => hub.start());
+    // The sandbox rides the feed (docs/rules/market-data.md#live-cache): the instruments its engine
+    // watches (working orders, open positions) are subscribed like a client's, and a broker
+    // stream's ticks price it at once, so a resting order fills on the tick that crosses it.
+    const engine: FeedClient = { deliver: () => undefined };
+    let engineKeys = new Map<string, SymbolRef>();
+    const followEngine = (instruments: readonly FeedInstrument[]) => {
+      const next = new Map(
+        instruments.map((i) => [feedKey(i.exchange, i.symbol), { symbol: i.symbol, exchange: i.exchange }]),
+      );
+      const gone = [...engineKeys].filter(([k]) => !next.has(k)).map(([, r]) => ({ ...r, mode: 3 as const }));
+      const added = [...next].filter(([k]) => !engineKeys.has(k)).map(([, r]) => r);
+      engineKeys = next;
+      if (gone.length > 0) hub.unsubscribe(engine, gone);
+      if (added.length > 0)
+        void hub
+          .subscribe(engine, added, 3, 5)
+          .catch((err: unknown) => logger.warn({ err }, 'feed: engine subscribe failed'));
+    };
+    hub.listen((key, _mode, tick) => {
+      if (upstream.upstream().demo) return;
+      const prices = app.sandbox.prices();
+      if (prices.kind === 'broker' && prices.receive) prices.receive(new Map([[key, tickToQuote(tick)]]));
+    });
+    app.addHook('onReady', async () => {
+      hub.start();
+      app.sandbox.prices().onWatch?.(followEngine);
+    });
     app.addHook('onClose', async () => {
       clearInterval(watch);
       await server.close();

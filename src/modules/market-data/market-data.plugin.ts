@@ -10,10 +10,11 @@ import { BrokerDataSource } from './broker-data-source.js';
 import { marketDataRoutes, optionsRoutes, tickerRoutes } from './market-data.routes.js';
 import { MarketDataService } from './market-data.service.js';
 import { OptionsService } from './options.service.js';
+import { liveMarketQuote } from '../feed/live-quotes.js';
 
 export const marketDataPlugin = modulePlugin<AppDeps>(
   'market-data',
-  ['auth', 'market', 'brokers', 'sandbox'],
+  ['auth', 'market', 'brokers', 'sandbox', 'feed'],
   async (app, deps) => {
     const source = new BrokerDataSource({
       sessions: app.brokers.sessions,
@@ -27,6 +28,7 @@ export const marketDataPlugin = modulePlugin<AppDeps>(
       instrument: (symbol, exchange) => app.market.contracts.get(symbol, exchange),
       source,
       prices: () => app.sandbox.prices(),
+      live: (i) => liveMarketQuote(app.feed.hub, i.exchange, i.symbol),
     });
     const limits = routeLimits(deps);
     marketDataRoutes(app, { data, apiKeyGuard: app.auth.apiKeyGuard, rateLimit: limits.api });

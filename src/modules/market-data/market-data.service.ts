@@ -23,6 +23,11 @@ export interface MarketDataDeps {
   source: BrokerDataSource;
   /** The sandbox's price source now. */
   prices: () => PriceSource;
+  /**
+   * The live feed's quote of an instrument when a broker stream ticked it just now
+   * (docs/rules/market-data.md#live-cache): answered without a broker round trip.
+   */
+  live?: (i: Instrument) => MarketQuote | undefined;
 }
 
 /** OpenAlgo's depth sides: five levels, padded with zero rows. */
@@ -90,8 +95,10 @@ export class MarketDataService {
     return i;
   }
 
-  /** The broker's full quote of one instrument (a 404 when the broker sent none). */
+  /** The broker's full quote of one instrument (a 404 when the broker sent none); the live feed's when fresh. */
   private async brokerQuote(client: MarketDataClient, i: Instrument): Promise<MarketQuote> {
+    const live = this.deps.live?.(i);
+    if (live) return live;
     const got = await client.marketQuotes([i]).catch((err: unknown) => {
       throw brokerFailure(err);
     });
@@ -134,10 +141,19 @@ export class MarketDataService {
     const known = found.filter((i): i is Instrument => i !== undefined);
     let quotes: Map<string, QuoteData>;
     if (src.kind === 'broker') {
-      const got = await src.client.marketQuotes(known).catch((err: unknown) => {
-        throw brokerFailure(err);
-      });
-      quotes = new Map([...got].map(([k, q]) => [k, quoteData(q)]));
+      quotes = new Map();
+      const ask: Instrument[] = [];
+      for (const i of known) {
+        const live = this.deps.live?.(i);
+        if (live) quotes.set(`${i.exchange}:${i.symbol}`, quoteData(live));
+        else ask.push(i);
+      }
+      if (ask.length > 0) {
+        const got = await src.client.marketQuotes(ask).catch((err: unknown) => {
+          throw brokerFailure(err);
+        });
+        for (const [k, q] of got) quotes.set(k, quoteData(q));
+      }
     } else {
       quotes = new Map();
       const prices = this.deps.prices();

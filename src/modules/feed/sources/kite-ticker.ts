@@ -8,34 +8,30 @@
  *   Every subscribe, unsubscribe and mode change of one event-loop turn goes out as one message
  *   of each kind (the hub's re-mode, a subscribe at the new mode and an unsubscribe at the old,
  *   becomes a single `mode`).
- * - Market data is binary: an int16 packet count, then per packet an int16 length and the packet
- *   (LTP 8 bytes; quote 44; full 184 with five bid and five offer depth entries of 12 bytes;
- *   indices 28 in quote mode and 32 in full). Prices are integers: divided by 10,000,000 for CDS,
- *   10,000 for BCD (Kite's own clients) and 100 for everything else, the segment being the low
- *   byte of the instrument token. A 1-byte frame is a heartbeat. Text frames are JSON
- *   `{"type":"order"|"error"|"message","data":…}`.
+ * - Market data is binary packets (a 1-byte frame is a heartbeat), read into ticks by
+ *   ./kite-ticker-decode.ts. Text frames are JSON `{"type":"order"|"error"|"message","data":…}`.
  *
- * A tick carries what its packet carries: a field the mode does not send stays absent (never an
- * invented 0), the last trade time only in full mode, the exchange's timestamp in full mode (else
- * the time of receipt). Instruments are Kite `instrument_token`s in `FeedInstrument.token`; ticks
- * go out under our `EXCHANGE:SYMBOL`, at the subscribed mode (or the packet's, when lower).
+ * Instruments are Kite `instrument_token`s in `FeedInstrument.token`; ticks go out under our
+ * `EXCHANGE:SYMBOL`, at the subscribed mode (or the packet's, when lower).
  *
  * Connects on the first subscribe; after a lost connection it reconnects with capped exponential
- * backoff and subscribes everything again. Credentials refused at the handshake (HTTP 400/401/403)
- * leave it `down` without retrying: a new session means a new source. The URL holds the API key
- * and access token, so only its host is ever logged, and any text logged is masked.
+ * backoff (./reconnect.ts) and subscribes everything again. Credentials refused at the handshake
+ * (HTTP 400/401/403) leave it `down` without retrying: a new session means a new source. The URL
+ * holds the API key and access token, so only its host is ever logged, and any text logged is
+ * masked.
  */
 import type { Logger } from 'pino';
 import WebSocket, { type RawData } from 'ws';
 import {
   feedKey,
-  type DepthLevel,
   type FeedInstrument,
   type FeedMode,
   type Tick,
   type TickListener,
   type TickSource,
 } from '../feed.types.js';
+import { readFrame } from './kite-ticker-decode.js';
+import { backoffDelay, TurnBatch } from './reconnect.js';
 
 export const KITE_TICKER_URL = 'wss://ws.kite.trade';
 /** Instruments one Kite Ticker connection may subscribe (websocket page, first section). */
@@ -77,7 +73,7 @@ export class KiteTickerSource implements TickSource {
   private sent = new Map<number, FeedMode>();
   private readonly listeners = new Set<TickListener>();
   private ws: WebSocket | undefined;
-  private flushing: NodeJS.Immediate | undefined;
+  private readonly batch = new TurnBatch(() => this.flush());
   private retry: NodeJS.Timeout | undefined;
   private attempts = 0;
   private stopped = false;
@@ -151,8 +147,7 @@ export class KiteTickerSource implements TickSource {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.flushing) clearImmediate(this.flushing);
-    this.flushing = undefined;
+    this.batch.cancel();
     clearTimeout(this.retry);
     this.retry = undefined;
     const ws = this.ws;
@@ -173,10 +168,7 @@ export class KiteTickerSource implements TickSource {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.flushing ??= setImmediate(() => {
-      this.flushing = undefined;
-      this.flush();
-    });
+    this.batch.request();
   }
 
   /** Tells the connection the difference between what is wanted and what it was told. */
@@ -263,10 +255,12 @@ export class KiteTickerSource implements TickSource {
       return;
     }
     const r = this.opts.reconnect ?? {};
-    const delay = Math.min(
-      r.maxDelayMs ?? 30_000,
-      (r.initialDelayMs ?? 1000) * (r.factor ?? 2) ** this.attempts,
-    );
+    const delay = backoffDelay(this.attempts, {
+      initialMs: r.initialDelayMs ?? 1000,
+      maxMs: r.maxDelayMs ?? 30_000,
+      factor: r.factor ?? 2,
+      jitter: 0,
+    });
     this.attempts++;
     this.opts.logger.warn(
       { host: this.host, code, reason, httpStatus, error: failure, retryInMs: delay, attempt: this.attempts },
@@ -289,23 +283,17 @@ export class KiteTickerSource implements TickSource {
     this.attempts = 0;
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
     if (!isBinary) return this.text(buf.toString('utf8'));
-    if (buf.length < 2) return; // heartbeat
-    const count = buf.readUInt16BE(0);
-    let at = 2;
-    for (let i = 0; i < count; i++) {
-      if (at + 2 > buf.length) return this.malformed(buf.length, i, count);
-      const length = buf.readUInt16BE(at);
-      const start = at + 2;
-      at = start + length;
-      if (at > buf.length) return this.malformed(buf.length, i, count);
-      const packet = readPacket(buf.subarray(start, at), this.now);
-      if (packet) this.emit(packet.token, packet.mode, packet.tick);
-      else this.opts.logger.debug({ length }, 'kite ticker: packet of unknown length skipped');
+    // Read lazily: each packet reaches the listeners before the next one is parsed.
+    for (const part of readFrame(buf, this.now)) {
+      if (part.kind === 'packet') this.emit(part.packet.token, part.packet.mode, part.packet.tick);
+      else if (part.kind === 'unknown')
+        this.opts.logger.debug({ length: part.length }, 'kite ticker: packet of unknown length skipped');
+      else
+        this.opts.logger.debug(
+          { bytes: part.bytes, packet: part.packet, count: part.count },
+          'kite ticker: truncated frame; rest skipped',
+        );
     }
-  }
-
-  private malformed(bytes: number, packet: number, count: number): void {
-    this.opts.logger.debug({ bytes, packet, count }, 'kite ticker: truncated frame; rest skipped');
   }
 
   private emit(token: number, packetMode: FeedMode, tick: Tick): void {
@@ -357,84 +345,4 @@ function kiteToken(token: string): number | undefined {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Price divisor by exchange segment, the low byte of the token (3 = CDS, 6 = BCD). */
-function divisorOf(token: number): number {
-  const segment = token & 0xff;
-  return segment === 3 ? 10_000_000 : segment === 6 ? 10_000 : 100;
-}
-
-/**
- * One packet as a tick, by its length (8 LTP, 28/32 index quote/full, 44/184 quote/full).
- * Prices are int32; quantities, volume, OI, order counts and timestamps unsigned (as Kite's own
- * clients read them). A zero timestamp is "not given".
- */
-function readPacket(p: Buffer, now: () => number): { token: number; mode: FeedMode; tick: Tick } | undefined {
-  if (p.length < 8) return undefined;
-  const token = p.readUInt32BE(0);
-  const divisor = divisorOf(token);
-  const price = (at: number) => p.readInt32BE(at) / divisor;
-  const count = (at: number) => p.readUInt32BE(at);
-  const epochMs = (at: number) => {
-    const s = p.readUInt32BE(at);
-    return s > 0 ? s * 1000 : null;
-  };
-  const ltp = price(4);
-  switch (p.length) {
-    case 8:
-      return { token, mode: 1, tick: { ltp, ltt: null, timestamp: now() } };
-    case 28:
-    case 32: {
-      const full = p.length === 32;
-      const tick: Tick = {
-        ltp,
-        ltt: null,
-        timestamp: (full ? epochMs(28) : null) ?? now(),
-        high: price(8),
-        low: price(12),
-        open: price(16),
-        close: price(20),
-      };
-      return { token, mode: full ? 3 : 2, tick };
-    }
-    case 44:
-    case 184: {
-      const full = p.length === 184;
-      const tick: Tick = {
-        ltp,
-        ltt: full ? epochMs(44) : null,
-        timestamp: (full ? epochMs(60) : null) ?? now(),
-        last_quantity: count(8),
-        average_price: price(12),
-        volume: count(16),
-        total_buy_quantity: count(20),
-        total_sell_quantity: count(24),
-        open: price(28),
-        high: price(32),
-        low: price(36),
-        close: price(40),
-      };
-      if (full) {
-        tick.oi = count(48);
-        tick.depth = { buy: depthSide(p, 64, divisor), sell: depthSide(p, 124, divisor) };
-      }
-      return { token, mode: full ? 3 : 2, tick };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Five 12-byte entries (quantity int32, price int32, orders int16, 2 padding); empty levels left out. */
-function depthSide(p: Buffer, from: number, divisor: number): DepthLevel[] {
-  const levels: DepthLevel[] = [];
-  for (let at = from; at < from + 60; at += 12) {
-    const quantity = p.readUInt32BE(at);
-    const raw = p.readInt32BE(at + 4);
-    const orders = p.readUInt16BE(at + 8);
-    if (quantity === 0 && raw === 0 && orders === 0) continue;
-    levels.push({ price: raw / divisor, quantity, orders });
-  }
-  return levels;
 }

@@ -7,36 +7,34 @@
  *   parameter is a single-use credential. Each connection is authorized afresh.
  * - Client messages are JSON `{guid, method: "sub" | "change_mode" | "unsub", data: {mode,
  *   instrumentKeys}}`, sent as binary frames. Server frames are protobuf `FeedResponse`s
- *   (./upstox-feed-v3-proto.ts).
+ *   (./upstox-feed-v3-proto.ts), decoded and mapped to ticks in ./upstox-feed-decode.ts.
  * - Limits: one connection per app and user; with LTPC alone 5000 instrument keys, with Full alone
  *   2000, and when both are used at once 2000 LTPC and 1500 Full. The hub subscribes each instrument
  *   once, at one mode, so {@link UPSTOX_MAX_INSTRUMENTS} (1500) keeps either mix within them.
  *
  * Our modes map to Upstox's: 1 (LTP) → `ltpc`, 2 (Quote) and 3 (Depth) → `full` (five levels of
  * the book; `full_d30` is not used). `FeedInstrument.token` is the Upstox instrument key
- * (`NSE_EQ|INE062A01020`); ticks go out under our `EXCHANGE:SYMBOL`. A field the frame does not
- * carry stays unset (protobuf 3 omits zeros, so a true 0 reads as "not given", never the reverse).
+ * (`NSE_EQ|INE062A01020`); ticks go out under our `EXCHANGE:SYMBOL`.
  *
  * The connection is made when there is something to subscribe, after {@link UpstoxFeedSource.start};
  * the subscribe/unsubscribe calls of one turn go out as one message per method and mode. After a
- * drop it authorizes again (exponential backoff, capped) and subscribes everything again. Neither
- * the access token nor the authorized URL's query is ever logged.
+ * drop it authorizes again (exponential backoff, capped, with jitter: ./reconnect.ts) and
+ * subscribes everything again. Neither the access token nor the authorized URL's query is ever
+ * logged.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import protobuf from 'protobufjs';
 import WebSocket from 'ws';
 import {
   feedKey,
-  type DepthLevel,
   type FeedInstrument,
   type FeedMode,
   type SourceStatus,
-  type Tick,
   type TickListener,
   type TickSource,
 } from '../feed.types.js';
-import { UPSTOX_FEED_V3_PACKAGE, UPSTOX_FEED_V3_PROTO } from './upstox-feed-v3-proto.js';
+import { backoffDelay, TurnBatch } from './reconnect.js';
+import { decodeFeedResponse, feedToTick, type UpstoxFeedResponse } from './upstox-feed-decode.js';
 
 /** Upstox's subscription modes this source uses. */
 export type UpstoxMode = 'ltpc' | 'full';
@@ -87,122 +85,6 @@ export interface UpstoxFeedOptions {
   now?: () => number;
 }
 
-/** `FeedResponse` as decoded (int64 as numbers, enums as names, absent fields absent). */
-interface LtpcMsg {
-  ltp?: number;
-  ltt?: number;
-  ltq?: number;
-  cp?: number;
-}
-interface QuoteMsg {
-  bidQ?: number;
-  bidP?: number;
-  askQ?: number;
-  askP?: number;
-}
-interface OhlcMsg {
-  interval?: string;
-  open?: number;
-  high?: number;
-  low?: number;
-  close?: number;
-}
-interface MarketFullMsg {
-  ltpc?: LtpcMsg;
-  marketLevel?: { bidAskQuote?: QuoteMsg[] };
-  marketOHLC?: { ohlc?: OhlcMsg[] };
-  atp?: number;
-  vtt?: number;
-  oi?: number;
-  tbq?: number;
-  tsq?: number;
-}
-interface IndexFullMsg {
-  ltpc?: LtpcMsg;
-  marketOHLC?: { ohlc?: OhlcMsg[] };
-}
-export interface UpstoxFeed {
-  ltpc?: LtpcMsg;
-  fullFeed?: { marketFF?: MarketFullMsg; indexFF?: IndexFullMsg };
-  firstLevelWithGreeks?: { ltpc?: LtpcMsg };
-}
-export interface UpstoxFeedResponse {
-  type?: 'initial_feed' | 'live_feed' | 'market_info';
-  feeds?: Record<string, UpstoxFeed>;
-  currentTs?: number;
-  marketInfo?: { segmentStatus?: Record<string, string> };
-}
-
-let feedResponseType: protobuf.Type | undefined;
-
-/** Decodes one server frame (throws on a frame that is not a `FeedResponse`). */
-export function decodeFeedResponse(frame: Uint8Array): UpstoxFeedResponse {
-  feedResponseType ??= protobuf
-    .parse(UPSTOX_FEED_V3_PROTO, { keepCase: true })
-    .root.lookupType(`${UPSTOX_FEED_V3_PACKAGE}.FeedResponse`);
-  const message = feedResponseType.decode(frame);
-  return feedResponseType.toObject(message, {
-    longs: Number,
-    enums: String,
-    defaults: false,
-  }) as UpstoxFeedResponse;
-}
-
-/**
- * One instrument's feed as a tick and the mode it carries (undefined without a last price).
- * `subscribed` is the mode we hold for it: a full frame is a Quote or a Depth tick as asked
- * (an index's full frame has no book).
- */
-export function feedToTick(
-  feed: UpstoxFeed,
-  timestamp: number,
-  subscribed: FeedMode | undefined,
-): { mode: FeedMode; tick: Tick } | undefined {
-  const market = feed.fullFeed?.marketFF;
-  const index = feed.fullFeed?.indexFF;
-  const ltpc = market?.ltpc ?? index?.ltpc ?? feed.ltpc ?? feed.firstLevelWithGreeks?.ltpc;
-  const ltp = price(ltpc?.ltp);
-  if (ltp === undefined) return undefined;
-  const tick: Tick = { ltp, ltt: ltpc?.ltt || null, timestamp };
-  set(tick, 'close', price(ltpc?.cp));
-  set(tick, 'last_quantity', ltpc?.ltq);
-  if (!market && !index) return { mode: 1, tick };
-
-  const day = (market ?? index)!.marketOHLC?.ohlc?.find((c) => c.interval === '1d');
-  set(tick, 'open', price(day?.open));
-  set(tick, 'high', price(day?.high));
-  set(tick, 'low', price(day?.low));
-  if (market) {
-    set(tick, 'volume', market.vtt);
-    set(tick, 'average_price', price(market.atp));
-    set(tick, 'total_buy_quantity', market.tbq);
-    set(tick, 'total_sell_quantity', market.tsq);
-    set(tick, 'oi', market.oi);
-    const buy: DepthLevel[] = [];
-    const sell: DepthLevel[] = [];
-    // Upstox sends no order counts; a row without a price is an empty one (the side ends there).
-    for (const q of market.marketLevel?.bidAskQuote ?? []) {
-      const bid = price(q.bidP);
-      const ask = price(q.askP);
-      if (bid !== undefined) buy.push({ price: bid, quantity: q.bidQ ?? null, orders: null });
-      if (ask !== undefined) sell.push({ price: ask, quantity: q.askQ ?? null, orders: null });
-    }
-    tick.depth = { buy, sell };
-  }
-  const mode: FeedMode = subscribed === 2 || subscribed === 3 ? subscribed : market ? 3 : 2;
-  return { mode, tick };
-}
-
-/**
- * A price as given: protobuf 3 leaves a zero off the wire, and an encoder that writes one anyway
- * means "none" too (no instrument trades at 0), so 0 is absent. Quantities keep a 0 they are given.
- */
-const price = (v: number | undefined): number | undefined => (v ? v : undefined);
-
-function set<K extends keyof Tick>(tick: Tick, key: K, value: Tick[K] | undefined): void {
-  if (value !== undefined) tick[key] = value;
-}
-
 /** Thrown by the authorize step; `status` is the HTTP status when Upstox answered. */
 class AuthorizeError extends Error {
   constructor(
@@ -243,7 +125,7 @@ export class UpstoxFeedSource implements TickSource {
   /** Raised by stop(): an authorize or handshake of an older generation is dropped. */
   private generation = 0;
   private attempt = 0;
-  private flushQueued = false;
+  private readonly batch = new TurnBatch(() => this.flush());
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
   private lastStatus: SourceStatus = 'down';
@@ -343,12 +225,7 @@ export class UpstoxFeedSource implements TickSource {
   }
 
   private queueFlush(): void {
-    if (this.flushQueued) return;
-    this.flushQueued = true;
-    setImmediate(() => {
-      this.flushQueued = false;
-      this.flush();
-    });
+    this.batch.request();
   }
 
   /** Sends what changed since the last flush: unsubscribes first (they free capacity), then the rest. */
@@ -539,10 +416,12 @@ export class UpstoxFeedSource implements TickSource {
   private scheduleReconnect(): void {
     if (!this.running || this.reconnectTimer) return;
     const b = this.opts.backoff ?? {};
-    const initial = b.initialMs ?? 1_000;
-    const max = b.maxMs ?? 30_000;
-    const base = Math.min(max, initial * (b.factor ?? 2) ** this.attempt);
-    const wait = Math.min(max, base * (1 + Math.random() * (b.jitter ?? 0.2)));
+    const wait = backoffDelay(this.attempt, {
+      initialMs: b.initialMs ?? 1_000,
+      maxMs: b.maxMs ?? 30_000,
+      factor: b.factor ?? 2,
+      jitter: b.jitter ?? 0.2,
+    });
     this.attempt++;
     this.opts.logger.info(
       { inMs: Math.round(wait), attempt: this.attempt },

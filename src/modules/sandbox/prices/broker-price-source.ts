@@ -25,6 +25,8 @@ export interface BrokerPriceSourceOptions {
 export class BrokerPriceSource extends PolledPriceSource {
   readonly kind = 'broker' as const;
   private lastFailure: string | undefined;
+  /** When the live stream last ticked each instrument (its poll is skipped while it does). */
+  private readonly streamed = new Map<string, number>();
 
   constructor(private readonly opts: BrokerPriceSourceOptions) {
     super(opts.pollMs);
@@ -46,10 +48,18 @@ export class BrokerPriceSource extends PolledPriceSource {
     return this.latest(key);
   }
 
-  /** One batched call for every watched instrument; nothing while there is no broker session. */
-  protected fetch(batch: PricedInstrument[]): Promise<void> | undefined {
+  /**
+   * One batched call for every watched instrument the live stream did not tick within two polls
+   * (it is the fallback); nothing while there is no broker session.
+   */
+  protected fetch(watched: PricedInstrument[]): Promise<void> | undefined {
     const client = this.opts.client();
     if (!client) return undefined;
+    const since = this.opts.clock.now() - 2 * this.opts.pollMs;
+    const batch = watched.filter(
+      (i) => (this.streamed.get(quoteKey(i.exchange, i.symbol)) ?? -Infinity) < since,
+    );
+    if (batch.length === 0) return undefined;
     return client.quotes(batch).then(
       (quotes) => {
         this.succeeded();
@@ -57,6 +67,12 @@ export class BrokerPriceSource extends PolledPriceSource {
       },
       (err: unknown) => this.failed(err),
     );
+  }
+
+  override receive(quotes: ReadonlyMap<string, Quote>): void {
+    const now = this.opts.clock.now();
+    for (const k of quotes.keys()) this.streamed.set(k, now);
+    super.receive(quotes);
   }
 
   private succeeded(): void {

@@ -45,6 +45,10 @@ export interface PriceSource {
   noPriceReason?(instrument: PricedInstrument): string | undefined;
   /** Told after an order on the instrument was placed (the simulated source may learn a price). */
   orderPlaced?(instrument: PricedInstrument): void;
+  /** Told the watched set whenever it changes (a polled source: the live feed subscribes it). */
+  onWatch?(listener: (instruments: readonly PricedInstrument[]) => void): () => void;
+  /** Quotes that arrived by a stream (a polled source: the live feed's broker ticks). */
+  receive?(quotes: ReadonlyMap<string, Quote>): void;
 }
 
 /** Shared listener bookkeeping of the sources. */
@@ -82,6 +86,7 @@ export class QuoteFanout {
 export abstract class PolledPriceSource implements PriceSource {
   protected readonly fanout = new QuoteFanout();
   private watched: PricedInstrument[] = [];
+  private readonly watchListeners = new Set<(instruments: readonly PricedInstrument[]) => void>();
   private timer: NodeJS.Timeout | undefined;
   private inflight: Promise<void> | undefined;
 
@@ -105,6 +110,23 @@ export abstract class PolledPriceSource implements PriceSource {
 
   watch(instruments: Iterable<PricedInstrument>): void {
     this.watched = [...instruments];
+    for (const l of this.watchListeners) l(this.watched);
+  }
+
+  /** Told the watched set whenever the engine replaces it (the live feed subscribes it). */
+  onWatch(listener: (instruments: readonly PricedInstrument[]) => void): () => void {
+    this.watchListeners.add(listener);
+    listener(this.watched);
+    return () => this.watchListeners.delete(listener);
+  }
+
+  /**
+   * Quotes that arrived by a stream (the live feed's broker ticks): recorded and handed to the
+   * engine at once, so a resting order fills on the tick that crosses it; the poll stays the
+   * fallback for what the stream leaves silent.
+   */
+  receive(quotes: ReadonlyMap<string, Quote>): void {
+    this.fanout.emit(quotes);
   }
 
   onQuotes(listener: QuoteListener): () => void {
