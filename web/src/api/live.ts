@@ -57,6 +57,26 @@ let signingOut = false;
 let client: QueryClient | undefined;
 const watchers = new Set<() => void>();
 const eventListeners = new Set<(m: OrderEventMessage) => void>();
+/** The live feed's listeners (live-ticks.ts): every other message, and each (re)open. */
+const feedListeners = new Set<(m: { type?: string }) => void>();
+const openListeners = new Set<() => void>();
+
+/** Hears the feed's messages on this socket (market_data, feed_status, acks) and each (re)open. */
+export function onFeed(message: (m: { type?: string }) => void, opened: () => void): () => void {
+  feedListeners.add(message);
+  openListeners.add(opened);
+  return () => {
+    feedListeners.delete(message);
+    openListeners.delete(opened);
+  };
+}
+
+/** Sends a feed command on the socket when it is open (false when it is not: it is sent on open). */
+export function sendFeed(command: Record<string, unknown>): boolean {
+  if (socket?.readyState !== WebSocket.OPEN) return false;
+  socket.send(JSON.stringify(command));
+  return true;
+}
 
 function setState(next: LiveState) {
   if (state === next) return;
@@ -109,6 +129,7 @@ function connect() {
     setState('open');
     // Whatever happened while the socket was down.
     refresh();
+    for (const l of openListeners) l();
   };
   ws.onmessage = (e) => {
     let m: OrderEventMessage | ActionCenterMessage;
@@ -121,7 +142,10 @@ function connect() {
       void client?.invalidateQueries({ queryKey: ACTION_CENTER_KEY });
       return;
     }
-    if (m.type !== 'order_event') return;
+    if (m.type !== 'order_event') {
+      for (const l of feedListeners) l(m);
+      return;
+    }
     refresh();
     for (const l of eventListeners) l(m);
   };

@@ -1,15 +1,17 @@
 /**
  * `/positions`: the signed-in user's net positions as `/api/v1/positionbook` answers them
- * (docs/rules/web.md#desk-calls and #desk-books), refreshed by the live socket; sortable, filterable, exported as
+ * (docs/rules/web.md#desk-calls and #desk-books), refreshed by the live socket, its open positions'
+ * prices and P&L ticking with the live feed (docs/rules/web.md#live-prices); sortable, filterable, exported as
  * CSV. An open position is closed with `placesmartorder` and a target `position_size` of 0 (one
  * MARKET order for the difference, docs/rules/orders.md#smart-and-basket-orders); every open
  * position at once with `closeposition`. Each after a confirmation, with the server's answer shown.
  */
-import { Button, Card, Container, Group, Stack, Text, Title } from '@mantine/core';
-import { useCallback, useState } from 'react';
+import { Badge, Button, Card, Container, Group, Stack, Text, Title } from '@mantine/core';
+import { useCallback, useMemo, useState } from 'react';
 import { closingAction } from '../../../../src/domain/orders';
 import { useDeskQuery, type DeskAnswer } from '../../api/desk';
 import { useLive } from '../../api/live';
+import { tickKey, useLiveTicks } from '../../api/live-ticks';
 import { ConfirmModal, OutcomeAlert, type Outcome } from '../../components/BookActions';
 import { RowButton } from '../../components/BookGrid';
 import { BookTable, type BookColumn, type BookFilter } from '../../components/BookTable';
@@ -62,6 +64,21 @@ const COLUMNS: BookColumn<Position>[] = [
   { key: 'pnl', label: 'P&L', ...money((p) => p.pnl, true), phone: 3 },
 ];
 
+const cents = (v: number) => Math.round(v * 100) / 100;
+
+/**
+ * A position marked at a live price (docs/rules/web.md#live-prices): the unrealised P&L moves by
+ * the price's change times the quantity from what the positionbook answered (an unmarked one, LTP
+ * 0, from the average price), and the P&L with it.
+ */
+function markedAt(p: Position, ltp: number | undefined): Position {
+  if (ltp === undefined || p.quantity === 0 || ltp === p.ltp) return p;
+  const unrealized = cents(
+    p.ltp ? p.unrealized_pnl + (ltp - p.ltp) * p.quantity : (ltp - p.average_price) * p.quantity,
+  );
+  return { ...p, ltp, unrealized_pnl: unrealized, pnl: cents(p.realized_pnl + unrealized) };
+}
+
 const FILTERS: BookFilter<Position>[] = [
   { key: 'side', label: 'Side', value: sideOf, options: ['Long', 'Short', 'Closed'] },
   { key: 'exchange', label: 'Exchange', value: (p) => p.exchange },
@@ -107,7 +124,17 @@ export default function PositionsPage() {
     [],
   );
 
-  const rows = book.data?.data;
+  const answered = book.data?.data;
+  // The open positions' prices tick between order events.
+  const refs = useMemo(
+    () =>
+      (answered ?? [])
+        .filter((p) => p.quantity !== 0)
+        .map((p) => ({ symbol: p.symbol, exchange: p.exchange })),
+    [answered],
+  );
+  const ticks = useLiveTicks(refs);
+  const rows = useMemo(() => answered?.map((p) => markedAt(p, ticks.ltp.get(tickKey(p)))), [answered, ticks]);
   const open = rows?.filter((p) => p.quantity !== 0).length ?? 0;
   const total = rows?.reduce((s, p) => s + p.pnl, 0) ?? 0;
 
@@ -117,7 +144,14 @@ export default function PositionsPage() {
         <Title order={1} size="h2">
           Positions
         </Title>
-        <LiveStatus state={live.state} />
+        <Group gap="xs">
+          {ticks.stale && (
+            <Badge color="orange" variant="light" role="status" aria-label="Prices stale">
+              Prices stale: reconnecting the feed
+            </Badge>
+          )}
+          <LiveStatus state={live.state} />
+        </Group>
       </Group>
       <DeskGate>
         <Stack gap="md">
