@@ -17,7 +17,10 @@ import { FeedWatchdog } from './feed-watchdog.js';
 import { istDate } from '../market/contracts.service.js';
 import { KiteTickerSource } from './sources/kite-ticker.js';
 import { UpstoxFeedSource } from './sources/upstox-feed.js';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createRedis } from '../../platform/redis.js';
+import { ClusterSource } from './cluster-source.js';
+import { UpstreamLease } from './upstream-lease.js';
 import { feedKey, type FeedInstrument } from './feed.types.js';
 
 export interface FeedServices {
@@ -25,6 +28,8 @@ export interface FeedServices {
   server: FeedServer;
   /** The upstream in use, replaced when the install's choice changes or it stalls. */
   upstream: SourceSwitch;
+  /** This instance's share of the install's one upstream (holding it, or fed by its holder). */
+  cluster: ClusterSource;
   watchdog: FeedWatchdog;
   /** Listens on `WEBSOCKET_HOST`:`WEBSOCKET_PORT` when the port is not 0; a taken port is logged, not fatal. */
   listenOwnPort(): Promise<void>;
@@ -122,8 +127,29 @@ export const feedPlugin = modulePlugin<AppDeps>(
     upstream.onChange(() => {
       if (upstream.upstream().demo) watchdog.clear();
     });
+    // One upstream for the install: with Redis, the instance holding the lease runs it for all.
+    const origin = `${config.instanceId}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    const cluster = new ClusterSource({
+      local: upstream,
+      bus: deps.bus,
+      origin,
+      now: () => Date.now(),
+      logger,
+    });
+    const leaseRedis =
+      cluster.shared && config.redisUrl ? createRedis(config.redisUrl, 'feed', logger) : undefined;
+    const lease = leaseRedis
+      ? new UpstreamLease({
+          redis: leaseRedis,
+          key: `${config.redisPrefix}:feed:upstream`,
+          holder: origin,
+          onGain: () => cluster.gain(),
+          onLose: () => cluster.lose(),
+          logger,
+        })
+      : undefined;
     const hub = new FeedHub({
-      source: upstream,
+      source: cluster,
       lookup: async (symbol, exchange): Promise<FeedInstrument | undefined> =>
         app.market.contracts.get(symbol, exchange),
       maxPerSocket: config.feed.maxSubscriptionsPerSocket,
@@ -155,6 +181,7 @@ export const feedPlugin = modulePlugin<AppDeps>(
       hub,
       server,
       upstream,
+      cluster,
       watchdog,
       async listenOwnPort() {
         if (config.feed.port === 0) return;
@@ -198,17 +225,20 @@ export const feedPlugin = modulePlugin<AppDeps>(
           .catch((err: unknown) => logger.warn({ err }, 'feed: engine subscribe failed'));
     };
     hub.listen((key, _mode, tick) => {
-      if (upstream.upstream().demo) return;
+      if (cluster.demo) return;
       const prices = app.sandbox.prices();
       if (prices.kind === 'broker' && prices.receive) prices.receive(new Map([[key, tickToQuote(tick)]]));
     });
     app.addHook('onReady', async () => {
       hub.start();
+      lease?.start();
       app.sandbox.prices().onWatch?.(followEngine);
     });
     app.addHook('onClose', async () => {
       clearInterval(watch);
       await server.close();
+      await lease?.stop();
+      leaseRedis?.disconnect();
       await hub.stop();
     });
   },
