@@ -9,7 +9,14 @@ import type { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source
 import { importContract } from '../helpers/contracts.js';
 import { FeedTestClient, type FeedMessage } from '../helpers/feed-client.js';
 import { ist, miniKiteContract } from '../helpers/sandbox.js';
-import { appWithAdmin, asBrowser, describeEachDb, type Browser, type TestApp } from '../helpers/test-app.js';
+import {
+  appWithAdmin,
+  asBrowser,
+  createUser,
+  describeEachDb,
+  type Browser,
+  type TestApp,
+} from '../helpers/test-app.js';
 
 const T0 = ist('2026-01-05', '10:00');
 const quote = (ltp: number, at: number) => ({
@@ -231,6 +238,54 @@ describeEachDb('the live feed: OpenAlgo WebSocket protocol on WEBSOCKET_PORT', (
       status: 'success',
       brokers: ['scripted'],
       count: 1,
+    });
+  });
+
+  it('subscribe_orders: order updates of its own user only, in OpenAlgo shape, each state change', async () => {
+    const c = await authed();
+    expect(await c.ask({ action: 'subscribe_orders' }, 'subscribe_orders')).toMatchObject({
+      status: 'success',
+    });
+    await createUser(t, 'bob', 'bob horse battery staple');
+    const sbin = { symbol: 'SBIN', exchange: 'NSE', product: 'MIS' as const, quantity: 3 };
+    // Bob's order is not this socket's business.
+    await t.services.sandbox.service.placeOrder(2, { ...sbin, side: 'BUY', priceType: 'LIMIT', price: 700 });
+    const mine = await t.services.sandbox.service.placeOrder(1, {
+      ...sbin,
+      side: 'BUY',
+      priceType: 'LIMIT',
+      price: 795,
+    });
+    const placed = await c.next((m) => m.type === 'order_update');
+    expect(placed).toEqual({
+      type: 'order_update',
+      user_id: 1,
+      mode: 'analyze',
+      broker: 'sandbox',
+      orderid: mine.order.orderId,
+      symbol: 'SBIN',
+      exchange: 'NSE',
+      action: 'BUY',
+      quantity: 3,
+      price: 795,
+      trigger_price: 0,
+      pricetype: 'LIMIT',
+      product: 'MIS',
+      order_status: 'open',
+      filled_quantity: 0,
+      pending_quantity: 3,
+      average_price: 0,
+      rejection_reason: '',
+    });
+    await t.services.sandbox.service.cancelOrder(1, Number(mine.order.orderId));
+    expect(await c.next((m) => m.type === 'order_update')).toMatchObject({
+      orderid: mine.order.orderId,
+      order_status: 'cancelled',
+      pending_quantity: 0,
+    });
+    expect(c.received.filter((m) => m.type === 'order_update' && m.user_id !== 1)).toEqual([]);
+    expect(await c.ask({ action: 'unsubscribe_orders' }, 'unsubscribe_orders')).toMatchObject({
+      status: 'success',
     });
   });
 

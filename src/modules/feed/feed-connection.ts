@@ -9,6 +9,7 @@
  * the subscriptions, not by the tick rate.
  */
 import type { FeedHub, FeedClient } from './feed-hub.js';
+import type { OrderUpdates } from './order-updates.js';
 import { feedError, isFeedError, parseClientMessage, type Command } from './protocol.js';
 
 /** What the connection needs of a `ws` WebSocket (tests may pass their own). */
@@ -31,6 +32,8 @@ export interface FeedConnectionDeps {
   authenticate(apiKey: string): Promise<FeedPrincipal | undefined>;
   /** Told of a refused key (the IP-ban tracker counts them); gets the key, never logs it. */
   onInvalidKey?(ip: string, apiKey: string): void;
+  /** Order updates for `subscribe_orders` (docs/rules/market-data.md#order-updates). */
+  orders?: OrderUpdates;
   /** Names answered to `get_supported_brokers`. */
   supportedBrokers(): string[];
   now(): number;
@@ -114,6 +117,7 @@ export class FeedConnection implements FeedClient {
     clearInterval(this.flushTimer);
     this.pending.clear();
     this.deps.hub.unsubscribeAll(this);
+    if (this.principal) this.deps.orders?.unsubscribe(this, this.principal.userId);
   }
 
   /** The server's keep-alive tick: drops a socket that did not answer the last ping, else pings. */
@@ -254,14 +258,24 @@ export class FeedConnection implements FeedClient {
           adapter_status: 'connected',
           user_id: principal.userId,
         });
-      case 'subscribe_orders':
-      case 'unsubscribe_orders':
-        return this.send(
-          feedError(
-            'INVALID_ACTION',
-            `${cmd.action} is not served on this socket yet: order updates are on the console's /ws`,
-          ),
-        );
+      case 'subscribe_orders': {
+        const orders = this.deps.orders;
+        if (!orders) return this.send(feedError('INVALID_ACTION', 'Order updates are not served here'));
+        orders.subscribe(this, principal.userId);
+        return this.send({
+          type: 'subscribe_orders',
+          status: 'success',
+          message: "Subscribed to this account's order updates",
+        });
+      }
+      case 'unsubscribe_orders': {
+        const had = this.deps.orders?.unsubscribe(this, principal.userId) ?? false;
+        return this.send({
+          type: 'unsubscribe_orders',
+          status: had ? 'success' : 'error',
+          message: had ? 'Unsubscribed from order updates' : 'Not subscribed to order updates',
+        });
+      }
     }
   }
 

@@ -21,6 +21,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createRedis } from '../../platform/redis.js';
 import { ClusterSource } from './cluster-source.js';
 import { UpstreamLease } from './upstream-lease.js';
+import { OrderUpdates, sandboxOrderUpdate } from './order-updates.js';
 import { feedKey, type FeedInstrument } from './feed.types.js';
 
 export interface FeedServices {
@@ -55,6 +56,10 @@ export const feedPlugin = modulePlugin<AppDeps>(
   async (app, deps) => {
     const { config, logger: rootLogger, clock } = deps;
     const logger = rootLogger.child({ module: 'feed' });
+    /** This process's name on the bus and on the upstream lease (never two processes alike). */
+    const origin = `${config.instanceId}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    const orderUpdates = new OrderUpdates(deps.bus, origin);
+    app.sandbox.service.onOrderChange((row) => orderUpdates.publish(sandboxOrderUpdate(row)));
     const demo = (): SourceChoice => ({
       key: 'sandbox',
       make: () =>
@@ -128,7 +133,6 @@ export const feedPlugin = modulePlugin<AppDeps>(
       if (upstream.upstream().demo) watchdog.clear();
     });
     // One upstream for the install: with Redis, the instance holding the lease runs it for all.
-    const origin = `${config.instanceId}:${process.pid}:${randomBytes(4).toString('hex')}`;
     const cluster = new ClusterSource({
       local: upstream,
       bus: deps.bus,
@@ -167,6 +171,7 @@ export const feedPlugin = modulePlugin<AppDeps>(
         for (const l of invalidKeyListeners) l(ip, digest);
       },
       supportedBrokers: () => [hub.broker],
+      orders: orderUpdates,
       // Real time, not the app's clock: rate windows and slow-reader bounds measure the wire.
       now: () => Date.now(),
       limits: CONNECTION_LIMITS,
