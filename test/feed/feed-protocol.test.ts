@@ -311,6 +311,45 @@ describeEachDb('the live feed: OpenAlgo WebSocket protocol on WEBSOCKET_PORT', (
     expect((await c.closed).code).toBe(1009);
   });
 
+  it('hostile frames each get an error; the socket and its neighbours keep working', async () => {
+    const c = await authed();
+    const neighbour = await authed();
+    const hostile: string[] = [
+      '['.repeat(20_000) + ']'.repeat(20_000), // nesting deep enough to exhaust a recursive parser
+      '{"__proto__":{"action":"subscribe"}}',
+      JSON.stringify({ action: 'subscribe', symbols: [{ symbol: '__proto__', exchange: 'constructor' }] }),
+      JSON.stringify({
+        action: 'subscribe',
+        symbols: [{ symbol: 'SBIN', exchange: 'NSE' }],
+        mode: { $gt: 1 },
+      }),
+      JSON.stringify({ action: 'subscribe', symbols: 'SBIN' }),
+      JSON.stringify({ action: 'subscribe', symbols: [null, 1, 'x'] }),
+      JSON.stringify({ action: 'unsubscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE', mode: -1 }] }),
+      JSON.stringify({ action: 'ping', timestamp: { toString: 1 }, _pingId: ['a'] }),
+      JSON.stringify({ action: '\u0000\u202e<script>' }),
+      JSON.stringify({ action: 'authenticate', api_key: { $ne: '' } }),
+      'null',
+      '"just a string"',
+      '1e309',
+    ];
+    for (const frame of hostile) {
+      const reply = c.next(
+        (m) =>
+          m.status === 'error' || m.type === 'subscribe' || m.type === 'pong' || m.type === 'unsubscribe',
+      );
+      c.send(frame);
+      const m = await reply;
+      // Either a clear error, or (for the unknown symbol and the ping) a well-formed answer.
+      if (m.status === 'error') expect(typeof m.message).toBe('string');
+      expect(JSON.stringify(m)).not.toContain('<script>');
+    }
+    c.socket.send(Buffer.from([0xff, 0x00, 0x13]), { binary: true });
+    expect(await c.next((m) => m.status === 'error')).toMatchObject({ code: 'INVALID_JSON' });
+    expect((await c.ask({ action: 'ping' }, 'pong')).status).toBe('success');
+    expect((await neighbour.ask({ action: 'ping' }, 'pong')).status).toBe('success');
+  });
+
   it('a banned address is refused before the upgrade', async () => {
     const { t: t2 } = await appWithAdmin(dialect, { env: { TRUST_PROXY_HEADERS: 'true' } });
     try {

@@ -92,10 +92,13 @@ type Result = Command | FeedError;
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A short printable echo of client text for an error message (never the whole frame). */
+/**
+ * A short echo of client text for an error message: never the whole frame, and only characters a
+ * name holds (letters, digits, `_ . : -`), so no markup or control character travels back.
+ */
 const echo = (v: unknown): string =>
   String(v)
-    .replace(/[^\x20-\x7e]/g, '?')
+    .replace(/[^\w.:-]/g, '?')
     .slice(0, 40);
 
 /** A small id or timestamp a client sends to be echoed back (string ≤ 64 characters or a finite number). */
