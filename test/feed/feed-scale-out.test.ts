@@ -6,10 +6,8 @@
  * own sockets want, and its client keeps receiving within 5 s.
  */
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterEach, expect, it } from 'vitest';
-import { RedisInvalidationBus } from '../../src/platform/invalidation.js';
-import { createRedis } from '../../src/platform/redis.js';
+import { redisBus } from '../helpers/redis-bus.js';
 import { importContract } from '../helpers/contracts.js';
 import { FeedTestClient } from '../helpers/feed-client.js';
 import { KiteTickerStub } from '../helpers/kite-ticker-stub.js';
@@ -26,19 +24,6 @@ describeEachDb('the live feed on two instances sharing Redis', (dialect) => {
     cleanup.length = 0;
   });
 
-  async function redisBus(prefix: string): Promise<RedisInvalidationBus> {
-    const pub = createRedis(redisUrl, 'test-pub');
-    const sub = createRedis(redisUrl, 'test-sub');
-    const bus = new RedisInvalidationBus(pub, sub, pino({ level: 'silent' }), prefix);
-    await bus.start();
-    cleanup.push(async () => {
-      await bus.close();
-      pub.disconnect();
-      sub.disconnect();
-    });
-    return bus;
-  }
-
   it.skipIf(redisUrl === '')(
     'one Kite connection serves both; the other takes over within 5 s when the holder goes',
     async () => {
@@ -53,9 +38,14 @@ describeEachDb('the live feed on two instances sharing Redis', (dialect) => {
         BROKER_API_SECRET: 'kite-secret',
         BROKER_FEED_URL: stub.url,
       };
-      const a = await createTestApp(dialect, { env, bus: await redisBus(prefix) });
+      const a = await createTestApp(dialect, { env, bus: await redisBus(prefix, cleanup) });
       cleanup.push(() => a.close());
-      const b = await createTestApp(dialect, { env, db: a.db, clock: a.clock, bus: await redisBus(prefix) });
+      const b = await createTestApp(dialect, {
+        env,
+        db: a.db,
+        clock: a.clock,
+        bus: await redisBus(prefix, cleanup),
+      });
       cleanup.push(() => b.close());
       await a.services.auth.users.create({
         username: 'admin',

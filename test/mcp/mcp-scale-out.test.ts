@@ -5,12 +5,10 @@
  * on one are in force on the other without a restart.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterEach, expect, it as vitestIt } from 'vitest';
-import { RedisInvalidationBus } from '../../src/platform/invalidation.js';
-import { createRedis } from '../../src/platform/redis.js';
 import { createTestApp, describeEachDb, redisUrl, type TestApp } from '../helpers/test-app.js';
 import { startSandbox, type SandboxHarness } from '../helpers/sandbox.js';
+import { redisBus } from '../helpers/redis-bus.js';
 
 const redisIt = vitestIt.skipIf(redisUrl === '');
 const cleanup: Array<() => Promise<unknown>> = [];
@@ -19,23 +17,14 @@ afterEach(async () => {
   cleanup.length = 0;
 });
 
-async function redisBus(prefix: string) {
-  const pub = createRedis(redisUrl, 'test-pub');
-  const sub = createRedis(redisUrl, 'test-sub');
-  const bus = new RedisInvalidationBus(pub, sub, pino({ level: 'silent' }), prefix);
-  await bus.start();
-  cleanup.push(async () => {
-    await bus.close();
-    pub.disconnect();
-    sub.disconnect();
-  });
-  return bus;
-}
-
 async function twoInstances(dialect: 'sqlite' | 'postgres'): Promise<[SandboxHarness, TestApp]> {
   const prefix = `mcp-${randomBytes(4).toString('hex')}`;
-  const a = await startSandbox(dialect, { bus: await redisBus(prefix) });
-  const b = await createTestApp(dialect, { db: a.t.db, clock: a.t.clock, bus: await redisBus(prefix) });
+  const a = await startSandbox(dialect, { bus: await redisBus(prefix, cleanup) });
+  const b = await createTestApp(dialect, {
+    db: a.t.db,
+    clock: a.t.clock,
+    bus: await redisBus(prefix, cleanup),
+  });
   cleanup.push(() => a.close());
   cleanup.push(() => b.close());
   return [a, b];

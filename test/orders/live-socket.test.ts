@@ -23,8 +23,7 @@ import { liveSocketRoutes } from '../../src/modules/orders/live-socket.routes.js
 import { OrderEventBus, type OrderEvent } from '../../src/modules/orders/order-events.js';
 import { registerErrorHandling } from '../../src/platform/http/errors.plugin.js';
 import type { App } from '../../src/platform/http/types.js';
-import { LocalInvalidationBus, RedisInvalidationBus } from '../../src/platform/invalidation.js';
-import { createRedis } from '../../src/platform/redis.js';
+import { LocalInvalidationBus } from '../../src/platform/invalidation.js';
 import {
   appWithAdmin,
   asBrowser,
@@ -35,6 +34,7 @@ import {
   type Browser,
   type TestApp,
 } from '../helpers/test-app.js';
+import { redisBus } from '../helpers/redis-bus.js';
 
 const silent = pino({ level: 'silent' });
 const until = async (ok: () => boolean, ms = 3000) => {
@@ -305,20 +305,8 @@ describeEachDb('live socket', (dialect) => {
 
     it.skipIf(redisUrl === '')('two hubs on two RedisInvalidationBus instances', async () => {
       const prefix = `test-ws-${randomBytes(4).toString('hex')}`;
-      const redisBus = async () => {
-        const pub = createRedis(redisUrl, 'test-pub');
-        const sub = createRedis(redisUrl, 'test-sub');
-        const bus = new RedisInvalidationBus(pub, sub, silent, prefix);
-        await bus.start();
-        cleanup.push(async () => {
-          await bus.close();
-          pub.disconnect();
-          sub.disconnect();
-        });
-        return bus;
-      };
-      const a = await instance({ bus: await redisBus() });
-      const b = await instance({ bus: await redisBus() });
+      const a = await instance({ bus: await redisBus(prefix, cleanup) });
+      const b = await instance({ bus: await redisBus(prefix, cleanup) });
       const [onA, onB, bobOnB] = [await open(a, admin), await open(b, admin), await open(b, bob)];
       a.events.publish(event(ids.admin, { orderId: 'R1' }));
       await until(() => onB.messages.length === 1);

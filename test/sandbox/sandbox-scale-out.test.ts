@@ -4,13 +4,11 @@
  * update both see fills an order once, and the mode switch reaches both.
  */
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
-import { RedisInvalidationBus } from '../../src/platform/invalidation.js';
-import { createRedis } from '../../src/platform/redis.js';
-import { asBrowser, createTestApp, describeEachDb, redisUrl, type TestApp } from '../helpers/test-app.js';
+import { asBrowser, createTestApp, describeEachDb, type TestApp } from '../helpers/test-app.js';
 import { MINI, startSandbox, type SandboxHarness } from '../helpers/sandbox.js';
+import { redisBus } from '../helpers/redis-bus.js';
 
 const SBIN = `${MINI.SBIN.exchange}:${MINI.SBIN.symbol}`;
 
@@ -21,29 +19,16 @@ describeEachDb('sandbox on two instances sharing a database and Redis', (dialect
     cleanup.length = 0;
   });
 
-  async function redisBus(prefix: string): Promise<RedisInvalidationBus> {
-    const pub = createRedis(redisUrl, 'test-pub');
-    const sub = createRedis(redisUrl, 'test-sub');
-    const bus = new RedisInvalidationBus(pub, sub, pino({ level: 'silent' }), prefix);
-    await bus.start();
-    cleanup.push(async () => {
-      await bus.close();
-      pub.disconnect();
-      sub.disconnect();
-    });
-    return bus;
-  }
-
   /** Instance A (the harness, analyzer mode on) and instance B on A's database, each with a feed. */
   async function twoInstances(): Promise<{ a: SandboxHarness; b: TestApp; feedB: ScriptedFeed }> {
     const prefix = `sbx-${randomBytes(4).toString('hex')}`;
-    const a = await startSandbox(dialect, { bus: await redisBus(prefix) });
+    const a = await startSandbox(dialect, { bus: await redisBus(prefix, cleanup) });
     cleanup.push(() => a.close());
     a.t.clock.set(Date.parse('2026-01-05T10:00:00+05:30'));
     const b = await createTestApp(dialect, {
       db: a.t.db,
       clock: a.t.clock,
-      bus: await redisBus(prefix),
+      bus: await redisBus(prefix, cleanup),
       env: { API_RATE_LIMIT: '100000 per second' },
     });
     cleanup.push(() => b.close());

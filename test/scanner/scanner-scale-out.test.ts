@@ -4,10 +4,7 @@
  * day's square-off run on both places its orders once.
  */
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterEach, expect, it as vitestIt } from 'vitest';
-import { RedisInvalidationBus } from '../../src/platform/invalidation.js';
-import { createRedis } from '../../src/platform/redis.js';
 import { createTestApp, describeEachDb, redisUrl, type TestApp } from '../helpers/test-app.js';
 import {
   TRADING_DAY,
@@ -17,6 +14,7 @@ import {
   type HookAnswer,
   type ScannerHarness,
 } from '../helpers/scanner.js';
+import { redisBus } from '../helpers/redis-bus.js';
 
 const redisIt = vitestIt.skipIf(redisUrl === '');
 const cleanup: Array<() => Promise<unknown>> = [];
@@ -25,27 +23,14 @@ afterEach(async () => {
   cleanup.length = 0;
 });
 
-async function redisBus(prefix: string) {
-  const pub = createRedis(redisUrl, 'test-pub');
-  const sub = createRedis(redisUrl, 'test-sub');
-  const bus = new RedisInvalidationBus(pub, sub, pino({ level: 'silent' }), prefix);
-  await bus.start();
-  cleanup.push(async () => {
-    await bus.close();
-    pub.disconnect();
-    sub.disconnect();
-  });
-  return bus;
-}
-
 /** Instance A (the harness) and instance B on A's database, clock, price feed and Redis channel. */
 async function twoInstances(dialect: 'sqlite' | 'postgres'): Promise<[ScannerHarness, TestApp]> {
   const prefix = `scan-${randomBytes(4).toString('hex')}`;
-  const a = await startScanner(dialect, {}, { bus: await redisBus(prefix) });
+  const a = await startScanner(dialect, {}, { bus: await redisBus(prefix, cleanup) });
   const b = await createTestApp(dialect, {
     db: a.t.db,
     clock: a.t.clock,
-    bus: await redisBus(prefix),
+    bus: await redisBus(prefix, cleanup),
     env: { WEBHOOK_RATE_LIMIT: '100000 per second', API_RATE_LIMIT: '100000 per second' },
   });
   await b.services.sandbox.usePriceSource(a.t.services.sandbox.prices());

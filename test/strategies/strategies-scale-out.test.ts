@@ -3,12 +3,10 @@
  * webhook's token cache is invalidated on every instance (two apps, one database, one Redis).
  */
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterEach, expect, it as vitestIt } from 'vitest';
-import { RedisInvalidationBus } from '../../src/platform/invalidation.js';
-import { createRedis } from '../../src/platform/redis.js';
 import { createTestApp, describeEachDb, redisUrl, type TestApp } from '../helpers/test-app.js';
 import { BATCH_PAIR, SIGNAL_SBIN, startStrategies, type StrategyHarness } from '../helpers/strategies.js';
+import { redisBus } from '../helpers/redis-bus.js';
 
 const redisIt = vitestIt.skipIf(redisUrl === '');
 const cleanup: Array<() => Promise<unknown>> = [];
@@ -17,27 +15,14 @@ afterEach(async () => {
   cleanup.length = 0;
 });
 
-async function redisBus(prefix: string) {
-  const pub = createRedis(redisUrl, 'test-pub');
-  const sub = createRedis(redisUrl, 'test-sub');
-  const bus = new RedisInvalidationBus(pub, sub, pino({ level: 'silent' }), prefix);
-  await bus.start();
-  cleanup.push(async () => {
-    await bus.close();
-    pub.disconnect();
-    sub.disconnect();
-  });
-  return bus;
-}
-
 /** Instance A (the harness) and instance B on A's database, clock and Redis channel. */
 async function twoInstances(dialect: 'sqlite' | 'postgres'): Promise<[StrategyHarness, TestApp]> {
   const prefix = `strat-${randomBytes(4).toString('hex')}`;
-  const a = await startStrategies(dialect, {}, { bus: await redisBus(prefix) });
+  const a = await startStrategies(dialect, {}, { bus: await redisBus(prefix, cleanup) });
   const b = await createTestApp(dialect, {
     db: a.t.db,
     clock: a.t.clock,
-    bus: await redisBus(prefix),
+    bus: await redisBus(prefix, cleanup),
     env: { WEBHOOK_RATE_LIMIT: '100000 per second' },
   });
   // Both price from the same feed (in production, the same broker's quotes): without it B's
