@@ -4,6 +4,7 @@
  * interface each upstream implements (a broker's tick stream, the simulated and scripted demo
  * prices). Prices are rupees, as on the wire.
  */
+import type { PricedInstrument } from '../sandbox/prices/price-source.js';
 
 /** 1 = LTP, 2 = Quote, 3 = Depth: a higher mode carries everything a lower one does. */
 export type FeedMode = 1 | 2 | 3;
@@ -14,15 +15,8 @@ export const MODE_NAMES: Readonly<Record<FeedMode, 'LTP' | 'Quote' | 'Depth'>> =
   3: 'Depth',
 };
 
-/** An instrument as the upstreams need it (the master contract's fields). */
-export interface FeedInstrument {
-  symbol: string;
-  exchange: string;
-  brsymbol: string;
-  brexchange: string;
-  token: string;
-  tickSize?: number;
-}
+/** An instrument as the upstreams need it: the master contract's fields the sandbox's price sources use too. */
+export type FeedInstrument = PricedInstrument;
 
 /** One price level of the book; `quantity` and `orders` are null when the source does not know them. */
 export interface DepthLevel {
