@@ -114,6 +114,7 @@ describe('a feed connection (docs/rules/market-data.md#feed-protocol)', () => {
   it('a flood is refused with RATE_LIMITED once a second, and closed with 1008 after ten seconds of it', async () => {
     const { socket, conn } = open();
     for (let i = 0; i < 8; i++) conn.onMessage('{"action":"ping"}');
+    await settle();
     expect(socket.sent.filter((m) => m.type === 'pong')).toHaveLength(5);
     expect(socket.sent.filter((m) => m.code === 'RATE_LIMITED')).toHaveLength(1);
     for (let s = 1; s <= 11 && !socket.closedWith; s++) {

@@ -73,6 +73,8 @@ export class FeedConnection implements FeedClient {
   private slowSince: number | undefined;
   private window = { start: 0, count: 0, warned: false, overSeconds: 0 };
   private closed = false;
+  /** The client's commands, handled one after another. */
+  private queue: Promise<void> = Promise.resolve();
   /** Answered the last keep-alive ping (the server's heartbeat reads and resets it). */
   alive = true;
 
@@ -100,13 +102,16 @@ export class FeedConnection implements FeedClient {
   onMessage(text: string): void {
     if (this.closed || !this.admit()) return;
     const cmd = parseClientMessage(text);
-    if (isFeedError(cmd)) return this.send(cmd);
-    this.handle(cmd).catch((err: unknown) => {
-      // An unexpected failure is this client's error message, never another client's problem.
-      this.send(
-        feedError('BROKER_ERROR', err instanceof Error ? 'The feed could not do that now' : String(err)),
-      );
-    });
+    // In the order sent: a subscribe waiting for its lookups is not overtaken by the unsubscribe
+    // that followed it (each answer, error or not, keeps the order of the commands).
+    this.queue = this.queue.then(() =>
+      isFeedError(cmd)
+        ? this.send(cmd)
+        : this.handle(cmd).catch(() => {
+            // An unexpected failure is this client's error message, never another client's problem.
+            this.send(feedError('BROKER_ERROR', 'The feed could not do that now'));
+          }),
+    );
   }
 
   /** The socket closed (either side): its subscriptions end. */
