@@ -1,0 +1,81 @@
+/**
+ * Upstox's stream end to end (docs/rules/market-data.md#feed-sources): an Upstox broker session
+ * makes Market Data Feed V3 the feed's upstream; a loopback server speaking its documented
+ * protocol (authorize on the REST origin, protobuf FeedResponse frames) drives ticks to a feed
+ * client of the app, with the instrument key of the master contract.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { FeedTestClient } from '../helpers/feed-client.js';
+import { startOrdersApp, upstoxContract, UPSTOX_CREDS, type OrdersApp } from '../helpers/orders-app.js';
+import { marketFullFeed, startUpstoxFeedStub, type UpstoxFeedStub } from '../helpers/upstox-feed-stub.js';
+import { describeEachDb } from '../helpers/test-app.js';
+
+const SBIN_KEY = 'NSE_EQ|INE062A01020';
+
+describeEachDb('the live feed from Upstox Market Data Feed V3', (dialect) => {
+  let stub: UpstoxFeedStub;
+  let o: OrdersApp;
+  let client: FeedTestClient;
+
+  beforeAll(async () => {
+    stub = await startUpstoxFeedStub(UPSTOX_CREDS.accessToken);
+    o = await startOrdersApp(dialect, {
+      broker: 'upstox',
+      stubUrl: stub.url,
+      contract: upstoxContract([SBIN_KEY]),
+    });
+    await o.t.services.brokers.sessions.refreshPrimary();
+    o.t.app.feed.upstream.reselect();
+    const at = await o.t.app.feed.server.listen('127.0.0.1', 0);
+    client = await FeedTestClient.open(`ws://127.0.0.1:${at.port}`);
+    expect(await client.ask({ action: 'authenticate', api_key: o.apikey }, 'auth')).toMatchObject({
+      broker: 'upstox',
+    });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await o?.close();
+    await stub?.close();
+  });
+
+  it('authorizes with the session token, subscribes the instrument key in full mode, and ticks reach the socket', async () => {
+    await client.ask(
+      { action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 'Depth' },
+      'subscribe',
+    );
+    await expect.poll(() => stub.sent({ method: 'sub', mode: 'full' }).length, { timeout: 5000 }).toBe(1);
+    expect(stub.sent({ method: 'sub', mode: 'full' })[0]!.data?.instrumentKeys).toEqual([SBIN_KEY]);
+    expect(stub.authorizeCalls).toBe(1);
+    const at = Date.parse('2026-01-05T10:00:00+05:30');
+    stub.send({
+      type: 'live_feed',
+      currentTs: at,
+      feeds: {
+        [SBIN_KEY]: marketFullFeed({
+          ltpc: { ltp: 812.35, ltt: at, ltq: 25, cp: 805.1 },
+          levels: [[100, 812.3, 200, 812.4]],
+          ohlc: [{ interval: '1d', open: 806, high: 815, low: 804.5, close: 812.35, vol: 1000, ts: at }],
+          atp: 810.2,
+          vtt: 123_456,
+          tbq: 5000,
+          tsq: 7000,
+        }),
+      },
+    });
+    const tick = await client.next((m) => m.type === 'market_data');
+    expect(tick).toMatchObject({ symbol: 'SBIN', exchange: 'NSE', mode: 3, broker: 'upstox' });
+    expect(tick.data).toMatchObject({
+      ltp: 812.35,
+      close: 805.1,
+      open: 806,
+      high: 815,
+      low: 804.5,
+      volume: 123_456,
+      average_price: 810.2,
+      total_buy_quantity: 5000,
+      total_sell_quantity: 7000,
+      depth: { buy: [{ price: 812.3, quantity: 100 }], sell: [{ price: 812.4, quantity: 200 }] },
+    });
+    expect(o.t.logs.join('\n')).not.toContain(UPSTOX_CREDS.accessToken);
+  });
+});
