@@ -113,6 +113,11 @@ export class FeedHub {
       );
   }
 
+  /** Who holds `exchange:symbol` now, and in which modes (diagnostics, tests). */
+  holders(key: string): { client: FeedClient; modes: FeedMode[] }[] {
+    return [...(this.byKey.get(key) ?? [])].map(([client, modes]) => ({ client, modes: [...modes.keys()] }));
+  }
+
   /** Instruments the source is subscribed to now. */
   get upstreamCount(): number {
     return this.upstream.size;

@@ -100,6 +100,7 @@ export class SandboxTickSource implements TickSource {
       timestamp: q.timestamp,
       high: q.high,
       low: q.low,
+      ...(q.close !== undefined ? { close: q.close } : {}),
       depth: { buy: level(q.bid), sell: level(q.ask) },
     };
     for (const l of this.listeners) l(key, now.mode, tick);

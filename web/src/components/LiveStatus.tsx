@@ -15,3 +15,12 @@ export function LiveStatus({ state }: { state: LiveState }) {
     </Badge>
   );
 }
+
+/** The server says the live feed is stale for one of the page's instruments (docs/rules/web.md#live-prices). */
+export function PricesStale() {
+  return (
+    <Badge color="orange" variant="light" role="status" aria-label="Prices stale">
+      Prices stale: reconnecting the feed
+    </Badge>
+  );
+}

@@ -37,6 +37,8 @@ export interface Quote {
   high: number;
   /** The day's low (₹). */
   low: number;
+  /** The previous session's close (₹), when the source knows it (the live feed's day's change). */
+  close?: number;
   /** When the quote was taken, epoch ms. */
   timestamp: number;
 }

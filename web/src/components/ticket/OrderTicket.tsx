@@ -3,7 +3,8 @@
  * search, exchange, BUY or SELL, quantity checked against the lot size before sending, price type
  * and the prices it needs, product as the exchange allows; placed through the desk
  * (docs/rules/web.md#desk-calls), so the sandbox takes it in analyzer mode and the broker in live
- * mode — after a confirmation that names the broker. The server's messages show under the fields
+ * mode — after a confirmation that names the broker. The chosen contract's LTP, best bid and ask
+ * and day's change follow the live feed (TicketQuote.tsx). The server's messages show under the fields
  * they name (docs/rules/web.md#field-messages); the order id and the answer's message afterwards.
  * On a phone it takes the whole screen, and its send button stays in view while the form scrolls
  * (docs/rules/web.md#phone-width).
@@ -41,6 +42,7 @@ import { TicketConfirm } from './TicketConfirm';
 import { allUnderFields, productsFor } from './ticket-fields';
 import classes from './OrderTicket.module.css';
 import { TicketPlaced } from './TicketPlaced';
+import { TicketQuote } from './TicketQuote';
 import { useTicketForm } from './use-ticket-form';
 
 /** The lot and tick lines under the field, so side-by-side fields line up. */
@@ -139,6 +141,7 @@ export default function OrderTicket({
                   .filter(Boolean)
                   .join(' · ')}
             </Text>
+            {ticket.facts && <TicketQuote symbol={ticket.facts.symbol} exchange={ticket.facts.exchange} />}
             <Stack gap={4}>
               <Text size="sm" fw={500} id={`${ticket.formId}-action`}>
                 Action

@@ -1,8 +1,9 @@
 /**
  * The dashboard (docs/rules/web.md#dashboard): the trading mode with the administrator's switch,
  * funds, today's P&L, open positions and the latest orders — updated from the live socket
- * (docs/rules/web.md#desk-live-updates), not a polling loop while it is up. Its tables are the
- * books' (BookGrid): on a phone each row is a card (docs/rules/web.md#phone-width).
+ * (docs/rules/web.md#desk-live-updates), not a polling loop while it is up; the open positions' LTP
+ * and P&L, and the unrealised P&L, tick with the live feed (docs/rules/web.md#live-prices). Its
+ * tables are the books' (BookGrid): on a phone each row is a card (docs/rules/web.md#phone-width).
  */
 import { Anchor, Button, Card, Container, Group, SimpleGrid, Text, Title } from '@mantine/core';
 import { useCallback } from 'react';
@@ -10,16 +11,17 @@ import { Link } from 'react-router';
 import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
 import { useSession } from '../../api/auth';
 import { ApiError } from '../../api/client';
-import { useDeskQuery, type DeskAnswer } from '../../api/desk';
+import { useDeskQuery } from '../../api/desk';
 import { COLUMNS as BOOK_COLUMNS, type Order } from './orderbook/columns';
 import { useLive } from '../../api/live';
 import { BookGrid, RowButton } from '../../components/BookGrid';
 import type { BookColumn } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
-import { LiveStatus } from '../../components/LiveStatus';
+import { LiveStatus, PricesStale } from '../../components/LiveStatus';
 import { ModeCard } from '../../components/ModeCard';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { useOrderTicket } from '../../components/ticket/ticket-context';
+import { useMarkedPositions, type Position } from '../../features/desk/live-marks';
 import { useSecurityStats } from '../../features/security/api/security';
 import {
   formatCount,
@@ -31,7 +33,7 @@ import {
 
 function Figure({ label, value, tone }: { label: string; value: string; tone?: 'gain' | 'loss' }) {
   return (
-    <Card withBorder padding="md">
+    <Card withBorder padding="md" role="group" aria-label={label}>
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
         {label}
       </Text>
@@ -63,15 +65,26 @@ function BooksError({ error }: { error: unknown }) {
   );
 }
 
-function FundsAndPnl({ refetchInterval }: { refetchInterval: number | false }) {
+/** The positionbook's query, asked once by the page; its rows marked at the feed's prices go beside it. */
+type PositionsQuery = ReturnType<typeof useDeskQuery<'positionbook'>>;
+
+function FundsAndPnl({
+  refetchInterval,
+  positions,
+  rows,
+}: {
+  refetchInterval: number | false;
+  positions: PositionsQuery;
+  rows: Position[] | undefined;
+}) {
   const funds = useDeskQuery('funds', { refetchInterval });
-  const positions = useDeskQuery('positionbook', { refetchInterval });
   if (funds.isPending || positions.isPending) return <Loading label="Reading funds and positions…" />;
   if (funds.isError) return <BooksError error={funds.error} />;
   if (positions.isError) return <BooksError error={positions.error} />;
   const f = funds.data.data;
-  const realised = positions.data.data.reduce((a, p) => a + Number(p.realized_pnl), 0);
-  const unrealised = positions.data.data.reduce((a, p) => a + Number(p.unrealized_pnl), 0);
+  const marked = rows ?? positions.data.data;
+  const realised = cents(marked.reduce((a, p) => a + Number(p.realized_pnl), 0));
+  const unrealised = cents(marked.reduce((a, p) => a + Number(p.unrealized_pnl), 0));
   return (
     <SimpleGrid cols={{ base: 2, md: 4 }}>
       <Figure label="Available cash" value={formatRupees(f.availablecash)} />
@@ -82,7 +95,7 @@ function FundsAndPnl({ refetchInterval }: { refetchInterval: number | false }) {
   );
 }
 
-type Position = DeskAnswer<'positionbook'>['data'][number];
+const cents = (v: number) => Math.round(v * 100) / 100;
 
 const positionKey = (p: Position) => `${p.exchange}:${p.symbol}:${p.product}`;
 const gainStyle = (v: number) => ({
@@ -134,8 +147,7 @@ const POSITION_COLUMNS: BookColumn<Position>[] = [
   },
 ];
 
-function OpenPositions({ refetchInterval }: { refetchInterval: number | false }) {
-  const positions = useDeskQuery('positionbook', { refetchInterval });
+function OpenPositions({ positions, rows }: { positions: PositionsQuery; rows: Position[] | undefined }) {
   const ticket = useOrderTicket();
   const exit = useCallback(
     (p: Position) => (
@@ -158,7 +170,7 @@ function OpenPositions({ refetchInterval }: { refetchInterval: number | false })
   );
   if (positions.isPending) return <Loading label="Reading positions…" />;
   if (positions.isError) return <BooksError error={positions.error} />;
-  const open = positions.data.data.filter((p) => p.quantity !== 0);
+  const open = (rows ?? positions.data.data).filter((p) => p.quantity !== 0);
   if (open.length === 0) return <Empty>No open position.</Empty>;
   return (
     <BookGrid
@@ -255,6 +267,10 @@ export default function DashboardPage() {
   const { data: user } = useSession();
   const live = useLive();
   const ticket = useOrderTicket();
+  // Asked for only when the books can be read (useDeskQuery waits for the desk's gate).
+  const positions = useDeskQuery('positionbook', { refetchInterval: live.refetchInterval });
+  // The open positions' prices tick between order events (docs/rules/web.md#live-prices).
+  const marked = useMarkedPositions(positions.data?.data);
   return (
     <Container size="xl">
       <Group justify="space-between" mb="xs">
@@ -262,6 +278,7 @@ export default function DashboardPage() {
           Dashboard
         </Title>
         <Group gap="sm">
+          {marked.stale && <PricesStale />}
           <LiveStatus state={live.state} />
           <Button onClick={() => ticket.open()}>New order</Button>
         </Group>
@@ -273,10 +290,10 @@ export default function DashboardPage() {
       <ModeCard isAdmin={user?.is_admin === true} />
       <DeskGate>
         <Section title="Funds and P&L">
-          <FundsAndPnl refetchInterval={live.refetchInterval} />
+          <FundsAndPnl refetchInterval={live.refetchInterval} positions={positions} rows={marked.rows} />
         </Section>
         <Section title="Open positions" link={{ to: PAGE_PATHS.positions, label: 'All positions' }}>
-          <OpenPositions refetchInterval={live.refetchInterval} />
+          <OpenPositions positions={positions} rows={marked.rows} />
         </Section>
         <Section title="Latest orders" link={{ to: PAGE_PATHS.orderbook, label: 'Order book' }}>
           <LatestOrders refetchInterval={live.refetchInterval} />

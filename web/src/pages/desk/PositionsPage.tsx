@@ -6,22 +6,20 @@
  * MARKET order for the difference, docs/rules/orders.md#smart-and-basket-orders); every open
  * position at once with `closeposition`. Each after a confirmation, with the server's answer shown.
  */
-import { Badge, Button, Card, Container, Group, Stack, Text, Title } from '@mantine/core';
-import { useCallback, useMemo, useState } from 'react';
+import { Button, Card, Container, Group, Stack, Text, Title } from '@mantine/core';
+import { useCallback, useState } from 'react';
 import { closingAction } from '../../../../src/domain/orders';
-import { useDeskQuery, type DeskAnswer } from '../../api/desk';
+import { useDeskQuery } from '../../api/desk';
 import { useLive } from '../../api/live';
-import { tickKey, useLiveTicks } from '../../api/live-ticks';
 import { ConfirmModal, OutcomeAlert, type Outcome } from '../../components/BookActions';
 import { RowButton } from '../../components/BookGrid';
 import { BookTable, type BookColumn, type BookFilter } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
-import { LiveStatus } from '../../components/LiveStatus';
+import { LiveStatus, PricesStale } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
 import { useCloseAllPositionsMutation, useClosePositionMutation } from '../../features/desk/api/orders';
+import { useMarkedPositions, type Position } from '../../features/desk/live-marks';
 import { formatCount, formatPrice, formatSignedMoney, formatSignedRupees } from '../../format-number';
-
-type Position = DeskAnswer<'positionbook'>['data'][number];
 
 const keyOf = (p: Position) => `${p.exchange}:${p.symbol}:${p.product}`;
 const sideOf = (p: Position) => (p.quantity > 0 ? 'Long' : p.quantity < 0 ? 'Short' : 'Closed');
@@ -63,21 +61,6 @@ const COLUMNS: BookColumn<Position>[] = [
   { key: 'unrealized_pnl', label: 'Unrealised P&L', ...money((p) => p.unrealized_pnl, true), phone: 6 },
   { key: 'pnl', label: 'P&L', ...money((p) => p.pnl, true), phone: 3 },
 ];
-
-const cents = (v: number) => Math.round(v * 100) / 100;
-
-/**
- * A position marked at a live price (docs/rules/web.md#live-prices): the unrealised P&L moves by
- * the price's change times the quantity from what the positionbook answered (an unmarked one, LTP
- * 0, from the average price), and the P&L with it.
- */
-function markedAt(p: Position, ltp: number | undefined): Position {
-  if (ltp === undefined || p.quantity === 0 || ltp === p.ltp) return p;
-  const unrealized = cents(
-    p.ltp ? p.unrealized_pnl + (ltp - p.ltp) * p.quantity : (ltp - p.average_price) * p.quantity,
-  );
-  return { ...p, ltp, unrealized_pnl: unrealized, pnl: cents(p.realized_pnl + unrealized) };
-}
 
 const FILTERS: BookFilter<Position>[] = [
   { key: 'side', label: 'Side', value: sideOf, options: ['Long', 'Short', 'Closed'] },
@@ -124,17 +107,9 @@ export default function PositionsPage() {
     [],
   );
 
-  const answered = book.data?.data;
-  // The open positions' prices tick between order events.
-  const refs = useMemo(
-    () =>
-      (answered ?? [])
-        .filter((p) => p.quantity !== 0)
-        .map((p) => ({ symbol: p.symbol, exchange: p.exchange })),
-    [answered],
-  );
-  const ticks = useLiveTicks(refs);
-  const rows = useMemo(() => answered?.map((p) => markedAt(p, ticks.ltp.get(tickKey(p)))), [answered, ticks]);
+  // The open positions' prices tick between order events (docs/rules/web.md#live-prices).
+  const ticks = useMarkedPositions(book.data?.data);
+  const rows = ticks.rows;
   const open = rows?.filter((p) => p.quantity !== 0).length ?? 0;
   const total = rows?.reduce((s, p) => s + p.pnl, 0) ?? 0;
 
@@ -145,11 +120,7 @@ export default function PositionsPage() {
           Positions
         </Title>
         <Group gap="xs">
-          {ticks.stale && (
-            <Badge color="orange" variant="light" role="status" aria-label="Prices stale">
-              Prices stale: reconnecting the feed
-            </Badge>
-          )}
+          {ticks.stale && <PricesStale />}
           <LiveStatus state={live.state} />
         </Group>
       </Group>
