@@ -27,7 +27,7 @@ const ReadyBody = Type.Object({
     redis: Check(),
     instrument_index: Check({ instruments: Type.Integer() }),
     sandbox_engine: Check({ mode: Type.Union([Type.Literal('analyze'), Type.Literal('live')]) }),
-    market_feed: Check({ upstream: Str, stalls: Type.Integer() }),
+    market_feed: Check({ upstream: Str, stalls: Type.Integer(), holds_upstream: Type.Boolean() }),
   }),
 });
 
@@ -80,6 +80,7 @@ export const healthPlugin = modulePlugin<AppDeps>(
             status: app.feed.watchdog.status,
             stalls: app.feed.watchdog.stalls,
             stalled: app.feed.watchdog.stalledKeys.length,
+            holds: app.feed.cluster.holds,
           }),
         });
         return reply

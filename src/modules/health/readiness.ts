@@ -30,7 +30,7 @@ export interface Readiness {
     redis: Check;
     instrument_index: Check & { instruments: number };
     sandbox_engine: Check & { mode: 'analyze' | 'live' };
-    market_feed: Check & { upstream: string; stalls: number };
+    market_feed: Check & { upstream: string; stalls: number; holds_upstream: boolean };
   };
 }
 
@@ -41,7 +41,14 @@ export interface ReadinessSources {
   index: () => { enabled: boolean; ready: boolean; size: number };
   sandbox: () => { analyze: boolean; engineRunning: boolean };
   /** The live feed: its upstream, whether it is stalled, stalls since start. Reported, never failing. */
-  feed: () => { upstream: string; status: 'live' | 'stale'; stalls: number; stalled: number };
+  feed: () => {
+    upstream: string;
+    status: 'live' | 'stale';
+    stalls: number;
+    stalled: number;
+    /** This instance runs the install's upstream (always, on one instance; the lease's holder with Redis). */
+    holds: boolean;
+  };
 }
 
 async function timed(probe: () => Promise<unknown>): Promise<Check> {
@@ -97,6 +104,7 @@ export async function readiness(s: ReadinessSources): Promise<Readiness> {
       state: feed.status,
       upstream: feed.upstream,
       stalls: feed.stalls,
+      holds_upstream: feed.holds,
       ...(feed.status === 'stale'
         ? { reason: `${feed.stalled} subscribed instrument(s) in session have stopped ticking; reconnecting` }
         : {}),

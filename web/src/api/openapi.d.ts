@@ -32881,6 +32881,7 @@ export interface paths {
                                     ms?: number;
                                     upstream: string;
                                     stalls: number;
+                                    holds_upstream: boolean;
                                 };
                             };
                         };
@@ -32955,6 +32956,7 @@ export interface paths {
                                     ms?: number;
                                     upstream: string;
                                     stalls: number;
+                                    holds_upstream: boolean;
                                 };
                             };
                         };
