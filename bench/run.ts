@@ -14,6 +14,8 @@ import { webhookSignal } from './benches/webhook-signal.js';
 import { LIVE_DEFAULT_CONNECTIONS, runPlaceorderLive } from './benches/placeorder-live.js';
 import { QUOTES_DEFAULT_CONNECTIONS, runQuotesLive } from './benches/quotes-live.js';
 import { searchBnfFut, searchDb, searchNiftyCe, searchSbin } from './benches/search.js';
+import { runWsFanout, WS_FANOUT_DEFAULT_SOCKETS } from './benches/ws-fanout.js';
+import { runWsOrdersUnderTicks } from './benches/ws-orders-under-ticks.js';
 import { ROUNDS, runBench } from './lib/runner.js';
 import type { Bench } from './lib/types.js';
 
@@ -62,11 +64,19 @@ const CUSTOM = new Map([
     'quotes-live',
     '/api/v1/quotes through algodesk to a loopback Kite quote stub vs the stub directly (added ms)',
   ],
+  [
+    'ws-fanout',
+    'live feed: Kite Ticker stub ticks 500 instruments to 200 sockets x 50 (Quote) vs a bare ws server (msgs/s, latency, RSS)',
+  ],
+  [
+    'ws-orders-under-ticks',
+    "placeorder-analyze's load while ws-fanout's sockets and ticks run, vs the same orders quiet (order p99)",
+  ],
 ]);
 
 function listBenches(): string {
   return [...[...BENCHES].map(([name, b]) => [name, b.description] as const), ...CUSTOM]
-    .map(([name, description]) => `  ${name.padEnd(18)} ${description}`)
+    .map(([name, description]) => `  ${name.padEnd(22)} ${description}`)
     .join('\n');
 }
 
@@ -153,6 +163,23 @@ if (name === 'quotes-live') {
   process.exitCode = await runQuotesLive({
     durationS: intOption('duration', values.duration),
     connections: intOption('connections', values.connections, QUOTES_DEFAULT_CONNECTIONS),
+    jsonFile: values.json,
+  });
+  process.exit();
+}
+if (name === 'ws-fanout') {
+  // Not server versus baseline on one request: --connections is the number of feed sockets per side.
+  process.exitCode = await runWsFanout({
+    durationS: intOption('duration', values.duration),
+    sockets: intOption('connections', values.connections, WS_FANOUT_DEFAULT_SOCKETS),
+    jsonFile: values.json,
+  });
+  process.exit();
+}
+if (name === 'ws-orders-under-ticks') {
+  process.exitCode = await runWsOrdersUnderTicks({
+    durationS: intOption('duration', values.duration),
+    connections: intOption('connections', values.connections),
     jsonFile: values.json,
   });
   process.exit();

@@ -145,6 +145,23 @@ export class Workspace {
     return this.start('baseline', port, [server, spec], env, `baseline is running at`);
   }
 
+  /**
+   * Starts a bench's own baseline script (`node <script> <spec.json>`, plain JavaScript) with
+   * `spec` and a free loopback `port` written to the spec file, under a scratch environment
+   * (`PATH` only); ready when its log shows `<readyText> http://127.0.0.1:<port>`.
+   */
+  async startScript(
+    label: string,
+    script: string,
+    spec: Record<string, unknown>,
+    readyText: string,
+  ): Promise<Child> {
+    const port = await this.freePort();
+    const specFile = join(this.dir, `${label}.json`);
+    writeFileSync(specFile, JSON.stringify({ ...spec, port }));
+    return this.start(label, port, [script, specFile], { PATH: process.env.PATH }, readyText);
+  }
+
   /** Everything a child has logged so far. */
   log(child: Child): string {
     return existsSync(child.logFile) ? readFileSync(child.logFile, 'utf8') : '';
@@ -214,7 +231,7 @@ export class Workspace {
   }
 
   /** A loopback port nobody listens on: bind port 0, read the port, close. */
-  private freePort(): Promise<number> {
+  freePort(): Promise<number> {
     return new Promise((resolvePromise, reject) => {
       const probe = createServer();
       probe.once('error', reject);
