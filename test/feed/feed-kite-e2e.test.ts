@@ -131,6 +131,54 @@ describeEachDb('the live feed from Kite Ticker', (dialect) => {
     });
   });
 
+  it("Kite's order postbacks on the stream reach the user's subscribe_orders sockets as live order updates", async () => {
+    expect(await client.ask({ action: 'subscribe_orders' }, 'subscribe_orders')).toMatchObject({
+      status: 'success',
+    });
+    // Kite Connect's documented postback fields (the same payload on the WebSocket).
+    stub.text({
+      type: 'order',
+      data: {
+        user_id: 'AB1234',
+        order_id: '220303000308932',
+        status: 'REJECTED',
+        status_message: 'Insufficient funds',
+        exchange: 'NSE',
+        tradingsymbol: 'SBIN',
+        instrument_token: token,
+        order_type: 'LIMIT',
+        transaction_type: 'BUY',
+        product: 'CNC',
+        quantity: 5,
+        price: 790.5,
+        trigger_price: 0,
+        average_price: 0,
+        filled_quantity: 0,
+        pending_quantity: 0,
+      },
+    });
+    expect(await client.next((m) => m.type === 'order_update')).toEqual({
+      type: 'order_update',
+      user_id: 1,
+      mode: 'live',
+      broker: 'zerodha',
+      orderid: '220303000308932',
+      symbol: 'SBIN',
+      exchange: 'NSE',
+      action: 'BUY',
+      quantity: 5,
+      price: 790.5,
+      trigger_price: 0,
+      pricetype: 'LIMIT',
+      product: 'CNC',
+      order_status: 'rejected',
+      filled_quantity: 0,
+      pending_quantity: 0,
+      average_price: 0,
+      rejection_reason: 'Insufficient funds',
+    });
+  });
+
   it('a renewed broker token reconnects the stream with it, without a restart', async () => {
     const before = stub.accepted;
     stub.credentials = { apiKey: KEY, accessToken: 'kite-token-day-2' };

@@ -35,6 +35,8 @@ export class BrokerSessionsService {
   private readonly cache = new Map<number, ActiveBrokerSession | null>();
   /** The newest session of any user: what the sandbox's broker quotes run under. */
   private primary: ActiveBrokerSession | undefined;
+  /** Whose session {@link primary} is. */
+  private primaryUser: number | undefined;
   private refreshing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -54,12 +56,18 @@ export class BrokerSessionsService {
   async refreshPrimary(): Promise<void> {
     const row = await this.repo.latestBrokerSession();
     this.primary = row ? await this.get(row.user_id) : undefined;
+    this.primaryUser = this.primary ? row?.user_id : undefined;
   }
 
   /** The newest live session and its broker, without I/O (undefined when none or expired). */
   primarySession(): ActiveBrokerSession | undefined {
     const p = this.primary;
     return p && (p.expiresAt === null || p.expiresAt > this.clock.now()) ? p : undefined;
+  }
+
+  /** The user whose session {@link primarySession} is (the live feed's order updates are theirs). */
+  primaryUserId(): number | undefined {
+    return this.primarySession() ? this.primaryUser : undefined;
   }
 
   /** The user's live session, undefined when none or expired. */

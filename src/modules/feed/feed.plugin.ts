@@ -132,6 +132,26 @@ export const feedPlugin = modulePlugin<AppDeps>(
     upstream.onChange(() => {
       if (upstream.upstream().demo) watchdog.clear();
     });
+    // Live-mode order updates from the broker's stream (Kite's postbacks): the newest session's user's.
+    upstream.onOrder((u) => {
+      const userId = app.brokers.sessions.primaryUserId();
+      if (userId === undefined) return;
+      void Promise.resolve(u.token ? app.market.contracts.getByToken(u.token) : [])
+        .then((found) => {
+          const i = found.find((e) => e.brexchange === u.brexchange) ?? found[0];
+          const { token: _token, brsymbol, brexchange, ...fields } = u;
+          orderUpdates.publish({
+            type: 'order_update',
+            user_id: userId,
+            mode: 'live',
+            broker: upstream.name,
+            ...fields,
+            symbol: i?.symbol ?? brsymbol,
+            exchange: i?.exchange ?? brexchange,
+          });
+        })
+        .catch((err: unknown) => logger.warn({ err }, 'feed: an order update could not be mapped'));
+    });
     // One upstream for the install: with Redis, the instance holding the lease runs it for all.
     const cluster = new ClusterSource({
       local: upstream,

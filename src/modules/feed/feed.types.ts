@@ -72,6 +72,31 @@ export interface TickSource {
   subscribe(instrument: FeedInstrument, mode: FeedMode): void;
   unsubscribe(instrument: FeedInstrument, mode: FeedMode): void;
   onTick(listener: TickListener): () => void;
+  /** The session user's order updates the broker's stream carries (Kite's order postbacks), when it does. */
+  onOrder?(listener: (update: BrokerOrderUpdate) => void): () => void;
   start(): void;
   stop(): Promise<void>;
+}
+
+/**
+ * An order update as a broker's stream gives it, in OpenAlgo's words but the broker's symbol: the
+ * feed maps the instrument (by token) to the master contract's symbol and exchange.
+ */
+export interface BrokerOrderUpdate {
+  orderid: string;
+  token: string;
+  brsymbol: string;
+  brexchange: string;
+  action: string;
+  quantity: number;
+  price: number;
+  trigger_price: number;
+  pricetype: string;
+  product: string;
+  /** OpenAlgo's status words: open, complete, cancelled, rejected, trigger pending. */
+  order_status: string;
+  filled_quantity: number;
+  pending_quantity: number;
+  average_price: number;
+  rejection_reason: string;
 }

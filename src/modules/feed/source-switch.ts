@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import {
   feedKey,
+  type BrokerOrderUpdate,
   type FeedInstrument,
   type FeedMode,
   type TickListener,
@@ -38,6 +39,7 @@ export class SourceSwitch implements TickSource {
   private current: { key: string; source: TickSource; unlisten: () => void } | undefined;
   private readonly subs = new Map<string, { instrument: FeedInstrument; mode: FeedMode }>();
   private readonly listeners = new Set<TickListener>();
+  private readonly orderListeners = new Set<(u: BrokerOrderUpdate) => void>();
   private timer: NodeJS.Timeout | undefined;
   private readonly changeListeners = new Set<(name: string) => void>();
 
@@ -78,6 +80,12 @@ export class SourceSwitch implements TickSource {
     return () => this.listeners.delete(listener);
   }
 
+  /** Hears the order updates of whichever upstream is in use (a broker stream that carries them). */
+  onOrder(listener: (update: BrokerOrderUpdate) => void): () => void {
+    this.orderListeners.add(listener);
+    return () => this.orderListeners.delete(listener);
+  }
+
   /** Told the new upstream's name whenever the upstream is replaced. */
   onChange(listener: (name: string) => void): () => void {
     this.changeListeners.add(listener);
@@ -116,10 +124,20 @@ export class SourceSwitch implements TickSource {
       this.opts.observer?.ticked(key);
       for (const l of this.listeners) l(key, mode, tick);
     });
+    const unlistenOrders = next.onOrder?.((u) => {
+      for (const l of this.orderListeners) l(u);
+    });
     for (const { instrument, mode } of this.subs.values()) next.subscribe(instrument, mode);
     next.start();
     const old = this.current;
-    this.current = { key: choice.key, source: next, unlisten };
+    this.current = {
+      key: choice.key,
+      source: next,
+      unlisten: () => {
+        unlisten();
+        unlistenOrders?.();
+      },
+    };
     if (old) {
       old.unlisten();
       void old.source

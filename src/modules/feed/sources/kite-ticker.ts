@@ -27,6 +27,7 @@ import {
   type FeedInstrument,
   type FeedMode,
   type Tick,
+  type BrokerOrderUpdate,
   type TickListener,
   type TickSource,
 } from '../feed.types.js';
@@ -72,6 +73,7 @@ export class KiteTickerSource implements TickSource {
   /** What the open connection has been told: instrument_token → Kite mode set. */
   private sent = new Map<number, FeedMode>();
   private readonly listeners = new Set<TickListener>();
+  private readonly orderListeners = new Set<(u: BrokerOrderUpdate) => void>();
   private ws: WebSocket | undefined;
   private readonly batch = new TurnBatch(() => this.flush());
   private retry: NodeJS.Timeout | undefined;
@@ -137,6 +139,12 @@ export class KiteTickerSource implements TickSource {
   onTick(listener: TickListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** The session user's order postbacks the stream carries (`{"type":"order","data":…}`). */
+  onOrder(listener: (update: BrokerOrderUpdate) => void): () => void {
+    this.orderListeners.add(listener);
+    return () => this.orderListeners.delete(listener);
   }
 
   /** Connecting waits for the first subscription; a stopped source may be started again. */
@@ -322,7 +330,11 @@ export class KiteTickerSource implements TickSource {
     const data = typeof msg.data === 'string' ? this.mask(msg.data) : undefined;
     if (msg.type === 'error')
       this.opts.logger.warn({ host: this.host, kiteError: data }, 'kite ticker: error');
-    else if (msg.type === 'message')
+    else if (msg.type === 'order') {
+      const update = kiteOrderUpdate(msg.data);
+      if (!update) this.opts.logger.debug('kite ticker: order update without the fields it needs; ignored');
+      else for (const l of this.orderListeners) l(update);
+    } else if (msg.type === 'message')
       this.opts.logger.info({ kiteMessage: data }, 'kite ticker: broker message');
     else this.opts.logger.debug({ type: String(msg.type) }, 'kite ticker: text update not used by the feed');
   }
@@ -345,4 +357,48 @@ function kiteToken(token: string): number | undefined {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** Kite's order statuses in OpenAlgo's words (an `UPDATE`, a modification or partial fill, is still open). */
+const KITE_STATUS: Readonly<Record<string, string>> = {
+  OPEN: 'open',
+  UPDATE: 'open',
+  COMPLETE: 'complete',
+  CANCELLED: 'cancelled',
+  REJECTED: 'rejected',
+  'TRIGGER PENDING': 'trigger pending',
+};
+
+/**
+ * A Kite order postback (Kite Connect "Postbacks": order_id, status, status_message, exchange,
+ * tradingsymbol, instrument_token, transaction_type, order_type, product, quantity, price,
+ * trigger_price, average_price, filled_quantity, pending_quantity) as a {@link BrokerOrderUpdate};
+ * undefined when the fields that name the order are missing.
+ */
+export function kiteOrderUpdate(data: unknown): BrokerOrderUpdate | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const d = data as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const orderid = str(d.order_id);
+  const status = str(d.status).toUpperCase();
+  if (!orderid || !status || !str(d.tradingsymbol)) return undefined;
+  const orderStatus = KITE_STATUS[status] ?? status.toLowerCase();
+  return {
+    orderid,
+    token: str(d.instrument_token),
+    brsymbol: str(d.tradingsymbol),
+    brexchange: str(d.exchange),
+    action: str(d.transaction_type),
+    quantity: num(d.quantity),
+    price: num(d.price),
+    trigger_price: num(d.trigger_price),
+    pricetype: str(d.order_type),
+    product: str(d.product),
+    order_status: orderStatus,
+    filled_quantity: num(d.filled_quantity),
+    pending_quantity: num(d.pending_quantity),
+    average_price: num(d.average_price),
+    rejection_reason: orderStatus === 'rejected' ? str(d.status_message) : '',
+  };
 }
