@@ -3,6 +3,7 @@
  * configuration and the seams tests fill. Every module plugin receives it as its options; a leaf
  * file, so no module imports the app that lists it.
  */
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from './config.js';
 import type { MailConnectOptions } from './modules/mail/mail-transport.js';
@@ -22,6 +23,8 @@ export interface AppDeps {
   logger: Logger;
   rateLimiter: RateLimiter;
   bus: InvalidationBus;
+  /** The Redis commands connection shared by the modules, when `REDIS_URL` is set (the runtime's). */
+  redis?: Redis;
   /** Mail TLS trust and timeouts (tests trust their own CA); default: the system's CAs. */
   mailConnect?: MailConnectOptions;
   /** The public base URL when it differs from HOST_SERVER (the tunnel's); for webhook URLs. */

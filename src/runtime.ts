@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { sqliteFile, type ResolvedConfig } from './config.js';
 import { systemClock, type Clock } from './platform/clock.js';
@@ -16,6 +17,8 @@ export interface Runtime {
   bus: InvalidationBus;
   rateLimiter: RateLimiter;
   clock: Clock;
+  /** The Redis commands connection, when `REDIS_URL` is set. */
+  redis?: Redis;
   close(): Promise<void>;
 }
 
@@ -62,6 +65,7 @@ export async function openRuntime(
   }
   let bus: InvalidationBus = new LocalInvalidationBus();
   let rateLimiter: RateLimiter = new MemoryRateLimiter(clock);
+  let redis: Redis | undefined;
   const closers: Array<() => Promise<unknown>> = [];
   if (config.redisUrl) {
     const pub = createRedis(config.redisUrl, 'pub', logger);
@@ -75,6 +79,8 @@ export async function openRuntime(
     const redisBus = new RedisInvalidationBus(pub, sub, logger, config.redisPrefix);
     await redisBus.start();
     bus = redisBus;
+    // The commands connection the modules share (the rate limiter, the feed's upstream lease).
+    redis = pub;
     // Several instances share one window per client (the subscriber connection cannot run commands).
     rateLimiter = new RedisRateLimiter(pub, clock, { prefix: `${config.redisPrefix}:rl` });
     closers.push(
@@ -88,6 +94,7 @@ export async function openRuntime(
     bus,
     rateLimiter,
     clock,
+    ...(redis ? { redis } : {}),
     async close() {
       await rateLimiter.close();
       for (const c of closers) await c().catch(() => undefined);

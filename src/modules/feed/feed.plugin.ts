@@ -160,8 +160,12 @@ export const feedPlugin = modulePlugin<AppDeps>(
       now: () => Date.now(),
       logger,
     });
-    const leaseRedis =
-      cluster.shared && config.redisUrl ? createRedis(config.redisUrl, 'feed', logger) : undefined;
+    // The runtime's commands connection; a connection of its own only for an app built without one.
+    const ownRedis =
+      cluster.shared && !deps.redis && config.redisUrl
+        ? createRedis(config.redisUrl, 'feed', logger)
+        : undefined;
+    const leaseRedis = cluster.shared ? (deps.redis ?? ownRedis) : undefined;
     const lease = leaseRedis
       ? new UpstreamLease({
           redis: leaseRedis,
@@ -263,7 +267,7 @@ export const feedPlugin = modulePlugin<AppDeps>(
       clearInterval(watch);
       await server.close();
       await lease?.stop();
-      leaseRedis?.disconnect();
+      ownRedis?.disconnect();
       await hub.stop();
     });
   },
