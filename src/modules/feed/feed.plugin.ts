@@ -6,23 +6,20 @@
  */
 import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
-import { FeedHub, type FeedClient } from './feed-hub.js';
-import { tickToQuote } from './live-quotes.js';
-import type { SymbolRef } from './protocol.js';
+import { FeedHub } from './feed-hub.js';
 import { FeedServer } from './feed-server.js';
 import { feedConfigRoutes } from './feed.routes.js';
-import { SandboxTickSource } from './sandbox-ticks.js';
-import { SourceSwitch, type SourceChoice } from './source-switch.js';
+import { SourceSwitch } from './source-switch.js';
+import { upstreamChooser } from './upstream-choice.js';
+import { linkBrokerOrders, linkSandbox } from './feed-links.js';
 import { FeedWatchdog } from './feed-watchdog.js';
 import { istDate } from '../market/contracts.service.js';
-import { KiteTickerSource } from './sources/kite-ticker.js';
-import { UpstoxFeedSource } from './sources/upstox-feed.js';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createRedis } from '../../platform/redis.js';
 import { ClusterSource } from './cluster-source.js';
 import { UpstreamLease } from './upstream-lease.js';
 import { OrderUpdates, sandboxOrderUpdate } from './order-updates.js';
-import { feedKey, type FeedInstrument } from './feed.types.js';
+import type { FeedInstrument } from './feed.types.js';
 
 export interface FeedServices {
   hub: FeedHub;
@@ -60,49 +57,6 @@ export const feedPlugin = modulePlugin<AppDeps>(
     const origin = `${config.instanceId}:${process.pid}:${randomBytes(4).toString('hex')}`;
     const orderUpdates = new OrderUpdates(deps.bus, origin);
     app.sandbox.service.onOrderChange((row) => orderUpdates.publish(sandboxOrderUpdate(row)));
-    const demo = (): SourceChoice => ({
-      key: 'sandbox',
-      make: () =>
-        new SandboxTickSource({
-          prices: () => app.sandbox.prices(),
-          everyMs: config.feed.pollMs,
-          maxSubscriptions: 5000,
-          logger,
-        }),
-    });
-    /**
-     * The live broker's own stream under the newest broker session (a new token: a new key, so the
-     * upstream is rebuilt), else analyzer mode's demo prices.
-     */
-    const choose = (): SourceChoice => {
-      const primary = app.brokers.sessions.primarySession();
-      const apiKey = config.broker.apiKey;
-      if (!primary || primary.broker !== config.broker.name) return demo();
-      const accessToken = primary.session.accessToken;
-      const key = `${primary.broker}:${createHash('sha256').update(accessToken).digest('hex').slice(0, 16)}`;
-      if (primary.broker === 'zerodha' && apiKey)
-        return {
-          key,
-          make: () =>
-            new KiteTickerSource({
-              apiKey,
-              accessToken,
-              ...(config.feed.brokerStreamUrl ? { url: config.feed.brokerStreamUrl } : {}),
-              logger,
-            }),
-        };
-      if (primary.broker === 'upstox')
-        return {
-          key,
-          make: () =>
-            new UpstoxFeedSource({
-              accessToken: () => app.brokers.sessions.primarySession()?.session.accessToken,
-              ...(config.broker.baseUrl ? { apiBaseUrl: config.broker.baseUrl } : {}),
-              logger,
-            }),
-        };
-      return demo();
-    };
     const watchdog = new FeedWatchdog({
       staleMs: config.feed.staleMs,
       inSession: (exchange, now) => {
@@ -118,7 +72,12 @@ export const feedPlugin = modulePlugin<AppDeps>(
       logger,
     });
     const upstream = new SourceSwitch({
-      choose,
+      choose: upstreamChooser({
+        config,
+        sessions: app.brokers.sessions,
+        prices: () => app.sandbox.prices(),
+        logger,
+      }),
       checkEveryMs: 5000,
       logger,
       observer: {
@@ -132,25 +91,12 @@ export const feedPlugin = modulePlugin<AppDeps>(
     upstream.onChange(() => {
       if (upstream.upstream().demo) watchdog.clear();
     });
-    // Live-mode order updates from the broker's stream (Kite's postbacks): the newest session's user's.
-    upstream.onOrder((u) => {
-      const userId = app.brokers.sessions.primaryUserId();
-      if (userId === undefined) return;
-      void Promise.resolve(u.token ? app.market.contracts.getByToken(u.token) : [])
-        .then((found) => {
-          const i = found.find((e) => e.brexchange === u.brexchange) ?? found[0];
-          const { token: _token, brsymbol, brexchange, ...fields } = u;
-          orderUpdates.publish({
-            type: 'order_update',
-            user_id: userId,
-            mode: 'live',
-            broker: upstream.name,
-            ...fields,
-            symbol: i?.symbol ?? brsymbol,
-            exchange: i?.exchange ?? brexchange,
-          });
-        })
-        .catch((err: unknown) => logger.warn({ err }, 'feed: an order update could not be mapped'));
+    linkBrokerOrders({
+      upstream,
+      orders: orderUpdates,
+      sessionUser: () => app.brokers.sessions.primaryUserId(),
+      byToken: (token) => app.market.contracts.getByToken(token),
+      logger,
     });
     // One upstream for the install: with Redis, the instance holding the lease runs it for all.
     const cluster = new ClusterSource({
@@ -235,33 +181,11 @@ export const feedPlugin = modulePlugin<AppDeps>(
     });
     const watch = setInterval(() => watchdog.check(), Math.min(5000, config.feed.staleMs / 2));
     watch.unref();
-    // The sandbox rides the feed (docs/rules/market-data.md#live-cache): the instruments its engine
-    // watches (working orders, open positions) are subscribed like a client's, and a broker
-    // stream's ticks price it at once, so a resting order fills on the tick that crosses it.
-    const engine: FeedClient = { deliver: () => undefined };
-    let engineKeys = new Map<string, SymbolRef>();
-    const followEngine = (instruments: readonly FeedInstrument[]) => {
-      const next = new Map(
-        instruments.map((i) => [feedKey(i.exchange, i.symbol), { symbol: i.symbol, exchange: i.exchange }]),
-      );
-      const gone = [...engineKeys].filter(([k]) => !next.has(k)).map(([, r]) => ({ ...r, mode: 3 as const }));
-      const added = [...next].filter(([k]) => !engineKeys.has(k)).map(([, r]) => r);
-      engineKeys = next;
-      if (gone.length > 0) hub.unsubscribe(engine, gone);
-      if (added.length > 0)
-        void hub
-          .subscribe(engine, added, 3, 5)
-          .catch((err: unknown) => logger.warn({ err }, 'feed: engine subscribe failed'));
-    };
-    hub.listen((key, _mode, tick) => {
-      if (cluster.demo) return;
-      const prices = app.sandbox.prices();
-      if (prices.kind === 'broker' && prices.receive) prices.receive(new Map([[key, tickToQuote(tick)]]));
-    });
+    const followEngine = linkSandbox({ hub, cluster, prices: () => app.sandbox.prices(), logger });
     app.addHook('onReady', async () => {
       hub.start();
       lease?.start();
-      app.sandbox.prices().onWatch?.(followEngine);
+      followEngine();
     });
     app.addHook('onClose', async () => {
       clearInterval(watch);

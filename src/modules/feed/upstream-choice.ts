@@ -1,0 +1,67 @@
+/**
+ * Which upstream the install's state asks for (docs/rules/market-data.md#feed-sources): the live
+ * broker's own stream under the newest broker session, keyed by a digest of its token so a renewed
+ * token rebuilds it, or analyzer mode's demo prices when there is no session of the configured
+ * broker. The {@link SourceSwitch} asks this every few seconds and on a stall.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { BrokerSessionsService } from '../brokers/broker-sessions.service.js';
+import type { PriceSource } from '../sandbox/prices/price-source.js';
+import { SandboxTickSource } from './sandbox-ticks.js';
+import type { SourceChoice } from './source-switch.js';
+import { KiteTickerSource } from './sources/kite-ticker.js';
+import { UpstoxFeedSource } from './sources/upstox-feed.js';
+
+/** Instruments the demo source polls at once. */
+const DEMO_MAX_INSTRUMENTS = 5000;
+
+export function upstreamChooser(deps: {
+  config: Config;
+  sessions: BrokerSessionsService;
+  /** The sandbox's price source now (the demo prices). */
+  prices: () => PriceSource;
+  logger: Logger;
+}): () => SourceChoice {
+  const { config, sessions, logger } = deps;
+  const demo = (): SourceChoice => ({
+    key: 'sandbox',
+    make: () =>
+      new SandboxTickSource({
+        prices: deps.prices,
+        everyMs: config.feed.pollMs,
+        maxSubscriptions: DEMO_MAX_INSTRUMENTS,
+        logger,
+      }),
+  });
+  return () => {
+    const primary = sessions.primarySession();
+    const apiKey = config.broker.apiKey;
+    if (!primary || primary.broker !== config.broker.name) return demo();
+    const accessToken = primary.session.accessToken;
+    const key = `${primary.broker}:${createHash('sha256').update(accessToken).digest('hex').slice(0, 16)}`;
+    if (primary.broker === 'zerodha' && apiKey)
+      return {
+        key,
+        make: () =>
+          new KiteTickerSource({
+            apiKey,
+            accessToken,
+            ...(config.feed.brokerStreamUrl ? { url: config.feed.brokerStreamUrl } : {}),
+            logger,
+          }),
+      };
+    if (primary.broker === 'upstox')
+      return {
+        key,
+        make: () =>
+          new UpstoxFeedSource({
+            accessToken: () => sessions.primarySession()?.session.accessToken,
+            ...(config.broker.baseUrl ? { apiBaseUrl: config.broker.baseUrl } : {}),
+            logger,
+          }),
+      };
+    return demo();
+  };
+}
