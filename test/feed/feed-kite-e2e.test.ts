@@ -101,8 +101,10 @@ describeEachDb('the live feed from Kite Ticker', (dialect) => {
     });
   });
 
-  it('a silent upstream is a stall: subscribers are told, the stream reconnects and re-subscribes, ticks recover', async () => {
+  it('a heartbeat-only upstream is a stall: subscribers are told, the stream reconnects and re-subscribes, ticks recover', async () => {
     const before = stub.accepted;
+    // The connection stays up and only heartbeats: connected, yet silent for SBIN.
+    for (let i = 0; i < 3; i++) stub.heartbeat();
     t.clock.set(T0 + 6000);
     t.app.feed.watchdog.check();
     expect(await client.next((m) => m.type === 'feed_status')).toMatchObject({
