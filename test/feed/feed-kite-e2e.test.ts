@@ -4,7 +4,9 @@
  * binary protocol drives ticks to a feed client; a silent upstream is detected, reconnected and
  * reported (feed_status stale, then live); a renewed token reconnects without a restart.
  */
+import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BrokerPriceSource } from '../../src/modules/sandbox/prices/broker-price-source.js';
 import { importContract } from '../helpers/contracts.js';
 import { FeedTestClient } from '../helpers/feed-client.js';
 import { KiteTickerStub } from '../helpers/kite-ticker-stub.js';
@@ -224,6 +226,17 @@ describeEachDb('Kite Ticker ticks inside algodesk', (dialect) => {
       await t.services.brokers.sessions.refreshPrimary();
       t.app.feed.upstream.reselect();
       await t.app.inject({ method: 'POST', url: '/settings/analyze-mode/1', headers: asBrowser(admin) });
+      // A price source put in after start (as an operator's switch would): the feed follows its
+      // watched instruments too. Its REST client is gone: only the stream can price it.
+      await t.services.sandbox.usePriceSource(
+        new BrokerPriceSource({
+          client: () => undefined,
+          pollMs: 1000,
+          freshMs: 5000,
+          clock: t.clock,
+          logger: pino({ level: 'silent' }),
+        }),
+      );
       const placed = await t.services.sandbox.service.placeOrder(1, {
         symbol: 'SBIN',
         exchange: 'NSE',

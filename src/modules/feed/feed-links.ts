@@ -25,6 +25,8 @@ export function linkSandbox(deps: {
   cluster: ClusterSource;
   /** The sandbox's price source now. */
   prices: () => PriceSource;
+  /** Told when the sandbox's price source is replaced. */
+  onPriceSource: (listener: (source: PriceSource) => void) => void;
   logger: Logger;
 }): () => void {
   const { hub, cluster, logger } = deps;
@@ -49,7 +51,11 @@ export function linkSandbox(deps: {
     const prices = deps.prices();
     if (prices.kind === 'broker' && prices.receive) prices.receive(new Map([[key, tickToQuote(tick)]]));
   });
-  return () => void deps.prices().onWatch?.(follow);
+  // The engine watches on whichever source is in use: follow the new one when it is replaced.
+  return () => {
+    deps.prices().onWatch?.(follow);
+    deps.onPriceSource((source) => source.onWatch?.(follow));
+  };
 }
 
 /** Publishes a broker stream's order postbacks as order updates of the newest session's user. */

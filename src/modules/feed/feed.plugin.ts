@@ -181,7 +181,13 @@ export const feedPlugin = modulePlugin<AppDeps>(
     });
     const watch = setInterval(() => watchdog.check(), Math.min(5000, config.feed.staleMs / 2));
     watch.unref();
-    const followEngine = linkSandbox({ hub, cluster, prices: () => app.sandbox.prices(), logger });
+    const followEngine = linkSandbox({
+      hub,
+      cluster,
+      prices: () => app.sandbox.prices(),
+      onPriceSource: (l) => app.sandbox.onPriceSource(l),
+      logger,
+    });
     app.addHook('onReady', async () => {
       hub.start();
       lease?.start();

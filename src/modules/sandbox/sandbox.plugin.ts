@@ -50,6 +50,8 @@ export interface SandboxServices {
   prices(): PriceSource;
   /** Replaces the price source (tests and demos); a running engine restarts on the new one. */
   usePriceSource(source: PriceSource): Promise<void>;
+  /** Told the new price source whenever it is replaced (the live feed follows its watched set). */
+  onPriceSource(listener: (source: PriceSource) => void): void;
 }
 
 export interface SandboxDeps {
@@ -131,6 +133,7 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
   bus.subscribe(CONTRACT_TOPIC, () => simulated.forgetReferences());
   const configured = { broker, scripted, simulated }[effectivePriceSource(config)];
   let override: PriceSource | undefined;
+  const sourceListeners: ((source: PriceSource) => void)[] = [];
   const prices = (): PriceSource => override ?? configured;
   const service = new SandboxService({
     repo,
@@ -187,7 +190,11 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
       const running = engine.isRunning;
       if (running) await engine.stop();
       override = source;
+      for (const l of sourceListeners) l(source);
       if (running) await engine.start();
+    },
+    onPriceSource(listener) {
+      sourceListeners.push(listener);
     },
   };
 }
