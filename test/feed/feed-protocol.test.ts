@@ -419,6 +419,17 @@ describeEachDb('the live feed on the HTTP port: /ws', (dialect) => {
 
       const api = await FeedTestClient.open(url);
       clients.push(api);
+      // The error codes are the same on /ws.
+      const err = (frame: Record<string, unknown> | string) => {
+        const reply = api.next((m) => m.status === 'error');
+        api.send(frame);
+        return reply;
+      };
+      expect(await err('{nope')).toMatchObject({ code: 'INVALID_JSON' });
+      expect(await err({ action: 'trade' })).toMatchObject({ code: 'INVALID_ACTION' });
+      expect(await err({ action: 'authenticate', api_key: 'f'.repeat(64) })).toMatchObject({
+        code: 'AUTHENTICATION_ERROR',
+      });
       expect(
         await api.ask({ action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }] }, 'subscribe'),
       ).toMatchObject({ code: 'NOT_AUTHENTICATED' });
@@ -426,6 +437,9 @@ describeEachDb('the live feed on the HTTP port: /ws', (dialect) => {
         status: 'success',
         user_id: 1,
       });
+      expect(
+        await err({ action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 7 }),
+      ).toMatchObject({ code: 'INVALID_MODE' });
       await api.ask(
         { action: 'subscribe', symbols: [{ symbol: 'SBIN', exchange: 'NSE' }], mode: 'LTP' },
         'subscribe',
