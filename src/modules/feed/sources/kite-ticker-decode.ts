@@ -13,9 +13,10 @@
  *
  * A tick carries what its packet carries: a field the mode does not send stays absent (never an
  * invented 0), the last trade time only in full mode, the exchange's timestamp in full mode (else
- * the time of receipt).
+ * the time of receipt). The order postbacks the stream carries as text are mapped here too
+ * ({@link kiteOrderUpdate}): also Kite's shapes in OpenAlgo's words, without I/O.
  */
-import type { DepthLevel, FeedMode, Tick } from '../feed.types.js';
+import type { BrokerOrderUpdate, DepthLevel, FeedMode, Tick } from '../feed.types.js';
 
 /** One packet read: the instrument_token it is for, the mode its length means, the tick. */
 export interface KitePacket {
@@ -127,4 +128,48 @@ function depthSide(p: Buffer, from: number, divisor: number): DepthLevel[] {
     levels.push({ price: raw / divisor, quantity, orders });
   }
   return levels;
+}
+
+/** Kite's order statuses in OpenAlgo's words (an `UPDATE`, a modification or partial fill, is still open). */
+const KITE_STATUS: Readonly<Record<string, string>> = {
+  OPEN: 'open',
+  UPDATE: 'open',
+  COMPLETE: 'complete',
+  CANCELLED: 'cancelled',
+  REJECTED: 'rejected',
+  'TRIGGER PENDING': 'trigger pending',
+};
+
+/**
+ * A Kite order postback (Kite Connect "Postbacks": order_id, status, status_message, exchange,
+ * tradingsymbol, instrument_token, transaction_type, order_type, product, quantity, price,
+ * trigger_price, average_price, filled_quantity, pending_quantity) as a {@link BrokerOrderUpdate};
+ * undefined when the fields that name the order are missing.
+ */
+export function kiteOrderUpdate(data: unknown): BrokerOrderUpdate | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const d = data as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const orderid = str(d.order_id);
+  const status = str(d.status).toUpperCase();
+  if (!orderid || !status || !str(d.tradingsymbol)) return undefined;
+  const orderStatus = KITE_STATUS[status] ?? status.toLowerCase();
+  return {
+    orderid,
+    token: str(d.instrument_token),
+    brsymbol: str(d.tradingsymbol),
+    brexchange: str(d.exchange),
+    action: str(d.transaction_type),
+    quantity: num(d.quantity),
+    price: num(d.price),
+    trigger_price: num(d.trigger_price),
+    pricetype: str(d.order_type),
+    product: str(d.product),
+    order_status: orderStatus,
+    filled_quantity: num(d.filled_quantity),
+    pending_quantity: num(d.pending_quantity),
+    average_price: num(d.average_price),
+    rejection_reason: orderStatus === 'rejected' ? str(d.status_message) : '',
+  };
 }

@@ -31,7 +31,7 @@ import {
   type TickListener,
   type TickSource,
 } from '../feed.types.js';
-import { readFrame } from './kite-ticker-decode.js';
+import { kiteOrderUpdate, readFrame } from './kite-ticker-decode.js';
 import { backoffDelay, TurnBatch } from './reconnect.js';
 
 export const KITE_TICKER_URL = 'wss://ws.kite.trade';
@@ -357,48 +357,4 @@ function kiteToken(token: string): number | undefined {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Kite's order statuses in OpenAlgo's words (an `UPDATE`, a modification or partial fill, is still open). */
-const KITE_STATUS: Readonly<Record<string, string>> = {
-  OPEN: 'open',
-  UPDATE: 'open',
-  COMPLETE: 'complete',
-  CANCELLED: 'cancelled',
-  REJECTED: 'rejected',
-  'TRIGGER PENDING': 'trigger pending',
-};
-
-/**
- * A Kite order postback (Kite Connect "Postbacks": order_id, status, status_message, exchange,
- * tradingsymbol, instrument_token, transaction_type, order_type, product, quantity, price,
- * trigger_price, average_price, filled_quantity, pending_quantity) as a {@link BrokerOrderUpdate};
- * undefined when the fields that name the order are missing.
- */
-export function kiteOrderUpdate(data: unknown): BrokerOrderUpdate | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const d = data as Record<string, unknown>;
-  const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  const orderid = str(d.order_id);
-  const status = str(d.status).toUpperCase();
-  if (!orderid || !status || !str(d.tradingsymbol)) return undefined;
-  const orderStatus = KITE_STATUS[status] ?? status.toLowerCase();
-  return {
-    orderid,
-    token: str(d.instrument_token),
-    brsymbol: str(d.tradingsymbol),
-    brexchange: str(d.exchange),
-    action: str(d.transaction_type),
-    quantity: num(d.quantity),
-    price: num(d.price),
-    trigger_price: num(d.trigger_price),
-    pricetype: str(d.order_type),
-    product: str(d.product),
-    order_status: orderStatus,
-    filled_quantity: num(d.filled_quantity),
-    pending_quantity: num(d.pending_quantity),
-    average_price: num(d.average_price),
-    rejection_reason: orderStatus === 'rejected' ? str(d.status_message) : '',
-  };
 }
