@@ -10,30 +10,22 @@ import type { InvalidationBus } from '../../platform/invalidation.js';
 import { moneyToRupees } from '../../domain/money.js';
 import type { OrderRow } from '../sandbox/store/rows.js';
 import type { FeedClient } from './feed-hub.js';
+import type { BrokerOrderUpdate } from './feed.types.js';
 
 const TOPIC = 'feed:order';
 
-/** OpenAlgo's order_update, as the WebSocket server sends it. */
-export interface OrderUpdate {
+/**
+ * OpenAlgo's order_update, as the WebSocket server sends it: a broker's update's fields with the
+ * user, the mode, the broker and the master contract's symbol and exchange.
+ */
+export type OrderUpdate = {
   type: 'order_update';
   user_id: number;
   mode: 'live' | 'analyze';
   broker: string;
-  orderid: string;
   symbol: string;
   exchange: string;
-  action: string;
-  quantity: number;
-  price: number;
-  trigger_price: number;
-  pricetype: string;
-  product: string;
-  order_status: string;
-  filled_quantity: number;
-  pending_quantity: number;
-  average_price: number;
-  rejection_reason: string;
-}
+} & Omit<BrokerOrderUpdate, 'token' | 'brsymbol' | 'brexchange'>;
 
 /** A sandbox order row as OpenAlgo's order_update (prices in rupees). */
 export function sandboxOrderUpdate(o: OrderRow): OrderUpdate {
