@@ -2,23 +2,31 @@
  * Upstox's stream end to end (docs/rules/market-data.md#feed-sources): an Upstox broker session
  * makes Market Data Feed V3 the feed's upstream; a loopback server speaking its documented
  * protocol (authorize on the REST origin, protobuf FeedResponse frames) drives ticks to a feed
- * client of the app, with the instrument key of the master contract.
+ * client of the app, with the instrument key of the master contract; the Portfolio Stream Feed
+ * (authorized on the same origin, JSON order updates) brings the user's live order updates.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FeedTestClient } from '../helpers/feed-client.js';
 import { startOrdersApp, upstoxContract, UPSTOX_CREDS, type OrdersApp } from '../helpers/orders-app.js';
 import { marketFullFeed, startUpstoxFeedStub, type UpstoxFeedStub } from '../helpers/upstox-feed-stub.js';
 import { describeEachDb } from '../helpers/test-app.js';
+import {
+  startUpstoxOrdersStub,
+  upstoxOrderMessage,
+  type UpstoxOrdersStub,
+} from '../helpers/upstox-orders-stub.js';
 
 const SBIN_KEY = 'NSE_EQ|INE062A01020';
 
 describeEachDb('the live feed from Upstox Market Data Feed V3', (dialect) => {
   let stub: UpstoxFeedStub;
+  let orders: UpstoxOrdersStub;
   let o: OrdersApp;
   let client: FeedTestClient;
 
   beforeAll(async () => {
     stub = await startUpstoxFeedStub(UPSTOX_CREDS.accessToken);
+    orders = await startUpstoxOrdersStub(stub.http);
     o = await startOrdersApp(dialect, {
       broker: 'upstox',
       stubUrl: stub.url,
@@ -35,6 +43,7 @@ describeEachDb('the live feed from Upstox Market Data Feed V3', (dialect) => {
   afterAll(async () => {
     await client?.close();
     await o?.close();
+    await orders?.close();
     await stub?.close();
   });
 
@@ -77,5 +86,81 @@ describeEachDb('the live feed from Upstox Market Data Feed V3', (dialect) => {
       depth: { buy: [{ price: 812.3, quantity: 100 }], sell: [{ price: 812.4, quantity: 200 }] },
     });
     expect(o.t.logs.join('\n')).not.toContain(UPSTOX_CREDS.accessToken);
+  });
+
+  it("Upstox's portfolio stream order updates reach the user's subscribe_orders sockets as live order updates", async () => {
+    expect(await client.ask({ action: 'subscribe_orders' }, 'subscribe_orders')).toMatchObject({
+      status: 'success',
+    });
+    await expect.poll(() => orders.openConnections, { timeout: 5000 }).toBe(1);
+    expect(orders.updateTypes).toEqual(['order']);
+    // Upstox's documented order update (the webhook page: the same payload on the socket).
+    orders.send(
+      upstoxOrderMessage({
+        order_id: '260105000123456',
+        status: 'rejected',
+        status_message: 'Insufficient funds',
+        status_message_raw: 'RMS:Margin Exceeds',
+        instrument_key: SBIN_KEY,
+        instrument_token: SBIN_KEY,
+        trading_symbol: 'SBIN-EQ',
+        exchange: 'NSE',
+        product: 'D',
+        order_type: 'LIMIT',
+        transaction_type: 'BUY',
+        quantity: 5,
+        price: 790.5,
+        trigger_price: 0,
+        average_price: 0,
+        filled_quantity: 0,
+        pending_quantity: 0,
+      }),
+    );
+    expect(await client.next((m) => m.type === 'order_update')).toEqual({
+      type: 'order_update',
+      user_id: 1,
+      mode: 'live',
+      broker: 'upstox',
+      orderid: '260105000123456',
+      symbol: 'SBIN',
+      exchange: 'NSE',
+      action: 'BUY',
+      quantity: 5,
+      price: 790.5,
+      trigger_price: 0,
+      pricetype: 'LIMIT',
+      product: 'CNC',
+      order_status: 'rejected',
+      filled_quantity: 0,
+      pending_quantity: 0,
+      average_price: 0,
+      rejection_reason: 'Insufficient funds',
+    });
+    // A fill after a drop: the stream authorizes again and carries on.
+    orders.drop();
+    await expect.poll(() => orders.accepted, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => orders.openConnections, { timeout: 5000 }).toBe(1);
+    orders.send(
+      upstoxOrderMessage({
+        order_id: '260105000123457',
+        status: 'complete',
+        instrument_key: SBIN_KEY,
+        average_price: 790.4,
+        filled_quantity: 5,
+        pending_quantity: 0,
+      }),
+    );
+    expect(await client.next((m) => m.type === 'order_update')).toMatchObject({
+      broker: 'upstox',
+      orderid: '260105000123457',
+      symbol: 'SBIN',
+      order_status: 'complete',
+      average_price: 790.4,
+      rejection_reason: '',
+    });
+    const log = o.t.logs.join('\n');
+    expect(log).toContain('upstox order stream connected');
+    expect(log).not.toContain(UPSTOX_CREDS.accessToken);
+    for (const code of orders.issuedCodes) expect(log).not.toContain(code);
   });
 });

@@ -23,11 +23,11 @@
  * logged.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import WebSocket from 'ws';
 import {
   feedKey,
   type FeedInstrument,
+  type BrokerOrderUpdate,
   type FeedMode,
   type SourceStatus,
   type TickListener,
@@ -35,6 +35,8 @@ import {
 } from '../feed.types.js';
 import { backoffDelay, TurnBatch } from './reconnect.js';
 import { decodeFeedResponse, feedToTick, type UpstoxFeedResponse } from './upstox-feed-decode.js';
+import { UpstoxOrderLink } from './upstox-orders.js';
+import type { UpstoxFeedOptions } from './upstox-options.js';
 
 /** Upstox's subscription modes this source uses. */
 export type UpstoxMode = 'ltpc' | 'full';
@@ -53,37 +55,7 @@ export const UPSTOX_AUTHORIZE_PATH = '/v3/feed/market-data-feed/authorize';
 
 const MODE_OF: Readonly<Record<FeedMode, UpstoxMode>> = { 1: 'ltpc', 2: 'full', 3: 'full' };
 
-export interface UpstoxBackoff {
-  /** First wait after a failure, ms (default 1,000). */
-  initialMs?: number;
-  /** Longest wait, ms (default 30,000). */
-  maxMs?: number;
-  /** Growth per failure (default 2). */
-  factor?: number;
-  /** Random extra of up to this fraction of the wait (default 0.2), so clients do not retry in step. */
-  jitter?: number;
-}
-
-export interface UpstoxFeedOptions {
-  /** The user's Upstox access token, or how to read the current one (undefined: no session). */
-  accessToken: string | (() => string | undefined | Promise<string | undefined>);
-  /** Default `https://api.upstox.com`. A `ws://` feed URL is accepted only when this is `http:`. */
-  apiBaseUrl?: string;
-  logger: Logger;
-  backoff?: UpstoxBackoff;
-  /** Default: the global fetch (undici). */
-  fetch?: typeof fetch;
-  /** Bound of the authorize call and of the WebSocket handshake, ms (default 10,000). */
-  timeoutMs?: number;
-  /** Our own keep-alive ping, ms (default 30,000); a ping unanswered by the next one drops the socket. */
-  pingIntervalMs?: number;
-  /** An open socket with no frame for this long is `stale`, ms (default 60,000). */
-  staleAfterMs?: number;
-  /** Default {@link UPSTOX_MAX_INSTRUMENTS}. */
-  maxSubscriptions?: number;
-  /** Epoch ms now (default Date.now). */
-  now?: () => number;
-}
+export type { UpstoxBackoff, UpstoxFeedOptions } from './upstox-options.js';
 
 /** Thrown by the authorize step; `status` is the HTTP status when Upstox answered. */
 class AuthorizeError extends Error {
@@ -131,9 +103,12 @@ export class UpstoxFeedSource implements TickSource {
   private lastStatus: SourceStatus = 'down';
   /** The current authorized URL and token, to scrub from anything logged. */
   private secrets: string[] = [];
+  /** The order updates of the portfolio stream (./upstox-orders.ts). */
+  private readonly orders: UpstoxOrderLink;
 
   constructor(private readonly opts: UpstoxFeedOptions) {
     this.maxSubscriptions = opts.maxSubscriptions ?? UPSTOX_MAX_INSTRUMENTS;
+    this.orders = new UpstoxOrderLink(opts);
     this.apiBaseUrl = (opts.apiBaseUrl ?? 'https://api.upstox.com').replace(/\/+$/, '');
     this.now = opts.now ?? Date.now;
   }
@@ -180,14 +155,21 @@ export class UpstoxFeedSource implements TickSource {
     return () => this.listeners.delete(listener);
   }
 
+  /** The session user's order updates, from the portfolio stream (opened for the first listener). */
+  onOrder(listener: (update: BrokerOrderUpdate) => void): () => void {
+    return this.orders.add(listener);
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.orders.start();
     this.queueFlush();
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    const orders = this.orders.stop();
     this.generation++;
     this.connecting = false;
     this.pending?.terminate();
@@ -205,6 +187,7 @@ export class UpstoxFeedSource implements TickSource {
       await closed;
       clearTimeout(timer);
     }
+    await orders;
     this.setStatus('down');
   }
 
