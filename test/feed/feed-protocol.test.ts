@@ -474,3 +474,23 @@ describeEachDb('the live feed on the HTTP port: /ws', (dialect) => {
     }
   });
 });
+
+describe('the feed connection rate on both listeners', () => {
+  it('FEED_CONNECT_RATE_LIMIT counts new feed sockets per address on the feed port and on /ws alike', async () => {
+    const { t } = await appWithAdmin('sqlite', { env: { FEED_CONNECT_RATE_LIMIT: '3 per minute' } });
+    const open: FeedTestClient[] = [];
+    try {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const own = await t.app.feed.server.listen('127.0.0.1', 0);
+      const ws = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/ws`;
+      const port = `ws://127.0.0.1:${own.port}`;
+      for (const url of [port, ws, port]) open.push(await FeedTestClient.open(url));
+      // The fourth, on either listener, is over the address's three a minute.
+      for (const url of [ws, port])
+        await expect(FeedTestClient.open(url)).rejects.toMatchObject({ status: 429 });
+    } finally {
+      await Promise.all(open.map((c) => c.close()));
+      await t.close();
+    }
+  });
+});

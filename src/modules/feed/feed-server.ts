@@ -60,21 +60,14 @@ export class FeedServer {
     const ip = resolveClientIp(req.socket.remoteAddress, req.headers, this.deps.trustProxyHeaders);
     try {
       if (await this.deps.isBanned(ip)) return refuse(socket, 403, 'Forbidden', 'This address is banned');
-      if (!this.hasRoom())
+      const admitted = await this.admit(ip);
+      if (!admitted.ok)
         return refuse(
           socket,
-          503,
-          'Service Unavailable',
-          'The feed has the most sockets it takes; retry later',
-        );
-      const rate = await this.deps.limiter.hit(`feed-connect:${ip}`, this.deps.connectRate);
-      if (!rate.allowed)
-        return refuse(
-          socket,
-          429,
-          'Too Many Requests',
-          'Too many feed connections from this address',
-          rate.retryAfterMs,
+          admitted.status,
+          admitted.status === 503 ? 'Service Unavailable' : 'Too Many Requests',
+          admitted.message,
+          admitted.retryAfterMs,
         );
     } catch (err) {
       this.deps.logger.error({ err }, 'feed upgrade check failed');
@@ -125,6 +118,26 @@ export class FeedServer {
   /** Whether another socket fits (FEED_MAX_CONNECTIONS). */
   hasRoom(): boolean {
     return this.connections.size < this.deps.maxConnections;
+  }
+
+  /**
+   * The capacity and the per-address connection rate (FEED_CONNECT_RATE_LIMIT) of a new feed socket,
+   * on either listener (the ban check is each listener's own, before this).
+   */
+  async admit(
+    ip: string,
+  ): Promise<{ ok: true } | { ok: false; status: 429 | 503; message: string; retryAfterMs?: number }> {
+    if (!this.hasRoom())
+      return { ok: false, status: 503, message: 'The feed has the most sockets it takes; retry later' };
+    const rate = await this.deps.limiter.hit(`feed-connect:${ip}`, this.deps.connectRate);
+    if (!rate.allowed)
+      return {
+        ok: false,
+        status: 429,
+        message: 'Too many feed connections from this address',
+        retryAfterMs: rate.retryAfterMs,
+      };
+    return { ok: true };
   }
 
   /**

@@ -21,6 +21,7 @@ import {
   originForbidden,
   sessionRequired,
   socketCapacity,
+  tooManyRequests,
   tooManySockets,
   type ErrorCode,
 } from '../../platform/errors.js';
@@ -48,7 +49,9 @@ export interface LiveSocketRouteDeps {
    * session's socket also takes the feed's commands (subscribe, …) beside its order events.
    */
   feed?: {
-    hasRoom(): boolean;
+    admit(
+      ip: string,
+    ): Promise<{ ok: true } | { ok: false; status: 429 | 503; message: string; retryAfterMs?: number }>;
     adopt(ws: WebSocket, ip: string, principal?: { userId: number }): void;
   };
 }
@@ -124,7 +127,11 @@ export async function liveSocketRoutes(app: App, deps: LiveSocketRouteDeps): Pro
         if (readSessionCookie(req) === undefined && deps.feed) {
           // No session at all: an OpenAlgo feed client, which authenticates with its API key in its
           // first message. No ambient credential rides along, so any origin may connect.
-          if (!deps.feed.hasRoom()) throw socketCapacity('Live feed capacity reached, retry later');
+          const room = await deps.feed.admit(req.clientIp);
+          if (!room.ok)
+            throw room.status === 503
+              ? socketCapacity(room.message)
+              : tooManyRequests(room.message, Math.max(1, Math.ceil((room.retryAfterMs ?? 1000) / 1000)));
           admitted.set(req.raw, 'feed');
           return;
         }
