@@ -5,7 +5,9 @@
  * client of the app, with the instrument key of the master contract; the Portfolio Stream Feed
  * (authorized on the same origin, JSON order updates) brings the user's live order updates.
  */
+import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BrokerPriceSource } from '../../src/modules/sandbox/prices/broker-price-source.js';
 import { FeedTestClient } from '../helpers/feed-client.js';
 import { startOrdersApp, upstoxContract, UPSTOX_CREDS, type OrdersApp } from '../helpers/orders-app.js';
 import { marketFullFeed, startUpstoxFeedStub, type UpstoxFeedStub } from '../helpers/upstox-feed-stub.js';
@@ -162,5 +164,85 @@ describeEachDb('the live feed from Upstox Market Data Feed V3', (dialect) => {
     expect(log).toContain('upstox order stream connected');
     expect(log).not.toContain(UPSTOX_CREDS.accessToken);
     for (const code of orders.issuedCodes) expect(log).not.toContain(code);
+  });
+});
+
+describeEachDb('Upstox stream ticks inside algodesk', (dialect) => {
+  it('a resting sandbox LIMIT fills on the tick that crosses it, and /api/v1/quotes answers from the stream, not the broker', async () => {
+    const stub = await startUpstoxFeedStub(UPSTOX_CREDS.accessToken);
+    const o = await startOrdersApp(dialect, {
+      broker: 'upstox',
+      stubUrl: stub.url,
+      contract: upstoxContract([SBIN_KEY]),
+    });
+    try {
+      await o.t.services.brokers.sessions.refreshPrimary();
+      o.t.app.feed.upstream.reselect();
+      await o.setMode(true);
+      // The broker's quote source, its REST client gone: only the stream can price the sandbox.
+      await o.t.services.sandbox.usePriceSource(
+        new BrokerPriceSource({
+          client: () => undefined,
+          pollMs: 1000,
+          freshMs: 5000,
+          clock: o.t.clock,
+          logger: pino({ level: 'silent' }),
+        }),
+      );
+      const placed = await o.t.services.sandbox.service.placeOrder(1, {
+        symbol: 'SBIN',
+        exchange: 'NSE',
+        side: 'BUY',
+        priceType: 'LIMIT',
+        product: 'MIS',
+        quantity: 5,
+        price: 800,
+      });
+      expect(placed.order.status).toBe('open');
+      await expect.poll(() => stub.sent({ method: 'sub', mode: 'full' }).length, { timeout: 5000 }).toBe(1);
+      const at = Date.parse('2026-01-05T10:00:00+05:30');
+      const full = (ltp: number, ask: number) => ({
+        type: 'live_feed' as const,
+        currentTs: at,
+        feeds: {
+          [SBIN_KEY]: marketFullFeed({
+            ltpc: { ltp, ltt: at, ltq: 5, cp: 804 },
+            levels: [[100, ask - 0.1, 200, ask]],
+            ohlc: [{ interval: '1d', open: 805, high: 810, low: 790, close: ltp, vol: 1000, ts: at }],
+            atp: ltp,
+            vtt: 1000,
+            tbq: 10,
+            tsq: 10,
+          }),
+        },
+      });
+      stub.send(full(801, 801)); // ask 801.00: above the limit
+      stub.send(full(799.9, 799.9)); // ask 799.90: crosses it
+      await expect
+        .poll(
+          async () => (await o.t.services.sandbox.service.order(1, Number(placed.order.orderId))).status,
+          {
+            timeout: 5000,
+          },
+        )
+        .toBe('complete');
+      expect((await o.t.services.sandbox.service.order(1, Number(placed.order.orderId))).averagePrice).toBe(
+        799.9 * 10_000,
+      );
+
+      // Live mode: the quote API answers from the fresh tick; the broker's quote endpoint is never asked.
+      await o.setMode(false);
+      const before = stub.http.requests.length;
+      const q = await o.api('quotes', { symbol: 'SBIN', exchange: 'NSE' });
+      expect(q.statusCode).toBe(200);
+      expect(q.json()).toMatchObject({
+        status: 'success',
+        data: { ltp: 799.9, open: 805, high: 810, low: 790, prev_close: 804, volume: 1000, ask: 799.9 },
+      });
+      expect(stub.http.requests.slice(before).filter((r) => r.path.includes('quote'))).toEqual([]);
+    } finally {
+      await o.close();
+      await stub.close();
+    }
   });
 });
