@@ -83,13 +83,15 @@ export class SandboxTickSource implements TickSource {
   private async pollOne(key: string): Promise<void> {
     const sub = this.subs.get(key);
     if (!sub) return;
-    const q = await this.opts
-      .prices()
-      .quote(sub.instrument)
-      .catch((err: unknown) => {
+    // `peek`, not `quote`: reading the sandbox's prices must not move its engine (a quote it hears
+    // may fill a resting order).
+    const source = this.opts.prices();
+    const q = await (source.peek ? source.peek(sub.instrument) : source.quote(sub.instrument)).catch(
+      (err: unknown) => {
         this.opts.logger.debug({ err, key }, 'feed: sandbox quote failed');
         return undefined;
-      });
+      },
+    );
     const now = this.subs.get(key);
     if (!q || !now || q.timestamp <= now.sent) return;
     now.sent = q.timestamp;

@@ -32,6 +32,11 @@ export class BrokerPriceSource extends PolledPriceSource {
     super(opts.pollMs);
   }
 
+  /** The newest quote known, without a broker call. */
+  peek(instrument: PricedInstrument): Promise<Quote | undefined> {
+    return Promise.resolve(this.latest(quoteKey(instrument.exchange, instrument.symbol)));
+  }
+
   async quote(instrument: PricedInstrument): Promise<Quote | undefined> {
     const key = quoteKey(instrument.exchange, instrument.symbol);
     const known = this.latest(key);

@@ -29,6 +29,12 @@ export interface PriceSource {
    * resolve undefined: no price is known.
    */
   quote(instrument: PricedInstrument): Promise<Quote | undefined>;
+  /**
+   * The quote `quote` would give, without telling anyone (no listener hears it, no fetch): what
+   * another reader (the live feed's demo ticks) may ask without moving the engine. Absent: `quote`
+   * is already silent.
+   */
+  peek?(instrument: PricedInstrument): Promise<Quote | undefined>;
   /** Replaces the set of instruments updates are wanted for (resting orders, open positions). */
   watch(instruments: Iterable<PricedInstrument>): void;
   /** Registers the engine's listener. Updates arrive one batch at a time. */

@@ -139,6 +139,11 @@ export class SimulatedPriceSource extends PolledPriceSource {
   }
 
   /** The instrument's quote at the clock's time; undefined while it has no reference price. */
+  /** The walk's quote now, heard by no listener. */
+  peek(instrument: PricedInstrument): Promise<Quote | undefined> {
+    return this.quoteAt(instrument, this.opts.clock.now());
+  }
+
   async quote(instrument: PricedInstrument): Promise<Quote | undefined> {
     const q = await this.quoteAt(instrument, this.opts.clock.now());
     if (q) this.fanout.emit(new Map([[quoteKey(instrument.exchange, instrument.symbol), q]]));
