@@ -37,6 +37,7 @@ import { backoffDelay, TurnBatch } from './reconnect.js';
 import { decodeFeedResponse, feedToTick, type UpstoxFeedResponse } from './upstox-feed-decode.js';
 import { UpstoxOrderLink } from './upstox-orders.js';
 import type { UpstoxFeedOptions } from './upstox-options.js';
+import { authorizeUpstoxStream, AuthorizeError, scrub } from './upstox-authorize.js';
 
 /** Upstox's subscription modes this source uses. */
 export type UpstoxMode = 'ltpc' | 'full';
@@ -57,16 +58,6 @@ const MODE_OF: Readonly<Record<FeedMode, UpstoxMode>> = { 1: 'ltpc', 2: 'full', 
 
 export type { UpstoxBackoff, UpstoxFeedOptions } from './upstox-options.js';
 
-/** Thrown by the authorize step; `status` is the HTTP status when Upstox answered. */
-class AuthorizeError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | null,
-  ) {
-    super(message);
-  }
-}
-
 interface Subscription {
   instrument: FeedInstrument;
   mode: FeedMode;
@@ -86,7 +77,6 @@ export class UpstoxFeedSource implements TickSource {
   private readonly sent = new Map<string, UpstoxMode>();
   private readonly listeners = new Set<TickListener>();
   private readonly statusListeners = new Set<(s: SourceStatus) => void>();
-  private readonly apiBaseUrl: string;
   private readonly now: () => number;
   private ws: WebSocket | undefined;
   /** A socket still in its handshake (stop() ends it). */
@@ -109,7 +99,6 @@ export class UpstoxFeedSource implements TickSource {
   constructor(private readonly opts: UpstoxFeedOptions) {
     this.maxSubscriptions = opts.maxSubscriptions ?? UPSTOX_MAX_INSTRUMENTS;
     this.orders = new UpstoxOrderLink(opts);
-    this.apiBaseUrl = (opts.apiBaseUrl ?? 'https://api.upstox.com').replace(/\/+$/, '');
     this.now = opts.now ?? Date.now;
   }
 
@@ -262,7 +251,7 @@ export class UpstoxFeedSource implements TickSource {
       if (generation !== this.generation) return;
       const status = err instanceof AuthorizeError ? err.status : null;
       this.opts.logger.warn(
-        { status, error: this.scrub(err instanceof Error ? err.message : String(err)) },
+        { status, error: scrub(err instanceof Error ? err.message : String(err), this.secrets) },
         'feed: upstox connection failed',
       );
       this.scheduleReconnect();
@@ -272,50 +261,8 @@ export class UpstoxFeedSource implements TickSource {
   }
 
   /** The single-use feed URL from Upstox's authorize endpoint. */
-  private async authorize(): Promise<string> {
-    const given = this.opts.accessToken;
-    const token = typeof given === 'function' ? await given() : given;
-    if (!token) throw new AuthorizeError('no Upstox access token (no broker session)', null);
-    this.secrets = [token];
-    const fetchFn = this.opts.fetch ?? fetch;
-    let res: Response;
-    try {
-      res = await fetchFn(`${this.apiBaseUrl}${UPSTOX_AUTHORIZE_PATH}`, {
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000),
-      });
-    } catch (err) {
-      throw new AuthorizeError(`authorize request failed: ${(err as Error).message}`, null);
-    }
-    const text = await res.text().catch(() => '');
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    if (!res.ok) {
-      const first = (body as { errors?: { errorCode?: unknown; message?: unknown }[] } | undefined)
-        ?.errors?.[0];
-      const detail = first ? `${String(first.errorCode)}: ${String(first.message)}` : 'no Upstox error body';
-      throw new AuthorizeError(`authorize answered ${res.status} (${detail})`, res.status);
-    }
-    const data = (body as { status?: unknown; data?: { authorized_redirect_uri?: unknown } } | undefined)
-      ?.data;
-    const uri = data?.authorized_redirect_uri;
-    if (typeof uri !== 'string')
-      throw new AuthorizeError('authorize answered without authorized_redirect_uri', res.status);
-    let parsed: URL;
-    try {
-      parsed = new URL(uri);
-    } catch {
-      throw new AuthorizeError('authorize answered a malformed feed URL', res.status);
-    }
-    this.secrets = [token, uri, parsed.search, ...parsed.searchParams.values()].filter((s) => s.length > 3);
-    const plain = new URL(this.apiBaseUrl).protocol === 'http:';
-    if (parsed.protocol !== 'wss:' && !(plain && parsed.protocol === 'ws:'))
-      throw new AuthorizeError(`authorize answered a ${parsed.protocol} feed URL, not wss:`, res.status);
-    return uri;
+  private authorize(): Promise<string> {
+    return authorizeUpstoxStream(this.opts, UPSTOX_AUTHORIZE_PATH, (s) => (this.secrets = s));
   }
 
   /** Opens the socket; resolves once it is open (then subscribes everything), rejects if it cannot. */
@@ -338,7 +285,7 @@ export class UpstoxFeedSource implements TickSource {
       });
       ws.on('error', (err) => {
         if (!opened) reject(err);
-        else this.opts.logger.warn({ error: this.scrub(err.message) }, 'feed: upstox socket error');
+        else this.opts.logger.warn({ error: scrub(err.message, this.secrets) }, 'feed: upstox socket error');
       });
       ws.once('open', () => {
         if (this.pending === ws) this.pending = undefined;
@@ -460,12 +407,5 @@ export class UpstoxFeedSource implements TickSource {
     if (s === this.lastStatus) return;
     this.lastStatus = s;
     for (const l of this.statusListeners) l(s);
-  }
-
-  /** `text` without the access token or the authorized URL (or its query). */
-  private scrub(text: string): string {
-    let out = text;
-    for (const s of this.secrets) out = out.split(s).join('[redacted]');
-    return out;
   }
 }

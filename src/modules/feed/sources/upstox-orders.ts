@@ -21,6 +21,7 @@ import { product } from '../../brokers/http/book-fields.js';
 import type { BrokerOrderUpdate } from '../feed.types.js';
 import { backoffDelay } from './reconnect.js';
 import type { UpstoxFeedOptions } from './upstox-options.js';
+import { authorizeUpstoxStream, scrub } from './upstox-authorize.js';
 
 export const UPSTOX_PORTFOLIO_AUTHORIZE_PATH = '/v2/feed/portfolio-stream-feed/authorize';
 
@@ -93,14 +94,11 @@ export class UpstoxOrderStream {
   private attempt = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private secrets: string[] = [];
-  private readonly apiBaseUrl: string;
 
   constructor(
     private readonly opts: UpstoxOrderStreamOptions,
     private readonly onUpdate: (u: BrokerOrderUpdate) => void,
-  ) {
-    this.apiBaseUrl = (opts.apiBaseUrl ?? 'https://api.upstox.com').replace(/\/+$/, '');
-  }
+  ) {}
 
   start(): void {
     if (this.running) return;
@@ -134,7 +132,7 @@ export class UpstoxOrderStream {
     } catch (err) {
       if (generation !== this.generation) return;
       this.opts.logger.warn(
-        { error: this.scrub(err instanceof Error ? err.message : String(err)) },
+        { error: scrub(err instanceof Error ? err.message : String(err), this.secrets) },
         'feed: upstox order stream connection failed',
       );
       this.scheduleReconnect();
@@ -142,32 +140,12 @@ export class UpstoxOrderStream {
   }
 
   /** The single-use portfolio stream URL (order updates only). */
-  private async authorize(): Promise<string> {
-    const given = this.opts.accessToken;
-    const token = typeof given === 'function' ? await given() : given;
-    if (!token) throw new Error('no Upstox access token (no broker session)');
-    this.secrets = [token];
-    const res = await (this.opts.fetch ?? fetch)(
-      `${this.apiBaseUrl}${UPSTOX_PORTFOLIO_AUTHORIZE_PATH}?update_types=order`,
-      {
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000),
-      },
+  private authorize(): Promise<string> {
+    return authorizeUpstoxStream(
+      this.opts,
+      `${UPSTOX_PORTFOLIO_AUTHORIZE_PATH}?update_types=order`,
+      (s) => (this.secrets = s),
     );
-    const body = (await res.json().catch(() => undefined)) as
-      { data?: { authorized_redirect_uri?: unknown }; errors?: { errorCode?: unknown }[] } | undefined;
-    if (!res.ok)
-      throw new Error(
-        `authorize answered ${res.status} (${String(body?.errors?.[0]?.errorCode ?? 'no error code')})`,
-      );
-    const uri = body?.data?.authorized_redirect_uri;
-    if (typeof uri !== 'string') throw new Error('authorize answered without authorized_redirect_uri');
-    const parsed = new URL(uri);
-    this.secrets = [token, uri, parsed.search, ...parsed.searchParams.values()].filter((s) => s.length > 3);
-    const plain = new URL(this.apiBaseUrl).protocol === 'http:';
-    if (parsed.protocol !== 'wss:' && !(plain && parsed.protocol === 'ws:'))
-      throw new Error(`authorize answered a ${parsed.protocol} stream URL, not wss:`);
-    return uri;
   }
 
   private open(url: string, generation: number): void {
@@ -184,7 +162,7 @@ export class UpstoxOrderStream {
       ws.terminate();
     });
     ws.on('error', (err) =>
-      this.opts.logger.warn({ error: this.scrub(err.message) }, 'feed: upstox order stream error'),
+      this.opts.logger.warn({ error: scrub(err.message, this.secrets) }, 'feed: upstox order stream error'),
     );
     ws.once('open', () => {
       opened = true;
@@ -237,12 +215,6 @@ export class UpstoxOrderStream {
       if (this.running) void this.connect();
     }, wait);
     this.reconnectTimer.unref();
-  }
-
-  private scrub(text: string): string {
-    let out = text;
-    for (const s of this.secrets) out = out.split(s).join('[redacted]');
-    return out;
   }
 }
 
