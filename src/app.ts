@@ -28,6 +28,7 @@ import { scannerPlugin } from './modules/scanner/scanner.plugin.js';
 import { flowPlugin } from './modules/flow/flow.plugin.js';
 import { mcpPlugin } from './modules/mcp/mcp.plugin.js';
 import { deskPlugin } from './modules/desk/desk.plugin.js';
+import { watchlistsPlugin } from './modules/watchlists/watchlists.plugin.js';
 import { systemPlugin } from './modules/system/system.plugin.js';
 import { tunnelPlugin } from './modules/tunnel/tunnel.plugin.js';
 import { webPlugin } from './modules/web/web.plugin.js';
@@ -62,6 +63,7 @@ const MODULES = [
   flowPlugin,
   mcpPlugin,
   deskPlugin,
+  watchlistsPlugin,
   apiPlugin,
   marketDataPlugin,
   healthPlugin,

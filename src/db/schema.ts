@@ -237,6 +237,28 @@ export interface MarketTimingsTable {
   updated_at: number;
 }
 
+/** A user's market watch list (migration 0026; docs/rules/watchlists.md). */
+export interface WatchlistsTable {
+  id: Id;
+  user_id: number;
+  /** Trimmed, NFC, 1-40 characters; unique per user. */
+  name: string;
+  /** Ascending among the user's lists (ties by id). */
+  position: number;
+  created_at: number;
+}
+
+/** An instrument of a watch list (migration 0026): the master contract's symbol and exchange. */
+export interface WatchlistItemsTable {
+  id: Id;
+  watchlist_id: number;
+  symbol: string;
+  exchange: string;
+  /** Ascending within the list (ties by id). */
+  position: number;
+  created_at: number;
+}
+
 export type {
   SandboxAccountsTable,
   SandboxOrdersTable,
@@ -331,4 +353,6 @@ export interface DB {
   pending_orders: PendingOrdersTable;
   broker_sessions: BrokerSessionsTable;
   alert_settings: AlertSettingsTable & AlertSettingsWhatsAppColumns;
+  watchlists: WatchlistsTable;
+  watchlist_items: WatchlistItemsTable;
 }

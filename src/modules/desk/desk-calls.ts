@@ -18,8 +18,16 @@ export const DESK_CALLS = [
   'cancelorder',
   'cancelallorder',
   'closeposition',
+  'basketorder',
   'quotes',
+  'multiquotes',
+  'depth',
+  'history',
+  'intervals',
   'symbol',
+  'expiry',
+  'optionchain',
+  'multioptiongreeks',
   'margin',
 ] as const;
 

@@ -181,7 +181,7 @@ type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : ne
  * `/api/openapi.json`, and a test fails when it is stale, so a changed answer breaks the
  * console's type-check.
  */
-export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete' = 'get'> =
+export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'patch' | 'delete' = 'get'> =
   paths[P] extends Record<M, { responses: infer R }>
     ? R extends { 200: infer OK }
       ? JsonOf<OK>
