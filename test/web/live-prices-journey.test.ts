@@ -212,6 +212,36 @@ describe.skipIf(!HAVE_CHROMIUM)('live prices on the desk in Chromium', () => {
     await expect.poll(async () => (await dashCell('P&L').textContent())?.trim()).toBe('+99.50');
   });
 
+  it('the ticket prefills a LIMIT at the LTP on the tick, shows the margin and the depth, and warns on a far limit', async () => {
+    const { page } = c;
+    c.clock.set(c.clock.now() + 1000);
+    tick(812.37);
+    await page.getByRole('button', { name: 'Exit SBIN NSE MIS' }).click();
+    const ticket = page.getByRole('dialog', { name: 'Order ticket' });
+    await expect.poll(() => text('ticket-ltp'), { timeout: 5000 }).toBe('812.37');
+    await ticket.getByLabel('Price type').selectOption('LIMIT');
+    // 812.37 on SBIN's 0.05 tick.
+    const price = ticket.getByRole('textbox', { name: 'Price', exact: true });
+    await expect.poll(() => price.inputValue()).toBe('812.35');
+    // The sandbox's margin for 10 SBIN MIS at 812.35: the calculator's answer, shown in rupees.
+    await expect.poll(() => text('ticket-margin-total'), { timeout: 5000 }).toMatch(/^₹[\d,]+\.\d\d$/);
+    expect(await ticket.getByTestId('ticket-price-warning').count()).toBe(0);
+    // A limit far from the LTP (the exit SELLs) is said, not refused; the sell's mirror of a buy far below.
+    await price.fill('1000');
+    await expect
+      .poll(() => text('ticket-price-warning'))
+      .toBe('The limit 1,000.00 is 23.1 % above the LTP 812.37: the order waits until the price gets there.');
+    await ticket.getByRole('button', { name: 'Depth' }).click();
+    const ladder = ticket.getByRole('table', { name: 'Market depth of SBIN NSE' });
+    await ladder.waitFor();
+    await expect
+      .poll(async () => (await ladder.getByTestId('depth-level').first().textContent())?.trim())
+      .toContain('812.32');
+    await c.shot('56i-ticket-limit-margin-depth');
+    await page.getByRole('button', { name: 'Dismiss the order ticket' }).click();
+    await ticket.waitFor({ state: 'hidden' });
+  });
+
   it('the dashboard and the ticket tick at phone width too', async () => {
     const { page } = c;
     await page.setViewportSize({ width: 390, height: 844 });

@@ -168,10 +168,13 @@ describe.skipIf(!HAVE_CHROMIUM)('search and the order ticket in Chromium', () =>
     const ticket = page.getByRole('dialog', { name: 'Order ticket' });
     await ticket.getByRole('textbox', { name: 'Quantity' }).fill('130');
     await ticket.getByRole('combobox', { name: 'Price type' }).selectOption('LIMIT');
+    // The LIMIT starts at the LTP on the tick (120); cleared, it stays cleared.
+    const price = ticket.getByRole('textbox', { name: 'Price', exact: true });
+    await expect.poll(() => price.inputValue()).toBe('120');
+    await price.fill('');
     // No price: the server refuses it.
     c.expected.add('/desk/api/placeorder');
     await ticket.getByRole('button', { name: 'Place BUY order' }).click();
-    const price = ticket.getByRole('textbox', { name: 'Price' });
     await expect
       .poll(async () => {
         const id = await price.getAttribute('aria-describedby');

@@ -2,8 +2,8 @@
  * Live prices on the desk (docs/rules/web.md#live-prices): the page's instruments are subscribed on
  * the live socket it already holds (`GET /ws`, the session's socket also speaks the live feed's
  * protocol, docs/rules/market-data.md#feed-protocol), once per instrument however many components
- * ask, at the highest mode any of them asks (LTP by default; Quote adds the day's change, Depth the
- * best bid and ask), again after every reconnect, lowered when the last component asking for the
+ * ask, at the highest mode any of them asks (LTP by default; Quote adds the day's change, OHLC, volume and OI, Depth the
+ * book's five levels), again after every reconnect, lowered when the last component asking for the
  * higher mode leaves and released when the last one leaves. Prices reach React at most every
  * 250 ms, so a busy feed does not redraw the page on every tick. A `feed_status` of `stale` for any
  * of them shows as a badge until they tick again.
@@ -26,14 +26,31 @@ export type TickMode = 'LTP' | 'Quote' | 'Depth';
  */
 export interface LiveQuote {
   ltp: number;
+  /** When the tick was taken (epoch ms; absent when the message did not say). */
+  timestamp?: number;
   bid?: number | null;
   ask?: number | null;
   change?: number | null;
   change_percent?: number | null;
+  /** The day's open, high, low, the previous close, the day's volume and open interest (Quote and Depth). */
+  open?: number | null;
+  high?: number | null;
+  low?: number | null;
+  close?: number | null;
+  volume?: number | null;
+  oi?: number | null;
+  /** The quantities bid and offered over the whole book (Quote and Depth). */
+  total_buy_quantity?: number | null;
+  total_sell_quantity?: number | null;
+  /** The book's levels, best first, as the feed streams them (Depth). */
+  depth?: { buy: DepthLevel[]; sell: DepthLevel[] };
 }
 
-interface DepthLevel {
-  price?: number | null;
+/** One level of the book: `quantity`/`orders` are null when the source does not know them. */
+export interface DepthLevel {
+  price: number | null;
+  quantity: number | null;
+  orders: number | null;
 }
 
 interface MarketData {
@@ -44,9 +61,18 @@ interface MarketData {
   mode?: number;
   data: {
     ltp: number;
+    timestamp?: number;
     change?: number | null;
     change_percent?: number | null;
-    depth?: { buy?: DepthLevel[]; sell?: DepthLevel[] };
+    open?: number | null;
+    high?: number | null;
+    low?: number | null;
+    close?: number | null;
+    volume?: number | null;
+    oi?: number | null;
+    total_buy_quantity?: number | null;
+    total_sell_quantity?: number | null;
+    depth?: { buy?: Partial<DepthLevel>[]; sell?: Partial<DepthLevel>[] };
   };
 }
 
@@ -62,8 +88,8 @@ const PAINT_MS = 250;
 /** The protocol's modes, lowest first (index + 1 is the mode's number). */
 const MODES: readonly TickMode[] = ['LTP', 'Quote', 'Depth'];
 const rank = (m: TickMode) => MODES.indexOf(m) + 1;
-/** Levels of the book a Depth subscription asks for: the best bid and ask are all the desk shows. */
-const DEPTH_LEVELS = 1;
+/** Levels of the book a Depth subscription asks for: the five every Indian exchange's feed carries. */
+const DEPTH_LEVELS = 5;
 
 /**
  * Instruments wanted, by key: how many components want each mode, and the one mode the socket is
@@ -109,23 +135,42 @@ function subscribeAll(list: { ref: InstrumentRef; mode: number }[]) {
 }
 
 /** The best price of one side of the book: null when the side is empty or the feed had none. */
-const best = (side: DepthLevel[] | undefined): number | null => {
+const best = (side: Partial<DepthLevel>[] | undefined): number | null => {
   const p = side?.[0]?.price;
   return typeof p === 'number' ? p : null;
 };
 const orNull = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+const QUOTE_FIELDS = [
+  'open',
+  'high',
+  'low',
+  'close',
+  'volume',
+  'oi',
+  'total_buy_quantity',
+  'total_sell_quantity',
+] as const;
+const levels = (side: Partial<DepthLevel>[] | undefined): DepthLevel[] =>
+  (side ?? []).map((l) => ({
+    price: orNull(l.price),
+    quantity: orNull(l.quantity),
+    orders: orNull(l.orders),
+  }));
 
 /** The prices a `market_data` message carries, by its shape. */
 function quoteOf(d: MarketData): LiveQuote {
   const q: LiveQuote = { ltp: d.data.ltp };
+  if (typeof d.data.timestamp === 'number') q.timestamp = d.data.timestamp;
   const mode = d.mode ?? 1;
   if (mode >= 2) {
     q.change = orNull(d.data.change);
     q.change_percent = orNull(d.data.change_percent);
+    for (const f of QUOTE_FIELDS) q[f] = orNull(d.data[f]);
   }
   if (mode >= 3) {
     q.bid = best(d.data.depth?.buy);
     q.ask = best(d.data.depth?.sell);
+    q.depth = { buy: levels(d.data.depth?.buy), sell: levels(d.data.depth?.sell) };
   }
   return q;
 }

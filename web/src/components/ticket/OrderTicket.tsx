@@ -42,6 +42,7 @@ import { TicketConfirm } from './TicketConfirm';
 import { allUnderFields, productsFor } from './ticket-fields';
 import classes from './OrderTicket.module.css';
 import { TicketPlaced } from './TicketPlaced';
+import { TicketMargin } from './TicketMargin';
 import { TicketQuote } from './TicketQuote';
 import { useTicketForm } from './use-ticket-form';
 
@@ -141,7 +142,14 @@ export default function OrderTicket({
                   .filter(Boolean)
                   .join(' · ')}
             </Text>
-            {ticket.facts && <TicketQuote symbol={ticket.facts.symbol} exchange={ticket.facts.exchange} />}
+            {ticket.facts && (
+              <TicketQuote
+                symbol={ticket.facts.symbol}
+                exchange={ticket.facts.exchange}
+                quote={ticket.quote}
+                stale={ticket.pricesStale}
+              />
+            )}
             <Stack gap={4}>
               <Text size="sm" fw={500} id={`${ticket.formId}-action`}>
                 Action
@@ -174,7 +182,7 @@ export default function OrderTicket({
                   ticket.setChecked((c) => ({ ...c, quantity: undefined }));
                 }}
                 step={ticket.facts && ticket.facts.lotsize > 1 ? ticket.facts.lotsize : 1}
-                description={ticket.lotLine}
+                description={[ticket.lotLine, ticket.freeze].filter(Boolean).join(' · ') || undefined}
                 inputWrapperOrder={UNDER}
                 error={ticket.error('quantity')}
               />
@@ -225,6 +233,12 @@ export default function OrderTicket({
                 />
               )}
             </SimpleGrid>
+            {ticket.priceWarning && (
+              <Text size="sm" c="orange.8" role="status" data-testid="ticket-price-warning">
+                {ticket.priceWarning}
+              </Text>
+            )}
+            <TicketMargin margin={ticket.margin} />
             <TextInput
               label="Strategy tag"
               description="Shown in the order book and logs."

@@ -14,10 +14,13 @@ export function Suggestions({
   text,
   exchange,
   onPick,
+  accept = isOrderExchange,
 }: {
   text: string;
   exchange: string;
   onPick: (item: SearchItem) => void;
+  /** The exchanges offered: those orders go to by default (the market watch also takes indices). */
+  accept?: (exchange: string) => boolean;
 }) {
   const [q] = useDebouncedValue(text.trim(), 250);
   const found = useSuggestions(q, exchange);
@@ -34,7 +37,7 @@ export function Suggestions({
         Suggestions failed: {found.error.message}
       </Text>
     );
-  const items = found.data.results.filter((r) => isOrderExchange(r.exchange)).slice(0, 8);
+  const items = found.data.results.filter((r) => accept(r.exchange)).slice(0, 8);
   if (items.length === 0)
     return (
       <Text size="sm" c="dimmed" role="status">

@@ -1,15 +1,15 @@
 /**
  * The order ticket's live prices for its contract (docs/rules/web.md#order-ticket and
  * #live-prices): LTP, the book's best bid and ask, and the day's change from the previous close,
- * absolute and in percent, following the live feed (subscribed in Depth mode while the ticket shows
- * the contract). The ticket holds the live socket itself, since any page may open it. A price the
- * feed does not have is a dash, never 0.
+ * absolute and in percent, following the live feed (the ticket subscribes its contract in Depth
+ * mode, use-ticket-form.ts), and the book's five levels on demand. A price the feed does not have
+ * is a dash, never 0.
  */
-import { Group, Paper, Stack, Text } from '@mantine/core';
-import { useMemo } from 'react';
-import { useLive } from '../../api/live';
-import { tickKey, useLiveTicks } from '../../api/live-ticks';
+import { Button, Collapse, Group, Paper, Stack, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import type { LiveQuote } from '../../api/live-ticks';
 import { NO_NUMBER, formatPrice, formatSignedMoney, formatSignedPercent } from '../../format-number';
+import { DepthTable } from '../depth/DepthLadder';
 import { PricesStale } from '../LiveStatus';
 
 function Price({
@@ -38,11 +38,18 @@ function Price({
 const toneOf = (v: number | null | undefined) =>
   typeof v !== 'number' || v === 0 ? undefined : v > 0 ? 'teal.8' : 'red.8';
 
-export function TicketQuote({ symbol, exchange }: { symbol: string; exchange: string }) {
-  useLive();
-  const refs = useMemo(() => [{ symbol, exchange }], [symbol, exchange]);
-  const ticks = useLiveTicks(refs, 'Depth');
-  const q = ticks.quotes.get(tickKey({ symbol, exchange }));
+export function TicketQuote({
+  symbol,
+  exchange,
+  quote: q,
+  stale,
+}: {
+  symbol: string;
+  exchange: string;
+  quote: LiveQuote | undefined;
+  stale: boolean;
+}) {
+  const [depth, { toggle }] = useDisclosure(false);
   const change =
     q?.change == null
       ? NO_NUMBER
@@ -57,8 +64,16 @@ export function TicketQuote({ symbol, exchange }: { symbol: string; exchange: st
           <Price label="Ask" value={formatPrice(q?.ask)} testId="ticket-ask" />
           <Price label="Day's change" value={change} testId="ticket-change" color={toneOf(q?.change)} />
         </Group>
-        {ticks.stale && <PricesStale />}
+        <Group gap="xs">
+          {stale && <PricesStale />}
+          <Button variant="subtle" size="compact-xs" onClick={toggle} aria-expanded={depth}>
+            {depth ? 'Hide depth' : 'Depth'}
+          </Button>
+        </Group>
       </Group>
+      <Collapse expanded={depth}>
+        <DepthTable quote={q} label={`Market depth of ${symbol} ${exchange}`} />
+      </Collapse>
     </Paper>
   );
 }

@@ -18,6 +18,8 @@ export interface TicketPrefill {
   lotsize?: number;
   /** The contract's tick size, when the opener knows it. */
   tick_size?: number;
+  /** The contract's freeze quantity, when the opener knows it. */
+  freeze_qty?: number | null;
 }
 
 export interface OrderTicketApi {

@@ -13,6 +13,8 @@ export interface Facts {
   tick_size: number;
   expiry?: string;
   name?: string;
+  /** The exchange's cap on one order's quantity (F&O); null or absent where none is configured. */
+  freeze_qty?: number | null;
 }
 
 /** The contract's facts: from the opener, a picked suggestion, or looked up by symbol and exchange. */

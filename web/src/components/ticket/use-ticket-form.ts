@@ -3,7 +3,8 @@
  * the contract's facts, the checks made before sending and the placement through the desk
  * (docs/rules/web.md#desk-calls), with the confirmation a live order waits for.
  */
-import { useId, useState, type FormEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { OrderExchange } from '../../../../src/domain/exchanges';
 import {
   hasLimitPrice,
@@ -14,6 +15,8 @@ import {
 } from '../../../../src/domain/orders';
 import { useMode } from '../../api/auth';
 import type { DeskAnswer } from '../../api/desk';
+import { holdLive } from '../../api/live';
+import { tickKey, useLiveTicks } from '../../api/live-ticks';
 import { usePlaceOrderMutation } from '../../features/desk/api/orders';
 import type { SearchItem } from './Suggestions';
 import type { TicketPrefill } from './ticket-context';
@@ -26,7 +29,9 @@ import {
   serverError,
   type Field,
 } from './ticket-fields';
+import { farLimitWarning, freezeLine, roundToTick } from './ticket-prices';
 import { useFacts, type Facts } from './use-facts';
+import { useTicketMargin } from './use-ticket-margin';
 
 export type Placed = DeskAnswer<'placeorder'>;
 
@@ -54,6 +59,7 @@ export function useTicketForm(opened: boolean, prefill: TicketPrefill) {
           exchange: initialExchange,
           lotsize: prefill.lotsize,
           tick_size: prefill.tick_size ?? 0,
+          freeze_qty: prefill.freeze_qty ?? null,
         }
       : undefined,
   );
@@ -62,6 +68,48 @@ export function useTicketForm(opened: boolean, prefill: TicketPrefill) {
   const [confirming, setConfirming] = useState(false);
   const formId = useId();
   const { facts, ...lookup } = useFacts(symbol, exchange, known);
+
+  // The contract's prices, live while the ticket shows it (docs/rules/web.md#live-prices): one
+  // Depth subscription for the quote line, the depth and the LIMIT prefill. The open ticket holds
+  // the live socket itself, since any page may open it (it stays mounted while closed).
+  const qc = useQueryClient();
+  useEffect(() => (opened ? holdLive(qc) : undefined), [opened, qc]);
+  // Only while open: the ticket stays mounted between openings.
+  const refs = useMemo(
+    () => (opened && facts ? [{ symbol: facts.symbol, exchange: facts.exchange }] : []),
+    [opened, facts],
+  );
+  const ticks = useLiveTicks(refs, 'Depth');
+  const quote = facts ? ticks.quotes.get(tickKey(facts)) : undefined;
+  const ltp = quote?.ltp;
+
+  // A LIMIT (or SL) without a price starts at the LTP on the contract's tick, once per price type
+  // chosen: a price the trader cleared stays cleared.
+  const prefilled = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (!hasLimitPrice(pricetype) || ltp === undefined || !facts) return;
+    const key = `${facts.exchange}:${facts.symbol}:${pricetype}`;
+    if (prefilled.current === key) return;
+    prefilled.current = key;
+    setPrice((p) => (num(p) === undefined ? roundToTick(ltp, facts.tick_size) : p));
+  }, [pricetype, ltp, facts]);
+
+  const margin = useTicketMargin(
+    {
+      symbol: facts?.symbol,
+      lotsize: facts?.lotsize,
+      tick: facts?.tick_size,
+      ltp,
+      exchange,
+      action,
+      quantity,
+      product,
+      pricetype,
+      price,
+      trigger,
+    },
+    opened && facts !== undefined,
+  );
 
   const place = usePlaceOrderMutation(
     () => ({
@@ -123,6 +171,8 @@ export function useTicketForm(opened: boolean, prefill: TicketPrefill) {
         ? `Lot size ${facts.lotsize}`
         : undefined;
   const tickLine = facts && facts.tick_size > 0 ? `Tick size ${facts.tick_size}` : undefined;
+  const freeze = freezeLine(q, facts?.freeze_qty);
+  const priceWarning = hasLimitPrice(pricetype) ? farLimitWarning(action, num(price) ?? 0, ltp) : undefined;
   const placed: Placed | undefined = place.data;
 
   return {
@@ -161,6 +211,11 @@ export function useTicketForm(opened: boolean, prefill: TicketPrefill) {
     error,
     lotLine,
     tickLine,
+    freeze,
+    priceWarning,
+    quote,
+    pricesStale: ticks.stale,
+    margin,
     placed,
   };
 }

@@ -15,6 +15,8 @@ export const deskKeys = {
   all: () => desk,
   book: (call: string, mode: 'analyze' | 'live' | undefined) => [...desk, call, mode] as const,
   orderStatus: (orderid: string) => [...desk, 'orderstatus', orderid] as const,
+  /** The margin one order as typed needs (under the desk: fills change the account it is priced against). */
+  margin: (order: unknown, mode: 'analyze' | 'live' | undefined) => [...desk, 'margin', mode, order] as const,
   /** The broker session of the signed-in user (null when none). */
   brokerSession: () => ['broker-session'] as const,
 };
