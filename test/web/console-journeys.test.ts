@@ -246,6 +246,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the console in Chromium: first run, sign in and
     expected.add('/security/api/data');
     // The dashboard reads the broker session in live mode (docs/rules/web.md#dashboard).
     expected.add('/broker/session');
+    // And its market watch panel, the user's lists (docs/rules/web.md#market-watch).
+    expected.add('/watchlist/api/lists');
     await page.getByRole('link', { name: 'Dashboard' }).click();
     await page.waitForURL(`${base}/login?next=%2Fdashboard`);
     await field('Username').fill('admin');

@@ -74,6 +74,34 @@ describe('docs/rules/web.md#app-shell-paths: the server answers the console page
     }
   });
 
+  it('answers a chart or an option chain only for a well-formed exchange and symbol', async () => {
+    for (const url of [
+      '/chart/NSE/SBIN',
+      '/chart/NSE_INDEX/NIFTY%2050',
+      '/chart/NSE/M%26M',
+      '/chart/NSE/BAJAJ-AUTO',
+      '/chart/NFO/NIFTY18AUG2626000CE',
+      '/optionchain/NIFTY',
+      '/optionchain/BANKNIFTY',
+    ]) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toBe(SHELL);
+    }
+    for (const url of [
+      '/chart/nse/SBIN',
+      '/chart/NSE/%3Cscript%3E',
+      `/chart/NSE/${'A'.repeat(80)}`,
+      '/chart/NSE',
+      '/optionchain/%00',
+      '/optionchain/..%2F..%2Fetc',
+    ]) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json()).toMatchObject({ status: 'error' });
+    }
+  });
+
   it('answers /search/token as the page to a browser’s navigation, query or not, and JSON otherwise', async () => {
     const page = { accept: 'text/html,application/xhtml+xml' };
     for (const url of [
@@ -173,7 +201,7 @@ describe('docs/rules/web.md#app-shell-paths: the server answers the console page
     expect(web.map(([path]) => path).sort()).toEqual(
       [
         ...ALL_PAGE_PATHS,
-        ...Object.values(PAGE_PATTERNS).map((p) => p.path.replace(':id', '{id}')),
+        ...Object.values(PAGE_PATTERNS).map((p) => p.path.replace(/:(\w+)/g, '{$1}')),
         '/assets/{*}',
       ].sort(),
     );

@@ -30,11 +30,12 @@ installErrorReporting();
 // docs/rules/web.md#page-titles: every page names its tab, from one map (layout/page-titles.ts).
 installPageTitles(router, document);
 
+// docs/rules/web.md#theme: the system's scheme unless the person chose one (ThemeSwitch.tsx).
 const theme = createTheme({ primaryColor: 'blue', defaultRadius: 'sm' });
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider theme={theme} defaultColorScheme="light">
+    <MantineProvider theme={theme} defaultColorScheme="auto">
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />
       </QueryClientProvider>

@@ -51,6 +51,9 @@ const StrategyPage = () => page(() => import('./pages/strategy/StrategyPage'));
 const AnalyzerPage = () => page(() => import('./pages/account/AnalyzerPage'));
 const BrokerPage = () => page(() => import('./pages/account/BrokerPage'));
 const MasterContractPage = () => page(() => import('./pages/account/MasterContractPage'));
+const WatchlistPage = () => page(() => import('./pages/trade/WatchlistPage'));
+const ChartPage = () => page(() => import('./pages/trade/ChartPage'));
+const OptionChainPage = () => page(() => import('./pages/trade/OptionChainPage'));
 
 const admin = (el: ReactNode) => <AdminOnly>{el}</AdminOnly>;
 
@@ -76,6 +79,9 @@ export const router = createBrowserRouter([
           { path: PAGE_PATHS.positions, element: <PositionsPage /> },
           { path: PAGE_PATHS.holdings, element: <HoldingsPage /> },
           { path: PAGE_PATHS.actionCenter, element: <ActionCenterPage /> },
+          { path: PAGE_PATHS.watchlist, element: <WatchlistPage /> },
+          { path: PAGE_PATTERNS.chart.path, element: <ChartPage /> },
+          { path: PAGE_PATTERNS.optionChain.path, element: <OptionChainPage /> },
           { path: PAGE_PATHS.search, element: <SearchPage /> },
           { path: NEGOTIATED_PAGE_PATHS.searchToken, element: <TokenPage /> },
           { path: PAGE_PATHS.strategies, element: <StrategiesPage /> },

@@ -38,6 +38,7 @@ export const PAGE_PATHS = {
   analyzer: '/analyzer',
   broker: '/broker',
   masterContract: '/master-contract',
+  watchlist: '/watchlist',
 } as const;
 
 export type PageName = keyof typeof PAGE_PATHS;
@@ -58,17 +59,32 @@ export const NEGOTIATED_PAGE_PATHS = {
   searchToken: '/search/token',
 } as const;
 
+/** An exchange as a page path names it (`NSE`, `NSE_INDEX`). */
+const EXCHANGE_PARAM = /^[A-Z][A-Z_]{1,11}$/;
+/** A trading symbol or underlying as a path segment carries it, decoded (`NIFTY 50`, `M&M`, `BAJAJ-AUTO`). */
+const SYMBOL_PARAM = /^[A-Z0-9][A-Z0-9 &._-]{0,59}$/;
+
 /**
- * Pages with an id in their path (docs/rules/web.md#app-shell-paths): the pattern in the
- * console's router's syntax, and what the id must be. A path that does not match (`/strategy/x`)
- * is not a page and answers the JSON 404.
+ * Pages with parameters in their path (docs/rules/web.md#app-shell-paths): the pattern in the
+ * console's router's syntax, and what each parameter must be (decoded). A path that does not
+ * match (`/strategy/x`) is not a page and answers the JSON 404.
  */
 export const PAGE_PATTERNS = {
-  strategy: { path: '/strategy/:id', id: /^[1-9]\d{0,9}$/ },
+  strategy: { path: '/strategy/:id', params: { id: /^[1-9]\d{0,9}$/ } },
+  chart: { path: '/chart/:exchange/:symbol', params: { exchange: EXCHANGE_PARAM, symbol: SYMBOL_PARAM } },
+  optionChain: { path: '/optionchain/:underlying', params: { underlying: SYMBOL_PARAM } },
 } as const;
 
 /** The console's path of one strategy's page. */
 export const strategyPagePath = (id: number | string): string => `/strategy/${id}`;
+
+/** The console's chart of one instrument. */
+export const chartPagePath = (exchange: string, symbol: string): string =>
+  `/chart/${encodeURIComponent(exchange)}/${encodeURIComponent(symbol)}`;
+
+/** The console's option chain of one underlying. */
+export const optionChainPagePath = (underlying: string): string =>
+  `/optionchain/${encodeURIComponent(underlying)}`;
 
 /** Whether a request's `Accept` header asks for a page (a browser's navigation) rather than data. */
 export function wantsPage(accept: string | undefined): boolean {

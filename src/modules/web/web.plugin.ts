@@ -99,19 +99,24 @@ export const webPlugin = modulePlugin<AppDeps>('web', ['request-pipeline'], asyn
 
   // Pages with an id (docs/rules/web.md#app-shell-paths): only a well-formed id is a page; any
   // other path under the prefix is what it would be without a console, the JSON 404.
-  for (const { path, id } of Object.values(PAGE_PATTERNS))
+  for (const { path, params } of Object.values(PAGE_PATTERNS) as {
+    path: string;
+    params: Record<string, RegExp>;
+  }[])
     app.get(
       path,
       {
         schema: {
           summary: `The console page ${path} (the app shell)`,
           tags: ['web'],
-          params: Type.Object({ id: Type.String({ maxLength: 200 }) }),
+          params: Type.Record(Type.String(), Type.String({ maxLength: 200 })),
           response: { 200: HtmlPage, 404: ErrorBody, 429: ErrorBody },
         },
       },
       (req, reply) => {
-        if (!id.test(req.params.id)) return reply.callNotFound();
+        const given = req.params as Record<string, string>;
+        if (!Object.entries(params).every(([name, re]) => re.test(given[name] ?? '')))
+          return reply.callNotFound();
         void sendShell(reply);
       },
     );

@@ -19,18 +19,21 @@ import { useDisclosure, useElementSize, useWindowEvent } from '@mantine/hooks';
 import { onlineManager, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { NEGOTIATED_PAGE_PATHS, PAGE_PATHS } from '../../../src/modules/web/web-pages';
+import { NEGOTIATED_PAGE_PATHS, optionChainPagePath, PAGE_PATHS } from '../../../src/modules/web/web-pages';
 import { SESSION_KEY, useMode, type User } from '../api/auth';
 import { abandonReads, api, forgetCsrfToken } from '../api/client';
 import { closeLive, liveSignedOut } from '../api/live';
 import { reportErrorsAs } from '../report-errors';
 import { TicketProvider } from '../components/ticket/TicketProvider';
 import logo from '../favicon.svg';
+import { ThemeSwitch } from './ThemeSwitch';
 import classes from './AppLayout.module.css';
 
 interface NavItem {
   label: string;
   to: string;
+  /** A page with a parameter: the entry is active on any path under this prefix. */
+  prefix?: string;
 }
 
 /** The navigation, by what a person comes to do; the administrator's section only for them. */
@@ -39,6 +42,8 @@ const NAV: { section: string; admin?: boolean; items: NavItem[] }[] = [
     section: 'Trading',
     items: [
       { label: 'Dashboard', to: PAGE_PATHS.dashboard },
+      { label: 'Market watch', to: PAGE_PATHS.watchlist },
+      { label: 'Option chain', to: optionChainPagePath('NIFTY'), prefix: '/optionchain/' },
       { label: 'Orders', to: PAGE_PATHS.orderbook },
       { label: 'Trades', to: PAGE_PATHS.tradebook },
       { label: 'Positions', to: PAGE_PATHS.positions },
@@ -93,6 +98,10 @@ function ModeBadge({ analyze }: { analyze: boolean | undefined }) {
   );
 }
 
+/** Whether a key press is typing into a field (a shortcut must not take it). */
+const typing = (t: EventTarget | null) =>
+  t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
+
 /** The header's row under the analyzer banner. */
 const HEADER_ROW = 60;
 
@@ -115,6 +124,15 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
     if (e.key !== 'Escape' || !opened) return;
     close();
     burger.current?.focus();
+  });
+  // docs/rules/web.md#keyboard: `/` (not typed into a field) focuses the page's search box, or
+  // opens /search on a page without one.
+  useWindowEvent('keydown', (e) => {
+    if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    e.preventDefault();
+    const box = document.querySelector<HTMLInputElement>('[data-hotkey-search]:not([disabled])');
+    if (box) box.focus();
+    else void navigate(PAGE_PATHS.search);
   });
   // The drawer opened takes the focus to its first entry, so a keyboard is in it at once.
   useEffect(() => {
@@ -195,6 +213,7 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
             <ModeBadge analyze={analyze} />
           </Group>
           <Group gap="sm" wrap="nowrap" style={{ flexShrink: 0 }}>
+            <ThemeSwitch visibleFrom="sm" />
             <Tooltip label={user.is_admin ? 'Administrator' : 'User'}>
               <Text size="sm" data-testid="signed-in-user" visibleFrom="xs">
                 {user.username}
@@ -219,13 +238,20 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
                   component={Link}
                   to={item.to}
                   label={item.label}
-                  active={location.pathname === item.to}
+                  active={
+                    location.pathname === item.to ||
+                    (item.prefix !== undefined && location.pathname.startsWith(item.prefix))
+                  }
                   onClick={close}
                   classNames={{ root: classes.navLink, body: classes.navBody }}
                 />
               ))}
             </div>
           ))}
+        </AppShell.Section>
+        {/* On a phone the header has no room: the theme is switched from the drawer. */}
+        <AppShell.Section hiddenFrom="sm" pt="xs">
+          <ThemeSwitch withLabel />
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>

@@ -53,7 +53,10 @@ export const PAGE_TITLES: Record<RoutePath, string> = {
   [PAGE_PATHS.masterContract]: 'Master contract',
   [NEGOTIATED_PAGE_PATHS.apikey]: 'API key',
   [NEGOTIATED_PAGE_PATHS.searchToken]: 'Token lookup',
+  [PAGE_PATHS.watchlist]: 'Market watch',
   [PAGE_PATTERNS.strategy.path]: 'Strategy',
+  [PAGE_PATTERNS.chart.path]: 'Chart',
+  [PAGE_PATTERNS.optionChain.path]: 'Option chain',
 };
 
 /** The document title of a page: "Positions · algodesk". */

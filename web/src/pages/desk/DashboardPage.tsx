@@ -5,7 +5,8 @@
  * and P&L, and the unrealised P&L, tick with the live feed (docs/rules/web.md#live-prices). Its
  * tables are the books' (BookGrid): on a phone each row is a card (docs/rules/web.md#phone-width).
  */
-import { Anchor, Button, Card, Container, Group, SimpleGrid, Text, Title } from '@mantine/core';
+import { Anchor, Button, Card, Container, Grid, Group, SimpleGrid, Text, Title } from '@mantine/core';
+import '@mantine/core/styles/Grid.css';
 import { useCallback } from 'react';
 import { Link } from 'react-router';
 import { PAGE_PATHS } from '../../../../src/modules/web/web-pages';
@@ -21,6 +22,7 @@ import { LiveStatus, PricesStale } from '../../components/LiveStatus';
 import { ModeCard } from '../../components/ModeCard';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { useOrderTicket } from '../../components/ticket/ticket-context';
+import { WatchPanel } from '../trade/watch/WatchPanel';
 import { useMarkedPositions, type Position } from '../../features/desk/live-marks';
 import { useSecurityStats } from '../../features/security/api/security';
 import {
@@ -288,17 +290,24 @@ export default function DashboardPage() {
         {user?.is_admin ? ' (administrator)' : ''}.
       </Text>
       <ModeCard isAdmin={user?.is_admin === true} />
-      <DeskGate>
-        <Section title="Funds and P&L">
-          <FundsAndPnl refetchInterval={live.refetchInterval} positions={positions} rows={marked.rows} />
-        </Section>
-        <Section title="Open positions" link={{ to: PAGE_PATHS.positions, label: 'All positions' }}>
-          <OpenPositions positions={positions} rows={marked.rows} />
-        </Section>
-        <Section title="Latest orders" link={{ to: PAGE_PATHS.orderbook, label: 'Order book' }}>
-          <LatestOrders refetchInterval={live.refetchInterval} />
-        </Section>
-      </DeskGate>
+      <Grid gap="md">
+        <Grid.Col span={{ base: 12, lg: 8 }}>
+          <DeskGate>
+            <Section title="Funds and P&L">
+              <FundsAndPnl refetchInterval={live.refetchInterval} positions={positions} rows={marked.rows} />
+            </Section>
+            <Section title="Open positions" link={{ to: PAGE_PATHS.positions, label: 'All positions' }}>
+              <OpenPositions positions={positions} rows={marked.rows} />
+            </Section>
+            <Section title="Latest orders" link={{ to: PAGE_PATHS.orderbook, label: 'Order book' }}>
+              <LatestOrders refetchInterval={live.refetchInterval} />
+            </Section>
+          </DeskGate>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 4 }} mt={{ lg: 'md' }}>
+          <WatchPanel />
+        </Grid.Col>
+      </Grid>
       {user?.is_admin && (
         <Section
           title="Security"

@@ -222,6 +222,7 @@ export default function SearchPage() {
                 onChange={(e) => setQ(e.currentTarget.value)}
                 onKeyDown={fromBox}
                 error={fieldError(err, 'q')}
+                data-hotkey-search
                 autoComplete="off"
                 data-autofocus
               />
