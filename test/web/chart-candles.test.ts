@@ -1,5 +1,5 @@
 /**
- * The chart page's candles and overlays (web/src/pages/trade/chart/candles.ts, overlays.ts): the
+ * The chart page's candles and overlays (web/src/features/market/candles.ts, web/src/pages/trade/chart/overlays.ts): the
  * intervals offered and their ranges, the candle a tick falls in (anchored on the exchange's own
  * candles, in IST), how ticks move the live candle, and the books drawn on the chart.
  */
@@ -15,7 +15,7 @@ import {
   toChartTime,
   volumeDelta,
   type Candle,
-} from '../../web/src/pages/trade/chart/candles.js';
+} from '../../web/src/features/market/candles.js';
 import { priceMarks, tradeMarks } from '../../web/src/pages/trade/chart/overlays.js';
 
 /** Epoch seconds of an IST wall-clock time. */

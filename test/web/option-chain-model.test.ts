@@ -1,5 +1,5 @@
 /**
- * The option chain page's arithmetic (web/src/pages/trade/option-chain/model.ts): where an
+ * The option chain page's arithmetic (web/src/features/market/option-chain-model.ts): where an
  * underlying and its options trade, the expiry picker's order, a side of a strike as the feed
  * moves it (a figure nobody reported is a dash, never 0), the greeks' batches and answers, and the
  * straddle/strangle builder's legs, orders and premium.
@@ -22,7 +22,7 @@ import {
   type Chain,
   type ChainOption,
   type GreeksAnswer,
-} from '../../web/src/pages/trade/option-chain/model.js';
+} from '../../web/src/features/market/option-chain-model.js';
 
 const option = (symbol: string, o: Partial<ChainOption> = {}): ChainOption => ({
   symbol,

@@ -22,10 +22,10 @@ import {
   useComputedColorScheme,
 } from '@mantine/core';
 import '@mantine/core/styles/SegmentedControl.css';
-import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useParams } from 'react-router';
-import { desk, useDeskQuery } from '../../api/desk';
+import { useDeskQuery } from '../../api/desk';
+import { useHistory, useIntervals } from '../../features/market/api/chart';
 import { useLive } from '../../api/live';
 import { DepthLadder } from '../../components/depth/DepthLadder';
 import { LiveStatus } from '../../components/LiveStatus';
@@ -33,11 +33,10 @@ import { ErrorState } from '../../components/states';
 import { useOrderTicket } from '../../components/ticket/ticket-context';
 import {
   defaultInterval,
-  historyRange,
   offeredIntervals,
   type Candle,
   type HistoryInterval,
-} from './chart/candles';
+} from '../../features/market/candles';
 import { priceMarks, tradeMarks } from './chart/overlays';
 import { PriceChart } from './chart/PriceChart';
 import { SymbolSwitcher } from './chart/SymbolSwitcher';
@@ -46,41 +45,13 @@ import { SymbolSwitcher } from './chart/SymbolSwitcher';
 const FALLBACK_INTERVALS: HistoryInterval[] = ['1m', '5m', '15m', '1h', 'D'];
 const NO_CANDLES: Candle[] = [];
 
-/** The history's candles, oldest first, one per time (the chart refuses two bars at one time). */
-function candlesOf(
-  rows: readonly {
-    timestamp: number;
-    open: number;
-    high: number;
-    low: number;
-    close: number;
-    volume: number;
-  }[],
-): Candle[] {
-  const byTime = new Map<number, Candle>();
-  for (const r of rows)
-    byTime.set(r.timestamp, {
-      time: r.timestamp,
-      open: r.open,
-      high: r.high,
-      low: r.low,
-      close: r.close,
-      volume: r.volume,
-    });
-  return [...byTime.values()].sort((a, b) => a.time - b.time);
-}
-
 export default function ChartPage() {
   const { exchange = '', symbol = '' } = useParams();
   const live = useLive();
   const ticket = useOrderTicket();
   const scheme = useComputedColorScheme('light');
 
-  const intervals = useQuery({
-    queryKey: ['chart', 'intervals'],
-    queryFn: () => desk('intervals', {}),
-    staleTime: Infinity,
-  });
+  const intervals = useIntervals();
   const offered = useMemo(() => {
     const list = intervals.data ? offeredIntervals(intervals.data.data) : [];
     return list.length > 0 ? list : FALLBACK_INTERVALS;
@@ -88,18 +59,7 @@ export default function ChartPage() {
   const [chosen, setChosen] = useState<HistoryInterval>();
   const interval = chosen && offered.includes(chosen) ? chosen : defaultInterval(offered);
 
-  // Not under the desk's key: an order event changes no candle, and a new history would redraw them.
-  const history = useQuery({
-    queryKey: ['chart', 'history', exchange, symbol, interval],
-    queryFn: async () => {
-      const range = historyRange(interval, Date.now());
-      const answer = await desk('history', { symbol, exchange, interval, ...range });
-      return { candles: candlesOf(answer.data), range };
-    },
-    enabled: !intervals.isPending && symbol !== '' && exchange !== '',
-    refetchOnWindowFocus: false,
-    staleTime: 30_000,
-  });
+  const history = useHistory(symbol, exchange, interval, !intervals.isPending);
   const candles = history.data?.candles ?? (history.isError ? NO_CANDLES : undefined);
 
   const trades = useDeskQuery('tradebook', { refetchInterval: live.refetchInterval });

@@ -13,7 +13,7 @@ import { useBrokerSession } from '../../api/desk';
 import { useLive } from '../../api/live';
 import { LiveStatus } from '../../components/LiveStatus';
 import { ChainView } from './option-chain/ChainView';
-import { optionExchange, underlyingExchange, UNDERLYINGS } from './option-chain/model';
+import { optionExchange, underlyingExchange, UNDERLYINGS } from '../../features/market/option-chain-model';
 
 function UnderlyingSwitcher({ current }: { current: string }) {
   const navigate = useNavigate();

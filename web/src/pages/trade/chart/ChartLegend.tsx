@@ -5,7 +5,7 @@
 import { Group, Text } from '@mantine/core';
 import { NO_NUMBER, formatCount, formatPrice } from '../../../format-number';
 import { candleTimeLabel } from './chart-theme';
-import type { Candle, HistoryInterval } from './candles';
+import type { Candle, HistoryInterval } from '../../../features/market/candles';
 
 function Figure({
   label,

@@ -34,7 +34,7 @@ import {
   volumeDelta,
   type Candle,
   type HistoryInterval,
-} from './candles';
+} from '../../../features/market/candles';
 import type { PriceMark, TradeMark } from './overlays';
 
 /** Candles shown when a history is first drawn (the rest a scroll away). */

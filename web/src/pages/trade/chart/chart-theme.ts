@@ -7,7 +7,7 @@
 import { ColorType, TickMarkType, type DeepPartial, type ChartOptions, type Time } from 'lightweight-charts';
 import { formatPrice } from '../../../format-number';
 import { istClock, istDay, istTime } from '../../../ist-time';
-import { fromChartTime, intervalSeconds, type HistoryInterval } from './candles';
+import { fromChartTime, intervalSeconds, type HistoryInterval } from '../../../features/market/candles';
 
 export interface ChartColors {
   background: string;

@@ -7,7 +7,7 @@
 import type { paths } from '../../../api/openapi.js';
 import { formatCount, formatPrice } from '../../../format-number.js';
 import { istTime } from '../../../ist-time.js';
-import { bookInstant, bucketStart, type HistoryInterval } from './candles.js';
+import { bookInstant, bucketStart, type HistoryInterval } from '../../../features/market/candles.js';
 
 // The desk's answers are the API's (docs/rules/web.md#desk-calls), read from the generated types
 // directly so the unit test can load this file without the console's API client.

@@ -12,7 +12,7 @@ import {
   formatSignedMoney,
   NO_NUMBER,
 } from '../../../format-number';
-import { sameSide, type SideView } from './model';
+import { sameSide, type SideView } from '../../../features/market/option-chain-model';
 import classes from './option-chain.module.css';
 
 export type SideColumn = 'oiChange' | 'oi' | 'volume' | 'iv' | 'delta' | 'change' | 'ltp';

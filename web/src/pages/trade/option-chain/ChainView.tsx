@@ -18,10 +18,16 @@ import { useOrderTicket } from '../../../components/ticket/ticket-context';
 import { formatPrice, formatSignedMoney } from '../../../format-number';
 import { ChainTable } from './ChainTable';
 import type { RowView, Trade } from './ChainRow';
-import { DEFAULT_STRIKE_COUNT, expiryCode, sideView, STRIKE_COUNTS, type ChainOption } from './model';
+import {
+  DEFAULT_STRIKE_COUNT,
+  expiryCode,
+  sideView,
+  STRIKE_COUNTS,
+  type ChainOption,
+} from '../../../features/market/option-chain-model';
 import classes from './option-chain.module.css';
 import { StraddleBuilder } from './StraddleBuilder';
-import { useChain, useExpiries, useGreeks } from './use-option-chain';
+import { useChain, useExpiries, useGreeks } from '../../../features/market/api/option-chain';
 
 /** A refusal in words: no expiry (404), no broker session (403, with the way to connect one). */
 function Refusal({ error, what }: { error: unknown; what: string }) {

@@ -21,9 +21,15 @@ import { useMemo, useState } from 'react';
 import { ConfirmModal } from '../../../components/BookActions';
 import { useConfirmingBrokerSession } from '../../../features/desk/api/orders';
 import { formatCount, formatPrice, formatRupees } from '../../../format-number';
-import { basketOrders, builderLegs, combinedPremium, type BuilderKind, type Chain } from './model';
+import {
+  basketOrders,
+  builderLegs,
+  combinedPremium,
+  type BuilderKind,
+  type Chain,
+} from '../../../features/market/option-chain-model';
 import classes from './option-chain.module.css';
-import { useBasket, type BasketAnswer } from './use-option-chain';
+import { useBasket, type BasketAnswer } from '../../../features/market/api/option-chain';
 
 const WIDTHS = [1, 2, 3, 4, 5];
 

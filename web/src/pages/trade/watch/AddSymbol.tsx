@@ -7,23 +7,14 @@
  */
 import { Group, NativeSelect, Stack, TextInput } from '@mantine/core';
 import { useState } from 'react';
+import { INDEX_EXCHANGES, ORDER_EXCHANGES } from '../../../../../src/domain/exchanges';
 import { ApiError } from '../../../api/client';
 import { Suggestions } from '../../../components/ticket/Suggestions';
 import { useAddItem, type WatchList } from '../../../features/watchlist/api/watchlists';
 
 /** The exchanges a watch list searches: every exchange orders go to, and the index exchanges. */
-export const WATCH_EXCHANGES = [
-  'NSE',
-  'BSE',
-  'NFO',
-  'BFO',
-  'CDS',
-  'BCD',
-  'MCX',
-  'NSE_INDEX',
-  'BSE_INDEX',
-] as const;
-const watchable = (e: string) => (WATCH_EXCHANGES as readonly string[]).includes(e);
+export const WATCH_EXCHANGES: readonly string[] = [...ORDER_EXCHANGES, ...INDEX_EXCHANGES];
+const watchable = (e: string) => WATCH_EXCHANGES.includes(e);
 
 export function AddSymbol({ list, full }: { list: WatchList; full: boolean }) {
   const [text, setText] = useState('');

@@ -275,7 +275,7 @@ export function WatchTable({
         </Group>
       )}
       <table
-        className={classes.table}
+        className={`${classes.table} ${compact ? classes.compact : ''}`}
         aria-label={label}
         tabIndex={0}
         onKeyDown={onKeyDown}
@@ -284,10 +284,10 @@ export function WatchTable({
         <thead>
           <tr>
             <th>Symbol</th>
-            <th className={classes.num}>LTP</th>
-            {!compact && <th className={`${classes.num} ${classes.wide}`}>Change</th>}
-            <th className={classes.num}>Chg %</th>
-            <th className={classes.actions}>
+            <th className={`${classes.num} ${classes.colPrice}`}>LTP</th>
+            {!compact && <th className={`${classes.num} ${classes.wide} ${classes.colPrice}`}>Change</th>}
+            <th className={`${classes.num} ${classes.colChange}`}>Chg %</th>
+            <th className={`${classes.actions} ${classes.colActions}`}>
               <VisuallyHidden>Actions</VisuallyHidden>
             </th>
           </tr>

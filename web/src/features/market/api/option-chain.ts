@@ -6,7 +6,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { desk, DESK_KEY, type DeskAnswer } from '../../../api/desk';
 import { useRefreshAfter } from '../../../api/refresh';
-import { batches, greeksBySymbol, sortExpiries, type GreeksAnswer } from './model';
+import { batches, greeksBySymbol, sortExpiries, type GreeksAnswer } from '../option-chain-model';
 
 /** Outside ['desk']: an order event refreshes the books, not the chain (it moves by the clock). */
 const KEY = ['optionchain'] as const;

@@ -4,11 +4,11 @@
  * options trade, the expiry picker's order, a side of a strike as the feed moves it, the greeks'
  * batches and the straddle/strangle builder's legs (docs/rules/market-data.md#option-chain).
  */
-import { INDEX_EXCHANGE_OF, UNDERLYING_EXCHANGES } from '../../../../../src/domain/exchanges.js';
-import type { OptionType } from '../../../../../src/domain/instruments.js';
-import type { Product } from '../../../../../src/domain/orders.js';
+import { INDEX_EXCHANGE_OF, UNDERLYING_EXCHANGES } from '../../../../src/domain/exchanges.js';
+import type { OptionType } from '../../../../src/domain/instruments.js';
+import type { Product } from '../../../../src/domain/orders.js';
 // The generated types only (no client code): the unit test type-checks this file with the server's.
-import type { paths } from '../../../api/openapi.js';
+import type { paths } from '../../api/openapi.js';
 
 type Ok<P extends keyof paths> = paths[P] extends {
   post: { responses: { 200: { content: { 'application/json': infer A } } } };
