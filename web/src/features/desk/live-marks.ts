@@ -1,7 +1,7 @@
 /**
- * Open positions marked at live prices (docs/rules/web.md#live-prices), for every page that shows
- * them (/positions, the dashboard): the positionbook's answer, each open position's LTP following
- * the feed and its unrealised P&L and P&L moving with it.
+ * Open positions and holdings marked at live prices (docs/rules/web.md#live-prices), for every page
+ * that shows them (/positions, the dashboard, /holdings): the book's answer, each open position's
+ * (each holding's) LTP following the feed and its P&L moving with it, the totals too.
  */
 import { useMemo } from 'react';
 import type { DeskAnswer } from '../../api/desk';
@@ -46,4 +46,71 @@ export function useMarkedPositions(answered: readonly Position[] | undefined): {
     [answered, ticks.ltp],
   );
   return { rows, stale: ticks.stale };
+}
+
+export type Holding = DeskAnswer<'holdings'>['data']['holdings'][number];
+export type HoldingStatistics = DeskAnswer<'holdings'>['data']['statistics'];
+
+/**
+ * A holding marked at a live price: its P&L is the price's distance from the average cost times the
+ * quantity, and its P&L % that distance over the cost. No price yet, or the one answered, leaves
+ * it as answered.
+ */
+export function markedHolding(h: Holding, ltp: number | undefined): Holding {
+  if (ltp === undefined || ltp === h.ltp) return h;
+  const pnl = cents((ltp - h.average_price) * h.quantity);
+  const pnlpercent =
+    h.average_price > 0 ? cents(((ltp - h.average_price) / h.average_price) * 100) : h.pnlpercent;
+  return { ...h, ltp, pnl, pnlpercent };
+}
+
+/**
+ * The holdings' totals moved by what the live prices changed: the holding value and the P&L by
+ * each marked holding's difference from its answered figures (so an unmoved book keeps the
+ * server's figures exactly), the P&L % of the invested value.
+ */
+export function markedStatistics(
+  s: HoldingStatistics,
+  answered: readonly Holding[],
+  marked: readonly Holding[],
+): HoldingStatistics {
+  let value = 0;
+  let pnl = 0;
+  answered.forEach((a, i) => {
+    const m = marked[i]!;
+    if (m === a) return;
+    value += (m.ltp - a.ltp) * a.quantity;
+    pnl += m.pnl - a.pnl;
+  });
+  if (value === 0 && pnl === 0) return s;
+  const totalprofitandloss = cents(s.totalprofitandloss + pnl);
+  return {
+    ...s,
+    totalholdingvalue: cents(s.totalholdingvalue + value),
+    totalprofitandloss,
+    totalpnlpercentage:
+      s.totalinvvalue > 0 ? cents((totalprofitandloss / s.totalinvvalue) * 100) : s.totalpnlpercentage,
+  };
+}
+
+/** The holdings answered, marked at the feed's prices (LTP mode), their totals with them. */
+export function useMarkedHoldings(answered: DeskAnswer<'holdings'>['data'] | undefined): {
+  rows: Holding[] | undefined;
+  statistics: HoldingStatistics | undefined;
+  stale: boolean;
+} {
+  const refs = useMemo(
+    () => (answered?.holdings ?? []).map((h) => ({ symbol: h.symbol, exchange: h.exchange })),
+    [answered],
+  );
+  const ticks = useLiveTicks(refs);
+  return useMemo(() => {
+    if (!answered) return { rows: undefined, statistics: undefined, stale: ticks.stale };
+    const rows = answered.holdings.map((h) => markedHolding(h, ticks.ltp.get(tickKey(h))));
+    return {
+      rows,
+      statistics: markedStatistics(answered.statistics, answered.holdings, rows),
+      stale: ticks.stale,
+    };
+  }, [answered, ticks.ltp, ticks.stale]);
 }

@@ -1,16 +1,18 @@
 /**
  * `/holdings`: the signed-in user's delivery holdings and their totals as `/api/v1/holdings`
- * answers them (docs/rules/web.md#desk-calls and #desk-books), refreshed by the live socket; sortable, filterable,
+ * answers them (docs/rules/web.md#desk-calls and #desk-books), refreshed by the live socket, each
+ * holding's LTP and P&L and the totals following the feed (#live-prices); sortable, filterable,
  * exported as CSV.
  */
 import { Card, Container, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { useDeskQuery, type DeskAnswer } from '../../api/desk';
+import { useDeskQuery } from '../../api/desk';
 import { useLive } from '../../api/live';
 import { BookTable, type BookColumn, type BookFilter } from '../../components/BookTable';
 import { DeskGate } from '../../components/DeskGate';
-import { LiveStatus } from '../../components/LiveStatus';
+import { LiveStatus, PricesStale } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
+import { useMarkedHoldings, type Holding } from '../../features/desk/live-marks';
 import {
   formatCount,
   formatPrice,
@@ -19,8 +21,6 @@ import {
   formatSignedPercent,
   formatSignedRupees,
 } from '../../format-number';
-
-type Holding = DeskAnswer<'holdings'>['data']['holdings'][number];
 
 const pnlStyle = (v: number) => ({
   color: v > 0 ? 'var(--mantine-color-teal-8)' : v < 0 ? 'var(--mantine-color-red-8)' : undefined,
@@ -96,14 +96,19 @@ export default function HoldingsPage() {
   const live = useLive();
   const book = useDeskQuery('holdings', { refetchInterval: live.refetchInterval });
   const data = book.data?.data;
-  const s = data?.statistics;
+  // Each holding's LTP and P&L, and the totals, follow the feed (docs/rules/web.md#live-prices).
+  const marked = useMarkedHoldings(data);
+  const s = marked.statistics;
   return (
     <Container fluid>
       <Group justify="space-between" mb="md">
         <Title order={1} size="h2">
           Holdings
         </Title>
-        <LiveStatus state={live.state} />
+        <Group gap="sm">
+          {marked.stale && <PricesStale />}
+          <LiveStatus state={live.state} />
+        </Group>
       </Group>
       <DeskGate>
         <Stack gap="md">
@@ -112,7 +117,9 @@ export default function HoldingsPage() {
               <Figure label="Holding value">{formatRupees(s.totalholdingvalue)}</Figure>
               <Figure label="Invested">{formatRupees(s.totalinvvalue)}</Figure>
               <Figure label="P&L">
-                <span style={pnlStyle(s.totalprofitandloss)}>{formatSignedRupees(s.totalprofitandloss)}</span>
+                <span style={pnlStyle(s.totalprofitandloss)} data-testid="holdings-total-pnl">
+                  {formatSignedRupees(s.totalprofitandloss)}
+                </span>
               </Figure>
               <Figure label="P&L %">
                 <span style={pnlStyle(s.totalpnlpercentage)}>
@@ -124,11 +131,11 @@ export default function HoldingsPage() {
           <Card withBorder p={{ base: 'xs', sm: 'md' }}>
             {book.isPending && <Loading label="Loading the holdings…" />}
             {book.isError && <ErrorState error={book.error} title="The holdings could not be loaded" />}
-            {data && (
+            {marked.rows && (
               <BookTable
                 label="Holdings"
                 noun={['holding', 'holdings']}
-                rows={data.holdings}
+                rows={marked.rows}
                 columns={COLUMNS}
                 rowKey={(h) => `${h.exchange}:${h.symbol}`}
                 filters={FILTERS}
