@@ -356,16 +356,16 @@ describe('Kite Ticker source against a stub of Kite Connect v3 WebSocket streami
     const seen = stub.messagesOf(conn).length;
     s.subscribe(NIFTY, 2);
     s.subscribe(USDINR, 2);
-    await stub.until(
-      () => stub.subscriptions().get(268502275) === 'quote' && stub.subscriptions().size === 3,
-    );
+    await stub.until(() => stub.subscriptions().get(268502275) === 'full' && stub.subscriptions().size === 3);
     s.unsubscribe(NIFTY, 2);
     s.unsubscribe(USDINR, 2);
     await stub.until(() => stub.subscriptions().size === 1);
     await settle();
+    // The index's Quote in Kite's quote mode; the option's in full, the packet with open interest.
     expect(stub.messagesOf(conn).slice(seen)).toEqual([
       { a: 'subscribe', v: [256265, 268502275] },
-      { a: 'mode', v: ['quote', [256265, 268502275]] },
+      { a: 'mode', v: ['quote', [256265]] },
+      { a: 'mode', v: ['full', [268502275]] },
       { a: 'unsubscribe', v: [256265, 268502275] },
     ]);
   });
@@ -379,6 +379,41 @@ describe('Kite Ticker source against a stub of Kite Connect v3 WebSocket streami
     await stub.until(() => got.length === 1);
     expect(got[0]!.mode).toBe(1);
     expect(got[0]!.tick.ltp).toBe(801.25);
+  });
+
+  it('asks a derivative’s Quote in full, so its ticks carry the open interest Kite’s quote packet lacks', async () => {
+    const s = source();
+    const got = collect(s);
+    s.subscribe(USDINR, 2);
+    await stub.until(() => stub.subscriptions().get(268502275) === 'full');
+    stub.send([
+      {
+        mode: 'full',
+        token: 268502275,
+        lastPrice: 862_500_000,
+        lastQuantity: 1,
+        averagePrice: 862_250_000,
+        volume: 12_000,
+        buyQuantity: 3_000,
+        sellQuantity: 4_000,
+        open: 861_000_000,
+        high: 865_000_000,
+        low: 860_000_000,
+        close: 860_500_000,
+        lastTradeTime: now / 1000,
+        oi: 45_500,
+        oiDayHigh: 46_000,
+        oiDayLow: 44_000,
+        exchangeTimestamp: now / 1000,
+        bids: [[10, 862_000_000, 2] as const],
+        asks: [[20, 863_000_000, 3] as const],
+      },
+    ]);
+    await stub.until(() => got.length === 1);
+    expect(got[0]!.key).toBe('CDS:USDINR14NOV2586.25CE');
+    // Emitted at the held mode, Quote, with the open interest.
+    expect(got[0]!.mode).toBe(2);
+    expect(got[0]!.tick.oi).toBe(45_500);
   });
 
   it('reconnects after the connection drops and subscribes everything again at its mode', async () => {

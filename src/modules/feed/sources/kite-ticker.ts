@@ -60,7 +60,22 @@ export interface KiteTickerOptions {
   now?: () => number;
 }
 
-const KITE_MODE: Readonly<Record<FeedMode, 'ltp' | 'quote' | 'full'>> = { 1: 'ltp', 2: 'quote', 3: 'full' };
+type KiteMode = 'ltp' | 'quote' | 'full';
+const KITE_MODE: Readonly<Record<FeedMode, KiteMode>> = { 1: 'ltp', 2: 'quote', 3: 'full' };
+/** The exchanges of futures and options: their Quote carries open interest. */
+const OI_EXCHANGES = new Set(['NFO', 'BFO', 'MCX', 'CDS', 'BCD']);
+
+/**
+ * Kite's mode for a token held at `mode`: OpenAlgo's Quote carries open interest, which Kite's
+ * quote packet (44 bytes) lacks and its full packet has, so a derivative's Quote is asked in full;
+ * its ticks then arrive as Depth ticks, which reach every Quote subscriber (a higher mode carries
+ * everything a lower one does).
+ */
+function kiteModeOf(mode: FeedMode, keys: Iterable<string>): KiteMode {
+  if (mode !== 2) return KITE_MODE[mode];
+  for (const key of keys) if (OI_EXCHANGES.has(key.slice(0, key.indexOf(':')))) return 'full';
+  return 'quote';
+}
 /** Handshake answers that mean the credentials (or the request) will not be accepted by retrying. */
 const REFUSALS = new Set([400, 401, 403]);
 
@@ -190,16 +205,19 @@ export class KiteTickerSource implements TickSource {
     const unsubscribe = [...this.sent.keys()].filter((t) => !this.subs.has(t));
     const subscribe: number[] = [];
     const modes: Record<FeedMode, number[]> = { 1: [], 2: [], 3: [] };
+    const asked: Record<KiteMode, number[]> = { ltp: [], quote: [], full: [] };
     for (const [token, keys] of this.subs) {
       const mode = Math.max(...keys.values()) as FeedMode;
       if (!this.sent.has(token)) subscribe.push(token);
-      if (this.sent.get(token) !== mode) modes[mode].push(token);
+      if (this.sent.get(token) === mode) continue;
+      modes[mode].push(token);
+      asked[kiteModeOf(mode, keys.keys())].push(token);
     }
     const send = (a: string, v: unknown) => ws.send(JSON.stringify({ a, v }));
     if (unsubscribe.length > 0) send('unsubscribe', unsubscribe);
     // Kite subscribes in quote mode; a mode is set only on a subscribed token, so subscribe first.
     if (subscribe.length > 0) send('subscribe', subscribe);
-    for (const m of [1, 2, 3] as const) if (modes[m].length > 0) send('mode', [KITE_MODE[m], modes[m]]);
+    for (const m of ['ltp', 'quote', 'full'] as const) if (asked[m].length > 0) send('mode', [m, asked[m]]);
     for (const t of unsubscribe) this.sent.delete(t);
     for (const m of [1, 2, 3] as const) for (const t of modes[m]) this.sent.set(t, m);
   }
