@@ -179,6 +179,13 @@ describe.skipIf(!HAVE_CHROMIUM)('the market watch in Chromium', () => {
     c.expected.delete('/watchlist/api/lists/1/items');
   });
 
+  it('a row dragged onto another takes its place, and the order is kept', async () => {
+    await row('SBIN').dragTo(row('INFY'));
+    await expect.poll(order).toEqual(['SBIN', 'INFY']);
+    await c.page.reload();
+    await expect.poll(order).toEqual(['SBIN', 'INFY']);
+  });
+
   it('the dashboard’s panel ticks the same list', async () => {
     const { page, base } = c;
     await page.goto(`${base}/dashboard`);
