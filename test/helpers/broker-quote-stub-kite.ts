@@ -29,7 +29,9 @@ export interface KiteCredentials {
 
 /**
  * A full quote object as Kite documents it (market-quotes "Response attributes"); `timestamp`
- * and `last_trade_time` are IST wall-clock strings without a zone.
+ * and `last_trade_time` are IST wall-clock strings without a zone. The circuit limits are the
+ * top-level numbers `lower_circuit_limit` and `upper_circuit_limit`: 0 unless given, and left out
+ * of the object when given as null.
  */
 export function kiteQuote(q: {
   instrumentToken: number;
@@ -39,9 +41,11 @@ export function kiteQuote(q: {
   asks?: readonly (readonly [number, number, number?])[];
   timestamp?: string | null;
   lastTradeTime?: string | null;
+  upperCircuitLimit?: number | null;
+  lowerCircuitLimit?: number | null;
 }): Record<string, unknown> {
   const ohlc = q.ohlc ?? { open: q.lastPrice, high: q.lastPrice, low: q.lastPrice, close: q.lastPrice };
-  return {
+  const out: Record<string, unknown> = {
     instrument_token: q.instrumentToken,
     timestamp: q.timestamp === undefined ? '2026-08-18 10:15:00' : q.timestamp,
     last_trade_time: q.lastTradeTime === undefined ? '2026-08-18 10:14:58' : q.lastTradeTime,
@@ -55,11 +59,14 @@ export function kiteQuote(q: {
     oi_day_high: 0,
     oi_day_low: 0,
     net_change: 0,
-    lower_circuit_limit: 0,
-    upper_circuit_limit: 0,
+    lower_circuit_limit: q.lowerCircuitLimit ?? 0,
+    upper_circuit_limit: q.upperCircuitLimit ?? 0,
     ohlc,
     depth: { buy: depth(q.bids ?? []), sell: depth(q.asks ?? []) },
   };
+  if (q.lowerCircuitLimit === null) delete out.lower_circuit_limit;
+  if (q.upperCircuitLimit === null) delete out.upper_circuit_limit;
+  return out;
 }
 
 /** Kite's body for an error (kite.trade/docs/connect/v3/exceptions). */

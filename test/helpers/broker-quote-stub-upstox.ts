@@ -10,7 +10,9 @@ export const UPSTOX_QUOTE_LIMIT = 500;
 
 /**
  * A full quote object as Upstox documents it (get-full-market-quote): `instrument_token` is the
- * instrument key, `symbol` the trading symbol, `timestamp` ISO-8601 with the +05:30 offset.
+ * instrument key, `symbol` the trading symbol, `timestamp` ISO-8601 with the +05:30 offset, and the
+ * circuit limits the top-level numbers `lower_circuit_limit` and `upper_circuit_limit` (0 unless
+ * given, left out of the object when given as null).
  */
 export function upstoxQuote(q: {
   instrumentKey: string;
@@ -21,6 +23,8 @@ export function upstoxQuote(q: {
   asks?: readonly (readonly [number, number, number?])[];
   /** Omitted from the object when null. */
   timestamp?: string | null;
+  upperCircuitLimit?: number | null;
+  lowerCircuitLimit?: number | null;
 }): Record<string, unknown> {
   const ohlc = q.ohlc ?? { open: q.lastPrice, high: q.lastPrice, low: q.lastPrice, close: q.lastPrice };
   const out: Record<string, unknown> = {
@@ -36,13 +40,15 @@ export function upstoxQuote(q: {
     net_change: 0,
     total_buy_quantity: 0,
     total_sell_quantity: 0,
-    lower_circuit_limit: 0,
-    upper_circuit_limit: 0,
+    lower_circuit_limit: q.lowerCircuitLimit ?? 0,
+    upper_circuit_limit: q.upperCircuitLimit ?? 0,
     last_trade_time: '1770266698000',
     oi_day_high: 0,
     oi_day_low: 0,
   };
   if (q.timestamp === null) delete out.timestamp;
+  if (q.lowerCircuitLimit === null) delete out.lower_circuit_limit;
+  if (q.upperCircuitLimit === null) delete out.upper_circuit_limit;
   return out;
 }
 

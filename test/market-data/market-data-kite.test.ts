@@ -16,10 +16,15 @@ import {
   useKiteMarketData,
 } from '../helpers/market-data-world.js';
 
-/** Each documented quote field is a number. */
+/** OpenAlgo's documented quote keys, in its order; the circuit limits (ours) come after them. */
+const QUOTE_KEYS = ['open', 'high', 'low', 'ltp', 'ask', 'bid', 'prev_close', 'volume', 'oi'];
+
+/** Each documented quote field is a number, in OpenAlgo's order; the circuits last, number or null. */
 function expectQuoteShape(data: Record<string, unknown>): void {
-  for (const f of ['open', 'high', 'low', 'ltp', 'ask', 'bid', 'prev_close', 'volume', 'oi'])
-    expect(typeof data[f], f).toBe('number');
+  expect(Object.keys(data)).toEqual([...QUOTE_KEYS, 'upper_circuit', 'lower_circuit']);
+  for (const f of QUOTE_KEYS) expect(typeof data[f], f).toBe('number');
+  for (const f of ['upper_circuit', 'lower_circuit'])
+    expect(data[f] === null || typeof data[f] === 'number', f).toBe(true);
 }
 
 describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
@@ -42,6 +47,8 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
         prev_close: 1389.65,
         volume: 7360198,
         oi: 0,
+        upper_circuit: 1528.6,
+        lower_circuit: 1250.7,
       },
     });
     expectQuoteShape(body.data);
@@ -53,7 +60,17 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
     k.stub.quotes.set('NSE:SBIN', kiteDocSbin());
     const res = await k.o.api('depth', { symbol: 'SBIN', exchange: 'NSE' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'success', data: DOC_DEPTH });
+    // Kite's 0 band (kiteQuote's default) is unknown: null.
+    expect(res.json()).toEqual({
+      status: 'success',
+      data: { ...DOC_DEPTH, upper_circuit: null, lower_circuit: null },
+    });
+    // OpenAlgo's documented keys keep their order; the circuit limits come last.
+    expect(Object.keys(res.json().data)).toEqual([
+      ...Object.keys(DOC_DEPTH),
+      'upper_circuit',
+      'lower_circuit',
+    ]);
   });
 
   it('depth: an empty side is five zero rows, as OpenAlgo pads it', async () => {
@@ -62,7 +79,14 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
     const data = res.json().data;
     expect(data.bids).toEqual(depth([]).map(() => ({ price: 0, quantity: 0 })));
     expect(data.asks[0]).toEqual({ price: 1412.95, quantity: 5191 });
-    expect(data).toMatchObject({ totalbuyqty: 0, totalsellqty: 5191, ltq: 5, prev_close: 1389.65 });
+    expect(data).toMatchObject({
+      totalbuyqty: 0,
+      totalsellqty: 5191,
+      ltq: 5,
+      prev_close: 1389.65,
+      upper_circuit: 1528.6,
+      lower_circuit: 1250.7,
+    });
   });
 
   it('multiquotes: 50 symbols are ONE broker call; results in the order asked, unknown ones with an error', async () => {

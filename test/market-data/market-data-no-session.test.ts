@@ -58,8 +58,11 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
           prev_close: 0,
           volume: 0,
           oi: 0,
+          upper_circuit: null,
+          lower_circuit: null,
         },
       });
+      expect(Object.keys(quote.json().data).slice(-2)).toEqual(['upper_circuit', 'lower_circuit']);
 
       const multi = await k.o.api('multiquotes', {
         symbols: [
@@ -68,7 +71,11 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
         ],
       });
       expect(multi.json().results).toEqual([
-        { symbol: 'SBIN', exchange: 'NSE', data: expect.objectContaining({ ltp: 800 }) },
+        {
+          symbol: 'SBIN',
+          exchange: 'NSE',
+          data: expect.objectContaining({ ltp: 800, upper_circuit: null, lower_circuit: null }),
+        },
         { symbol: 'INFY', exchange: 'NSE', error: 'No quote data' },
       ]);
 
@@ -77,6 +84,9 @@ describe('market data through Zerodha (Kite Connect v3 on loopback)', () => {
       expect(book.json().data.bids[0]).toEqual({ price: 799.9, quantity: 0 });
       expect(book.json().data.asks[0]).toEqual({ price: 800.1, quantity: 0 });
       expect(book.json().data.bids).toHaveLength(5);
+      // The sandbox knows no price band: null, last, as in the broker's answer.
+      expect(Object.keys(book.json().data).slice(-2)).toEqual(['upper_circuit', 'lower_circuit']);
+      expect(book.json().data).toMatchObject({ upper_circuit: null, lower_circuit: null });
 
       const unpriced = await k.o.api('quotes', { symbol: 'INFY', exchange: 'NSE' });
       expect(unpriced.statusCode).toBe(404);

@@ -7,7 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UPSTOX_DOC_NHPC } from '../helpers/broker-quote-fixtures.js';
-import { startUpstoxQuoteStub, upstoxError, type UpstoxQuoteStub } from '../helpers/broker-quote-stubs.js';
+import {
+  startUpstoxQuoteStub,
+  upstoxError,
+  upstoxQuote,
+  type UpstoxQuoteStub,
+} from '../helpers/broker-quote-stubs.js';
 import { SLOWER_THAN_TIMEOUT_MS } from '../helpers/broker-stub.js';
 import { UPSTOX_CREDS, startOrdersApp, upstoxContract, type OrdersApp } from '../helpers/orders-app.js';
 
@@ -48,6 +53,8 @@ describe('market data through Upstox (v2 on loopback)', () => {
         prev_close: 53.1,
         volume: 24123697,
         oi: 0,
+        upper_circuit: 63.7,
+        lower_circuit: 42.5,
       },
     });
     expect(stub.requests.at(-1)?.query.get('instrument_key')).toBe(NHPC_KEY);
@@ -63,6 +70,8 @@ describe('market data through Upstox (v2 on loopback)', () => {
       totalbuyqty: 6917,
       totalsellqty: 0,
       bids: [{ price: 52.05, quantity: 6917 }, ...Array(4).fill({ price: 0, quantity: 0 })],
+      upper_circuit: 63.7,
+      lower_circuit: 42.5,
     });
     const before = stub.requests.length;
     const multi = await o.api('multiquotes', {
@@ -73,9 +82,56 @@ describe('market data through Upstox (v2 on loopback)', () => {
     });
     expect(stub.requests.length - before).toBe(1);
     expect(multi.json().results).toEqual([
-      { symbol: 'NHPC', exchange: 'NSE', data: expect.objectContaining({ ltp: 52.05 }) },
+      {
+        symbol: 'NHPC',
+        exchange: 'NSE',
+        data: expect.objectContaining({ ltp: 52.05, upper_circuit: 63.7, lower_circuit: 42.5 }),
+      },
       { symbol: 'SBIN', exchange: 'NSE', error: 'No quote data' },
     ]);
+  });
+
+  it('circuit limits (docs/rules/market-data.md#circuit-limits): passed through; Upstox’s 0 or none is null', async () => {
+    stub.quotes.set(
+      SBIN_KEY,
+      upstoxQuote({
+        instrumentKey: SBIN_KEY,
+        symbol: 'SBIN',
+        lastPrice: 800,
+        upperCircuitLimit: 880,
+        lowerCircuitLimit: 720,
+      }),
+    );
+    stub.quotes.set(NHPC_KEY, upstoxQuote({ instrumentKey: NHPC_KEY, symbol: 'NHPC', lastPrice: 52 }));
+    const band = (data: Record<string, unknown>) => [data.upper_circuit, data.lower_circuit];
+
+    const sbin = await o.api('quotes', { symbol: 'SBIN', exchange: 'NSE' });
+    expect(sbin.statusCode).toBe(200);
+    expect(band(sbin.json().data)).toEqual([880, 720]);
+    const book = await o.api('depth', { symbol: 'SBIN', exchange: 'NSE' });
+    expect(band(book.json().data)).toEqual([880, 720]);
+    const zero = await o.api('depth', { symbol: 'NHPC', exchange: 'NSE' });
+    expect(band(zero.json().data)).toEqual([null, null]);
+
+    stub.quotes.set(
+      NHPC_KEY,
+      upstoxQuote({
+        instrumentKey: NHPC_KEY,
+        symbol: 'NHPC',
+        lastPrice: 52,
+        upperCircuitLimit: null,
+        lowerCircuitLimit: null,
+      }),
+    );
+    const multi = await o.api('multiquotes', {
+      symbols: [
+        { symbol: 'SBIN', exchange: 'NSE' },
+        { symbol: 'NHPC', exchange: 'NSE' },
+      ],
+    });
+    const [a, b] = multi.json().results as { data: Record<string, unknown> }[];
+    expect(band(a!.data)).toEqual([880, 720]);
+    expect(band(b!.data)).toEqual([null, null]);
   });
 
   it('history: daily candles from /v2/historical-candle, reordered oldest first', async () => {

@@ -66,6 +66,9 @@ describe.skipIf(!HAVE_CHROMIUM)('search and the order ticket in Chromium', () =>
     apikey = (await c.app.auth.apiKeys.regenerate(1)).apikey;
     await c.app.brokers.sessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
     await c.signIn('admin', PASSWORD);
+    // The Kite stub here serves orders, not quotes: the ticket's circuit-band read (the user's
+    // broker session prices quotes, docs/rules/market-data.md#data-source) is its 404.
+    c.expected.add('/desk/api/quotes');
   }, 120_000);
 
   afterAll(async () => {

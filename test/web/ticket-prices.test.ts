@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  circuitWarning,
   FAR_LIMIT_PERCENT,
   farLimitWarning,
   freezeLine,
@@ -53,5 +54,21 @@ describe('the ticket’s prices and size', () => {
     expect(freezeLine(2000, 1800)).toBe('Freeze quantity 1,800: goes as 2 orders (1 × 1,800 + 200)');
     expect(freezeLine(5400, 1800)).toBe('Freeze quantity 1,800: goes as 3 orders (3 × 1,800)');
     expect(freezeLine(100, null)).toBeUndefined();
+  });
+});
+
+describe('the circuit band', () => {
+  it('warns on a limit outside the day’s band, and says nothing inside it or without one', () => {
+    const band = { upper: 1528.6, lower: 1250.7 };
+    expect(circuitWarning(1600, band)).toBe(
+      "The limit 1,600.00 is above today's upper circuit 1,528.60: the exchange refuses it.",
+    );
+    expect(circuitWarning(1200, band)).toBe(
+      "The limit 1,200.00 is below today's lower circuit 1,250.70: the exchange refuses it.",
+    );
+    expect(circuitWarning(1528.6, band)).toBeUndefined();
+    expect(circuitWarning(1300, band)).toBeUndefined();
+    expect(circuitWarning(1600, { upper: null, lower: null })).toBeUndefined();
+    expect(circuitWarning(1600, undefined)).toBeUndefined();
   });
 });

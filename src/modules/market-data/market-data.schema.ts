@@ -33,7 +33,19 @@ export const HistoryBody = Type.Object({
 });
 export type HistoryBody = Static<typeof HistoryBody>;
 
-/** One quote (quotes, and each multiquotes result). */
+/**
+ * A circuit limit of the day (the exchange's price band), or null when the source gave none: a
+ * broker's 0, the live feed's ticks and the sandbox (docs/rules/market-data.md#circuit-limits).
+ */
+const Circuit = (side: 'upper' | 'lower') =>
+  Type.Union([Type.Number(), Type.Null()], {
+    description: `The day's ${side} circuit limit (price band); null when the source gives none.`,
+  });
+
+/**
+ * One quote (quotes, and each multiquotes result): OpenAlgo's documented keys in their order, then
+ * the circuit limits, ours, last.
+ */
 export const QuoteData = Type.Object({
   open: Type.Number(),
   high: Type.Number(),
@@ -44,6 +56,8 @@ export const QuoteData = Type.Object({
   prev_close: Type.Number(),
   volume: Type.Number(),
   oi: Type.Number(),
+  upper_circuit: Circuit('upper'),
+  lower_circuit: Circuit('lower'),
 });
 export type QuoteData = Static<typeof QuoteData>;
 
@@ -64,6 +78,7 @@ export type MultiQuoteResult = Static<typeof MultiQuotesResponse>['results'][num
 
 const Level = Type.Object({ price: Type.Number(), quantity: Type.Number() });
 
+/** The depth answer: OpenAlgo's documented keys in their order, then the circuit limits last. */
 export const DepthData = Type.Object({
   open: Type.Number(),
   high: Type.Number(),
@@ -77,6 +92,8 @@ export const DepthData = Type.Object({
   totalsellqty: Type.Number(),
   asks: Type.Array(Level),
   bids: Type.Array(Level),
+  upper_circuit: Circuit('upper'),
+  lower_circuit: Circuit('lower'),
 });
 export type DepthData = Static<typeof DepthData>;
 

@@ -39,7 +39,18 @@ function levels(side: readonly DepthLevel[]): { price: number; quantity: number 
   return out;
 }
 
-/** OpenAlgo's quote fields from a broker's full quote. */
+/**
+ * The circuit limits of a quote, null where it has none (a live-feed tick carries none;
+ * docs/rules/market-data.md#circuit-limits). Always last in an answer.
+ */
+function circuits(q: Pick<MarketQuote, 'upperCircuit' | 'lowerCircuit'>): {
+  upper_circuit: number | null;
+  lower_circuit: number | null;
+} {
+  return { upper_circuit: q.upperCircuit ?? null, lower_circuit: q.lowerCircuit ?? null };
+}
+
+/** OpenAlgo's quote fields from a broker's full quote (or the live feed's), then the circuit limits. */
 export function quoteData(q: MarketQuote): QuoteData {
   return {
     open: q.open,
@@ -51,10 +62,14 @@ export function quoteData(q: MarketQuote): QuoteData {
     prev_close: q.prevClose,
     volume: q.volume,
     oi: q.oi,
+    ...circuits(q),
   };
 }
 
-/** OpenAlgo's quote fields from a sandbox quote: what the price source does not know is 0. */
+/**
+ * OpenAlgo's quote fields from a sandbox quote: what the price source does not know is 0, and it
+ * knows no circuit limits (null).
+ */
 function sandboxQuoteData(q: Quote): QuoteData {
   return {
     open: 0,
@@ -66,6 +81,7 @@ function sandboxQuoteData(q: Quote): QuoteData {
     prev_close: 0,
     volume: 0,
     oi: 0,
+    ...circuits({}),
   };
 }
 
@@ -83,6 +99,7 @@ export function depthData(q: MarketQuote): DepthData {
     totalsellqty: q.totalSellQty,
     asks: levels(q.asks),
     bids: levels(q.bids),
+    ...circuits(q),
   };
 }
 
@@ -177,7 +194,7 @@ export class MarketDataService {
     const q = await this.sandboxQuote(i);
     const top = (price: number | undefined): DepthLevel[] =>
       price ? [{ price, quantity: 0, orders: 0 }] : [];
-    const { ask: _ask, bid: _bid, ...ohlc } = sandboxQuoteData(q);
+    const { ask: _ask, bid: _bid, upper_circuit: _u, lower_circuit: _l, ...ohlc } = sandboxQuoteData(q);
     return {
       ...ohlc,
       ltq: 0,
@@ -185,6 +202,7 @@ export class MarketDataService {
       totalsellqty: 0,
       asks: levels(top(q.ask)),
       bids: levels(top(q.bid)),
+      ...circuits({}),
     };
   }
 

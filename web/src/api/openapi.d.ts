@@ -10573,6 +10573,7 @@ export interface paths {
                                 };
                                 reset_day: string;
                                 reset_time: string;
+                                sessions: "enforce" | "ignore";
                                 max_quote_age_seconds: number;
                             };
                             price_source: {
@@ -12229,6 +12230,8 @@ export interface paths {
                         price?: number | string;
                         trigger_price?: number | string;
                         disclosed_quantity?: number | string;
+                        /** @description After-market order: LIMIT or SL only, enters the book at the next open */
+                        amo?: boolean;
                     };
                 };
             };
@@ -12446,6 +12449,8 @@ export interface paths {
                         price?: number | string;
                         trigger_price?: number | string;
                         disclosed_quantity?: number | string;
+                        /** @description After-market order: LIMIT or SL only, enters the book at the next open */
+                        amo?: boolean;
                         splitsize: number | string;
                     };
                 };
@@ -13088,6 +13093,8 @@ export interface paths {
                         price?: number | string;
                         trigger_price?: number | string;
                         disclosed_quantity?: number | string;
+                        /** @description After-market order: LIMIT or SL only, enters the book at the next open */
+                        amo?: boolean;
                         position_size: number | string;
                     };
                 };
@@ -33568,6 +33575,10 @@ export interface paths {
                                 prev_close: number;
                                 volume: number;
                                 oi: number;
+                                /** @description The day's upper circuit limit (price band); null when the source gives none. */
+                                upper_circuit: number | null;
+                                /** @description The day's lower circuit limit (price band); null when the source gives none. */
+                                lower_circuit: number | null;
                             };
                         };
                     };
@@ -33745,6 +33756,10 @@ export interface paths {
                                     prev_close: number;
                                     volume: number;
                                     oi: number;
+                                    /** @description The day's upper circuit limit (price band); null when the source gives none. */
+                                    upper_circuit: number | null;
+                                    /** @description The day's lower circuit limit (price band); null when the source gives none. */
+                                    lower_circuit: number | null;
                                 };
                                 error?: string;
                             }[];
@@ -33928,6 +33943,10 @@ export interface paths {
                                     price: number;
                                     quantity: number;
                                 }[];
+                                /** @description The day's upper circuit limit (price band); null when the source gives none. */
+                                upper_circuit: number | null;
+                                /** @description The day's lower circuit limit (price band); null when the source gives none. */
+                                lower_circuit: number | null;
                             };
                         };
                     };

@@ -2,7 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createMarketDataClient } from './create-quote-client.js';
 import type { MarketDataClient } from './quote-client.js';
 import { parseCandleTime, readCandles } from './quote-fields.js';
-import { kiteError, upstoxError } from '../../../../test/helpers/broker-quote-stubs.js';
+import {
+  kiteError,
+  kiteQuote,
+  upstoxError,
+  upstoxQuote,
+} from '../../../../test/helpers/broker-quote-stubs.js';
 import {
   KITE_DOC_INFY,
   UPSTOX_DOC_NHPC,
@@ -44,6 +49,8 @@ describe('full quotes: depth, OHLC, volume, OI and the previous close', () => {
       bids: [],
       asks: [{ price: 1412.95, quantity: 5191, orders: 13 }],
       timestamp: Date.parse('2021-06-08T15:45:56+05:30'),
+      upperCircuit: 1528.6,
+      lowerCircuit: 1250.7,
     });
   });
 
@@ -62,7 +69,71 @@ describe('full quotes: depth, OHLC, volume, OI and the previous close', () => {
       totalSellQty: 0,
       bids: [{ price: 52.05, quantity: 6917, orders: 20 }],
       asks: [],
+      upperCircuit: 63.7,
+      lowerCircuit: 42.5,
     });
+  });
+});
+
+describe('circuit limits (docs/rules/market-data.md#circuit-limits)', () => {
+  it('Kite: upper_circuit_limit and lower_circuit_limit pass through; 0 or missing is null', async () => {
+    const { stub, client } = await setup('zerodha');
+    const quote = (i: typeof K.sbin, circuits: Parameters<typeof kiteQuote>[0]) =>
+      stub.quotes.set(`${i.brexchange}:${i.brsymbol}`, kiteQuote(circuits));
+    quote(K.sbin, {
+      instrumentToken: 779521,
+      lastPrice: 800,
+      upperCircuitLimit: 880,
+      lowerCircuitLimit: 720,
+    });
+    quote(K.infy, { instrumentToken: 408065, lastPrice: 1400 }); // Kite's 0 and 0
+    quote(K.nifty, {
+      instrumentToken: 256265,
+      lastPrice: 26_000,
+      upperCircuitLimit: null,
+      lowerCircuitLimit: null,
+    });
+    quote(K.fut, { instrumentToken: 1, lastPrice: 55_000, upperCircuitLimit: 60_500, lowerCircuitLimit: 0 });
+
+    const got = await asData(client).marketQuotes([K.sbin, K.infy, K.nifty, K.fut]);
+
+    const band = (key: string) => {
+      const q = got.get(key);
+      return [q?.upperCircuit, q?.lowerCircuit];
+    };
+    expect(band('NSE:SBIN')).toEqual([880, 720]);
+    expect(band('NSE:INFY')).toEqual([null, null]);
+    expect(band('NSE_INDEX:NIFTY')).toEqual([null, null]);
+    expect(band(`NFO:${K.fut.symbol}`)).toEqual([60_500, null]);
+  });
+
+  it('Upstox: the circuits pass through (float32 widening read back); 0, missing or not a number is null', async () => {
+    const { stub, client } = await setup('upstox');
+    const quote = (i: typeof U.sbin, extra: Partial<Parameters<typeof upstoxQuote>[0]> = {}) =>
+      stub.quotes.set(
+        i.token,
+        upstoxQuote({ instrumentKey: i.token, symbol: i.brsymbol, lastPrice: 50, ...extra }),
+      );
+    // 57.25 and 46.849998474121094 are how Upstox sends float32 57.25 and 46.85.
+    quote(U.nhpc, { upperCircuitLimit: 57.25, lowerCircuitLimit: 46.849998474121094 });
+    quote(U.sbin); // Upstox's 0 and 0
+    quote(U.fut, { upperCircuitLimit: null, lowerCircuitLimit: null });
+    stub.quotes.set(U.ce.token, {
+      ...upstoxQuote({ instrumentKey: U.ce.token, symbol: U.ce.brsymbol, lastPrice: 120 }),
+      upper_circuit_limit: '130',
+      lower_circuit_limit: -1,
+    });
+
+    const got = await asData(client).marketQuotes([U.nhpc, U.sbin, U.fut, U.ce]);
+
+    const band = (i: typeof U.sbin) => {
+      const q = got.get(`${i.exchange}:${i.symbol}`);
+      return [q?.upperCircuit, q?.lowerCircuit];
+    };
+    expect(band(U.nhpc)).toEqual([57.25, 46.85]);
+    expect(band(U.sbin)).toEqual([null, null]);
+    expect(band(U.fut)).toEqual([null, null]);
+    expect(band(U.ce)).toEqual([null, null]);
   });
 });
 

@@ -104,7 +104,8 @@ export interface DepthLevel {
 
 /**
  * Everything a full quote carries that OpenAlgo's quotes and depth answer with, in rupees and
- * units. Fields the broker did not send are 0; depth sides keep the broker's padding rows out.
+ * units. Fields the broker did not send are 0, except the circuit limits, which are null (a 0 band
+ * is unknown, never a real limit); depth sides keep the broker's padding rows out.
  */
 export interface MarketQuote {
   open: number;
@@ -124,6 +125,13 @@ export interface MarketQuote {
   asks: DepthLevel[];
   /** When the quote was taken, epoch ms. */
   timestamp: number;
+  /**
+   * The day's upper circuit limit (the top of the exchange's price band); null or absent when the
+   * source gave none or gave 0 (docs/rules/market-data.md#circuit-limits). A tick carries none.
+   */
+  upperCircuit?: number | null;
+  /** The day's lower circuit limit; null or absent as {@link upperCircuit}. */
+  lowerCircuit?: number | null;
 }
 
 /** One candle of the broker's historical API. */

@@ -1,8 +1,8 @@
 /**
  * The reading of a broker's quote and candle objects, whose fields Kite Connect v3 and Upstox v2
- * name alike (`last_price`, `ohlc`, `depth`, `timestamp`, `candles`): times, prices, the
- * sandbox's {@link Quote}, the market-data module's {@link MarketQuote} and {@link Candle}s, and
- * the `YYYY-MM-DD` dates of a history request.
+ * name alike (`last_price`, `ohlc`, `depth`, `timestamp`, `upper_circuit_limit`,
+ * `lower_circuit_limit`, `candles`): times, prices, the sandbox's {@link Quote}, the market-data
+ * module's {@link MarketQuote} and {@link Candle}s, and the `YYYY-MM-DD` dates of a history request.
  */
 import type { Quote } from '../../sandbox/core/types.js';
 import type { Candle, DepthLevel, MarketQuote } from './quote-client.js';
@@ -110,6 +110,16 @@ function depthSide(levels: unknown): DepthLevel[] {
   return out;
 }
 
+/**
+ * A circuit limit as sent (`upper_circuit_limit`, `lower_circuit_limit`: top-level numbers in both
+ * Kite's and Upstox's full quote), or null when it is missing, not a price, or 0: a 0 band is
+ * "unknown", never a real limit (docs/rules/market-data.md#circuit-limits).
+ */
+export function readCircuit(v: unknown): number | null {
+  const price = readPrice(v);
+  return price === undefined || price === 0 ? null : price;
+}
+
 /** How a broker's full quote names the fields that differ between Kite and Upstox. */
 export interface FullQuoteFields {
   /** The previous close from the quote object. */
@@ -143,6 +153,8 @@ export function readMarketQuote(
     bids: depthSide(depth.buy),
     asks: depthSide(depth.sell),
     timestamp: parseQuoteTime(raw.timestamp) ?? receivedAt,
+    upperCircuit: readCircuit(raw.upper_circuit_limit),
+    lowerCircuit: readCircuit(raw.lower_circuit_limit),
   };
 }
 

@@ -4,7 +4,9 @@
  * list of at most 500 instrument keys, headers `Authorization: Bearer <token>` and
  * `Accept: application/json`. The answer's `data` is keyed `SEGMENT:TRADINGSYMBOL`
  * (`NSE_EQ:SBIN`), not by the key asked with; each quote carries the key as `instrument_token`,
- * which is how answers are matched (as OpenAlgo's Upstox adapter does). Errors are
+ * which is how answers are matched (as OpenAlgo's Upstox adapter does), and the day's price band
+ * as the top-level numbers `upper_circuit_limit` and `lower_circuit_limit`, named as Kite names
+ * them (read by quote-fields.ts `readCircuit`: 0 is unknown, null). Errors are
  * `{"status":"error","errors":[{"errorCode":"UDAPI100050","message":…}]}` with 400/401/429/5xx
  * (…/api-documentation/error-codes).
  *

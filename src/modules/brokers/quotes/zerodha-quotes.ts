@@ -3,7 +3,9 @@
  * `GET /quote?i=NSE:INFY&i=NFO:NIFTY2681826000CE…`, at most 500 instruments a call, headers
  * `X-Kite-Version: 3` and `Authorization: token api_key:access_token`. The answer is
  * `{"status":"success","data":{"NSE:INFY":{…}}}` keyed by the `exchange:tradingsymbol` asked
- * for; an instrument without data is absent. Errors are `{"status":"error","message",
+ * for; an instrument without data is absent. Each quote carries the day's price band as the
+ * top-level numbers `upper_circuit_limit` and `lower_circuit_limit` (read by quote-fields.ts
+ * `readCircuit`: 0 is unknown, null). Errors are `{"status":"error","message",
  * "error_type"}` with 400/403/429/5xx (kite.trade/docs/connect/v3/exceptions).
  *
  * Historical candles (kite.trade/docs/connect/v3/historical):

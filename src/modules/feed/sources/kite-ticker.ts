@@ -20,6 +20,7 @@
  * holds the API key and access token, so only its host is ever logged, and any text logged is
  * masked.
  */
+import { DERIVATIVE_EXCHANGES } from '../../../domain/exchanges.js';
 import type { Logger } from 'pino';
 import WebSocket, { type RawData } from 'ws';
 import {
@@ -62,8 +63,6 @@ export interface KiteTickerOptions {
 
 type KiteMode = 'ltp' | 'quote' | 'full';
 const KITE_MODE: Readonly<Record<FeedMode, KiteMode>> = { 1: 'ltp', 2: 'quote', 3: 'full' };
-/** The exchanges of futures and options: their Quote carries open interest. */
-const OI_EXCHANGES = new Set(['NFO', 'BFO', 'MCX', 'CDS', 'BCD']);
 
 /**
  * Kite's mode for a token held at `mode`: OpenAlgo's Quote carries open interest, which Kite's
@@ -73,7 +72,7 @@ const OI_EXCHANGES = new Set(['NFO', 'BFO', 'MCX', 'CDS', 'BCD']);
  */
 function kiteModeOf(mode: FeedMode, keys: Iterable<string>): KiteMode {
   if (mode !== 2) return KITE_MODE[mode];
-  for (const key of keys) if (OI_EXCHANGES.has(key.slice(0, key.indexOf(':')))) return 'full';
+  for (const key of keys) if (DERIVATIVE_EXCHANGES.has(key.slice(0, key.indexOf(':')))) return 'full';
   return 'quote';
 }
 /** Handshake answers that mean the credentials (or the request) will not be accepted by retrying. */

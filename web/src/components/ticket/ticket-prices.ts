@@ -44,6 +44,25 @@ export function farLimitWarning(
     : `The limit ${formatPrice(limit)} is ${pct} ${side} the LTP ${formatPrice(ltp)}: the ${action} is marketable and fills at once at the book's price.`;
 }
 
+/** The day's price band of a contract, as the broker's quote gives it (null: not known). */
+export interface CircuitBand {
+  upper: number | null;
+  lower: number | null;
+}
+
+/**
+ * The warning for a limit outside the day's circuit band, or undefined: the exchange refuses an
+ * order priced beyond its limits, so the order would be rejected, not filled.
+ */
+export function circuitWarning(limit: number, band: CircuitBand | undefined): string | undefined {
+  if (!band || !(limit > 0)) return undefined;
+  if (band.upper !== null && band.upper > 0 && limit > band.upper)
+    return `The limit ${formatPrice(limit)} is above today's upper circuit ${formatPrice(band.upper)}: the exchange refuses it.`;
+  if (band.lower !== null && band.lower > 0 && limit < band.lower)
+    return `The limit ${formatPrice(limit)} is below today's lower circuit ${formatPrice(band.lower)}: the exchange refuses it.`;
+  return undefined;
+}
+
 /**
  * How an order of `quantity` goes out under the exchange's freeze quantity: the sizes of the
  * orders it becomes (the pipeline splits it the same way), or undefined when it goes as one.

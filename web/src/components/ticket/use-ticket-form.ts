@@ -29,7 +29,8 @@ import {
   serverError,
   type Field,
 } from './ticket-fields';
-import { farLimitWarning, freezeLine, roundToTick } from './ticket-prices';
+import { circuitWarning, farLimitWarning, freezeLine, roundToTick } from './ticket-prices';
+import { useCircuitBand } from './use-circuit-band';
 import { useFacts, type Facts } from './use-facts';
 import { useTicketMargin } from './use-ticket-margin';
 
@@ -94,6 +95,8 @@ export function useTicketForm(opened: boolean, prefill: TicketPrefill) {
     setPrice((p) => (num(p) === undefined ? roundToTick(ltp, facts.tick_size) : p));
   }, [pricetype, ltp, facts]);
 
+  // Asked once the feed prices the contract: a contract without a price has no quote to read.
+  const band = useCircuitBand(facts, opened && ltp !== undefined);
   const margin = useTicketMargin(
     {
       symbol: facts?.symbol,
@@ -172,7 +175,10 @@ export function useTicketForm(opened: boolean, prefill: TicketPrefill) {
         : undefined;
   const tickLine = facts && facts.tick_size > 0 ? `Tick size ${facts.tick_size}` : undefined;
   const freeze = freezeLine(q, facts?.freeze_qty);
-  const priceWarning = hasLimitPrice(pricetype) ? farLimitWarning(action, num(price) ?? 0, ltp) : undefined;
+  const limit = num(price) ?? 0;
+  const priceWarning = hasLimitPrice(pricetype)
+    ? (circuitWarning(limit, band) ?? farLimitWarning(action, limit, ltp))
+    : undefined;
   const placed: Placed | undefined = place.data;
 
   return {

@@ -15,6 +15,9 @@ export const deskKeys = {
   all: () => desk,
   book: (call: string, mode: 'analyze' | 'live' | undefined) => [...desk, call, mode] as const,
   orderStatus: (orderid: string) => [...desk, 'orderstatus', orderid] as const,
+  /** A contract's quote, read once for its circuit band (the feed's ticks carry none). */
+  band: (exchange: string, symbol: string, mode: 'analyze' | 'live' | undefined) =>
+    ['quote-band', mode, exchange, symbol] as const,
   /** The margin one order as typed needs (under the desk: fills change the account it is priced against). */
   margin: (order: unknown, mode: 'analyze' | 'live' | undefined) => [...desk, 'margin', mode, order] as const,
   /** The broker session of the signed-in user (null when none). */
