@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
-import { describePriceSource, effectivePriceSource } from './config-sandbox.js';
+import { describePriceSource, effectivePriceSource, parseBrokeragePlan } from './config-sandbox.js';
+import { DEFAULT_BROKERAGE_PLAN } from './domain/charges.js';
 
 const load = (env: Record<string, string>) => loadConfig(env, { envFile: false }).sandbox;
 
@@ -102,5 +103,79 @@ describe('sandbox configuration (SANDBOX_*)', () => {
       'SANDBOX_RESET_DAY',
       'SANDBOX_PRICE_SOURCE',
     ]);
+  });
+
+  it('SANDBOX_BROKERAGE: default percent:0.03:20:delivery-free:options-flat, the discount-broker plan', () => {
+    expect(load({}).brokerage).toEqual({
+      kind: 'percent',
+      percent: 0.03,
+      cap: 20 * 10_000,
+      deliveryFree: true,
+      optionsFlat: true,
+    });
+    expect(parseBrokeragePlan('percent:0.03:20:delivery-free:options-flat')).toEqual(DEFAULT_BROKERAGE_PLAN);
+  });
+
+  it('SANDBOX_BROKERAGE: zero, flat per order, percent with a cap; options in any order, any case', () => {
+    expect(load({ SANDBOX_BROKERAGE: 'zero' }).brokerage).toEqual({ kind: 'zero' });
+    expect(load({ SANDBOX_BROKERAGE: 'flat:20' }).brokerage).toEqual({
+      kind: 'flat',
+      perOrder: 200_000,
+      deliveryFree: false,
+    });
+    expect(parseBrokeragePlan('FLAT:15.5:Delivery-Free')).toEqual({
+      kind: 'flat',
+      perOrder: 155_000,
+      deliveryFree: true,
+    });
+    expect(load({ SANDBOX_BROKERAGE: 'percent:0.03:20' }).brokerage).toEqual({
+      kind: 'percent',
+      percent: 0.03,
+      cap: 200_000,
+      deliveryFree: false,
+      optionsFlat: false,
+    });
+    expect(parseBrokeragePlan('percent:0.0125:100000:options-flat:delivery-free')).toEqual({
+      kind: 'percent',
+      percent: 0.0125,
+      cap: 1_000_000_000,
+      deliveryFree: true,
+      optionsFlat: true,
+    });
+    expect(parseBrokeragePlan('percent:5:0')).toMatchObject({ percent: 5, cap: 0 });
+    expect(parseBrokeragePlan('flat:0')).toMatchObject({ perOrder: 0 });
+  });
+
+  it('SANDBOX_BROKERAGE: a value out of range or not a plan is an error naming the variable', () => {
+    const bad: [string, RegExp][] = [
+      ['free', /must be zero, flat:.* or percent:/],
+      ['zero:20', /must be zero/],
+      ['flat', /must be zero/],
+      ['percent:0.03', /must be zero/],
+      ['flat:-5', /flat fee per order "-5" must be rupees from 0 to 100000/],
+      ['flat:abc', /flat fee per order "abc"/],
+      ['flat:20.005', /at most 2 decimals/],
+      ['flat:100000.01', /from 0 to 100000/],
+      ['percent:5.5:20', /percent "5.5" must be a number from 0 to 5/],
+      ['percent:-0.03:20', /percent "-0.03"/],
+      ['percent:0.03:x', /cap per order "x"/],
+      ['percent:0.00001:20', /at most 4 decimals/],
+      ['percent:0.03:20:cheap', /unknown option "cheap"/],
+      ['flat:20:options-flat', /unknown option "options-flat"/],
+      ['percent:0.03:20:delivery-free:delivery-free', /given twice/],
+    ];
+    for (const [value, message] of bad) {
+      let err: unknown;
+      try {
+        load({ SANDBOX_BROKERAGE: value });
+      } catch (e) {
+        err = e;
+      }
+      expect(err, value).toBeInstanceOf(ConfigError);
+      const problems = (err as ConfigError).problems;
+      expect(problems, value).toHaveLength(1);
+      expect(problems[0], value).toMatch(/^SANDBOX_BROKERAGE: /);
+      expect(problems[0], value).toMatch(message);
+    }
   });
 });

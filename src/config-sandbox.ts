@@ -4,6 +4,7 @@
  */
 import { DEFAULT_LEVERAGE, type LeverageTable } from './domain/sandbox.js';
 import { tryRupeesToMoney, type Money } from './domain/money.js';
+import type { BrokeragePlan } from './domain/charges.js';
 
 /** Days an automatic reset may run on, or never / every day. */
 export const RESET_DAYS = [
@@ -57,6 +58,27 @@ export interface SandboxConfig {
    * account's books against its trade book (docs/rules/sandbox.md#ledger-check).
    */
   ledgerCheckMinutes: number;
+  /**
+   * `SANDBOX_BROKERAGE` (default `percent:0.03:20:delivery-free:options-flat`): the brokerage each
+   * fill pays (docs/rules/sandbox.md#charges-rates), parsed by {@link parseBrokeragePlan}.
+   */
+  brokerage: BrokeragePlan;
+  /**
+   * `SANDBOX_SESSIONS` (default `enforce`): orders are taken and fill only inside the exchange's
+   * session on a trading day (docs/rules/sandbox.md#sessions-and-holidays); `ignore` keeps the
+   * always-open book for testing at night.
+   */
+  sessions: SessionsSetting;
+}
+
+/** `SANDBOX_SESSIONS`: whether the sandbox keeps the exchanges' sessions. */
+export const SESSIONS_SETTINGS = ['enforce', 'ignore'] as const;
+export type SessionsSetting = (typeof SESSIONS_SETTINGS)[number];
+
+export function parseSessions(raw: string): SessionsSetting {
+  const v = raw.trim().toLowerCase();
+  if ((SESSIONS_SETTINGS as readonly string[]).includes(v)) return v as SessionsSetting;
+  throw new Error(`must be one of ${SESSIONS_SETTINGS.join(', ')}`);
 }
 
 /** Where analyzer mode's prices come from (docs/rules/sandbox.md#price-source). */
@@ -168,4 +190,71 @@ export function parseResetDay(raw: string): ResetDay {
 export function parseHhmm(raw: string): string {
   if (!HHMM.test(raw)) throw new Error('must be HH:MM (IST)');
   return raw;
+}
+
+/** The `SANDBOX_BROKERAGE` forms, for error messages. */
+const BROKERAGE_FORMS =
+  'zero, flat:<rupees per order>[:delivery-free] or percent:<percent>:<cap in rupees>[:delivery-free][:options-flat]';
+const BROKERAGE_OPTIONS = ['delivery-free', 'options-flat'] as const;
+/** The most a plan's amount (flat fee or cap) may be, in rupees. */
+const MAX_BROKERAGE_RUPEES = 100_000;
+/** The most a plan's percent may be. */
+const MAX_BROKERAGE_PERCENT = 5;
+
+function brokerageRupees(raw: string, what: string): Money {
+  const m = /^\d+(\.\d{1,2})?$/.test(raw) ? tryRupeesToMoney(raw) : undefined;
+  if (m === undefined || m > MAX_BROKERAGE_RUPEES * 10_000)
+    throw new Error(
+      `${what} "${raw}" must be rupees from 0 to ${MAX_BROKERAGE_RUPEES} with at most 2 decimals`,
+    );
+  return m;
+}
+
+/**
+ * `SANDBOX_BROKERAGE` (docs/rules/sandbox.md#charges-rates), case-insensitive:
+ * - `zero`: no brokerage;
+ * - `flat:20`: ₹20 per executed order;
+ * - `percent:0.03:20`: 0.03 % of the order's turnover (premium for options), at most ₹20;
+ * - either may add `:delivery-free` (equity delivery pays none), `percent` also `:options-flat`
+ *   (options pay the cap flat), in any order.
+ */
+export function parseBrokeragePlan(raw: string): BrokeragePlan {
+  const [kind, ...rest] = raw
+    .toLowerCase()
+    .split(':')
+    .map((s) => s.trim());
+  const optionsOf = (tokens: string[], allowed: readonly string[]): Set<string> => {
+    const set = new Set<string>();
+    for (const t of tokens) {
+      if (!allowed.includes(t))
+        throw new Error(`unknown option "${t}" (${allowed.join(' or ')}); the forms are ${BROKERAGE_FORMS}`);
+      if (set.has(t)) throw new Error(`option "${t}" is given twice`);
+      set.add(t);
+    }
+    return set;
+  };
+  if (kind === 'zero' && rest.length === 0) return { kind: 'zero' };
+  if (kind === 'flat' && rest.length >= 1) {
+    const perOrder = brokerageRupees(rest[0]!, 'the flat fee per order');
+    const options = optionsOf(rest.slice(1), ['delivery-free']);
+    return { kind: 'flat', perOrder, deliveryFree: options.has('delivery-free') };
+  }
+  if (kind === 'percent' && rest.length >= 2) {
+    const [p, c] = rest as [string, string];
+    const percent = Number(p);
+    if (!/^\d+(\.\d{1,4})?$/.test(p) || percent > MAX_BROKERAGE_PERCENT)
+      throw new Error(
+        `the percent "${p}" must be a number from 0 to ${MAX_BROKERAGE_PERCENT} with at most 4 decimals`,
+      );
+    const cap = brokerageRupees(c, 'the cap per order');
+    const options = optionsOf(rest.slice(2), BROKERAGE_OPTIONS);
+    return {
+      kind: 'percent',
+      percent,
+      cap,
+      deliveryFree: options.has('delivery-free'),
+      optionsFlat: options.has('options-flat'),
+    };
+  }
+  throw new Error(`must be ${BROKERAGE_FORMS}`);
 }

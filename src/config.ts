@@ -5,6 +5,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { parseRateRules, type RateRule } from './platform/rate-rule.js';
 import {
+  parseBrokeragePlan,
+  parseSessions,
   parseHhmm,
   parseLeverage,
   parsePriceSource,
@@ -16,6 +18,7 @@ import {
 } from './config-sandbox.js';
 import { parseWebsocketUrl, type FeedConfig } from './config-feed.js';
 import { DEFAULT_LEVERAGE } from './domain/sandbox.js';
+import { DEFAULT_BROKERAGE_PLAN } from './domain/charges.js';
 import { printableUrl } from './platform/startup-error.js';
 import { BROKERS, isBroker } from './domain/brokers.js';
 import {
@@ -289,6 +292,8 @@ export function loadConfig(
       scriptFile: check('SANDBOX_SCRIPT_FILE', undefined, (raw) => resolve(cwd, raw)),
       quotePollMs: check('SANDBOX_QUOTE_POLL_MS', 1000, (raw) => parseInteger(raw, 100, 60_000)),
       ledgerCheckMinutes: check('SANDBOX_LEDGER_CHECK_MINUTES', 60, (raw) => parseInteger(raw, 0, 1440)),
+      brokerage: check('SANDBOX_BROKERAGE', { ...DEFAULT_BROKERAGE_PLAN }, parseBrokeragePlan),
+      sessions: check('SANDBOX_SESSIONS', 'enforce' as const, parseSessions),
     },
     feed: {
       host: check('WEBSOCKET_HOST', '127.0.0.1', parseHost),

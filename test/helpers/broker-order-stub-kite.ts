@@ -85,6 +85,8 @@ export class KiteOrderStub extends OrderStub {
     );
     this.creds = creds;
     this.authed('POST', '/orders/regular', (r) => this.place(r));
+    // Kite's varieties share the body: an after-market order is POST /orders/amo.
+    this.authed('POST', '/orders/amo', (r) => this.place(r));
     this.authed('GET', '/orders', (r) => this.versioned(r) ?? kiteOk(this.book()));
     this.authed('GET', '/trades', (r) => this.versioned(r) ?? kiteOk(kiteTrades(this.fills)));
     this.authed(

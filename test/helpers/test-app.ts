@@ -95,6 +95,10 @@ export async function createTestDeps(dialect: Dialect, opts: TestAppOptions = {}
       // default (`auto`: simulated prices without a broker) would price resting orders at start.
       // A test of the default passes `SANDBOX_PRICE_SOURCE: ''` (empty is unset).
       SANDBOX_PRICE_SOURCE: 'broker',
+      // Suites run at any hour on a fake clock and are about other rules: the sandbox takes orders
+      // at any time unless a suite of the sessions rule asks for `enforce` (the default outside
+      // tests, docs/rules/sandbox.md#sessions-and-holidays).
+      SANDBOX_SESSIONS: 'ignore',
       ...opts.env,
     },
     { envFile: false },

@@ -25,6 +25,7 @@ interface Account {
     square_off: Record<string, string>;
     reset_day: string;
     reset_time: string;
+    sessions: string;
     max_quote_age_seconds: number;
   };
   price_source: { name: string; configured: string; demo: boolean; last_quote_at: string | null };
@@ -99,6 +100,8 @@ describeEachDb('the analyzer page’s reads: account, configuration, price sourc
       square_off: expect.objectContaining({ NSE: '15:10', BSE: '15:15', CDS: '16:45', MCX: '23:00' }),
       reset_day: 'daily',
       reset_time: '08:30',
+      // The suites' default (test/helpers/test-app.ts); the server's is `enforce`.
+      sessions: 'ignore',
       max_quote_age_seconds: 30,
     });
     // The harness prices with a scripted feed; nothing pushed yet.

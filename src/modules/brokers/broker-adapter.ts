@@ -26,6 +26,8 @@ export interface BrokerOrder {
   disclosedQuantity: number;
   /** The strategy tag (brokers that carry a tag get it, truncated to their limit). */
   tag?: string;
+  /** An after-market order: sent as the broker's AMO (Kite's `amo` variety, Upstox's `is_amo`). */
+  amo?: boolean;
 }
 
 /** The session a broker call runs under: the access token (decrypted only in memory). */

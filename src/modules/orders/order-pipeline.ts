@@ -275,5 +275,6 @@ function toBrokerOrder(o: OrderInput, inst: Instrument, quantity: number, tag?: 
     triggerPrice: o.trigger_price,
     disclosedQuantity: Number(o.disclosed_quantity) || 0,
     tag: tag ?? o.strategy,
+    ...(o.amo === true ? { amo: true } : {}),
   };
 }

@@ -27,6 +27,8 @@ export interface OrderInput {
   price: string;
   trigger_price: string;
   disclosed_quantity: string;
+  /** An after-market order (LIMIT or SL only): enters the book at the next open. */
+  amo?: boolean;
 }
 
 /**
@@ -47,6 +49,9 @@ export function checkPrices(o: OrderInput): string | undefined {
     return `price must be greater than 0 for ${o.pricetype} orders`;
   if (hasTriggerPrice(o.pricetype) && !positive(o.trigger_price))
     return `trigger_price must be greater than 0 for ${o.pricetype} orders`;
+  // An after-market order waits for the next open at its price: a MARKET one has none to wait at.
+  if (o.amo === true && !hasLimitPrice(o.pricetype))
+    return `amo orders must be LIMIT or SL: a ${o.pricetype} order has no price to wait at until the open`;
   return undefined;
 }
 

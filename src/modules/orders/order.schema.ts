@@ -22,6 +22,14 @@ const OrderFields = {
   price: Type.Optional(Rupees),
   trigger_price: Type.Optional(Rupees),
   disclosed_quantity: Type.Optional(NonNegativeQuantity),
+  /**
+   * An after-market order (the brokers' AMO: Kite's `amo` variety, Upstox's `is_amo`): a LIMIT or
+   * SL order placed outside the session that enters the book at the next open
+   * (docs/rules/orders.md#after-market-orders). Not in OpenAlgo's body; absent means false.
+   */
+  amo: Type.Optional(
+    Type.Boolean({ description: 'After-market order: LIMIT or SL only, enters the book at the next open' }),
+  ),
 };
 
 export const PlaceOrderBody = Type.Object(OrderFields);

@@ -51,6 +51,7 @@ export function toOrderInput(b: PlaceOrderBody): OrderInput {
     price: str(b.price),
     trigger_price: str(b.trigger_price),
     disclosed_quantity: str(b.disclosed_quantity),
+    ...(b.amo === true ? { amo: true } : {}),
   };
 }
 

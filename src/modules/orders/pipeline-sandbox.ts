@@ -90,6 +90,7 @@ export async function placeInSandbox(
           triggerPrice: order.trigger_price,
           strategy: order.strategy,
           ...(opts.tag ? { tag: opts.tag } : {}),
+          ...(order.amo === true ? { amo: true } : {}),
         },
         async (trx, o): Promise<OrderEvent> => {
           const e = eventOf(o);

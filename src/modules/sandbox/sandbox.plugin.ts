@@ -5,6 +5,7 @@
  * orders: what it turns on and off is this module's engine; orders only read `mode.analyze`.
  * The `/api/v1` books (orders/books.routes.ts) answer in both modes, so the orders plugin registers them.
  */
+import { inSession } from './core/sessions.js';
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../app-deps.js';
@@ -124,6 +125,15 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     clock,
     logger: log,
     pollMs: sc.quotePollMs,
+    ...(sc.sessions === 'enforce'
+      ? {
+          session: (exchange: string, date: string) => {
+            const s = deps.sessionOn(exchange, date);
+            if (!s) return undefined;
+            return s.open ? { startMs: s.start_ms!, endMs: s.end_ms! } : null;
+          },
+        }
+      : {}),
     reference: referenceLookup(
       async (i) => deps.fileReferencePrice?.(i.symbol, i.exchange),
       (i) => repo.firstLimitPrice(i.symbol, i.exchange),
@@ -135,6 +145,8 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
   let override: PriceSource | undefined;
   const sourceListeners: ((source: PriceSource) => void)[] = [];
   const prices = (): PriceSource => override ?? configured;
+  // docs/rules/sandbox.md#sessions-and-holidays: the calendar decides when orders are taken and fill.
+  const enforce = sc.sessions === 'enforce';
   const service = new SandboxService({
     repo,
     instruments: deps.instruments,
@@ -142,6 +154,7 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     clock,
     config: sc,
     logger: log,
+    ...(enforce ? { sessionOn: deps.sessionOn } : {}),
   });
   const books = new SandboxBooks({ repo, prices, clock, config: sc });
   const jobs = new SandboxJobs({ service, repo, sessionOn: deps.sessionOn, clock, config: sc, logger: log });
@@ -153,6 +166,9 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     logger: log,
     bus,
     maxQuoteAgeMs: sc.maxQuoteAgeMs,
+    ...(enforce
+      ? { inSession: (exchange: string, now: number) => inSession(deps.sessionOn, exchange, now) }
+      : {}),
     instrument: (symbol, exchange) => deps.instruments.get(symbol, exchange),
     onTick: async () => {
       const p = prices();

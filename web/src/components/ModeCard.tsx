@@ -7,8 +7,20 @@
 import { Alert, Button, Card, Group, Modal, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useMode } from '../api/auth';
-import { useSwitchModeMutation } from '../features/account/api/sandbox';
+import { sessionsWords, useSandboxAccount, useSwitchModeMutation } from '../features/account/api/sandbox';
 import { ErrorState, Loading } from './states';
+
+/** Whether the sandbox keeps the exchanges' sessions (docs/rules/sandbox.md#sessions-and-holidays). */
+function SandboxSessions() {
+  const account = useSandboxAccount(false);
+  const s = account.data?.settings.sessions;
+  if (!s) return null;
+  return (
+    <Text size="sm" c="dimmed" data-testid="dashboard-sessions">
+      Market sessions: {sessionsWords(s)}.
+    </Text>
+  );
+}
 
 export function ModeCard({ isAdmin }: { isAdmin: boolean }) {
   const mode = useMode(true);
@@ -54,6 +66,7 @@ export function ModeCard({ isAdmin }: { isAdmin: boolean }) {
               ? 'Orders go to the sandbox (paper trading). Connect a broker, then switch to Live when you are ready.'
               : 'Orders go to your broker (real money).'}
           </Text>
+          {analyze && <SandboxSessions />}
         </div>
         {isAdmin && (
           <Button

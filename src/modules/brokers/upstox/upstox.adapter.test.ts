@@ -91,6 +91,29 @@ describe('placement: POST /v2/order/place with the JSON body Upstox documents', 
     expect(result).toMatchObject({ ok: true, httpStatus: 200, orderId: expect.stringMatching(/^\d{15}$/) });
   });
 
+  it('sends an after-market order with is_amo true', async () => {
+    const { stub, adapter, session } = await setup();
+
+    await adapter.placeOrder(
+      order(U.sbin, { priceType: 'LIMIT', price: '801.5', quantity: 2, amo: true }),
+      session,
+    );
+
+    expect(stub.bodies('/v2/order/place')).toEqual([
+      {
+        quantity: 2,
+        product: 'D',
+        price: 801.5,
+        instrument_token: 'NSE_EQ|INE062A01020',
+        order_type: 'LIMIT',
+        transaction_type: 'BUY',
+        trigger_price: 0,
+        ...base,
+        is_amo: true,
+      },
+    ]);
+  });
+
   it('sends Authorization: Bearer <token>, Accept and Content-Type application/json', async () => {
     const { stub, adapter, session } = await setup();
 

@@ -2,7 +2,7 @@
  * algodesk order → Upstox v2 order bodies (upstox.com/developer/api-documentation/place-order,
  * modify-order), as OpenAlgo's broker/upstox/mapping/transform_data.py maps them: product
  * CNC → D, NRML → D (Upstox has no NRML; carry-forward F&O is D), MIS → I; the instrument is the
- * master contract's instrument key (`NSE_EQ|INE062A01020`); validity DAY; `is_amo` false; the
+ * master contract's instrument key (`NSE_EQ|INE062A01020`); validity DAY; `is_amo` only for an after-market order; the
  * price of MARKET/SL-M and the trigger of MARKET/LIMIT are 0 (Upstox refuses a price it does
  * not need: UDAPI1040 "Price not required").
  *
@@ -45,7 +45,7 @@ export function upstoxPlaceBody(order: BrokerOrder): Record<string, unknown> {
     transaction_type: order.side,
     disclosed_quantity: order.disclosedQuantity,
     trigger_price,
-    is_amo: false,
+    is_amo: order.amo === true,
   };
 }
 

@@ -99,6 +99,31 @@ describe('placement: POST /orders/regular with the form fields Kite documents', 
     expect(result).toMatchObject({ ok: true, httpStatus: 200, orderId: expect.stringMatching(ORDER_ID) });
   });
 
+  it('sends an after-market order to POST /orders/amo, the same form (Kite’s variety is the path)', async () => {
+    const { stub, adapter, session } = await setup();
+
+    const result = await adapter.placeOrder(
+      order(K.sbin, { priceType: 'LIMIT', price: '801.5', quantity: 2, amo: true }),
+      session,
+    );
+
+    expect(placed(stub)).toEqual([]);
+    expect(stub.forms('/orders/amo')).toEqual([
+      {
+        tradingsymbol: 'SBIN',
+        exchange: 'NSE',
+        transaction_type: 'BUY',
+        order_type: 'LIMIT',
+        quantity: '2',
+        product: 'CNC',
+        price: '801.5',
+        trigger_price: '0',
+        ...base,
+      },
+    ]);
+    expect(result).toMatchObject({ ok: true, orderId: expect.stringMatching(ORDER_ID) });
+  });
+
   it('sends X-Kite-Version: 3, Authorization token api_key:access_token and a form body', async () => {
     const { stub, adapter, session } = await setup();
 

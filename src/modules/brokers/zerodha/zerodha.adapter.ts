@@ -57,7 +57,9 @@ export class ZerodhaAdapter implements BrokerAdapter {
 
   placeOrder(order: BrokerOrder, session: BrokerSession): Promise<BrokerResult> {
     const form = kitePlaceForm(order);
-    return this.call('place', session, 'POST', '/orders/regular', { form }, orderIdOfData);
+    // Kite's order variety is the path: an after-market order is `POST /orders/amo`.
+    const variety = order.amo === true ? 'amo' : 'regular';
+    return this.call('place', session, 'POST', `/orders/${variety}`, { form }, orderIdOfData);
   }
 
   modifyOrder(orderId: string, order: BrokerOrder, session: BrokerSession): Promise<BrokerResult> {

@@ -45,6 +45,8 @@ export interface PlaceRequest extends OrderRequest {
   strategy?: string | null;
   /** The caller's reference (a strategy order's tag): finds the order again after a restart. */
   tag?: string | null;
+  /** An after-market order: outside the session it rests until the next open (LIMIT and SL only). */
+  amo?: boolean;
 }
 
 /** What the placement's transaction read: the locked account and its stake in the instrument. */
@@ -63,6 +65,11 @@ export interface PlacementMarket {
   now: number;
   /** Phase of the MIS day on the order's exchange at `now`. */
   session: SessionPhase;
+  /**
+   * Why the exchange takes no order now, when sessions are enforced and it is outside its session
+   * (core/sessions.ts `closedReason`); undefined in session, or when sessions are ignored.
+   */
+  closed?: string;
   /** Why there is no price, when the price source can say it better than the default (asked only then). */
   noPriceReason?: () => string | undefined;
 }
@@ -111,7 +118,8 @@ export function planPlacement(
     instrument,
     positionQuantity: ctx.position.quantity,
     sellableQuantity: ctx.sellable,
-    session: market.session,
+    // Outside the session the order is for the next one: today's MIS square-off is not its rule.
+    session: market.closed === undefined ? market.session : 'regular',
   });
   if (!v.ok && INPUT_CODES.has(v.code)) return { kind: 'invalid', reason: v.reason };
   const base = {
@@ -149,6 +157,14 @@ export function planPlacement(
     reason,
   });
   if (!v.ok) return reject(v.reason);
+  // docs/rules/sandbox.md#sessions-and-holidays: outside the session only an after-market LIMIT
+  // or SL is taken, and it waits for the open (no fill now, whatever the last price says).
+  if (market.closed !== undefined && req.amo !== true)
+    return reject(
+      req.priceType === 'MARKET' || req.priceType === 'SL-M'
+        ? `${market.closed}. A ${req.priceType} order is taken only in the session`
+        : `${market.closed}. Outside the session a ${req.priceType} order is taken only as an after-market order (amo: true), which enters the book at the next open`,
+    );
   const refPrice = placementPrice(v.order, prices ?? fallback);
   if (refPrice === undefined)
     return reject(
@@ -174,9 +190,10 @@ export function planPlacement(
     blocked_quantity: pm.openingQuantity,
   } satisfies NewOrder;
   const acct = withFunds(account, blocked.funds, now);
-  const m = prices
-    ? matchPrices({ ...v.order, id: '', symbol: req.symbol, exchange: req.exchange }, prices)
-    : undefined;
+  const m =
+    prices && market.closed === undefined
+      ? matchPrices({ ...v.order, id: '', symbol: req.symbol, exchange: req.exchange }, prices)
+      : undefined;
   const through = m?.triggered === true && placed.status === 'trigger pending';
 
   if (m?.fill)
@@ -195,7 +212,11 @@ export function planPlacement(
     kind: 'rest',
     order: through ? { ...placed, status: 'open' } : placed,
     events: [
-      step(null, placed.status, null),
+      step(
+        null,
+        placed.status,
+        market.closed === undefined ? null : 'after-market order: waits for the next open',
+      ),
       ...(through ? [step('trigger pending', 'open', 'triggered')] : []),
     ],
     account: acct,

@@ -55,6 +55,11 @@ const AccountResponse = Type.Object({
     /** Automatic reset (`SANDBOX_RESET_DAY` at `SANDBOX_RESET_TIME` IST): never, daily or a weekday. */
     reset_day: Type.String(),
     reset_time: Type.String(),
+    /**
+     * `SANDBOX_SESSIONS`: `enforce`, orders are taken and fill only in the exchange's session
+     * (docs/rules/sandbox.md#sessions-and-holidays); `ignore`, at any hour.
+     */
+    sessions: Type.Union([Type.Literal('enforce'), Type.Literal('ignore')]),
     /** An older quote fills nothing (`SANDBOX_MAX_QUOTE_AGE_SECONDS`). */
     max_quote_age_seconds: Type.Integer(),
   }),
@@ -150,6 +155,7 @@ export function sandboxAccountRoutes(
           square_off: { ...sc.squareOff },
           reset_day: sc.resetDay,
           reset_time: sc.resetTime,
+          sessions: sc.sessions,
           max_quote_age_seconds: Math.round(sc.maxQuoteAgeMs / 1000),
         },
         price_source: {

@@ -156,6 +156,36 @@ describe('SimulatedPriceSource', () => {
     expect(Math.abs(units((await s.quote(SBIN))!.ltp) - 8_000_000)).toBeLessThanOrEqual(1_000);
   });
 
+  it('with sessions kept, the walk moves only inside the session: the reference before the open, the close’s price after it, the reference on a closed day', async () => {
+    const clock = new FakeClock(istInstant('2026-01-05', '08:00'));
+    const s = new SimulatedPriceSource({
+      clock,
+      logger,
+      pollMs: 1000,
+      reference: () => Promise.resolve(8_000_000),
+      // NSE's regular hours on the Monday; closed on the Sunday.
+      session: (_exchange, date) =>
+        date === '2026-01-04'
+          ? null
+          : { startMs: istInstant(date, '09:15'), endMs: istInstant(date, '15:30') },
+    });
+    const at = async (date: string, hhmm: string) => {
+      clock.set(istInstant(date, hhmm));
+      return (await s.quote(SBIN))!;
+    };
+    const early = await at('2026-01-05', '08:00');
+    expect([early.ltp, early.high, early.low]).toEqual([800, 800, 800]);
+    expect((await at('2026-01-05', '09:15')).ltp).toBe(800);
+    const midday = await at('2026-01-05', '12:00');
+    const close = await at('2026-01-05', '15:30');
+    // Three hours of steps move it; after the close it stands still.
+    expect(midday.high - midday.low).toBeGreaterThan(0);
+    expect((await at('2026-01-05', '20:00')).ltp).toBe(close.ltp);
+    expect((await at('2026-01-05', '23:59')).ltp).toBe(close.ltp);
+    const sunday = await at('2026-01-04', '12:00');
+    expect([sunday.ltp, sunday.high, sunday.low]).toEqual([800, 800, 800]);
+  });
+
   it('an off-grid reference is put on the grid', async () => {
     const { s, clock } = source({ 'NSE:SBIN': 800.02 });
     clock.set(istInstant('2026-01-06', '00:00'));

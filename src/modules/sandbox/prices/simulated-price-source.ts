@@ -123,6 +123,13 @@ export interface SimulatedPriceSourceOptions {
   reference: (instrument: PricedInstrument) => Promise<Money | undefined>;
   /** Mixed into every walk's seed (default 0): another seed, other paths. */
   seed?: number;
+  /**
+   * The exchange's session on an IST date (docs/rules/sandbox.md#sessions-and-holidays): the walk
+   * moves only inside it — before the open it stands at the day's reference, after the close at
+   * the close's price, on a closed day at the reference. `null`: closed that day; undefined (or
+   * no function, `SANDBOX_SESSIONS=ignore`): the walk runs all day.
+   */
+  session?: (exchange: string, date: string) => { startMs: number; endMs: number } | null | undefined;
 }
 
 /** The simulated price source (see the file's comment). */
@@ -196,8 +203,11 @@ export class SimulatedPriceSource extends PolledPriceSource {
     const reference = await this.referenceOf(key, instrument, now);
     if (reference === undefined) return undefined;
     const date = istDay(now);
-    const start = istMidnight(date);
-    const step = Math.floor((now - start) / SIMULATED_STEP_MS);
+    const session = this.opts.session?.(instrument.exchange, date);
+    // The walk's clock: from midnight, or only inside the day's session.
+    const start = session ? session.startMs : istMidnight(date);
+    const until = session === null ? start : session ? Math.min(Math.max(now, start), session.endMs) : now;
+    const step = Math.floor((until - start) / SIMULATED_STEP_MS);
     let day = this.walks.get(key);
     if (!day || day.date !== date || day.walk.step > step || day.walk.reference !== reference) {
       const seed = seedOf(`${this.opts.seed ?? 0}|${key}|${date}`);
@@ -205,7 +215,8 @@ export class SimulatedPriceSource extends PolledPriceSource {
       this.walks.set(key, day);
     }
     day.walk.advanceTo(step);
-    return walkQuote(day.walk, start + step * SIMULATED_STEP_MS);
+    // Before the open the quote is the reference, as of now (a walk's time never lies ahead).
+    return walkQuote(day.walk, Math.min(now, start + step * SIMULATED_STEP_MS));
   }
 
   private async referenceOf(

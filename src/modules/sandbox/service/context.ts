@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../../../platform/errors.js';
 import type { Instrument } from '../../market/instrument.js';
 import { istDay } from '../core/ist-day.js';
 import { checkQuote, type MarketPrices, type SessionPhase } from '../core/rules.js';
+import { closedReason } from '../core/sessions.js';
 import { squareOffAt, type SessionBounds } from '../core/square-off.js';
 import type { OrderRow, SandboxRepository } from '../store/sandbox.repository.js';
 import type { SandboxServiceDeps } from './service.types.js';
@@ -42,6 +43,16 @@ export class SandboxContext {
     if (at === undefined && !this.squareOffs.at.has(exchange))
       this.squareOffs.at.set(exchange, (at = this.squareOffAt(exchange, date)));
     return at !== undefined && now >= at ? 'after-square-off' : 'regular';
+  }
+
+  /**
+   * Why `exchange` takes no order at `now` (docs/rules/sandbox.md#sessions-and-holidays), or
+   * undefined: in session, sessions ignored (`SANDBOX_SESSIONS=ignore`), or no calendar.
+   */
+  closedReason(exchange: string, now: number): string | undefined {
+    const { sessionOn, config } = this.deps;
+    if (config.sessions !== 'enforce' || !sessionOn) return undefined;
+    return closedReason(sessionOn, exchange, now);
   }
 
   /** The instrument, or a 400 naming it. */

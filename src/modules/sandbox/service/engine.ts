@@ -34,6 +34,11 @@ export interface EngineDeps {
   instrument: (symbol: string, exchange: string) => Promise<PricedInstrument | undefined>;
   /** Day-boundary work run on every tick (square-off, rollover, scheduled reset). */
   onTick: () => Promise<void>;
+  /**
+   * Whether an exchange is in session now (docs/rules/sandbox.md#sessions-and-holidays): outside
+   * it no working order fills, whatever the quotes say. Absent: always.
+   */
+  inSession?: (exchange: string, now: number) => boolean;
   /** How often `tick` runs (default 5 s) and the book is resynced (default 30 s). */
   tickMs?: number;
   resyncMs?: number;
@@ -139,11 +144,15 @@ export class SandboxEngine {
    */
   pass(quotes: ReadonlyMap<string, Quote>): PassResult {
     const groups: (readonly [Quote, Iterable<RestingOrder>])[] = [];
+    const now = this.deps.clock.now();
+    const inSession = this.deps.inSession;
     for (const [key, quote] of quotes) {
       const book = this.byKey.get(key);
-      if (book && book.size > 0) groups.push([quote, book.values()]);
+      if (!book || book.size === 0) continue;
+      if (inSession && !inSession(key.slice(0, key.indexOf(':')), now)) continue;
+      groups.push([quote, book.values()]);
     }
-    return matchGroups(groups, { now: this.deps.clock.now(), maxQuoteAgeMs: this.deps.maxQuoteAgeMs });
+    return matchGroups(groups, { now, maxQuoteAgeMs: this.deps.maxQuoteAgeMs });
   }
 
   private async process(quotes: ReadonlyMap<string, Quote>): Promise<void> {

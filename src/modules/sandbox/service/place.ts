@@ -28,6 +28,7 @@ export async function placeOrder<J>(
     fallback,
     now,
     session: s.sessionPhase(req.exchange, now),
+    closed: s.closedReason(req.exchange, now),
     noPriceReason: () => s.deps.prices().noPriceReason?.(instrument),
   };
   const { outcome, row, written } = await repo

@@ -3,6 +3,7 @@
  * the service's dependencies, the outcome of a placement, the caller's journal. Kept apart so
  * those files depend on this one, not on the service that calls them.
  */
+import type { SessionOn } from '../core/sessions.js';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { SandboxConfig } from '../../../config-sandbox.js';
@@ -38,6 +39,11 @@ export interface SandboxServiceDeps {
   clock: Clock;
   config: SandboxConfig;
   logger: Logger;
+  /**
+   * The market calendar: with `SANDBOX_SESSIONS=enforce`, orders are taken only in the exchange's
+   * session (docs/rules/sandbox.md#sessions-and-holidays). Absent: always open.
+   */
+  sessionOn?: SessionOn;
 }
 
 /** Amounts past the exact money range (about ₹900 billion) are bad input, not a server error. */

@@ -27,6 +27,7 @@ import { useLive } from '../../api/live';
 import { LiveStatus } from '../../components/LiveStatus';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import {
+  sessionsWords,
   useAnalyzerLog,
   useResetSandboxMutation,
   useSandboxAccount,
@@ -113,6 +114,10 @@ function Settings({ s }: { s: Account['settings'] }) {
           <Table.Tr>
             <Table.Th>Automatic reset</Table.Th>
             <Table.Td>{resetWords(s.reset_day, s.reset_time)}</Table.Td>
+          </Table.Tr>
+          <Table.Tr>
+            <Table.Th>Market sessions</Table.Th>
+            <Table.Td data-testid="sandbox-sessions">{sessionsWords(s.sessions)}</Table.Td>
           </Table.Tr>
           <Table.Tr>
             <Table.Th>Oldest quote that fills</Table.Th>

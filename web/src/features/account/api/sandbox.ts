@@ -32,6 +32,12 @@ export function useSandboxAccount(refetchInterval: number | false) {
   });
 }
 
+/** `SANDBOX_SESSIONS` in words (docs/rules/sandbox.md#sessions-and-holidays). */
+export const sessionsWords = (s: SandboxAccount['settings']['sessions']): string =>
+  s === 'enforce'
+    ? 'Kept: orders are taken and fill only in the exchange’s session on trading days'
+    : 'Ignored: orders are taken and fill at any hour (SANDBOX_SESSIONS=ignore)';
+
 /** Starts the sandbox account again: the analyzer's queries and the desk's books follow. */
 export function useResetSandboxMutation(after?: AfterChange<Answer<'/sandbox/reset', 'post'>, void>) {
   return useMutation({
