@@ -70,6 +70,8 @@ export const placeorderAnalyze: Bench = {
         // MIS orders that open a position are refused after the square-off time (15:15 IST by
         // default): moved to the end of the day so the bench does not depend on the clock.
         SANDBOX_SQUARE_OFF: 'NSE=23:59',
+        // Benches run at any hour: the exchange's sessions would refuse their orders at night.
+        SANDBOX_SESSIONS: 'ignore',
         SANDBOX_RESET_DAY: 'never',
       },
       async ready(server) {

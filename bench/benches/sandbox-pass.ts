@@ -332,7 +332,12 @@ export async function runSandboxPass(opts: SandboxPassOptions): Promise<number> 
   const started = Date.now();
   try {
     kiteFiles(); // a missing snapshot fails at once, naming the file
-    const env = { DATA_DIR: join(dir, 'data'), SANDBOX_PRICE_SOURCE: 'scripted', LOG_LEVEL: 'warn' };
+    const env = {
+      DATA_DIR: join(dir, 'data'),
+      SANDBOX_PRICE_SOURCE: 'scripted',
+      SANDBOX_SESSIONS: 'ignore',
+      LOG_LEVEL: 'warn',
+    };
     const { config } = ensureInstallSecrets(loadConfig(env, { cwd: dir, envFile: false }));
     database = openDatabase({ kind: 'sqlite', file: sqliteFile(config) });
     const { db } = database;

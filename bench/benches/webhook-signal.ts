@@ -54,6 +54,8 @@ export const webhookSignal: Bench = {
         SANDBOX_SCRIPT_FILE: script,
         SANDBOX_MAX_QUOTE_AGE_SECONDS: '86400',
         SANDBOX_SQUARE_OFF: 'NSE=23:59',
+        // Benches run at any hour: the exchange's sessions would refuse their orders at night.
+        SANDBOX_SESSIONS: 'ignore',
         SANDBOX_RESET_DAY: 'never',
       },
       async ready(server) {
