@@ -82,7 +82,7 @@ describeEachDb('sandbox day-boundary jobs', (dialect: Dialect) => {
       expect((await s.ok<{ data: Row[] }>('tradebook')).data).toHaveLength(2);
     });
 
-    it('with no price at all the close is refused, logged and retried on the next tick', async () => {
+    it('with no price at all the close is refused once, logged, and sent again only once a new quote arrives', async () => {
       let s = await open(undefined as never);
       await s.at(MON, '10:00');
       await s.tick(prices(s));
@@ -92,6 +92,12 @@ describeEachDb('sandbox day-boundary jobs', (dialect: Dialect) => {
       s = h = await startSandbox(dialect, { restartOf: s }); // a new feed: no quote yet
       expect(await qty(s, 'SBIN', 'MIS')).toBe(10);
       expect(s.t.logs.some((l) => l.includes('MIS square-off could not close a position'))).toBe(true);
+      // Ticks without a new quote send no second close: one refused order, not one per tick.
+      for (let i = 0; i < 3; i++) await s.t.services.sandbox.engine.tick();
+      const refusedCloses = (await s.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders.filter(
+        (o) => o.action === 'SELL' && o.order_status === 'rejected',
+      );
+      expect(refusedCloses).toHaveLength(1);
       await s.tick({ [k(MINI.SBIN)]: s.quote(801) });
       await s.t.services.sandbox.engine.tick();
       expect(await qty(s, 'SBIN', 'MIS')).toBe(0);

@@ -157,7 +157,15 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     ...(enforce ? { sessionOn: deps.sessionOn } : {}),
   });
   const books = new SandboxBooks({ repo, prices, clock, config: sc });
-  const jobs = new SandboxJobs({ service, repo, sessionOn: deps.sessionOn, clock, config: sc, logger: log });
+  const jobs = new SandboxJobs({
+    service,
+    repo,
+    sessionOn: deps.sessionOn,
+    clock,
+    config: sc,
+    logger: log,
+    latestQuoteAt: (key) => prices().latest(key)?.timestamp,
+  });
   const engine = new SandboxEngine({
     service,
     repo,

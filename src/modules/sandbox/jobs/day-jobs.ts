@@ -38,9 +38,19 @@ export interface SandboxJobsDeps {
   clock: Clock;
   config: SandboxConfig;
   logger: Logger;
+  /**
+   * The newest quote's time of an instrument (`EXCHANGE:SYMBOL`), without I/O: a square-off close
+   * the sandbox refused is sent again only once the instrument has a newer quote.
+   */
+  latestQuoteAt?: (key: string) => number | undefined;
 }
 
 export class SandboxJobs {
+  /**
+   * Positions whose square-off close was refused, by `user:exchange:symbol:product`, with the
+   * instrument's newest quote time then (null: none): docs/rules/sandbox.md#correct-exits.
+   */
+  private readonly refused = new Map<string, number | null>();
   /** Work this instance knows is finished (`rollover:<day>`, `squareoff:<ex>:<day>`): skipped cheaply. */
   private readonly done = new Set<string>();
 
@@ -140,20 +150,29 @@ export class SandboxJobs {
     });
   }
 
-  /** Closes one position at market; returns 1 when it is still open (no price yet), else 0. */
+  /**
+   * Closes one position at market; returns 1 when it is still open, else 0. A close the sandbox
+   * refused (no price to close at) is not sent again until the instrument has a newer quote: the
+   * same refusal would only fill the order book (docs/rules/sandbox.md#correct-exits).
+   */
   private async close(p: PositionRow): Promise<number> {
+    const key = `${p.user_id}:${p.exchange}:${p.symbol}:${p.product}`;
+    const quoteAt = this.deps.latestQuoteAt?.(`${p.exchange}:${p.symbol}`) ?? null;
+    if (this.refused.has(key) && this.refused.get(key) === quoteAt) return 1;
     const [r] = await this.deps.service.closePositions(
       p.user_id,
       { exchange: p.exchange, product: p.product as Product, symbol: p.symbol },
       null,
     );
     if (r && !r.ok) {
+      this.refused.set(key, quoteAt);
       this.deps.logger.warn(
         { userId: p.user_id, instrument: `${p.exchange}:${p.symbol}`, reason: r.message },
-        'MIS square-off could not close a position; retrying',
+        'MIS square-off could not close a position; retried once the instrument has a newer quote',
       );
       return 1;
     }
+    this.refused.delete(key);
     return 0;
   }
 
