@@ -293,7 +293,14 @@ export function bookRoutes(app: App, deps: BookRouteDeps): void {
       analyzer(
         reply,
         async () => {
-          const results = await service.closePositions(user(req), {}, req.body.strategy ?? null);
+          // With a strategy, only its positions (docs/rules/sandbox.md#correct-exits).
+          const strategy = req.body.strategy?.trim() || null;
+          const results = await service.closePositions(
+            user(req),
+            {},
+            strategy,
+            strategy === null ? 'all' : 'strategy',
+          );
           const failed = results.filter((r) => !r.ok).length;
           return {
             status: 'success' as const,

@@ -11,6 +11,7 @@ import { moneyToRupees } from '../core/money.js';
 import { placementPrice, validateOrder } from '../core/rules.js';
 import { toOrderRecord, type OrderRecord } from '../core/records.js';
 import { RESTING, type OrderRow } from '../store/sandbox.repository.js';
+import type { TradeRow } from '../store/rows.js';
 import { ownOrder, type SandboxContext } from './context.js';
 import { placeOrder } from './place.js';
 import { outOfRange, type PlaceOutcome } from './service.types.js';
@@ -124,27 +125,53 @@ export async function modifyOrder(
   return toOrderRecord(row);
 }
 
+/** The signed net quantity each strategy's fills hold, by `exchange:symbol:product`. */
+function strategyHoldings(trades: readonly TradeRow[], strategy: string): Map<string, number> {
+  const net = new Map<string, number>();
+  for (const t of trades) {
+    if (t.strategy !== strategy) continue;
+    const key = `${t.exchange}:${t.symbol}:${t.product}`;
+    net.set(key, (net.get(key) ?? 0) + (t.side === 'BUY' ? t.quantity : -t.quantity));
+  }
+  return net;
+}
+
 /**
  * Closes positions at market (closeposition): every open position of the user, or only those
- * matching `filter`, less what working orders on the other side already close. Returns the
- * orders placed. A MARKET order placed on a stale quote rests and fills on the next good one.
+ * matching `filter`, less what working orders on the other side already close. With `scope` a
+ * strategy, only what that strategy's fills hold of each position is closed
+ * (docs/rules/sandbox.md#correct-exits; OpenAlgo's closeposition closes every strategy's). The
+ * closing orders carry `strategy`. Returns the orders placed. A MARKET order placed on a stale
+ * quote rests and fills on the next good one.
  */
 export async function closePositions(
   s: SandboxContext,
   userId: number,
   filter: PositionFilter,
   strategy: string | null,
+  scope: 'all' | 'strategy' = 'all',
 ): Promise<PlaceOutcome[]> {
   const out: PlaceOutcome[] = [];
+  const held =
+    scope === 'strategy' && strategy !== null
+      ? strategyHoldings(await s.deps.repo.tradesOf(userId), strategy)
+      : undefined;
   for (const p of await s.deps.repo.positionsOf(userId)) {
     if (p.quantity === 0) continue;
     if (filter.exchange && p.exchange !== filter.exchange) continue;
     if (filter.product && p.product !== filter.product) continue;
     if (filter.symbol && p.symbol !== filter.symbol) continue;
+    // The strategy's share: what its fills hold on the position's side, at most the position.
+    let wanted = Math.abs(p.quantity);
+    if (held) {
+      const own = held.get(`${p.exchange}:${p.symbol}:${p.product}`) ?? 0;
+      if (own === 0 || Math.sign(own) !== Math.sign(p.quantity)) continue;
+      wanted = Math.min(wanted, Math.abs(own));
+    }
     // Working orders that already close part of it (an earlier close waiting for a price) count.
     const side: Side = closingAction(p.quantity);
     const ctx = await accountContext(s.deps.repo, userId, p.symbol, p.exchange, p.product as Product);
-    const quantity = Math.min(Math.abs(p.quantity), Math.abs(reducibleFor(ctx, side)));
+    const quantity = Math.min(wanted, Math.abs(reducibleFor(ctx, side)));
     if (quantity === 0) continue;
     out.push(
       await placeOrder(s, userId, {

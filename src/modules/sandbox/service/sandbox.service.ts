@@ -153,13 +153,17 @@ export class SandboxService {
     return modifyOrder(this.context, userId, orderId, req);
   }
 
-  /** Closes positions at market (see manage.ts). */
+  /**
+   * Closes positions at market (see manage.ts): with `scope` `strategy`, only what `strategy`'s
+   * fills hold of each.
+   */
   closePositions(
     userId: number,
     filter: PositionFilter = {},
     strategy: string | null = null,
+    scope: 'all' | 'strategy' = 'all',
   ): Promise<PlaceOutcome[]> {
-    return closePositions(this.context, userId, filter, strategy);
+    return closePositions(this.context, userId, filter, strategy, scope);
   }
 
   /**
