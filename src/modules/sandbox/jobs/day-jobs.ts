@@ -5,6 +5,11 @@
  * the cut-off, CNC positions of a past day, accounts last reset before the slot), so running it
  * twice, late, or on two instances at once does the work exactly once.
  *
+ * - Expiry settlement (expiry-settlement.ts, docs/rules/sandbox.md#expiry-settlement): at the
+ *   close of a contract's expiry day its working orders are cancelled ("contract expired") and its
+ *   open positions settle at intrinsic value (options) or the underlying's close (futures); a
+ *   position whose underlying has no close yet waits for a later tick. It runs first, so a
+ *   rollover or square-off never closes an expired contract at market.
  * - Rollover (a new IST day): working orders of past days expire (cancelled, margin released);
  *   MIS positions a missed square-off left open are closed at market; CNC positions of past days
  *   settle into holdings (T+1); flat positions of past days drop off the position book.
@@ -26,6 +31,7 @@ import { settleCncToHoldings } from '../core/positions.js';
 import type { PositionRow } from '../store/sandbox.repository.js';
 import type { SandboxService } from '../service/sandbox.service.js';
 import type { Product } from '../core/types.js';
+import { ExpirySettlement } from './expiry-settlement.js';
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const DAY_MS = 86_400_000;
@@ -54,11 +60,17 @@ export class SandboxJobs {
   /** Work this instance knows is finished (`rollover:<day>`, `squareoff:<ex>:<day>`): skipped cheaply. */
   private readonly done = new Set<string>();
 
-  constructor(private readonly deps: SandboxJobsDeps) {}
+  /** docs/rules/sandbox.md#expiry-settlement. */
+  readonly expiry: ExpirySettlement;
+
+  constructor(private readonly deps: SandboxJobsDeps) {
+    this.expiry = new ExpirySettlement(deps);
+  }
 
   /** Everything due at the clock's now. */
   async run(): Promise<void> {
     const now = this.deps.clock.now();
+    await this.expiry.run(now);
     await this.rollover(now);
     await this.squareOff(now);
     await this.scheduledReset(now);
@@ -156,6 +168,8 @@ export class SandboxJobs {
    * same refusal would only fill the order book (docs/rules/sandbox.md#correct-exits).
    */
   private async close(p: PositionRow): Promise<number> {
+    // An expired contract waiting for its underlying's close is settled, never closed at market.
+    if (this.expiry.waiting.has(`${p.exchange}:${p.symbol}`)) return 1;
     const key = `${p.user_id}:${p.exchange}:${p.symbol}:${p.product}`;
     const quoteAt = this.deps.latestQuoteAt?.(`${p.exchange}:${p.symbol}`) ?? null;
     if (this.refused.has(key) && this.refused.get(key) === quoteAt) return 1;

@@ -42,6 +42,14 @@ export class SandboxService {
     this.context.changed(order);
   }
 
+  /**
+   * Tells the listeners about an order a day-boundary job wrote in its own transaction (an
+   * expiry's cancel or settlement: docs/rules/sandbox.md#expiry-settlement).
+   */
+  announce(order: OrderRow): void {
+    this.changed(order);
+  }
+
   get repo(): SandboxRepository {
     return this.deps.repo;
   }
