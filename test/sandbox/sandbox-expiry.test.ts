@@ -275,4 +275,24 @@ describeEachDb('sandbox expiry settlement', (dialect: Dialect) => {
     expect(await position(s, CE)).toMatchObject({ quantity: 0, realized_pnl: -9_750 });
     expect(await funds(s)).toMatchObject({ availablecash: START - 9_750, utiliseddebits: 0 });
   });
+
+  it('a contract past its expiry day takes no order: 400 naming the expiry, nothing written', async () => {
+    const s = await open();
+    await s.at('2026-08-19', '10:00');
+    await s.tick({ [k(CE)]: flat(s, 1), [k(INDEX)]: flat(s, 26_100) });
+    const res = await s.api('placeorder', {
+      strategy: 'late',
+      symbol: CE.symbol,
+      exchange: CE.exchange,
+      action: 'BUY',
+      quantity: 65,
+      product: 'NRML',
+      pricetype: 'MARKET',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe(
+      'symbol NIFTY18AUG2626000CE expired on 2026-08-18: the contract no longer trades',
+    );
+    expect(await orders(s, CE)).toEqual([]);
+  });
 });

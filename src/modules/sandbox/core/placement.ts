@@ -122,6 +122,12 @@ export function planPlacement(
     session: market.closed === undefined ? market.session : 'regular',
   });
   if (!v.ok && INPUT_CODES.has(v.code)) return { kind: 'invalid', reason: v.reason };
+  // docs/rules/sandbox.md#expiry-settlement: a contract past its expiry day no longer trades.
+  if (instrument.expiryDate && instrument.expiryDate < istDay(now))
+    return {
+      kind: 'invalid',
+      reason: `symbol ${req.symbol} expired on ${instrument.expiryDate}: the contract no longer trades`,
+    };
   const base = {
     user_id: userId,
     symbol: req.symbol,

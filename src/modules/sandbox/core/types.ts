@@ -18,7 +18,9 @@ export type OrderStatus = 'open' | 'trigger pending' | 'complete' | 'cancelled' 
 export type SandboxInstrument = Pick<
   Instrument,
   'symbol' | 'exchange' | 'lotsize' | 'instrumenttype' | 'tickSize'
->;
+> &
+  /** A derivative's expiry (`YYYY-MM-DD`): no order is taken on a contract past it. */
+  Partial<Pick<Instrument, 'expiryDate'>>;
 
 export { instrumentKind, type InstrumentKind } from '../../../domain/instruments.js';
 
