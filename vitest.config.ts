@@ -46,6 +46,9 @@ export default defineConfig({
     minWorkers: 1,
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // `expect.poll` waits for what a step set off (a tick through the feed, a browser's redraw):
+    // Vitest's 1 s bound is a timing assertion on a shared machine, so 5 s unless a test says.
+    expect: { poll: { timeout: 5_000 } },
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/reporters/slowest-files.ts'],
   },

@@ -222,7 +222,7 @@ describe.skipIf(!HAVE_CHROMIUM)('live prices on the desk in Chromium', () => {
     await ticket.getByLabel('Price type').selectOption('LIMIT');
     // 812.37 on SBIN's 0.05 tick.
     const price = ticket.getByRole('textbox', { name: 'Price', exact: true });
-    await expect.poll(() => price.inputValue()).toBe('812.35');
+    await expect.poll(() => price.inputValue(), { timeout: 5000 }).toBe('812.35');
     // The sandbox's margin for 10 SBIN MIS at 812.35: the calculator's answer, shown in rupees.
     await expect.poll(() => text('ticket-margin-total'), { timeout: 5000 }).toMatch(/^₹[\d,]+\.\d\d$/);
     expect(await ticket.getByTestId('ticket-price-warning').count()).toBe(0);

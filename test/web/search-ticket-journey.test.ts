@@ -64,11 +64,7 @@ describe.skipIf(!HAVE_CHROMIUM)('search and the order ticket in Chromium', () =>
       [`NFO:${CALL}`]: { ltp: 120, bid: 119.95, ask: 120.5, high: 140, low: 95, timestamp: clock.now() },
     });
     apikey = (await c.app.auth.apiKeys.regenerate(1)).apikey;
-    await c.app.brokers.sessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
     await c.signIn('admin', PASSWORD);
-    // The Kite stub here serves orders, not quotes: the ticket's circuit-band read (the user's
-    // broker session prices quotes, docs/rules/market-data.md#data-source) is its 404.
-    c.expected.add('/desk/api/quotes');
   }, 120_000);
 
   afterAll(async () => {
@@ -173,7 +169,7 @@ describe.skipIf(!HAVE_CHROMIUM)('search and the order ticket in Chromium', () =>
     await ticket.getByRole('combobox', { name: 'Price type' }).selectOption('LIMIT');
     // The LIMIT starts at the LTP on the tick (120); cleared, it stays cleared.
     const price = ticket.getByRole('textbox', { name: 'Price', exact: true });
-    await expect.poll(() => price.inputValue()).toBe('120');
+    await expect.poll(() => price.inputValue(), { timeout: 5000 }).toBe('120');
     await price.fill('');
     // No price: the server refuses it.
     c.expected.add('/desk/api/placeorder');
@@ -283,6 +279,12 @@ describe.skipIf(!HAVE_CHROMIUM)('search and the order ticket in Chromium', () =>
   });
   it('in live mode asks first, naming the broker, then sends the order to it', async () => {
     const { page, base } = c;
+    // The broker session only now: until here the feed's prices are the sandbox's (a session makes
+    // Kite's stream the feed's upstream), which the ticket's LIMIT prefill above reads.
+    await c.app.brokers.sessions.set(1, 'zerodha', { accessToken: KITE_CREDS.accessToken });
+    // The Kite stub here serves orders, not quotes: the ticket's circuit-band read (the user's
+    // broker session prices quotes, docs/rules/market-data.md#data-source) is its 404.
+    c.expected.add('/desk/api/quotes');
     await c.app.sandbox.mode.set(false);
     await page.goto(`${base}/search`);
     await page.getByRole('textbox', { name: 'Search' }).fill('SBIN');
