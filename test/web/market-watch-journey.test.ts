@@ -189,6 +189,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the market watch in Chromium', () => {
   it('the dashboard’s panel ticks the same list', async () => {
     const { page, base } = c;
     await page.goto(`${base}/dashboard`);
+    // The dashboard says whether the sandbox keeps market hours (the suites' default: it does not).
+    await expect
+      .poll(async () => page.getByTestId('dashboard-sessions').textContent())
+      .toBe('Market sessions: Ignored: orders are taken and fill at any hour (SANDBOX_SESSIONS=ignore).');
     const panel = page.getByRole('region', { name: 'Market watch panel' });
     await panel.getByRole('table', { name: 'Market watch Watchlist 1' }).waitFor();
     prices({ SBIN: 815.25, INFY: 1495, RELIANCE: 1400 });

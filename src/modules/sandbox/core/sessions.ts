@@ -47,7 +47,7 @@ export function closedReason(sessionOn: SessionOn, exchange: string, now: number
   const today = sessionOn(exchange, istDateOf(now))!;
   const why =
     today.reason === 'weekend'
-      ? WEEKDAY.format(now).split(',')[0] === 'Sat'
+      ? new Date(Date.parse(`${today.date}T12:00:00Z`)).getUTCDay() === 6
         ? 'Saturday'
         : 'Sunday'
       : today.reason === 'holiday'
