@@ -64,11 +64,27 @@ export interface SandboxConfig {
    */
   brokerage: BrokeragePlan;
   /**
+   * `SANDBOX_CHARGES` (default `book`): every fill books its contract-note charges
+   * (docs/rules/sandbox.md#charges-booked); `off` books none, for comparing with a paper account
+   * that ignores them.
+   */
+  charges: ChargesSetting;
+  /**
    * `SANDBOX_SESSIONS` (default `enforce`): orders are taken and fill only inside the exchange's
    * session on a trading day (docs/rules/sandbox.md#sessions-and-holidays); `ignore` keeps the
    * always-open book for testing at night.
    */
   sessions: SessionsSetting;
+}
+
+/** `SANDBOX_CHARGES`: whether fills book their charges. */
+export const CHARGES_SETTINGS = ['book', 'off'] as const;
+export type ChargesSetting = (typeof CHARGES_SETTINGS)[number];
+
+export function parseChargesSetting(raw: string): ChargesSetting {
+  const v = raw.trim().toLowerCase();
+  if ((CHARGES_SETTINGS as readonly string[]).includes(v)) return v as ChargesSetting;
+  throw new Error(`must be one of ${CHARGES_SETTINGS.join(', ')}`);
 }
 
 /** `SANDBOX_SESSIONS`: whether the sandbox keeps the exchanges' sessions. */

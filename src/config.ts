@@ -7,6 +7,7 @@ import { parseRateRules, type RateRule } from './platform/rate-rule.js';
 import {
   parseBrokeragePlan,
   parseSessions,
+  parseChargesSetting,
   parseHhmm,
   parseLeverage,
   parsePriceSource,
@@ -294,6 +295,7 @@ export function loadConfig(
       ledgerCheckMinutes: check('SANDBOX_LEDGER_CHECK_MINUTES', 60, (raw) => parseInteger(raw, 0, 1440)),
       brokerage: check('SANDBOX_BROKERAGE', { ...DEFAULT_BROKERAGE_PLAN }, parseBrokeragePlan),
       sessions: check('SANDBOX_SESSIONS', 'enforce' as const, parseSessions),
+      charges: check('SANDBOX_CHARGES', 'book' as const, parseChargesSetting),
     },
     feed: {
       host: check('WEBSOCKET_HOST', '127.0.0.1', parseHost),

@@ -13,6 +13,8 @@ export interface SandboxAccountsTable {
   available: number;
   used_margin: number;
   realised_pnl: number;
+  /** Charges every fill since the last reset paid (docs/rules/sandbox.md#charges-booked). */
+  charges: number;
   reset_at: number;
   updated_at: number;
 }
@@ -65,6 +67,14 @@ export interface SandboxTradesTable {
   price: number;
   strategy: string | null;
   created_at: number;
+  /** The fill's charges by kind and their total (docs/rules/sandbox.md#charges-booked). */
+  brokerage: number;
+  stt: number;
+  exchange_charges: number;
+  sebi_fee: number;
+  stamp_duty: number;
+  gst: number;
+  charges: number;
 }
 
 export interface SandboxPositionsTable {
@@ -77,7 +87,24 @@ export interface SandboxPositionsTable {
   cost: number;
   margin: number;
   realised_pnl: number;
+  /** What the position row's fills paid in charges (docs/rules/sandbox.md#charges-booked). */
+  charges: number;
   day: string;
+  updated_at: number;
+}
+
+/** One account's day as it ended (docs/rules/sandbox.md#daily-equity). */
+export interface SandboxEquityDaysTable {
+  id: Id;
+  user_id: number;
+  day: string;
+  available: number;
+  used_margin: number;
+  realised_pnl: number;
+  charges: number;
+  unrealised_pnl: number;
+  holdings_value: number;
+  equity: number;
   updated_at: number;
 }
 

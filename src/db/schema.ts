@@ -5,6 +5,7 @@ import type {
   SandboxTradesTable,
   SandboxPositionsTable,
   SandboxHoldingsTable,
+  SandboxEquityDaysTable,
   OrderLogsTable,
   OrderLatencyTable,
   PendingOrdersTable,
@@ -266,6 +267,7 @@ export type {
   SandboxTradesTable,
   SandboxPositionsTable,
   SandboxHoldingsTable,
+  SandboxEquityDaysTable,
   OrderLogsTable,
   OrderLatencyTable,
   PendingOrdersTable,
@@ -347,6 +349,7 @@ export interface DB {
   sandbox_trades: SandboxTradesTable;
   sandbox_positions: SandboxPositionsTable;
   sandbox_holdings: SandboxHoldingsTable;
+  sandbox_equity_days: SandboxEquityDaysTable;
   order_logs: OrderLogsTable;
   analyzer_logs: OrderLogsTable;
   order_latency: OrderLatencyTable;

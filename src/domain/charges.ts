@@ -357,3 +357,31 @@ export function sumCharges(list: readonly Charges[]): Charges {
   for (const c of list) for (const k of Object.keys(sum) as (keyof Charges)[]) sum[k] += c[k];
   return sum;
 }
+
+/** No charges at all (a fill without rates, a settlement that pays none). */
+export const NO_CHARGES: Readonly<Charges> = Object.freeze({
+  brokerage: 0,
+  stt: 0,
+  exchange: 0,
+  sebi: 0,
+  stamp: 0,
+  gst: 0,
+  total: 0,
+});
+
+/**
+ * The charges of an equity option settled at expiry in the money, on the holder's side (the long
+ * closed at its intrinsic value `price`): STT at the exercise rate of
+ * {@link TransactionTaxRates.optionsExercised} on the settlement value, to the rupee, and nothing
+ * else (a cash-settled exercise is no executed order: no brokerage, no exchange fee, no stamp
+ * duty). The writer's side, an option expiring worthless, futures' final settlement and the
+ * currency and commodity exchanges pay nothing.
+ */
+export function exerciseChargesOf(fill: ChargeableFill): Charges {
+  const segment = chargeSegmentOf(fill.exchange, fill.product, fill.instrumentType);
+  if (segment !== 'equity_options' || fill.side !== 'SELL' || fill.price <= 0) return { ...NO_CHARGES };
+  const turnover = BigInt(fill.price) * BigInt(fill.quantity);
+  const stt = Number(rated(turnover, transactionTaxRatesAt(fill.at).optionsExercised, MONEY_PER_RUPEE));
+  if (!Number.isSafeInteger(stt)) throw new RangeError('charges are outside the exact money range');
+  return { ...NO_CHARGES, stt, total: stt };
+}

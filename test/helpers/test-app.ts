@@ -99,6 +99,10 @@ export async function createTestDeps(dialect: Dialect, opts: TestAppOptions = {}
       // at any time unless a suite of the sessions rule asks for `enforce` (the default outside
       // tests, docs/rules/sandbox.md#sessions-and-holidays).
       SANDBOX_SESSIONS: 'ignore',
+      // Likewise charges: suites of other rules count rupees without them; the suites of the
+      // charges rule, and those that check the books balance, ask for `book` (the default
+      // outside tests, docs/rules/sandbox.md#charges-booked).
+      SANDBOX_CHARGES: 'off',
       ...opts.env,
     },
     { envFile: false },

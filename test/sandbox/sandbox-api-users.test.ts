@@ -97,6 +97,8 @@ describeEachDb('POST /sandbox/reset empties the books and restores ₹1,00,00,00
       m2mrealized: 0,
       m2munrealized: 0,
       utiliseddebits: 0,
+      charges: 0,
+      netrealized: 0,
     });
     await h.t.services.sandbox.engine.whenIdle();
     expect(h.t.services.sandbox.engine.size).toBe(0);

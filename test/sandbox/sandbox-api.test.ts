@@ -90,7 +90,8 @@ describeEachDb('sandbox API: the ten routes answer in OpenAlgo shapes', (dialect
   it('tradebook: one row per fill, newest first, price × quantity as trade_value', async () => {
     const rows = (await read('tradebook')) as Row[];
     expect(rows.map((t) => t.orderid)).toEqual([ids.cnc, ids.market]);
-    for (const t of rows) expect(keys(t)).toEqual([...fields(TRADE_KEYS), 'timestamp']);
+    // OpenAlgo's fields, then the fill's charges (analyzer mode, docs/rules/sandbox.md#charges-booked).
+    for (const t of rows) expect(keys(t)).toEqual([...fields(TRADE_KEYS), 'timestamp', 'charges']);
     expect(typeof rows[1]!.tradeid).toBe('string');
     expect(rows[1]).toMatchObject({ orderid: ids.market, symbol: 'SBIN', exchange: 'NSE', action: 'BUY' });
     expect(rows[1]).toMatchObject({
@@ -106,18 +107,21 @@ describeEachDb('sandbox API: the ten routes answer in OpenAlgo shapes', (dialect
   it('positionbook: signed quantities marked at the LTP', async () => {
     const rows = (await read('positionbook')) as Row[];
     expect(rows).toHaveLength(2);
-    for (const p of rows) expect(keys(p)).toEqual(fields(POSITION_KEYS));
+    for (const p of rows) expect(keys(p)).toEqual([...fields(POSITION_KEYS), 'charges', 'net_pnl']);
     // (800 − 800.05) × 100 = −5 and × 10 = −0.5.
     const mis = rows.find((p) => p.product === 'MIS');
-    expect(Object.values(mis!)).toEqual(['SBIN', 'NSE', 'MIS', 100, 800.05, 800, -5, 0, -5]);
+    expect(Object.values(mis!)).toEqual(['SBIN', 'NSE', 'MIS', 100, 800.05, 800, -5, 0, -5, 0, -5]);
     expect(rows.find((p) => p.product === 'CNC')).toMatchObject({ quantity: 10, pnl: -0.5 });
   });
 
   it('funds: cash less the margins blocked, and the unrealised P&L of open positions', async () => {
     const data = await read('funds');
-    expect(keys(data)).toEqual(fields('availablecash collateral m2mrealized m2munrealized utiliseddebits'));
+    expect(keys(data)).toEqual(
+      fields('availablecash collateral m2mrealized m2munrealized utiliseddebits charges netrealized'),
+    );
     // Blocked: 80,005 ÷ 5 = 16,001 (MIS) + 65 × 100 = 6,500 (option LIMIT) + 8,000.50 (CNC) = 30,501.50.
-    expect(Object.values(data as Row)).toEqual([START - 30_501.5, 0, 0, -5.5, 30_501.5]);
+    // (These suites book no charges: SANDBOX_CHARGES=off, test/helpers/test-app.ts.)
+    expect(Object.values(data as Row)).toEqual([START - 30_501.5, 0, 0, -5.5, 30_501.5, 0, 0]);
   });
 
   it('holdings: empty on the day of the CNC buy (T+1), with zero statistics', async () => {

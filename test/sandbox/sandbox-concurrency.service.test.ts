@@ -36,11 +36,17 @@ async function books(t: Trading) {
     .executeTakeFirstOrThrow()) as Row;
   const netted = new Map<string, number>();
   let cash = 0; // Σ sell values − Σ buy values
+  let charges = 0; // Σ the trades' charges
+  const chargeless: number[] = []; // trades without charges, or whose parts do not add up
   for (const tr of trades) {
     const k = `${String(tr.exchange)}:${String(tr.symbol)}:${String(tr.product)}`;
     const signed = tr.side === 'BUY' ? n(tr.quantity) : -n(tr.quantity);
     netted.set(k, (netted.get(k) ?? 0) + signed);
     cash += (tr.side === 'SELL' ? 1 : -1) * n(tr.price) * n(tr.quantity);
+    charges += n(tr.charges);
+    const parts = ['brokerage', 'stt', 'exchange_charges', 'sebi_fee', 'stamp_duty', 'gst'];
+    if (parts.reduce((s, c) => s + n(tr[c]), 0) !== n(tr.charges) || !(n(tr.charges) > 0))
+      chargeless.push(n(tr.id));
   }
   const held = new Map<string, number>();
   let openValue = 0; // long entry values count against the cash, short ones for it
@@ -59,6 +65,9 @@ async function books(t: Trading) {
     /** Realised P&L: every rupee the trades moved, less what is still open at its entry value. */
     replayedRealised: cash + openValue,
     realised: n(account.realised_pnl),
+    charges,
+    chargeless,
+    accountCharges: n(account.charges),
     available: n(account.available),
     usedMargin: n(account.used_margin),
     positionMargin,
@@ -71,9 +80,10 @@ async function books(t: Trading) {
 describeEachDb('sandbox: concurrent orders on one account', (dialect) => {
   describe('the position is the trades netted, the realised P&L the trades replayed, the funds balance', () => {
     it('after staggered bursts of MARKET orders on one instrument, both sides, several quantities, on two instances', async () => {
-      const t = await startTrading(dialect);
+      const env = { SANDBOX_CHARGES: 'book' };
+      const t = await startTrading(dialect, { env });
       // A second instance of the services on the same database and clock, priced by its own feed.
-      const other = await createTestServices(dialect, { db: t.s.db, clock: t.s.clock });
+      const other = await createTestServices(dialect, { db: t.s.db, clock: t.s.clock, env });
       const otherFeed = new ScriptedFeed();
       await other.services.sandbox.usePriceSource(otherFeed);
       try {
@@ -110,8 +120,11 @@ describeEachDb('sandbox: concurrent orders on one account', (dialect) => {
         expect(Object.fromEntries(b.held)).toEqual(Object.fromEntries(b.netted));
         // The account's realised P&L is the trade book replayed (to the ten-thousandth of a rupee).
         expect(b.realised).toBe(b.replayedRealised);
-        // Funds balance: nothing appears or vanishes.
-        expect(b.available + b.usedMargin).toBe(START * MONEY + b.realised);
+        // Every fill booked its charges, and the account all of them (docs/rules/sandbox.md#charges-booked).
+        expect(b.chargeless).toEqual([]);
+        expect(b.accountCharges).toBe(b.charges);
+        // Funds balance: nothing appears or vanishes but the charges.
+        expect(b.available + b.usedMargin).toBe(START * MONEY + b.realised - b.charges);
         expect(b.usedMargin).toBe(b.positionMargin + b.blocked);
         // The ledger check the service ships agrees.
         expect(await t.s.services.sandbox.verify.account(t.userId)).toEqual([]);

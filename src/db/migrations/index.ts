@@ -25,6 +25,7 @@ import * as m0023 from './0023_add_user_disabled.js';
 import * as m0024 from './0024_start_fresh_installs_in_analyzer_mode.js';
 import * as m0025 from './0025_unify_webhook_deliveries.js';
 import * as m0026 from './0026_create_watchlists.js';
+import * as m0027 from './0027_add_sandbox_charges.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   '0024_start_fresh_installs_in_analyzer_mode': m0024,
   '0025_unify_webhook_deliveries': m0025,
   '0026_create_watchlists': m0026,
+  '0027_add_sandbox_charges': m0027,
 };
 
 export const migrationProvider: MigrationProvider = {

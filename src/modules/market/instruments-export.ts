@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { csvField } from '../../platform/csv.js';
 
 /** Rows per page: small enough that each page's driver rows die young. */
 const PAGE_SIZE = 2_000;
@@ -55,12 +56,6 @@ export interface ExportRow {
   lotsize: number;
   instrumenttype: string;
   tick_size: number;
-}
-
-/** One CSV field (RFC 4180: quoted when it holds a comma, a quote or a line break). */
-export function csvField(v: string | number): string {
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export const csvLine = (r: ExportRow): string => EXPORT_FIELDS.map((f) => csvField(r[f])).join(',');

@@ -192,6 +192,8 @@ export const TradeRow = Type.Object({
   product: Product,
   strategy: Type.String(),
   timestamp: Type.String(),
+  /** Analyzer mode: the fill's charges (docs/rules/sandbox.md#charges-booked). */
+  charges: Type.Optional(Amount),
 });
 export type TradeRow = Static<typeof TradeRow>;
 
@@ -210,6 +212,10 @@ export const PositionRow = Type.Object({
   realized_pnl: Amount,
   /** Mark-to-market of the open quantity at `ltp`; 0 when no price is known. */
   unrealized_pnl: Amount,
+  /** Analyzer mode: what the position's fills paid in charges (docs/rules/sandbox.md#charges-booked). */
+  charges: Type.Optional(Amount),
+  /** Analyzer mode: pnl − charges. */
+  net_pnl: Type.Optional(Amount),
 });
 export type PositionRow = Static<typeof PositionRow>;
 
@@ -249,6 +255,10 @@ export const Funds = Type.Object({
   m2munrealized: Type.Number(),
   /** Margin blocked by open orders and positions. */
   utiliseddebits: Type.Number(),
+  /** Analyzer mode: the charges every fill since the last reset paid (already out of availablecash). */
+  charges: Type.Optional(Type.Number()),
+  /** Analyzer mode: m2mrealized − charges. */
+  netrealized: Type.Optional(Type.Number()),
 });
 export type Funds = Static<typeof Funds>;
 

@@ -27,6 +27,7 @@ import type { InstrumentLookup } from './service/sandbox.service.js';
 import { SandboxService } from './service/sandbox.service.js';
 import { SandboxBooks } from './service/books.js';
 import { SandboxJobs } from './jobs/day-jobs.js';
+import { EquityDays } from './jobs/equity-days.js';
 import { SandboxEngine } from './service/engine.js';
 import { SandboxRepository } from './store/sandbox.repository.js';
 import type { QuoteClient } from '../brokers/quotes/quote-client.js';
@@ -165,6 +166,7 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
     config: sc,
     logger: log,
     latestQuoteAt: (key) => prices().latest(key)?.timestamp,
+    equity: new EquityDays({ repo, books, logger: log }),
   });
   const engine = new SandboxEngine({
     service,
@@ -269,6 +271,7 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
         config: deps.config,
         guard: app.auth.guard,
         rateLimit: limits.admin,
+        clock: deps.clock,
       });
     });
     // The stored mode is read at start (the engine starts in analyzer mode) and followed after.

@@ -10553,6 +10553,10 @@ export interface paths {
                                 /** @description rupees */
                                 realised_pnl: number;
                                 /** @description rupees */
+                                charges: number;
+                                /** @description rupees */
+                                net_realised_pnl: number;
+                                /** @description rupees */
                                 unrealised_pnl: number;
                                 /** @description ISO 8601 time */
                                 reset_at: string;
@@ -10703,6 +10707,447 @@ export interface paths {
                  *
                  *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
                  */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/api/contract-note": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One IST day's contract note of the user's sandbox account (JSON or CSV) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description IST day, YYYY-MM-DD */
+                    day?: string;
+                    format?: "json" | "csv";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                day: string;
+                                exchanges: {
+                                    exchange: string;
+                                    trades: {
+                                        trade_id: string;
+                                        order_id: string;
+                                        timestamp: string;
+                                        exchange: string;
+                                        symbol: string;
+                                        product: string;
+                                        action: string;
+                                        quantity: number;
+                                        /** @description rupees */
+                                        price: number;
+                                        /** @description rupees */
+                                        value: number;
+                                        /** @description rupees */
+                                        brokerage: number;
+                                        /** @description rupees: STT, or CTT on commodities */
+                                        stt: number;
+                                        /** @description rupees */
+                                        exchange_charges: number;
+                                        /** @description rupees */
+                                        sebi_fee: number;
+                                        /** @description rupees */
+                                        stamp_duty: number;
+                                        /** @description rupees */
+                                        gst: number;
+                                        /** @description rupees */
+                                        charges: number;
+                                        strategy: string | null;
+                                    }[];
+                                    totals: {
+                                        trades: number;
+                                        /** @description rupees */
+                                        buy_value: number;
+                                        /** @description rupees */
+                                        sell_value: number;
+                                        /** @description rupees */
+                                        brokerage: number;
+                                        /** @description rupees: STT, or CTT on commodities */
+                                        stt: number;
+                                        /** @description rupees */
+                                        exchange_charges: number;
+                                        /** @description rupees */
+                                        sebi_fee: number;
+                                        /** @description rupees */
+                                        stamp_duty: number;
+                                        /** @description rupees */
+                                        gst: number;
+                                        /** @description rupees */
+                                        charges: number;
+                                        /** @description rupees */
+                                        net_obligation: number;
+                                    };
+                                }[];
+                                totals: {
+                                    trades: number;
+                                    /** @description rupees */
+                                    buy_value: number;
+                                    /** @description rupees */
+                                    sell_value: number;
+                                    /** @description rupees */
+                                    brokerage: number;
+                                    /** @description rupees: STT, or CTT on commodities */
+                                    stt: number;
+                                    /** @description rupees */
+                                    exchange_charges: number;
+                                    /** @description rupees */
+                                    sebi_fee: number;
+                                    /** @description rupees */
+                                    stamp_duty: number;
+                                    /** @description rupees */
+                                    gst: number;
+                                    /** @description rupees */
+                                    charges: number;
+                                    /** @description rupees */
+                                    net_obligation: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/api/fills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every fill of the user's sandbox account since its last reset, with charges (JSON or CSV) */
+        get: {
+            parameters: {
+                query?: {
+                    format?: "json" | "csv";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                trade_id: string;
+                                order_id: string;
+                                timestamp: string;
+                                exchange: string;
+                                symbol: string;
+                                product: string;
+                                action: string;
+                                quantity: number;
+                                /** @description rupees */
+                                price: number;
+                                /** @description rupees */
+                                value: number;
+                                /** @description rupees */
+                                brokerage: number;
+                                /** @description rupees: STT, or CTT on commodities */
+                                stt: number;
+                                /** @description rupees */
+                                exchange_charges: number;
+                                /** @description rupees */
+                                sebi_fee: number;
+                                /** @description rupees */
+                                stamp_duty: number;
+                                /** @description rupees */
+                                gst: number;
+                                /** @description rupees */
+                                charges: number;
+                                strategy: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/api/equity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's sandbox account day by day (IST), today's as it is now */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                day: string;
+                                /** @description rupees */
+                                available: number;
+                                /** @description rupees */
+                                used_margin: number;
+                                /** @description rupees */
+                                realised_pnl: number;
+                                /** @description rupees */
+                                charges: number;
+                                /** @description rupees */
+                                unrealised_pnl: number;
+                                /** @description rupees */
+                                holdings_value: number;
+                                /** @description rupees */
+                                equity: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -14465,6 +14910,7 @@ export interface paths {
                                 product: "CNC" | "NRML" | "MIS";
                                 strategy: string;
                                 timestamp: string;
+                                charges?: number;
                             }[];
                             /** @enum {string} */
                             mode?: "analyze";
@@ -14694,6 +15140,8 @@ export interface paths {
                                 pnl: number;
                                 realized_pnl: number;
                                 unrealized_pnl: number;
+                                charges?: number;
+                                net_pnl?: number;
                             }[];
                             /** @enum {string} */
                             mode?: "analyze";
@@ -15155,6 +15603,8 @@ export interface paths {
                                 m2mrealized: number;
                                 m2munrealized: number;
                                 utiliseddebits: number;
+                                charges?: number;
+                                netrealized?: number;
                             };
                             /** @enum {string} */
                             mode?: "analyze";

@@ -140,14 +140,15 @@ describe('orderstatus', () => {
 // prettier-ignore
 function trade(tradeId: string, symbol: string, exchange: string, price: string, t: Partial<TradeRecord>) {
   const record: TradeRecord = { tradeId, orderId: '1', userId: 1, symbol, exchange, side: 'BUY',
-    product: 'MIS', quantity: 1, price: r(price), strategy: null, createdAt: day('03:46:00') };
+    product: 'MIS', quantity: 1, price: r(price), strategy: null, createdAt: day('03:46:00'), charges: 0 };
   return { ...record, ...t };
 }
 
 describe('tradebook', () => {
   // prettier-ignore
   const trades = formatTradebook([
-    trade('501', CE, 'NFO', '152.45', { orderId: '102', side: 'SELL', product: 'NRML', quantity: 65 }),
+    trade('501', CE, 'NFO', '152.45', { orderId: '102', side: 'SELL', product: 'NRML', quantity: 65,
+      charges: r('38.605') }),
     trade('502', USDINR, 'CDS', '88.4525', { orderId: '103', product: 'NRML', createdAt: day('04:35:00') }),
     trade('503', 'SBIN', 'NSE', '812.35', { orderId: '105', quantity: 3, strategy: 'momentum',
       createdAt: day('04:35:00') }),
@@ -162,7 +163,7 @@ describe('tradebook', () => {
     expect(trades[2]).toStrictEqual({
       tradeid: '501', orderid: '102', symbol: CE, exchange: 'NFO', action: 'SELL', quantity: 65,
       average_price: 152.45, price: 152.45, trade_value: 9909.25, product: 'NRML', strategy: '',
-      timestamp: '2025-10-06 09:16:00',
+      timestamp: '2025-10-06 09:16:00', charges: 38.61,
     });
     // prettier-ignore
     expect(trades[0]).toMatchObject({ trade_value: 2437.05, strategy: 'momentum',
@@ -197,10 +198,14 @@ const pnl = (realized: number, unrealized: number, total: number) => ({
 describe('positionbook', () => {
   it('rounds the average of three fills to 2 decimals and marks a long at the LTP', () => {
     // 812.35 + 812.40 + 812.40 = 2437.15; ÷ 3 = 812.3833…; at 815.00: 2445.00 − 2437.15 = +7.85.
-    const [row] = formatPositionbook([position('SBIN', 'NSE', 3, '2437.15', { ltp: r('815.00') })]);
+    // Its fills paid ₹1.735 of charges: net P&L 7.85 − 1.735 = 6.115 → 6.12.
+    const [row] = formatPositionbook([
+      position('SBIN', 'NSE', 3, '2437.15', { ltp: r('815.00'), charges: r('1.735') }),
+    ]);
     // prettier-ignore
     expect(row).toStrictEqual({ symbol: 'SBIN', exchange: 'NSE', product: 'MIS', quantity: 3,
-      average_price: 812.38, ltp: 815, pnl: 7.85, realized_pnl: 0, unrealized_pnl: 7.85 });
+      average_price: 812.38, ltp: 815, pnl: 7.85, realized_pnl: 0, unrealized_pnl: 7.85,
+      charges: 1.74, net_pnl: 6.12 });
   });
 
   it('a short gains when the price falls; an exact half rounds away from zero', () => {
@@ -291,20 +296,35 @@ describe('holdings', () => {
 
 // prettier-ignore
 const ACCOUNT: AccountRecord = { userId: 1, startingFunds: r('10000000'), available: r('9987654.3210'),
-  usedMargin: r('12345.675'), realisedPnl: r('-12.345'), unrealisedPnl: r('-0.0049'), resetAt: 0 };
+  usedMargin: r('12345.675'), realisedPnl: r('-12.345'), unrealisedPnl: r('-0.0049'), resetAt: 0,
+  charges: r('20.005') };
 
 describe('funds', () => {
   it('rounds each amount to 2 decimals, halves away from zero, never -0', () => {
     const funds = formatFunds(ACCOUNT);
     // prettier-ignore
     expect(funds).toStrictEqual({ availablecash: 9987654.32, collateral: 0, m2mrealized: -12.35,
-      m2munrealized: 0, utiliseddebits: 12345.68 });
+      m2munrealized: 0, utiliseddebits: 12345.68, charges: 20.01, netrealized: -32.35 });
     expect(Object.is(funds.m2munrealized, 0)).toBe(true);
   });
 
   it('a fresh account is all cash', () => {
-    const fresh = { ...ACCOUNT, available: r('10000000'), usedMargin: 0, realisedPnl: 0, unrealisedPnl: 0 };
-    const zero = { collateral: 0, m2mrealized: 0, m2munrealized: 0, utiliseddebits: 0 };
+    const fresh = {
+      ...ACCOUNT,
+      available: r('10000000'),
+      usedMargin: 0,
+      realisedPnl: 0,
+      unrealisedPnl: 0,
+      charges: 0,
+    };
+    const zero = {
+      collateral: 0,
+      m2mrealized: 0,
+      m2munrealized: 0,
+      utiliseddebits: 0,
+      charges: 0,
+      netrealized: 0,
+    };
     expect(formatFunds(fresh)).toStrictEqual({ availablecash: 10000000, ...zero });
   });
 });

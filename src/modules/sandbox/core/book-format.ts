@@ -170,6 +170,7 @@ export function formatTradebook(trades: readonly TradeRecord[]): TradeRow[] {
       product: t.product,
       strategy: t.strategy ?? '',
       timestamp: istTimestamp(t.createdAt),
+      charges: rupees(t.charges, 2),
     };
   });
 }
@@ -186,6 +187,8 @@ export function formatPositionbook(positions: readonly PositionRecord[]): Positi
   return positions.map((p) => {
     const d = amountDecimals(p.exchange);
     const unrealised = p.ltp === undefined ? 0 : unrealisedPnl(p, p.ltp);
+    const pnl = plus(p.realisedPnl, unrealised);
+    const charges = p.charges ?? 0;
     return {
       symbol: p.symbol,
       exchange: p.exchange,
@@ -193,9 +196,11 @@ export function formatPositionbook(positions: readonly PositionRecord[]): Positi
       quantity: p.quantity,
       average_price: average(p.cost, p.quantity, d),
       ltp: p.ltp === undefined ? 0 : rupees(p.ltp, d),
-      pnl: rupees(plus(p.realisedPnl, unrealised), d),
+      pnl: rupees(pnl, d),
       realized_pnl: rupees(p.realisedPnl, d),
       unrealized_pnl: rupees(unrealised, d),
+      charges: rupees(charges, 2),
+      net_pnl: rupees(pnl - charges, d),
     };
   });
 }
@@ -242,7 +247,8 @@ export function formatHoldings(holdings: readonly HoldingRecord[]): Holdings {
 
 /**
  * The funds `data`. `m2mrealized` is the realised P&L since the account's last reset (the
- * sandbox keeps no per-day total); `collateral` is always 0.
+ * sandbox keeps no per-day total), gross; `charges` what its fills paid and `netrealized` the
+ * difference (docs/rules/sandbox.md#charges-booked); `collateral` is always 0.
  */
 export function formatFunds(account: AccountRecord): Funds {
   return {
@@ -251,5 +257,7 @@ export function formatFunds(account: AccountRecord): Funds {
     m2mrealized: rupees(account.realisedPnl, 2),
     m2munrealized: rupees(account.unrealisedPnl, 2),
     utiliseddebits: rupees(account.usedMargin, 2),
+    charges: rupees(account.charges, 2),
+    netrealized: rupees(account.realisedPnl - account.charges, 2),
   };
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LEVERAGE } from '../../../domain/sandbox.js';
+import { DEFAULT_BROKERAGE_PLAN } from '../../../domain/charges.js';
+
+const TERMS = { leverage: DEFAULT_LEVERAGE, brokerage: DEFAULT_BROKERAGE_PLAN };
 import { istDateOf, istInstant, type ExchangeSession } from '../../market/timings.service.js';
 import type { AccountRow, PositionRow } from '../store/rows.js';
 import {
@@ -148,6 +151,7 @@ describe('expiry-settlement: the booking', () => {
     available: R(1_000_000 - 9_750),
     used_margin: R(9_750),
     realised_pnl: 0,
+    charges: 0,
     reset_at: 0,
     updated_at: 0,
   };
@@ -161,20 +165,13 @@ describe('expiry-settlement: the booking', () => {
     cost: R(9_750),
     margin: R(9_750),
     realised_pnl: 0,
+    charges: 0,
     day: '2026-08-18',
     updated_at: 0,
   };
 
   it('a complete closing order of the whole position, its event, and the fill that flattens it', () => {
-    const plan = planSettlement(
-      account,
-      long,
-      option('CE'),
-      R(212.35),
-      'expiry settlement',
-      now,
-      DEFAULT_LEVERAGE,
-    );
+    const plan = planSettlement(account, long, option('CE'), R(212.35), 'expiry settlement', now, TERMS);
     expect(plan.order).toMatchObject({
       side: 'SELL',
       quantity: 65,
@@ -188,18 +185,28 @@ describe('expiry-settlement: the booking', () => {
       { userId: 7, from: null, to: 'complete', detail: 'expiry settlement', at: now },
     ]);
     expect(plan.fill.position).toMatchObject({ quantity: 0, cost: 0, margin: 0, realised_pnl: R(4_052.75) });
-    expect(plan.fill.trade).toMatchObject({ side: 'SELL', quantity: 65, price: R(212.35) });
+    // Exercised in the money: STT of 0.15 % on the ₹13,802.75 settled (₹20.70, to the rupee ₹21),
+    // and no other charge (docs/rules/sandbox.md#charges-booked).
+    expect(plan.fill.trade).toMatchObject({
+      side: 'SELL',
+      quantity: 65,
+      price: R(212.35),
+      stt: R(21),
+      charges: R(21),
+    });
     expect(plan.fill.account).toMatchObject({
-      available: R(1_000_000 + 4_052.75),
+      available: R(1_000_000 + 4_052.75 - 21),
       used_margin: 0,
       realised_pnl: R(4_052.75),
+      charges: R(21),
     });
   });
 
   it('a short settles by a buy', () => {
     const short = { ...long, quantity: -65, cost: R(5_200), margin: R(5_200) };
-    const plan = planSettlement(account, short, option('PE'), 0, 'expiry settlement', now, DEFAULT_LEVERAGE);
+    const plan = planSettlement(account, short, option('PE'), 0, 'expiry settlement', now, TERMS);
     expect(plan.order).toMatchObject({ side: 'BUY', quantity: 65, average_price: 0 });
-    expect(plan.fill.position).toMatchObject({ quantity: 0, realised_pnl: R(5_200) });
+    expect(plan.fill.position).toMatchObject({ quantity: 0, realised_pnl: R(5_200), charges: 0 });
+    expect(plan.fill.trade).toMatchObject({ charges: 0 });
   });
 });

@@ -7,11 +7,12 @@
  */
 import { UNDERLYING_EXCHANGES } from '../../../domain/exchanges.js';
 import { closingAction } from '../../../domain/orders.js';
-import type { LeverageTable } from '../../../domain/sandbox.js';
+import { settlementCharges } from './booked-charges.js';
+import { NO_CHARGES } from '../../../domain/charges.js';
 import type { Instrument } from '../../market/instrument.js';
 import { DEFAULT_TIMINGS, istDateOf, istInstant, istMidnight } from '../../market/timings.service.js';
 import type { AccountRow, NewOrder, PositionRow } from '../store/rows.js';
-import { filledRow, planFill, positionOf } from './fill-plan.js';
+import { filledRow, planFill, positionOf, type FillTerms } from './fill-plan.js';
 import { istDay } from './ist-day.js';
 import { moneyToRupees, rupeesToMoney, type Money } from './money.js';
 import type { PlacementPlan } from './placement.js';
@@ -159,7 +160,7 @@ export function planSettlement(
   price: Money,
   reason: string,
   now: number,
-  leverage: Readonly<LeverageTable>,
+  terms: Readonly<FillTerms>,
 ): Extract<PlacementPlan, { kind: 'fill' }> {
   if (row.quantity === 0) throw new RangeError('a flat position has nothing to settle');
   const product = row.product as Product;
@@ -193,7 +194,8 @@ export function planSettlement(
     0,
     price,
     now,
-    leverage,
+    terms,
+    terms.charges === 'off' ? { ...NO_CHARGES } : settlementCharges(order, price, now),
   );
   return {
     kind: 'fill',

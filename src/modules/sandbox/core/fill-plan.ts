@@ -7,6 +7,8 @@
 import type { Insertable } from 'kysely';
 import type { SandboxTradesTable } from '../../../db/schema.js';
 import type { LeverageTable } from '../../../domain/sandbox.js';
+import { NO_CHARGES, type BrokeragePlan, type Charges } from '../../../domain/charges.js';
+import { chargeColumns, fillCharges } from './booked-charges.js';
 import { istDay } from './ist-day.js';
 import {
   applyFundsDelta,
@@ -26,6 +28,14 @@ export const fundsOf = (a: AccountRow): Funds => ({
   usedMargin: a.used_margin,
   realisedPnl: a.realised_pnl,
 });
+
+/** What a fill is margined and charged by: the configuration's leverage and brokerage plan. */
+export interface FillTerms {
+  leverage: Readonly<LeverageTable>;
+  brokerage: Readonly<BrokeragePlan>;
+  /** `off`: fills book no charges (`SANDBOX_CHARGES`); absent: they do. */
+  charges?: 'book' | 'off';
+}
 
 export const withFunds = (a: AccountRow, f: Funds, now: number): AccountRow => ({
   ...a,
@@ -50,8 +60,9 @@ export const positionOf = (
         cost: row.cost,
         margin: row.margin,
         realisedPnl: row.realised_pnl,
+        charges: row.charges,
       }
-    : { symbol, exchange, product, quantity: 0, cost: 0, margin: 0, realisedPnl: 0 };
+    : { symbol, exchange, product, quantity: 0, cost: 0, margin: 0, realisedPnl: 0, charges: 0 };
 
 /** The rows a fill writes, computed without I/O ({@link planFill}); {@link writeFill} writes them. */
 export interface FillPlan {
@@ -59,6 +70,8 @@ export interface FillPlan {
   trade: Omit<Insertable<SandboxTradesTable>, 'order_id'>;
   account: AccountRow;
   realised: Money;
+  /** The fill's charges (docs/rules/sandbox.md#charges-booked), already out of available funds. */
+  charges: Charges;
   overdrawn: boolean;
 }
 
@@ -81,8 +94,10 @@ export type FillingOrder = Pick<
  * What filling `order` whole at `price` does (docs/rules/sandbox.md#fills): the position nets the
  * execution (average, realised P&L, reversal), the blocked margin moves to the position and margin
  * released by a closing quantity returns to available funds with the realised P&L. For CNC the
- * holdings (`held`) count as the long side, so selling held shares opens no new exposure. Pure:
- * `position` and `held` are what the caller read inside its transaction.
+ * holdings (`held`) count as the long side, so selling held shares opens no new exposure. The
+ * fill's charges ({@link fillCharges}, or `charges` when given: an expiry settlement's) leave
+ * available funds and are added to the position's and the account's (docs/rules/sandbox.md#charges-booked).
+ * Pure: `position` and `held` are what the caller read inside its transaction.
  */
 export function planFill(
   account: AccountRow,
@@ -91,7 +106,10 @@ export function planFill(
   held: number,
   price: Money,
   now: number,
-  leverage: Readonly<LeverageTable>,
+  terms: Readonly<FillTerms>,
+  charges: Charges = terms.charges === 'off'
+    ? { ...NO_CHARGES }
+    : fillCharges(order, price, now, terms.brokerage),
 ): FillPlan {
   const side = order.side as Side;
   const product = order.product as Product;
@@ -101,11 +119,12 @@ export function planFill(
     blockedQuantity: order.blocked_quantity,
     openedQuantity: opened,
     fillPrice: price,
-    leverage: leverageFor(order.kind as InstrumentKind, product, side, leverage),
+    leverage: leverageFor(order.kind as InstrumentKind, product, side, terms.leverage),
   });
   const outcome = applyFill(position, { side, quantity: order.quantity, price }, margin.toPosition);
   let funds = applyFundsDelta(fundsOf(account), fillMarginDelta(margin));
   funds = releaseMargin(funds, outcome.releasedMargin, outcome.realised);
+  funds = { ...funds, available: funds.available - charges.total };
   const p = outcome.position;
   return {
     position: {
@@ -117,6 +136,7 @@ export function planFill(
       cost: p.cost,
       margin: p.margin,
       realised_pnl: p.realisedPnl,
+      charges: (position.charges ?? 0) + charges.total,
       day: istDay(now),
       updated_at: now,
     },
@@ -130,9 +150,11 @@ export function planFill(
       price,
       strategy: order.strategy,
       created_at: now,
+      ...chargeColumns(charges),
     },
-    account: withFunds(account, funds, now),
+    account: { ...withFunds(account, funds, now), charges: account.charges + charges.total },
     realised: outcome.realised,
+    charges,
     overdrawn: margin.extra > 0 && funds.available < 0,
   };
 }

@@ -17,21 +17,39 @@ function books(): LedgerSnapshot {
   const positionMargin = 960 * R;
   const blocked = 100 * R;
   const used = positionMargin + blocked;
+  const charges = 12 * R; // ₹9 on the INFY buy, ₹3 on the SBIN trades
   return {
     account: {
       user_id: 7,
       starting_funds: START,
-      available: START + realised - holdingCost - used,
+      available: START + realised - charges - holdingCost - used,
       used_margin: used,
       realised_pnl: realised,
+      charges,
       reset_at: 0,
       updated_at: 0,
     },
     trades: [
       // INFY: bought 5 @ 1,500 (CNC, now held).
-      { symbol: 'INFY', exchange: 'NSE', product: 'CNC', net: 5, cash: -5 * 1_500 * R, trades: 1 },
+      {
+        symbol: 'INFY',
+        exchange: 'NSE',
+        product: 'CNC',
+        net: 5,
+        cash: -5 * 1_500 * R,
+        charges: 9 * R,
+        trades: 1,
+      },
       // SBIN: −10 × 800 + 4 × 810.
-      { symbol: 'SBIN', exchange: 'NSE', product: 'MIS', net: 6, cash: (-8_000 + 3_240) * R, trades: 2 },
+      {
+        symbol: 'SBIN',
+        exchange: 'NSE',
+        product: 'MIS',
+        net: 6,
+        cash: (-8_000 + 3_240) * R,
+        charges: 3 * R,
+        trades: 2,
+      },
     ],
     positions: [
       {
@@ -44,6 +62,7 @@ function books(): LedgerSnapshot {
         cost: 4_800 * R,
         margin: positionMargin,
         realised_pnl: realised,
+        charges: 3 * R,
         day: '2026-01-06',
         updated_at: 0,
       },
@@ -117,12 +136,26 @@ describe('the ledger check recomputes the books from the trade book', () => {
 
   it('funds that do not balance are named (money appeared or vanished)', () => {
     const b = books();
-    b.account.available -= R; // ₹1 gone: 10,00,000 + 40 − 7,500 held = ₹9,92,540 expected
+    b.account.available -= R; // ₹1 gone: 10,00,000 + 40 − 12 charges − 7,500 held = ₹9,92,528 expected
     expect(checkLedger(b)).toEqual([
       expect.objectContaining({
         check: 'funds',
-        expected: 992_540,
-        actual: 992_539,
+        expected: 992_528,
+        actual: 992_527,
+      }),
+    ]);
+  });
+
+  it('charges the account books that its trades did not pay are named (docs/rules/sandbox.md#charges-booked)', () => {
+    const b = books();
+    b.account.charges += 2 * R;
+    b.account.available -= 2 * R; // the funds balance: the charge itself has no trade
+    expect(checkLedger(b)).toEqual([
+      expect.objectContaining({
+        check: 'charges',
+        expected: 12,
+        actual: 14,
+        detail: 'the trades booked ₹12 of charges, the account records ₹14',
       }),
     ]);
   });

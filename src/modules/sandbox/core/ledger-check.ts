@@ -11,9 +11,10 @@
  *   the entry value of what is still open (long positions and holdings at their cost, shorts
  *   adding theirs): a fill moves its value into cost or realised P&L and nowhere else, a
  *   settlement moves cost between position and holding or into realised P&L;
- * - **funds**: available + used margin + the holdings' cost = starting funds + realised P&L (a
- *   fill or a block moves money between available and used margin; a settlement pays for shares
- *   out of them into holdings);
+ * - **funds**: available + used margin + the holdings' cost = starting funds + realised P&L −
+ *   charges (a fill or a block moves money between available and used margin, a fill's charges
+ *   leave available; a settlement pays for shares out of them into holdings);
+ * - **charges**: the trades' charges add up to the account's (docs/rules/sandbox.md#charges-booked);
  * - **used margin**: the margin of the open positions plus what the working orders block;
  * - **fills**: every complete order has its one trade, of its quantity at its average price, and
  *   every trade belongs to such an order.
@@ -22,7 +23,14 @@ import { MONEY_PER_RUPEE, moneyToRupees, type Money } from './money.js';
 import type { LedgerSnapshot } from '../store/ledger-check.repository.js';
 
 /** The checks, as they are named in a report. */
-export const LEDGER_CHECKS = ['position', 'realised_pnl', 'funds', 'used_margin', 'fills'] as const;
+export const LEDGER_CHECKS = [
+  'position',
+  'realised_pnl',
+  'funds',
+  'charges',
+  'used_margin',
+  'fills',
+] as const;
 export type LedgerCheckName = (typeof LEDGER_CHECKS)[number];
 
 /** One way an account's stored state differs from its trade book. */
@@ -96,16 +104,28 @@ export function checkLedger(s: LedgerSnapshot): LedgerDifference[] {
 
   // Funds balance.
   const held = s.holdings.reduce((sum, h) => sum + h.cost, 0);
-  const { available, used_margin: used, starting_funds: starting } = s.account;
-  if (available + used + held !== starting + realised)
+  const { available, used_margin: used, starting_funds: starting, charges } = s.account;
+  if (available + used + held !== starting + realised - charges)
     diff(
       'funds',
       'available + used margin',
-      rupees(starting + realised - held),
+      rupees(starting + realised - charges - held),
       rupees(available + used),
       `starting funds ${inr(starting)} + realised P&L ${inr(realised)}` +
+        (charges ? ` − charges ${inr(charges)}` : '') +
         (held ? ` − holdings at cost ${inr(held)}` : '') +
         ` ≠ available ${inr(available)} + used margin ${inr(used)}`,
+    );
+
+  // Charges: the trades' add up to the account's.
+  const charged = s.trades.reduce((sum, t) => sum + t.charges, 0);
+  if (charged !== charges)
+    diff(
+      'charges',
+      'charges',
+      rupees(charged),
+      rupees(charges),
+      `the trades booked ${inr(charged)} of charges, the account records ${inr(charges)}`,
     );
 
   // Used margin: positions' margin and working orders' blocks.

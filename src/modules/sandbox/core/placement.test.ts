@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NIFTY_CE, SBIN } from '../../../../test/helpers/sandbox-instruments.js';
 import { DEFAULT_LEVERAGE } from '../../../domain/sandbox.js';
+import { DEFAULT_BROKERAGE_PLAN } from '../../../domain/charges.js';
 import { contextOf } from './fill-plan.js';
 import { rupeesToMoney as r } from './money.js';
 import { planPlacement, type PlacementMarket, type PlaceRequest } from './placement.js';
@@ -13,6 +14,7 @@ const account = (available = r(100_000)): AccountRow => ({
   available,
   used_margin: 0,
   realised_pnl: 0,
+  charges: 0,
   reset_at: 0,
   updated_at: 0,
 });
@@ -37,7 +39,7 @@ const sbin = (over: Partial<PlaceRequest> = {}): PlaceRequest => ({
   ...over,
 });
 const plan = (req: PlaceRequest, m = market(), snap = flat(req.symbol, req.exchange, req.product)) =>
-  planPlacement(snap, 7, req, m, DEFAULT_LEVERAGE);
+  planPlacement(snap, 7, req, m, { leverage: DEFAULT_LEVERAGE, brokerage: DEFAULT_BROKERAGE_PLAN });
 
 describe('placement plan (docs/rules/sandbox.md#order-validation, #margin-at-placement, #fills)', () => {
   it('a MARKET order with a usable quote is planned filled at the ask: final row, two events, the fill', () => {
@@ -51,8 +53,16 @@ describe('placement plan (docs/rules/sandbox.md#order-validation, #margin-at-pla
     ]);
     // MIS equity at 5×: the position holds ₹1,600.10 of margin, taken from available funds.
     expect(p.fill.position).toMatchObject({ quantity: 10, cost: r(8000.5), margin: r(1600.1) });
-    expect(p.fill.account).toMatchObject({ available: r(100_000 - 1600.1), used_margin: r(1600.1) });
-    expect(p.fill.trade).toMatchObject({ side: 'BUY', quantity: 10, price: r(800.05) });
+    // Charges on ₹8,000.50 of intraday buys (docs/rules/sandbox.md#charges-booked): brokerage
+    // 0.03 % = ₹2.40, NSE's ₹307 per crore = ₹0.25, SEBI ₹0.01, stamp 0.003 % = ₹0.24, no STT on a
+    // buy, GST 18 % of ₹2.66 = ₹0.48: ₹3.38, out of available funds as well.
+    expect(p.fill.account).toMatchObject({
+      available: r(100_000 - 1600.1 - 3.38),
+      used_margin: r(1600.1),
+      charges: r(3.38),
+    });
+    expect(p.fill.trade).toMatchObject({ side: 'BUY', quantity: 10, price: r(800.05), charges: r(3.38) });
+    expect(p.fill.position).toMatchObject({ charges: r(3.38) });
   });
 
   it('a LIMIT below the ask rests with its margin blocked; the quote does not fill it', () => {

@@ -14,7 +14,7 @@
  * commits, so these are the rows the place-then-transition sequence wrote, without a
  * compare-and-set that has nothing to race.
  */
-import type { LeverageTable } from '../../../domain/sandbox.js';
+import type { FillTerms } from './fill-plan.js';
 import {
   filledRow,
   fundsOf,
@@ -109,7 +109,7 @@ export function planPlacement(
   userId: number,
   req: PlaceRequest,
   market: PlacementMarket,
-  leverage: Readonly<LeverageTable>,
+  terms: Readonly<FillTerms>,
 ): PlacementPlan {
   const { account, ctx } = snapshot;
   const { instrument, prices, fallback, now } = market;
@@ -184,7 +184,7 @@ export function planPlacement(
     quantity: req.quantity,
     price: refPrice,
     positionQuantity: reducibleFor(ctx, req.side),
-    leverage,
+    leverage: terms.leverage,
   });
   const blocked = blockMargin(fundsOf(account), pm.margin);
   if (!blocked.ok) return reject(blocked.reason);
@@ -211,7 +211,7 @@ export function planPlacement(
         ...(through ? [step('trigger pending', 'open', 'triggered')] : []),
         step(through ? 'open' : placed.status, 'complete', null),
       ],
-      fill: planFill(acct, placed, ctx.position, ctx.held, m.price, now, leverage),
+      fill: planFill(acct, placed, ctx.position, ctx.held, m.price, now, terms),
     };
   // An SL whose trigger the quote reached but whose limit it does not: `open` now.
   return {

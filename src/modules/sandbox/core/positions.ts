@@ -25,6 +25,8 @@ export interface Position {
   margin: Money;
   /** Realised P&L of this position so far. */
   realisedPnl: Money;
+  /** Charges its fills paid so far (docs/rules/sandbox.md#charges-booked); absent: none. */
+  charges?: Money;
 }
 
 /** A delivery holding (settled CNC buys). */

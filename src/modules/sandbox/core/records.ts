@@ -48,6 +48,8 @@ export interface TradeRecord {
   price: Money;
   strategy: string | null;
   createdAt: number;
+  /** The fill's charges (docs/rules/sandbox.md#charges-booked). */
+  charges: Money;
 }
 
 /** A net position with its latest mark (the LTP from the price source, when there is one). */
@@ -73,6 +75,8 @@ export interface AccountRecord {
   available: Money;
   usedMargin: Money;
   realisedPnl: Money;
+  /** Charges every fill since the last reset paid (docs/rules/sandbox.md#charges-booked). */
+  charges: Money;
   /** Mark-to-market P&L of the open positions (computed when read). */
   unrealisedPnl: Money;
   /** When the account was last reset (or created). */

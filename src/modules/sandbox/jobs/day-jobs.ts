@@ -19,6 +19,8 @@
  *   is retried on the next tick.
  * - Scheduled reset (`SANDBOX_RESET_DAY`/`SANDBOX_RESET_TIME`): accounts last reset before the
  *   latest slot are reset.
+ * - Daily equity (equity-days.ts, docs/rules/sandbox.md#daily-equity): every account's day is
+ *   recorded every few minutes.
  */
 import type { SandboxRepository } from '../store/sandbox.repository.js';
 import type { Logger } from 'pino';
@@ -32,6 +34,7 @@ import type { PositionRow } from '../store/sandbox.repository.js';
 import type { SandboxService } from '../service/sandbox.service.js';
 import type { Product } from '../core/types.js';
 import { ExpirySettlement } from './expiry-settlement.js';
+import type { EquityDays } from './equity-days.js';
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const DAY_MS = 86_400_000;
@@ -49,6 +52,8 @@ export interface SandboxJobsDeps {
    * the sandbox refused is sent again only once the instrument has a newer quote.
    */
   latestQuoteAt?: (key: string) => number | undefined;
+  /** Records the accounts' daily equity (docs/rules/sandbox.md#daily-equity). */
+  equity?: EquityDays;
 }
 
 export class SandboxJobs {
@@ -74,6 +79,7 @@ export class SandboxJobs {
     await this.rollover(now);
     await this.squareOff(now);
     await this.scheduledReset(now);
+    await this.deps.equity?.run(now);
   }
 
   private get repo(): SandboxRepository {
@@ -148,6 +154,7 @@ export class SandboxJobs {
             cost: c.cost,
             margin: c.margin,
             realised_pnl: c.realisedPnl,
+            charges: c.charges ?? 0,
             day: today,
             updated_at: now,
           });

@@ -180,7 +180,7 @@ export class ExpirySettlement {
         if (p.quantity === 0 || !e?.settle) continue;
         const { price, close } = e.settle;
         const reason = settlementReason(e.contract, close, price);
-        const plan = planSettlement(account, p, e.contract, price, reason, now, config.leverage);
+        const plan = planSettlement(account, p, e.contract, price, reason, now, config);
         out.push(await applyPlacement(repo, plan));
         account = plan.fill.account;
       }

@@ -18,6 +18,10 @@ import type {
 } from '../core/records.js';
 import type { SandboxRepository } from '../store/sandbox.repository.js';
 import { toOrderRecord } from '../core/records.js';
+import { contractNote, type ContractNote } from '../core/contract-note.js';
+import { tradeValue } from '../core/money.js';
+import { istDateOf, istMidnight } from '../../market/timings.service.js';
+import type { EquityDayRow, TradeRow } from '../store/rows.js';
 import { quoteKey, type Product, type Side } from '../core/types.js';
 
 export interface SandboxBooksDeps {
@@ -47,6 +51,7 @@ export class SandboxBooks {
       price: t.price,
       strategy: t.strategy,
       createdAt: t.created_at,
+      charges: t.charges,
     }));
   }
 
@@ -105,6 +110,49 @@ export class SandboxBooks {
     }));
   }
 
+  /** The contract note of IST day `day` (`YYYY-MM-DD`): docs/rules/sandbox.md#contract-note. */
+  async contractNote(userId: number, day: string): Promise<ContractNote> {
+    const from = istMidnight(day);
+    return contractNote(day, await this.deps.repo.tradesBetween(userId, from, from + 86_400_000));
+  }
+
+  /** Every fill of the account since its last reset, with charges. */
+  fills(userId: number): Promise<TradeRow[]> {
+    return this.deps.repo.tradesOf(userId);
+  }
+
+  /**
+   * The account's day now (docs/rules/sandbox.md#daily-equity): funds, realised P&L and charges,
+   * open positions and holdings marked at the latest prices (unmarked: unrealised 0, holdings at
+   * cost), and the equity they add up to.
+   */
+  async equityNow(userId: number): Promise<Omit<EquityDayRow, 'id'>> {
+    const f = await this.funds(userId);
+    let holdingsValue = 0;
+    for (const h of await this.holdings(userId))
+      holdingsValue += h.ltp === undefined ? h.cost : tradeValue(h.ltp, h.quantity);
+    const now = this.deps.clock.now();
+    return {
+      user_id: userId,
+      day: istDateOf(now),
+      available: f.available,
+      used_margin: f.usedMargin,
+      realised_pnl: f.realisedPnl,
+      charges: f.charges,
+      unrealised_pnl: f.unrealisedPnl,
+      holdings_value: holdingsValue,
+      equity: f.available + f.usedMargin + holdingsValue + f.unrealisedPnl,
+      updated_at: now,
+    };
+  }
+
+  /** The account's daily equity, oldest first, today's row as it is now. */
+  async equityHistory(userId: number): Promise<Omit<EquityDayRow, 'id'>[]> {
+    const today = await this.equityNow(userId);
+    const past = (await this.deps.repo.equityDaysOf(userId)).filter((r) => r.day < today.day);
+    return [...past.map(({ id: _id, ...r }) => r), today];
+  }
+
   /** The account's funds; unrealised P&L marks open positions at the latest LTP (unmarked ones count 0). */
   async funds(userId: number): Promise<AccountRecord> {
     const now = this.deps.clock.now();
@@ -122,6 +170,7 @@ export class SandboxBooks {
       available: a.available,
       usedMargin: a.used_margin,
       realisedPnl: a.realised_pnl,
+      charges: a.charges,
       unrealisedPnl: unrealised,
       resetAt: a.reset_at,
     };

@@ -118,7 +118,7 @@ export async function modifyOrder(
       account = withFunds(account, blocked.funds, now);
       await repo.saveAccount(account);
       const next: OrderRow = { ...order, ...patch, status: v.order.status, updated_at: now };
-      return prices ? matchModified(repo, account, next, prices, now, config.leverage) : next;
+      return prices ? matchModified(repo, account, next, prices, now, config) : next;
     })
     .catch(outOfRange);
   s.changed(row);

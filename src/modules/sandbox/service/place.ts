@@ -42,7 +42,7 @@ export async function placeOrder<J>(
         req.exchange,
         req.product,
       );
-      const plan = planPlacement(snapshot, userId, req, market, config.leverage);
+      const plan = planPlacement(snapshot, userId, req, market, config);
       if (plan.kind === 'invalid') throw badRequest(plan.reason);
       const row = await applyPlacement(trx, plan);
       const order = toOrderRecord(row);

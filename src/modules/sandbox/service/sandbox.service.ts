@@ -99,7 +99,7 @@ export class SandboxService {
       const order = await repo.getOrder(orderId);
       if (!order || order.user_id !== userId || !RESTING.includes(order.status as OrderStatus))
         return undefined;
-      return fillOrder(repo, account, order, price, triggered, now, this.deps.config.leverage);
+      return fillOrder(repo, account, order, price, triggered, now, this.deps.config);
     });
     if (result?.overdrawn)
       this.deps.logger.warn({ userId, orderId }, 'sandbox fill took available funds below zero');
@@ -192,6 +192,7 @@ export class SandboxService {
         available: f,
         used_margin: 0,
         realised_pnl: 0,
+        charges: 0,
         reset_at: now,
         updated_at: now,
       });

@@ -18,6 +18,8 @@ export interface NettedTrades {
   net: number;
   /** Σ sell values − Σ buy values (Money). */
   cash: number;
+  /** Σ the trades' charges (Money). */
+  charges: number;
   trades: number;
 }
 
@@ -95,6 +97,7 @@ export class LedgerCheckRepository {
                 'bigint',
               )
               .as('cash'),
+            eb.cast<number>(eb.fn.sum('charges'), 'bigint').as('charges'),
             eb.cast<number>(eb.fn.countAll(), 'integer').as('trades'),
           ])
           .where('user_id', '=', userId)

@@ -16,7 +16,7 @@ import {
   type AccountContext,
   type FillPlan,
 } from '../core/fill-plan.js';
-import type { LeverageTable } from '../../../domain/sandbox.js';
+import type { FillTerms } from '../core/fill-plan.js';
 import type { PlacementPlan } from '../core/placement.js';
 import { matchPrices, type MarketPrices } from '../core/rules.js';
 import { toResting } from '../core/records.js';
@@ -99,7 +99,7 @@ export async function fillOrder(
   price: Money,
   triggered: boolean,
   now: number,
-  leverage: Readonly<LeverageTable>,
+  terms: Readonly<FillTerms>,
 ): Promise<FillResult | undefined> {
   const product = order.product as Product;
   let current = order;
@@ -121,7 +121,7 @@ export async function fillOrder(
     product === 'CNC'
       ? ((await repo.getHolding(order.user_id, order.symbol, order.exchange))?.quantity ?? 0)
       : 0;
-  const plan = planFill(account, order, position, held, price, now, leverage);
+  const plan = planFill(account, order, position, held, price, now, terms);
   await writeFill(repo, order.id, plan);
   return {
     order: filledRow(current, price, now),
@@ -199,10 +199,10 @@ export async function matchModified(
   row: OrderRow,
   prices: MarketPrices,
   now: number,
-  leverage: Readonly<LeverageTable>,
+  terms: Readonly<FillTerms>,
 ): Promise<OrderRow> {
   const m = matchPrices(toResting(row), prices);
-  if (m.fill) return (await fillOrder(repo, account, row, m.price, m.triggered, now, leverage))?.order ?? row;
+  if (m.fill) return (await fillOrder(repo, account, row, m.price, m.triggered, now, terms))?.order ?? row;
   if (m.triggered && (await transition(repo, row, ['trigger pending'], 'open', now, 'triggered')))
     return { ...row, status: 'open', updated_at: now };
   return row;

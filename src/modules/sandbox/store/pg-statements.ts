@@ -103,6 +103,13 @@ export function filledOrderInsert(n: number): PreparedQuery<DB, FilledOrderParam
             'price',
             'strategy',
             'created_at',
+            'brokerage',
+            'stt',
+            'exchange_charges',
+            'sebi_fee',
+            'stamp_duty',
+            'gst',
+            'charges',
           ])
           .expression(
             qc
@@ -118,6 +125,13 @@ export function filledOrderInsert(n: number): PreparedQuery<DB, FilledOrderParam
                 eb.cast<number>(eb.val(v('t_price')), 'bigint').as('price'),
                 eb.cast<string | null>(eb.val(v('t_strategy')), 'varchar').as('strategy'),
                 eb.cast<number>(eb.val(v('t_created_at')), 'bigint').as('created_at'),
+                eb.cast<number>(eb.val(v('t_brokerage')), 'bigint').as('brokerage'),
+                eb.cast<number>(eb.val(v('t_stt')), 'bigint').as('stt'),
+                eb.cast<number>(eb.val(v('t_exchange_charges')), 'bigint').as('exchange_charges'),
+                eb.cast<number>(eb.val(v('t_sebi_fee')), 'bigint').as('sebi_fee'),
+                eb.cast<number>(eb.val(v('t_stamp_duty')), 'bigint').as('stamp_duty'),
+                eb.cast<number>(eb.val(v('t_gst')), 'bigint').as('gst'),
+                eb.cast<number>(eb.val(v('t_charges')), 'bigint').as('charges'),
               ]),
           ),
       )
@@ -133,6 +147,7 @@ export function filledOrderInsert(n: number): PreparedQuery<DB, FilledOrderParam
             cost: v('p_cost'),
             margin: v('p_margin'),
             realised_pnl: v('p_realised_pnl'),
+            charges: v('p_charges'),
             day: v('p_day'),
             updated_at: v('p_updated_at'),
           })
@@ -142,6 +157,7 @@ export function filledOrderInsert(n: number): PreparedQuery<DB, FilledOrderParam
               cost: eb.ref('excluded.cost'),
               margin: eb.ref('excluded.margin'),
               realised_pnl: eb.ref('excluded.realised_pnl'),
+              charges: eb.ref('excluded.charges'),
               day: eb.ref('excluded.day'),
               updated_at: eb.ref('excluded.updated_at'),
             })),
@@ -154,6 +170,7 @@ export function filledOrderInsert(n: number): PreparedQuery<DB, FilledOrderParam
             available: v('a_available'),
             used_margin: v('a_used_margin'),
             realised_pnl: v('a_realised_pnl'),
+            charges: v('a_charges'),
             starting_funds: v('a_starting_funds'),
             reset_at: v('a_reset_at'),
             updated_at: v('a_updated_at'),

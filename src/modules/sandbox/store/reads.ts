@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import type { Money } from '../core/money.js';
 import { RESTING } from '../core/types.js';
-import type { AccountRow, HoldingRow, OrderRow, PositionRow, TradeRow } from './rows.js';
+import type { AccountRow, EquityDayRow, HoldingRow, OrderRow, PositionRow, TradeRow } from './rows.js';
 
 export class SandboxReads {
   constructor(protected readonly db: Kysely<DB>) {}
@@ -83,6 +83,29 @@ export class SandboxReads {
       .selectAll()
       .where('status', 'in', [...RESTING])
       .orderBy('id')
+      .execute();
+  }
+
+  /** The user's trades made in [from, to) (epoch ms), oldest first: a day's contract note. */
+  tradesBetween(userId: number, from: number, to: number): Promise<TradeRow[]> {
+    return this.db
+      .selectFrom('sandbox_trades')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** The user's daily equity rows (docs/rules/sandbox.md#daily-equity), oldest first. */
+  equityDaysOf(userId: number): Promise<EquityDayRow[]> {
+    return this.db
+      .selectFrom('sandbox_equity_days')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('day')
       .execute();
   }
 

@@ -2,6 +2,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type {
   SandboxAccountsTable,
+  SandboxEquityDaysTable,
   SandboxHoldingsTable,
   SandboxOrdersTable,
   SandboxPositionsTable,
@@ -13,4 +14,5 @@ export type OrderRow = Selectable<SandboxOrdersTable>;
 export type TradeRow = Selectable<SandboxTradesTable>;
 export type PositionRow = Selectable<SandboxPositionsTable>;
 export type HoldingRow = Selectable<SandboxHoldingsTable>;
+export type EquityDayRow = Selectable<SandboxEquityDaysTable>;
 export type NewOrder = Insertable<SandboxOrdersTable>;

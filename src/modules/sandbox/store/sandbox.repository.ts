@@ -24,7 +24,7 @@ import { SandboxReads } from './reads.js';
 import { RESTING, type OrderStatus } from '../core/types.js';
 
 export type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './rows.js';
-import type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow } from './rows.js';
+import type { AccountRow, EquityDayRow, HoldingRow, NewOrder, OrderRow, PositionRow } from './rows.js';
 
 /** One order transition as its event row records it. */
 export interface OrderEventInput {
@@ -101,6 +101,7 @@ export class SandboxRepository extends SandboxReads {
         available: startingFunds,
         used_margin: 0,
         realised_pnl: 0,
+        charges: 0,
         reset_at: now,
         updated_at: now,
       })
@@ -287,5 +288,16 @@ export class SandboxRepository extends SandboxReads {
     await this.db.deleteFrom('sandbox_orders').where('user_id', '=', userId).execute();
     await this.db.deleteFrom('sandbox_positions').where('user_id', '=', userId).execute();
     await this.db.deleteFrom('sandbox_holdings').where('user_id', '=', userId).execute();
+    await this.db.deleteFrom('sandbox_equity_days').where('user_id', '=', userId).execute();
+  }
+
+  /** Writes the user's row of `row.day` (docs/rules/sandbox.md#daily-equity): the latest pass wins. */
+  async saveEquityDay(row: Omit<EquityDayRow, 'id'>): Promise<void> {
+    const { user_id: _u, day: _d, ...values } = row;
+    await this.db
+      .insertInto('sandbox_equity_days')
+      .values(row)
+      .onConflict((oc) => oc.columns(['user_id', 'day']).doUpdateSet(values))
+      .execute();
   }
 }
