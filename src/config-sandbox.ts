@@ -5,6 +5,7 @@
 import { DEFAULT_LEVERAGE, type LeverageTable } from './domain/sandbox.js';
 import { tryRupeesToMoney, type Money } from './domain/money.js';
 import type { BrokeragePlan } from './domain/charges.js';
+import type { FnoMarginRates } from './domain/fno-margin.js';
 
 /** Days an automatic reset may run on, or never / every day. */
 export const RESET_DAYS = [
@@ -69,6 +70,12 @@ export interface SandboxConfig {
    * that ignores them.
    */
   charges: ChargesSetting;
+  /**
+   * `SANDBOX_FNO_MARGIN` (default `index=5.5+2,stock=13+3.5,currency=2+1,commodity=7+1.5`): SPAN +
+   * exposure percent of the underlying's notional that futures and short options block without a
+   * broker calculator (docs/rules/sandbox.md#margins-like-a-broker).
+   */
+  fnoMargin: FnoMarginRates;
   /**
    * `SANDBOX_SESSIONS` (default `enforce`): orders are taken and fill only inside the exchange's
    * session on a trading day (docs/rules/sandbox.md#sessions-and-holidays); `ignore` keeps the

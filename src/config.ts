@@ -20,6 +20,7 @@ import {
 import { parseWebsocketUrl, type FeedConfig } from './config-feed.js';
 import { DEFAULT_LEVERAGE } from './domain/sandbox.js';
 import { DEFAULT_BROKERAGE_PLAN } from './domain/charges.js';
+import { DEFAULT_FNO_MARGIN, parseFnoMargin } from './domain/fno-margin.js';
 import { printableUrl } from './platform/startup-error.js';
 import { BROKERS, isBroker } from './domain/brokers.js';
 import {
@@ -296,6 +297,7 @@ export function loadConfig(
       brokerage: check('SANDBOX_BROKERAGE', { ...DEFAULT_BROKERAGE_PLAN }, parseBrokeragePlan),
       sessions: check('SANDBOX_SESSIONS', 'enforce' as const, parseSessions),
       charges: check('SANDBOX_CHARGES', 'book' as const, parseChargesSetting),
+      fnoMargin: check('SANDBOX_FNO_MARGIN', DEFAULT_FNO_MARGIN, parseFnoMargin),
     },
     feed: {
       host: check('WEBSOCKET_HOST', '127.0.0.1', parseHost),

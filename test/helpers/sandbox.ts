@@ -45,17 +45,18 @@ const KITE_LINES = [
   'BANKNIFTY26AUGFUT',
 ];
 
-/** The mini contract: the Kite header and the real rows of {@link KITE_LINES}. */
-export function miniKiteContract(): Buffer {
+/** The mini contract: the Kite header and the real rows of {@link KITE_LINES} (and `extra` Kite symbols). */
+export function miniKiteContract(extra: readonly string[] = []): Buffer {
+  const wanted = [...KITE_LINES, ...extra];
   const nse = readFileSync(marketFixture('zerodha', 'kite_instruments_NSE_2025-10-06.csv'), 'utf8').split(
     '\n',
   );
   const fo = readFileSync(marketFixture('zerodha', 'kite_instruments_NFO_BFO_2026-08-18.csv'), 'utf8').split(
     '\n',
   );
-  const rows = [...nse.slice(1), ...fo.slice(1)].filter((l) => KITE_LINES.includes(l.split(',')[2] ?? ''));
-  if (rows.length !== KITE_LINES.length)
-    throw new Error(`mini contract: found ${rows.length} of ${KITE_LINES.length} rows`);
+  const rows = [...nse.slice(1), ...fo.slice(1)].filter((l) => wanted.includes(l.split(',')[2] ?? ''));
+  if (rows.length !== wanted.length)
+    throw new Error(`mini contract: found ${rows.length} of ${wanted.length} rows`);
   return Buffer.from([nse[0], ...rows].join('\n') + '\n');
 }
 

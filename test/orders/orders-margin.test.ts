@@ -190,7 +190,7 @@ describeEachDb('margin in live mode through Kite', (dialect) => {
     expect(stub.requests.filter((r) => r.path === '/margins/basket')).toHaveLength(0);
   });
 
-  it('in analyzer mode the sandbox answers and the broker’s calculator is not called', async () => {
+  it('in analyzer mode the sandbox answers; cash equity never asks the broker’s calculator', async () => {
     stub.reset();
     await o.setMode(true);
     try {
@@ -198,10 +198,58 @@ describeEachDb('margin in live mode through Kite', (dialect) => {
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toEqual({
         status: 'success',
-        data: { total_margin_required: 1501, span_margin: 0, exposure_margin: 0, initial_total_margin: 1501 },
+        data: {
+          total_margin_required: 1501,
+          span_margin: 0,
+          exposure_margin: 0,
+          initial_total_margin: 1501,
+          method: 'Position 1: trade value ÷ leverage',
+        },
         mode: 'analyze',
       });
       expect(stub.requests.filter((r) => r.path === '/margins/basket')).toHaveLength(0);
+    } finally {
+      await o.setMode(false);
+    }
+  });
+
+  it('in analyzer mode a short option is margined by Kite’s calculator, and the order blocks its figure (docs/rules/sandbox.md#margins-like-a-broker)', async () => {
+    stub.reset();
+    await o.setMode(true);
+    try {
+      const leg = { symbol: ce, exchange: 'NFO', product: 'NRML', pricetype: 'LIMIT', trigger_price: '0' };
+      const res = await margin([{ ...leg, action: 'SELL', quantity: '65', price: '150' }]);
+      expect(res.statusCode, res.body).toBe(200);
+      // The stub's rule: a sold option blocks SPAN 12 % + exposure 3 % of 65 × 150 = 9,750.
+      expect(res.json()).toMatchObject({
+        data: {
+          total_margin_required: 1462.5,
+          span_margin: 1170,
+          exposure_margin: 292.5,
+          method: "Position 1: Zerodha's margin calculator",
+        },
+        mode: 'analyze',
+      });
+      const calls = stub.requests.filter((r) => r.path === '/margins/basket');
+      expect(calls).toHaveLength(1);
+      expect(JSON.parse(calls[0]!.body)).toMatchObject([
+        { exchange: 'NFO', tradingsymbol: 'NIFTY26AUG26000CE', transaction_type: 'SELL', quantity: 65 },
+      ]);
+
+      // Placed, the sandbox order blocks what Kite answered.
+      const placed = await o.api('placeorder', {
+        strategy: 'margin',
+        symbol: ce,
+        exchange: 'NFO',
+        action: 'SELL',
+        quantity: 65,
+        pricetype: 'LIMIT',
+        price: 150,
+        product: 'NRML',
+      });
+      expect(placed.statusCode, placed.body).toBe(200);
+      const funds = await o.api('funds', {});
+      expect((funds.json() as { data: Json }).data.utiliseddebits).toBe(1462.5);
     } finally {
       await o.setMode(false);
     }
@@ -274,21 +322,30 @@ describeEachDb('margin in analyzer mode (the sandbox’s rule)', (dialect) => {
   };
   const fut = { symbol: 'NIFTY25AUG26FUT', exchange: 'NFO', product: 'NRML', pricetype: 'LIMIT' };
 
-  it('prices each leg as placement would: leverage by kind and product', async () => {
+  it('prices each leg as placement would: leverage for cash and bought options, SPAN + exposure for the rest', async () => {
     expect(await total([SBIN_LIMIT])).toEqual({
       total_margin_required: 1501,
       span_margin: 0,
       exposure_margin: 0,
       initial_total_margin: 1501,
+      method: 'Position 1: trade value ÷ leverage',
     });
     expect((await total([{ ...SBIN_LIMIT, product: 'CNC' }])).total_margin_required).toBe(7505);
-    // A future at 10×: 65 × 25,000 ÷ 10.
-    expect(
-      (await total([{ ...fut, action: 'BUY', quantity: 65, price: 25_000 }])).total_margin_required,
-    ).toBe(162_500);
-    // An option sold blocks its premium value (option sell leverage 1×).
+    // A NIFTY future without a quote of NIFTY or of itself: the approximation on the order's price,
+    // 5.5 % + 2 % of 65 × 25,000 = 89,375 + 32,500.
+    expect(await total([{ ...fut, action: 'BUY', quantity: 65, price: 25_000 }])).toMatchObject({
+      total_margin_required: 121_875,
+      span_margin: 89_375,
+      exposure_margin: 32_500,
+      method: expect.stringContaining('SPAN + exposure approximation: 5.5 % + 2 % of the index underlying'),
+    });
+    // An option sold, NIFTY unquoted: on its strike, 7.5 % of 65 × 26,000 = 1,26,750.
     const opt = { symbol: 'NIFTY18AUG2626000CE', exchange: 'NFO', product: 'NRML', pricetype: 'LIMIT' };
     expect((await total([{ ...opt, action: 'SELL', quantity: 65, price: 150 }])).total_margin_required).toBe(
+      126_750,
+    );
+    // Bought, it blocks its premium (option buy leverage 1×).
+    expect((await total([{ ...opt, action: 'BUY', quantity: 65, price: 150 }])).total_margin_required).toBe(
       9750,
     );
   });

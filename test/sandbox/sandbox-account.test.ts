@@ -97,6 +97,14 @@ describeEachDb('the analyzer page’s reads: account, configuration, price sourc
         option_buy: 1,
         option_sell: 1,
       },
+      fno_margin: {
+        index: { span: 5.5, exposure: 2 },
+        stock: { span: 13, exposure: 3.5 },
+        currency: { span: 2, exposure: 1 },
+        commodity: { span: 7, exposure: 1.5 },
+      },
+      // The suites' default (test/helpers/test-app.ts); the server's is `book`.
+      charges: 'off',
       square_off: expect.objectContaining({ NSE: '15:10', BSE: '15:15', CDS: '16:45', MCX: '23:00' }),
       reset_day: 'daily',
       reset_time: '08:30',

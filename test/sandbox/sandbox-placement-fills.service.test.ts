@@ -101,7 +101,8 @@ describeEachDb('sandbox placement (service tier)', (dialect) => {
       const stop = { ...MINI.BANKNIFTY_FUT, side: 'BUY' as const, quantity: 30, priceType: 'SL-M' as const };
       const r = await t.place({ ...stop, triggerPrice: 52_100.2 });
       expect(r.order.status).toBe('trigger pending');
-      expect(await t.funds()).toMatchObject({ usedMargin: 156_300.6 }); // 30 × 52,100.20 ÷ 10
+      // A future: SPAN + exposure, 5.5 % + 2 % of 30 × the future's LTP 52,000 (BANKNIFTY itself unquoted).
+      expect(await t.funds()).toMatchObject({ usedMargin: 117_000 });
       await t.tick({
         [key(MINI.BANKNIFTY_FUT)]: t.quote(52_100, {
           bid: 52_099.8,

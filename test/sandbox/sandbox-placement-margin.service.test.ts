@@ -67,11 +67,12 @@ describeEachDb('sandbox placement (service tier)', (dialect) => {
     });
   });
 
-  describe('margin is blocked at placement as trade value ÷ leverage by instrument kind and product', () => {
-    it('equity MIS 5×, equity CNC 1×, futures 10×, option buy 1×; held by each position', async () => {
+  describe('margin is blocked at placement by instrument kind and product', () => {
+    it('equity MIS 5×, equity CNC 1×, futures SPAN + exposure, option buy 1×; held by each position', async () => {
       await t.place({ ...MINI.SBIN, side: 'BUY', quantity: 100 }); // 80,005 ÷ 5 = 16,001
       await t.place({ ...MINI.SBIN, side: 'BUY', quantity: 10, product: 'CNC' }); // 8,000.50
-      await t.place({ ...MINI.BANKNIFTY_FUT, side: 'SELL', quantity: 30 }); // 1,559,994 ÷ 10 = 155,999.40
+      // 5.5 % + 2 % of 30 × 52,000 (the future's LTP: BANKNIFTY itself is unquoted) = 117,000.
+      await t.place({ ...MINI.BANKNIFTY_FUT, side: 'SELL', quantity: 30 });
       await t.place({ ...MINI.NIFTY_CE, side: 'BUY', quantity: 65, product: 'NRML' }); // 65 × 120.50 = 7,832.50
       const margins = Object.fromEntries(
         (await t.rows('sandbox_positions')).map((p) => [
@@ -82,13 +83,13 @@ describeEachDb('sandbox placement (service tier)', (dialect) => {
       expect(margins).toEqual({
         'SBIN/MIS': 16_001,
         'SBIN/CNC': 8_000.5,
-        'BANKNIFTY25AUG26FUT/MIS': 155_999.4,
+        'BANKNIFTY25AUG26FUT/MIS': 117_000,
         'NIFTY18AUG2626000CE/NRML': 7_832.5,
       });
-      // Used 187,833.40. Marked at the LTPs: −5 − 0.50 − 6 − 32.50 = −44.
+      // Used 148,834. Marked at the LTPs: −5 − 0.50 − 6 − 32.50 = −44.
       expect(await t.funds()).toEqual({
-        available: START - 187_833.4,
-        usedMargin: 187_833.4,
+        available: START - 148_834,
+        usedMargin: 148_834,
         realisedPnl: 0,
         unrealisedPnl: -44,
       });

@@ -66,6 +66,30 @@ export async function liveMargin(
   userId: number,
   legs: readonly LiveMarginLeg[],
 ): Promise<LiveCallAnswer> {
+  const r = await brokerBasketMargin(deps, userId, legs);
+  if ('status' in r) return r;
+  return { status: 200, body: { status: 'success', data: marginData(r.margin) } };
+}
+
+/**
+ * The user's broker's figures for one order (rupees) for the sandbox's margin rule
+ * (docs/rules/sandbox.md#margins-like-a-broker), or undefined when there is no broker session, the
+ * broker offers no calculator, or the call failed.
+ */
+export async function brokerOrderMargin(
+  deps: LiveMarginDeps,
+  userId: number,
+  leg: LiveMarginLeg,
+): Promise<(BasketMargin & { broker: string }) | undefined> {
+  const r = await brokerBasketMargin(deps, userId, [leg]);
+  return 'status' in r ? undefined : { ...r.margin, broker: r.broker };
+}
+
+async function brokerBasketMargin(
+  deps: LiveMarginDeps,
+  userId: number,
+  legs: readonly LiveMarginLeg[],
+): Promise<LiveCallAnswer | { margin: BasketMargin; broker: string }> {
   const b = await deps.broker(userId);
   if ('status' in b) return b;
   const calc = b.adapter.basketMargin;
@@ -101,5 +125,5 @@ export async function liveMargin(
     roundTripMs: 0,
   }));
   if (!r.ok) return refused(r.httpStatus >= 400 ? r.httpStatus : 500, r.message);
-  return { status: 200, body: { status: 'success', data: marginData(r.data) } };
+  return { margin: r.data, broker: label(b.adapter.name) };
 }

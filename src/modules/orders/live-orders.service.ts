@@ -20,7 +20,7 @@ import {
 import type { Instrument } from '../market/instrument.js';
 import type { LiveCallAnswer, PipelineAnswer } from './order-pipeline.types.js';
 import { orderStatusOf } from './live-order-status.js';
-import { liveMargin, type LiveMarginLeg } from './live-margin.js';
+import { brokerOrderMargin, liveMargin, type LiveMarginLeg } from './live-margin.js';
 import type { OrderInput } from './order-rules.js';
 import type { Action, PriceType, Product } from '../../domain/orders.js';
 import { LiveBooks, type LiveBooksDeps } from './live-books.js';
@@ -182,6 +182,15 @@ export class LiveOrdersService {
     const list: unknown[] = Array.isArray(r.raw) ? r.raw : [];
     return list.map((rec) =>
       orderStatusOf(String((rec as { order_id?: unknown } | null)?.order_id ?? ''), rec),
+    );
+  }
+
+  /** The broker's figures for one order, for the sandbox's margin rule (live-margin.ts). */
+  orderMargin(userId: number, leg: LiveMarginLeg) {
+    return brokerOrderMargin(
+      { broker: (u) => this.books.broker(u), instrument: this.deps.instrument },
+      userId,
+      leg,
     );
   }
 

@@ -50,6 +50,8 @@ export const MarginResponse = Type.Object({
     span_margin: Type.Number(),
     exposure_margin: Type.Number(),
     initial_total_margin: Type.Number({ description: 'Rupees, before the hedge benefit' }),
+    /** Analyzer mode: how each position's margin was reckoned (docs/rules/sandbox.md#margins-like-a-broker). */
+    method: Type.Optional(Type.String()),
   }),
   mode: Type.Optional(Type.Literal('analyze')),
 });
@@ -102,13 +104,17 @@ export function marginRoutes(app: App, deps: MarginRouteDeps): void {
           triggerPrice: l.trigger_price,
         })),
       );
-      // One leverage rule, not SPAN and exposure: those parts are 0 in the sandbox.
-      const data = marginData({
-        total: moneyToRupees(m.total),
-        span: 0,
-        exposure: 0,
-        initialTotal: moneyToRupees(m.initialTotal),
-      });
+      // Futures and short options as SPAN + exposure (the broker's calculator or the sandbox's
+      // approximation); the rest by the leverage rule, in neither part.
+      const data = {
+        ...marginData({
+          total: moneyToRupees(m.total),
+          span: moneyToRupees(m.span),
+          exposure: moneyToRupees(m.exposure),
+          initialTotal: moneyToRupees(m.initialTotal),
+        }),
+        method: m.methods.join('; '),
+      };
       return { status: 'success' as const, data, mode: 'analyze' as const };
     },
   );

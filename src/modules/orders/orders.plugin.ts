@@ -34,6 +34,7 @@ import { optionsOrderRoutes } from './options-orders.routes.js';
 import { smartOrderRoutes } from './smart-orders.routes.js';
 import { marginRoutes } from './margin.routes.js';
 import { optionSymbolResolver } from '../sandbox/service/option-symbols.js';
+import type { LiveMarginLeg } from './live-margin.js';
 
 export interface OrderServices {
   events: OrderEventBus;
@@ -190,6 +191,15 @@ export const ordersPlugin = modulePlugin<AppDeps>(
       ...(app.sqliteWriter ? { writerThread: app.sqliteWriter } : {}),
     });
     app.decorate('orders', orders);
+    sandbox.service.useBrokerMargin((userId, leg) =>
+      orders.live.orderMargin(userId, {
+        ...leg,
+        price: String(leg.price),
+        trigger_price: String(leg.trigger_price),
+        product: leg.product as LiveMarginLeg['product'],
+        pricetype: leg.pricetype as LiveMarginLeg['pricetype'],
+      }),
+    );
     const limits = routeLimits(deps);
     await sessionScope(app, async (web) => {
       await liveSocketRoutes(web, {

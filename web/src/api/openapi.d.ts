@@ -10572,6 +10572,13 @@ export interface paths {
                                     option_buy: number;
                                     option_sell: number;
                                 };
+                                fno_margin: {
+                                    [key: string]: {
+                                        span: number;
+                                        exposure: number;
+                                    };
+                                };
+                                charges: "book" | "off";
                                 square_off: {
                                     [key: string]: string;
                                 };
@@ -14447,6 +14454,7 @@ export interface paths {
                                 exposure_margin: number;
                                 /** @description Rupees, before the hedge benefit */
                                 initial_total_margin: number;
+                                method?: string;
                             };
                             /** @enum {string} */
                             mode?: "analyze";

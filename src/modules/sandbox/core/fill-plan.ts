@@ -18,7 +18,7 @@ import {
   reduciblePosition,
   releaseMargin,
 } from './margin.js';
-import type { Money } from './money.js';
+import { divCeil, type Money } from './money.js';
 import { applyFill, splitFill, type Position } from './positions.js';
 import type { AccountRow, OrderRow, PositionRow } from '../store/rows.js';
 import type { Funds, InstrumentKind, Product, Side } from './types.js';
@@ -120,6 +120,11 @@ export function planFill(
     openedQuantity: opened,
     fillPrice: price,
     leverage: leverageFor(order.kind as InstrumentKind, product, side, terms.leverage),
+    // A derivative's extra units pay what its blocked units did (its rule priced them; the
+    // leverage rule does not apply to it: docs/rules/sandbox.md#margins-like-a-broker).
+    ...(derivativeRule(order.kind, side) && order.blocked_quantity > 0
+      ? { perUnit: divCeil(order.blocked_margin, order.blocked_quantity) }
+      : {}),
   });
   const outcome = applyFill(position, { side, quantity: order.quantity, price }, margin.toPosition);
   let funds = applyFundsDelta(fundsOf(account), fillMarginDelta(margin));
@@ -157,6 +162,11 @@ export function planFill(
     charges,
     overdrawn: margin.extra > 0 && funds.available < 0,
   };
+}
+
+/** Whether an order on `side` of a `kind` is margined by the derivative rule (futures, short options). */
+export function derivativeRule(kind: string, side: Side): boolean {
+  return kind === 'future' || (kind === 'option' && side === 'SELL');
 }
 
 /** The order row after a whole fill at `price`. */

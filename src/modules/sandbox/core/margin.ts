@@ -62,6 +62,23 @@ export interface PlacementMarginInput {
    */
   positionQuantity: number;
   leverage?: Readonly<LeverageTable>;
+  /**
+   * A future's or a short option's margin for the order's whole quantity, from the broker's
+   * calculator or the SPAN + exposure approximation (docs/rules/sandbox.md#margins-like-a-broker);
+   * absent: the leverage rule.
+   */
+  derivative?: DerivativeMargin;
+}
+
+/** A derivative order's margin for its whole quantity, and how it was reckoned. */
+export interface DerivativeMargin {
+  total: Money;
+  span: Money;
+  exposure: Money;
+  /** Named in a rejection and in the `margin` answer: `SPAN + exposure approximation: …`. */
+  method: string;
+  /** The broker's calculator answered it (its figure already counts what it counts as hedges). */
+  broker?: boolean;
 }
 
 /**
@@ -69,9 +86,20 @@ export interface PlacementMarginInput {
  * pays. A reducing order blocks nothing; a reversal blocks only the quantity beyond the current
  * opposite position.
  */
-export function placementMargin(input: PlacementMarginInput): { margin: Money; openingQuantity: number } {
+export function placementMargin(input: PlacementMarginInput): {
+  margin: Money;
+  openingQuantity: number;
+  method?: string;
+} {
   const { opening } = splitFill(input.positionQuantity, input.side, input.quantity);
   if (opening === 0) return { margin: 0, openingQuantity: 0 };
+  const d = input.derivative;
+  if (d)
+    return {
+      margin: opening === input.quantity ? d.total : divCeil(d.total * opening, input.quantity),
+      openingQuantity: opening,
+      method: d.method,
+    };
   const lev = leverageFor(input.kind, input.product, input.side, input.leverage);
   return { margin: marginFor(tradeValue(input.price, opening), lev), openingQuantity: opening };
 }
@@ -109,12 +137,14 @@ export function applyFundsDelta(funds: Funds, d: FundsDelta): Funds {
 export function blockMargin(
   funds: Funds,
   margin: Money,
+  method?: string,
 ): { ok: true; funds: Funds } | { ok: false; reason: string } {
   if (margin > funds.available) {
     const rs = (m: Money) => moneyToRupees(m).toFixed(2);
+    const how = method ? ` (${method})` : '';
     return {
       ok: false,
-      reason: `Insufficient funds: required margin ₹${rs(margin)}, available ₹${rs(funds.available)}`,
+      reason: `Insufficient funds: required margin ₹${rs(margin)}${how}, available ₹${rs(funds.available)}`,
     };
   }
   return {
@@ -146,7 +176,8 @@ export interface FillMargin {
  * `blockedQuantity` new units at placement; the fill actually opens `openedQuantity` units (the
  * position may have changed meanwhile):
  * - fewer or equal: the pro-rata share goes to the position, the rest is released;
- * - more: all of it goes to the position, plus margin for the extra units at the fill price,
+ * - more: all of it goes to the position, plus margin for the extra units at the fill price
+ *   (`perUnit`, when given: a derivative's blocked margin per unit, as its rule priced it),
  *   charged even if that takes available funds below zero (the fill has happened; the engine
  *   reports it). Apply with {@link fillMarginDelta}.
  */
@@ -156,13 +187,18 @@ export function marginOnFill(input: {
   openedQuantity: number;
   fillPrice: Money;
   leverage: number;
+  perUnit?: Money;
 }): FillMargin {
   const { blocked, blockedQuantity, openedQuantity } = input;
   if (openedQuantity <= blockedQuantity) {
     const toPosition = blockedQuantity === 0 ? 0 : proRata(blocked, openedQuantity, blockedQuantity);
     return { toPosition, release: blocked - toPosition, extra: 0 };
   }
-  const extra = marginFor(tradeValue(input.fillPrice, openedQuantity - blockedQuantity), input.leverage);
+  const units = openedQuantity - blockedQuantity;
+  const extra =
+    input.perUnit !== undefined
+      ? input.perUnit * units
+      : marginFor(tradeValue(input.fillPrice, units), input.leverage);
   return { toPosition: blocked + extra, release: 0, extra };
 }
 

@@ -25,7 +25,7 @@ import {
   type FillPlan,
 } from './fill-plan.js';
 import { istDay } from './ist-day.js';
-import { blockMargin, placementMargin } from './margin.js';
+import { blockMargin, placementMargin, type DerivativeMargin } from './margin.js';
 import {
   matchPrices,
   placementPrice,
@@ -72,6 +72,11 @@ export interface PlacementMarket {
   closed?: string;
   /** Why there is no price, when the price source can say it better than the default (asked only then). */
   noPriceReason?: () => string | undefined;
+  /**
+   * A future's or short option's margin for the whole order (the broker's calculator or the SPAN +
+   * exposure approximation: docs/rules/sandbox.md#margins-like-a-broker); absent: the leverage rule.
+   */
+  derivative?: DerivativeMargin;
 }
 
 /** One transition of the new order (its id is known only once inserted). */
@@ -185,8 +190,9 @@ export function planPlacement(
     price: refPrice,
     positionQuantity: reducibleFor(ctx, req.side),
     leverage: terms.leverage,
+    ...(market.derivative ? { derivative: market.derivative } : {}),
   });
-  const blocked = blockMargin(fundsOf(account), pm.margin);
+  const blocked = blockMargin(fundsOf(account), pm.margin, pm.method);
   if (!blocked.ok) return reject(blocked.reason);
   const placed = {
     ...base,

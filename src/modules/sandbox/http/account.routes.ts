@@ -68,6 +68,13 @@ const AccountResponse = Type.Object({
       option_buy: Type.Number(),
       option_sell: Type.Number(),
     }),
+    /**
+     * SPAN and exposure percent of the underlying's notional for futures and short options without
+     * a broker calculator, by class of underlying (`SANDBOX_FNO_MARGIN`).
+     */
+    fno_margin: Type.Record(Type.String(), Type.Object({ span: Type.Number(), exposure: Type.Number() })),
+    /** What every fill books in charges: `book` or `off` (`SANDBOX_CHARGES`). */
+    charges: Type.Union([Type.Literal('book'), Type.Literal('off')]),
     /** MIS square-off time (IST `HH:MM`) by exchange (`SANDBOX_SQUARE_OFF`). */
     square_off: Type.Record(Type.String(), Type.String()),
     /** Automatic reset (`SANDBOX_RESET_DAY` at `SANDBOX_RESET_TIME` IST): never, daily or a weekday. */
@@ -268,6 +275,8 @@ export function sandboxAccountRoutes(
             option_buy: sc.leverage.optionBuy,
             option_sell: sc.leverage.optionSell,
           },
+          fno_margin: Object.fromEntries(Object.entries(sc.fnoMargin).map(([k, v]) => [k, { ...v }])),
+          charges: sc.charges,
           square_off: { ...sc.squareOff },
           reset_day: sc.resetDay,
           reset_time: sc.resetTime,

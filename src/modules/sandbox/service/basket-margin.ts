@@ -13,7 +13,8 @@ import { AppError, badRequest } from '../../../platform/errors.js';
 import { reducibleFor } from '../core/fill-plan.js';
 import { accountContext } from '../store/ledger.js';
 import { placementMargin } from '../core/margin.js';
-import type { Money } from '../core/money.js';
+import { proRata, type Money } from '../core/money.js';
+import { derivativeMargin, type Holding } from './derivative-margin.js';
 import { placementPrice, validateOrder, type OrderRequest } from '../core/rules.js';
 import type { SandboxContext } from './context.js';
 import { instrumentKind } from '../core/types.js';
@@ -28,6 +29,11 @@ export interface MarginLeg extends OrderRequest {
 export interface SandboxBasketMargin {
   total: Money;
   initialTotal: Money;
+  /** The part of `total` futures and short options block as SPAN, and as exposure margin. */
+  span: Money;
+  exposure: Money;
+  /** How each leg's margin was reckoned, in leg order (`Position 2: SPAN + exposure approximation: …`). */
+  methods: string[];
 }
 
 /** A 400 naming the leg (`Position 2: …`), as OpenAlgo's margin API words its field errors. */
@@ -43,6 +49,11 @@ export async function basketMargin(
   const moved = new Map<string, number>();
   let total = 0;
   let initialTotal = 0;
+  let span = 0;
+  let exposure = 0;
+  const methods: string[] = [];
+  /** The earlier legs, signed: cover for a later short option (docs/rules/sandbox.md#margins-like-a-broker). */
+  const earlier: Holding[] = [];
   for (const [i, leg] of legs.entries()) {
     const n = i + 1;
     const instrument = await s.instrument(leg.symbol, leg.exchange).catch((err: unknown) => {
@@ -66,6 +77,7 @@ export async function basketMargin(
         n,
         `no price is available for ${leg.exchange}:${leg.symbol}; give a LIMIT price to price a MARKET order`,
       );
+    const derivative = await derivativeMargin(s, userId, instrument, leg, earlier);
     const base = {
       kind: instrumentKind(instrument.instrumenttype),
       product: leg.product,
@@ -73,13 +85,36 @@ export async function basketMargin(
       quantity: leg.quantity,
       price,
       leverage: config.leverage,
+      ...(derivative ? { derivative } : {}),
     };
-    total += placementMargin({
+    const pm = placementMargin({ ...base, positionQuantity: reducibleFor({ ...ctx, position }, leg.side) });
+    total += pm.margin;
+    if (derivative && pm.margin > 0) {
+      const part =
+        pm.margin === derivative.total
+          ? derivative.span
+          : proRata(derivative.span, pm.openingQuantity, leg.quantity);
+      span += Math.min(part, pm.margin);
+      exposure += pm.margin - Math.min(part, pm.margin);
+    }
+    methods.push(
+      `Position ${n}: ${pm.method ?? (pm.margin > 0 ? 'trade value ÷ leverage' : 'reduces a position: no margin')}`,
+    );
+    const unhedged =
+      derivative && !derivative.broker
+        ? await derivativeMargin(s, userId, instrument, leg, [], false)
+        : derivative;
+    initialTotal += placementMargin({
       ...base,
-      positionQuantity: reducibleFor({ ...ctx, position }, leg.side),
+      ...(unhedged ? { derivative: unhedged } : {}),
+      positionQuantity: 0,
     }).margin;
-    initialTotal += placementMargin({ ...base, positionQuantity: 0 }).margin;
+    earlier.push({
+      symbol: leg.symbol,
+      exchange: leg.exchange,
+      quantity: leg.side === 'BUY' ? leg.quantity : -leg.quantity,
+    });
     moved.set(key, (moved.get(key) ?? 0) + (leg.side === 'BUY' ? leg.quantity : -leg.quantity));
   }
-  return { total, initialTotal };
+  return { total, initialTotal, span, exposure, methods };
 }

@@ -11,13 +11,19 @@ import { checkQuote, type MarketPrices, type SessionPhase } from '../core/rules.
 import { closedReason } from '../core/sessions.js';
 import { squareOffAt, type SessionBounds } from '../core/square-off.js';
 import type { OrderRow, SandboxRepository } from '../store/sandbox.repository.js';
-import type { SandboxServiceDeps } from './service.types.js';
+import type { BrokerMarginFn, SandboxServiceDeps } from './service.types.js';
 
 export class SandboxContext {
   /** Told about every order that was created, changed or ended. */
   private readonly listeners: ((order: OrderRow) => void)[] = [];
   /** Square-off instants by exchange on one IST date (the configured times are fixed). */
   private squareOffs = { date: '', at: new Map<string, number | undefined>() };
+
+  /**
+   * The user's broker margin calculator (set by the orders plugin, which owns the broker
+   * sessions): docs/rules/sandbox.md#margins-like-a-broker.
+   */
+  brokerMargin: BrokerMarginFn | undefined;
 
   constructor(readonly deps: SandboxServiceDeps) {}
 

@@ -13,6 +13,7 @@ import { toOrderRecord, type OrderRecord } from '../core/records.js';
 import { RESTING, type OrderRow } from '../store/sandbox.repository.js';
 import type { TradeRow } from '../store/rows.js';
 import { ownOrder, type SandboxContext } from './context.js';
+import { derivativeMargin } from './derivative-margin.js';
 import { placeOrder } from './place.js';
 import { outOfRange, type PlaceOutcome } from './service.types.js';
 import { instrumentKind, type OrderStatus, type PriceType, type Product, type Side } from '../core/types.js';
@@ -59,6 +60,14 @@ export async function modifyOrder(
     if (want !== have) throw badRequest(`${field} cannot be modified (order ${orderId} is ${have})`);
   const instrument = await s.instrument(existing.symbol, existing.exchange);
   const { prices, fallback } = await s.pricesFor(instrument);
+  const derivative = await derivativeMargin(s, userId, instrument, {
+    side: existing.side as Side,
+    quantity: req.quantity,
+    product: existing.product,
+    priceType: req.priceType,
+    price: req.price,
+    triggerPrice: req.triggerPrice,
+  });
   const now = s.deps.clock.now();
   const { config } = s.deps;
   const row = await s.deps.repo
@@ -101,8 +110,9 @@ export async function modifyOrder(
         price: refPrice,
         positionQuantity: reducibleFor(ctx, order.side as Side),
         leverage: config.leverage,
+        ...(derivative ? { derivative } : {}),
       });
-      const blocked = blockMargin(funds, pm.margin);
+      const blocked = blockMargin(funds, pm.margin, pm.method);
       if (!blocked.ok) throw badRequest(blocked.reason);
       const patch = {
         price_type: v.order.priceType,

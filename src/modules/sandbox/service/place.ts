@@ -9,6 +9,7 @@ import { planPlacement, type PlaceRequest } from '../core/placement.js';
 import { toOrderRecord } from '../core/records.js';
 import { applyPlacement, lockForPlacement } from '../store/ledger.js';
 import type { SandboxContext } from './context.js';
+import { derivativeMargin } from './derivative-margin.js';
 import { outOfRange, type PlacementJournal, type PlaceOutcome } from './service.types.js';
 
 /** See SandboxService.placeOrder. */
@@ -22,6 +23,7 @@ export async function placeOrder<J>(
   const instrument = await s.instrument(req.symbol, req.exchange);
   const { prices, fallback } = await s.pricesFor(instrument);
   const now = clock.now();
+  const derivative = await derivativeMargin(s, userId, instrument, req);
   const market = {
     instrument,
     prices,
@@ -30,6 +32,7 @@ export async function placeOrder<J>(
     session: s.sessionPhase(req.exchange, now),
     closed: s.closedReason(req.exchange, now),
     noPriceReason: () => s.deps.prices().noPriceReason?.(instrument),
+    ...(derivative ? { derivative } : {}),
   };
   const { outcome, row, written } = await repo
     .groupedTransaction(userId, async (trx) => {

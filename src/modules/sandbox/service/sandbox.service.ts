@@ -12,6 +12,7 @@ import { toOrderRecord, type OrderRecord } from '../core/records.js';
 import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } from './manage.js';
 import { placeOrder } from './place.js';
 import { basketMargin, type MarginLeg, type SandboxBasketMargin } from './basket-margin.js';
+import type { BrokerMarginFn } from './derivative-margin.js';
 import { SandboxContext, ownOrder } from './context.js';
 import { RESTING, type OrderRow, type SandboxRepository } from '../store/sandbox.repository.js';
 import type { OrderStatus } from '../core/types.js';
@@ -76,6 +77,14 @@ export class SandboxService {
     journal?: PlacementJournal<J>,
   ): Promise<PlaceOutcome & { journal?: J }> {
     return placeOrder(this.context, userId, req, journal);
+  }
+
+  /**
+   * Lets futures and short options be margined by the user's broker calculator when they have a
+   * broker session (docs/rules/sandbox.md#margins-like-a-broker); set by the orders plugin.
+   */
+  useBrokerMargin(fn: BrokerMarginFn): void {
+    this.context.brokerMargin = fn;
   }
 
   /** What a basket of orders would block if placed now (basket-margin.ts); nothing is written. */

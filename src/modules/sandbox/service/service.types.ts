@@ -3,6 +3,7 @@
  * the service's dependencies, the outcome of a placement, the caller's journal. Kept apart so
  * those files depend on this one, not on the service that calls them.
  */
+import type { Action } from '../../../domain/orders.js';
 import type { SessionOn } from '../core/sessions.js';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -52,3 +53,24 @@ export function outOfRange(err: unknown): never {
     throw badRequest('order value is too large for exact accounting (over ₹900,000,000,000)');
   throw err;
 }
+
+/** One order as a broker's margin calculator takes it (rupees, as the `margin` API's legs). */
+export interface BrokerMarginLeg {
+  symbol: string;
+  exchange: string;
+  action: Action;
+  product: string;
+  pricetype: string;
+  quantity: number;
+  price: number;
+  trigger_price: number;
+}
+
+/**
+ * The user's broker calculator for one order (rupees), or undefined when the user has no broker
+ * session, the broker offers no calculator, or it did not answer in time.
+ */
+export type BrokerMarginFn = (
+  userId: number,
+  leg: BrokerMarginLeg,
+) => Promise<{ total: number; span: number; exposure: number; broker: string } | undefined>;
