@@ -1,7 +1,9 @@
 /**
  * `/analyzer` (docs/rules/web.md#account-pages): the signed-in user's analyzer-mode requests and
  * answers (refreshed by live order events: query key `['analyzer-log']`), the sandbox account's
- * funds, the configuration's facts (starting funds, leverage, MIS square-off, automatic reset) as
+ * funds with the realised P&L gross, its charges and net (docs/rules/sandbox.md#charges-booked),
+ * its equity day by day (analyzer/EquityCard.tsx), a day's contract note and every fill as CSV
+ * (analyzer/Downloads.tsx), the configuration's facts (starting funds, leverage, MIS square-off, automatic reset) as
  * read-only facts, the price source in use with its newest quote, and "Reset account" after a
  * confirmation. No API key is ever on the page: the server drops credential fields.
  */
@@ -35,6 +37,8 @@ import {
   type SandboxAccount as Account,
 } from '../../features/account/api/sandbox';
 import { fromNow, rupees, when } from './format';
+import { Downloads } from './analyzer/Downloads';
+import { EquityCard } from './analyzer/EquityCard';
 
 type Entry = Log['data'][number];
 
@@ -42,12 +46,29 @@ const LEVERAGE_LABELS: Array<[keyof Account['settings']['leverage'], string]> = 
   ['equity_mis', 'Equity intraday (MIS)'],
   ['equity_cnc', 'Equity delivery (CNC)'],
   ['equity_nrml', 'Equity carry-forward (NRML)'],
-  ['futures', 'Futures'],
   ['option_buy', 'Option buying'],
-  ['option_sell', 'Option selling'],
 ];
 
-function Figure({ label, value, tone }: { label: string; value: string; tone?: number }) {
+/** Classes of underlying of the F&O margin approximation (docs/rules/sandbox.md#margins-like-a-broker). */
+const FNO_CLASSES: Array<[string, string]> = [
+  ['index', 'index'],
+  ['stock', 'stock'],
+  ['currency', 'currency'],
+  ['commodity', 'commodity'],
+];
+
+function Figure({
+  label,
+  value,
+  tone,
+  note,
+}: {
+  label: string;
+  value: string;
+  tone?: number;
+  /** A line under the figure (what it is made of). */
+  note?: string;
+}) {
   return (
     <Card withBorder padding="md">
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
@@ -58,10 +79,49 @@ function Figure({ label, value, tone }: { label: string; value: string; tone?: n
         fw={700}
         c={tone === undefined || tone === 0 ? undefined : tone > 0 ? 'teal' : 'red'}
         aria-label={`${label}: ${value}`}
+        style={{ fontVariantNumeric: 'tabular-nums', overflowWrap: 'anywhere' }}
       >
         {value}
       </Text>
+      {note && (
+        <Text size="xs" c="dimmed">
+          {note}
+        </Text>
+      )}
     </Card>
+  );
+}
+
+/** The account's funds: the balances, then the realised P&L gross, its charges and net. */
+function Funds({ f }: { f: Account['funds'] }) {
+  return (
+    <Stack gap="sm">
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+        <Figure label="Available" value={rupees(f.available)} note="Already net of the charges" />
+        <Figure label="Used margin" value={rupees(f.used_margin)} />
+        <Figure label="Unrealised P&L" value={rupees(f.unrealised_pnl)} tone={f.unrealised_pnl} />
+        <Figure label="Started with" value={rupees(f.starting_funds)} />
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, xs: 3 }} data-testid="realised-figures">
+        <Figure
+          label="Realised P&L (gross)"
+          value={rupees(f.realised_pnl)}
+          tone={f.realised_pnl}
+          note="Before charges"
+        />
+        <Figure
+          label="Charges"
+          value={rupees(f.charges)}
+          note="Brokerage, STT, exchange, SEBI, stamp duty, GST"
+        />
+        <Figure
+          label="Net realised P&L"
+          value={rupees(f.net_realised_pnl)}
+          tone={f.net_realised_pnl}
+          note="Realised P&L less charges"
+        />
+      </SimpleGrid>
+    </Stack>
   );
 }
 
@@ -129,6 +189,27 @@ function Settings({ s }: { s: Account['settings'] }) {
               <Table.Td>{s.leverage[k]}×</Table.Td>
             </Table.Tr>
           ))}
+          <Table.Tr>
+            <Table.Th>Futures and option selling</Table.Th>
+            <Table.Td data-testid="sandbox-fno-margin">
+              Your broker&apos;s margin calculator when you have a broker session; else SPAN + exposure of the
+              underlying&apos;s value:{' '}
+              {FNO_CLASSES.map(([k, label]) => {
+                const r = s.fno_margin[k];
+                return r ? `${label} ${r.span} % + ${r.exposure} %` : null;
+              })
+                .filter(Boolean)
+                .join(', ')}
+            </Table.Td>
+          </Table.Tr>
+          <Table.Tr>
+            <Table.Th>Charges</Table.Th>
+            <Table.Td>
+              {s.charges === 'book'
+                ? 'Booked on every fill: brokerage, STT, exchange, SEBI, stamp duty, GST'
+                : 'Off: fills book no charges (SANDBOX_CHARGES=off)'}
+            </Table.Td>
+          </Table.Tr>
         </Table.Tbody>
       </Table>
       <Table withTableBorder aria-label="MIS square-off times">
@@ -312,25 +393,13 @@ export default function AnalyzerPage() {
                   Reset account
                 </Button>
               </Group>
-              <SimpleGrid cols={{ base: 1, xs: 2, md: 3, lg: 5 }}>
-                <Figure label="Available" value={rupees(a.funds.available)} />
-                <Figure label="Used margin" value={rupees(a.funds.used_margin)} />
-                <Figure
-                  label="Realised P&L"
-                  value={rupees(a.funds.realised_pnl)}
-                  tone={a.funds.realised_pnl}
-                />
-                <Figure
-                  label="Unrealised P&L"
-                  value={rupees(a.funds.unrealised_pnl)}
-                  tone={a.funds.unrealised_pnl}
-                />
-                <Figure label="Started with" value={rupees(a.funds.starting_funds)} />
-              </SimpleGrid>
+              <Funds f={a.funds} />
               <Text size="sm" c="dimmed" mt="sm" data-testid="last-reset">
                 Last reset {when(a.funds.reset_at)}.
               </Text>
             </Card>
+            <EquityCard refetchInterval={live.refetchInterval} />
+            <Downloads />
             <Card withBorder>
               <Title order={2} size="h4" mb="sm">
                 Price source

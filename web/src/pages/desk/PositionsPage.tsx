@@ -5,9 +5,12 @@
  * CSV. An open position is closed with `placesmartorder` and a target `position_size` of 0 (one
  * MARKET order for the difference, docs/rules/orders.md#smart-and-basket-orders); every open
  * position at once with `closeposition`. Each after a confirmation, with the server's answer shown.
+ * In analyzer mode the rows carry their fills' charges: a Charges and a Net P&L column (the P&L
+ * less the charges, moving with the live P&L) show them (docs/rules/sandbox.md#charges-booked);
+ * live mode's rows have none, and the columns are left out.
  */
 import { Button, Card, Container, Group, Stack, Text, Title } from '@mantine/core';
-import { useCallback, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { closingAction } from '../../../../src/domain/orders';
 import { useDeskQuery } from '../../api/desk';
 import { useLive } from '../../api/live';
@@ -19,7 +22,14 @@ import { LiveStatus, PricesStale } from '../../components/LiveStatus';
 import { ErrorState, Loading } from '../../components/states';
 import { useCloseAllPositionsMutation, useClosePositionMutation } from '../../features/desk/api/orders';
 import { useMarkedPositions, type Position } from '../../features/desk/live-marks';
-import { formatCount, formatPrice, formatSignedMoney, formatSignedRupees } from '../../format-number';
+import {
+  formatCount,
+  formatMoney,
+  formatPrice,
+  formatRupees,
+  formatSignedMoney,
+  formatSignedRupees,
+} from '../../format-number';
 
 const keyOf = (p: Position) => `${p.exchange}:${p.symbol}:${p.product}`;
 const sideOf = (p: Position) => (p.quantity > 0 ? 'Long' : p.quantity < 0 ? 'Short' : 'Closed');
@@ -60,6 +70,23 @@ const COLUMNS: BookColumn<Position>[] = [
   { key: 'realized_pnl', label: 'Realised P&L', ...money((p) => p.realized_pnl, true), phone: 5 },
   { key: 'unrealized_pnl', label: 'Unrealised P&L', ...money((p) => p.unrealized_pnl, true), phone: 6 },
   { key: 'pnl', label: 'P&L', ...money((p) => p.pnl, true), phone: 3 },
+];
+
+/** The P&L less the fills' charges, to the paisa (the positionbook's `net_pnl`, at the live P&L). */
+const netOf = (p: Position) => Math.round((p.pnl - (p.charges ?? 0)) * 100) / 100;
+
+// The sandbox's charges (analyzer mode): after the P&L; on a phone the net beside the P&L.
+const WITH_CHARGES: BookColumn<Position>[] = [
+  ...COLUMNS,
+  {
+    key: 'charges',
+    label: 'Charges',
+    value: (p) => p.charges ?? 0,
+    render: (p) => formatMoney(p.charges ?? 0),
+    numeric: true,
+    phone: 6,
+  },
+  { key: 'net_pnl', label: 'Net P&L', ...money(netOf, true), phone: 3 },
 ];
 
 const FILTERS: BookFilter<Position>[] = [
@@ -112,6 +139,11 @@ export default function PositionsPage() {
   const rows = ticks.rows;
   const open = rows?.filter((p) => p.quantity !== 0).length ?? 0;
   const total = rows?.reduce((s, p) => s + p.pnl, 0) ?? 0;
+  // Analyzer mode's rows carry charges; live mode's do not (the columns are left out).
+  const charged = rows?.some((p) => p.charges !== undefined) ?? false;
+  const charges = rows?.reduce((s, p) => s + (p.charges ?? 0), 0) ?? 0;
+  const columns = useMemo(() => (charged ? WITH_CHARGES : COLUMNS), [charged]);
+  const cents = (v: number) => Math.round(v * 100) / 100;
 
   return (
     <Container fluid>
@@ -130,9 +162,21 @@ export default function PositionsPage() {
             <Group gap="lg">
               <Text size="sm">Open positions: {formatCount(open)}</Text>
               <Text size="sm" data-testid="positions-total-pnl">
-                Total P&L:{' '}
-                <span style={pnlStyle(total)}>{formatSignedRupees(Math.round(total * 100) / 100)}</span>
+                Total P&L: <span style={pnlStyle(total)}>{formatSignedRupees(cents(total))}</span>
               </Text>
+              {charged && (
+                <>
+                  <Text size="sm" data-testid="positions-charges">
+                    Charges: {formatRupees(cents(charges))}
+                  </Text>
+                  <Text size="sm" data-testid="positions-net-pnl">
+                    Net P&L:{' '}
+                    <span style={pnlStyle(total - charges)}>
+                      {formatSignedRupees(cents(total - charges))}
+                    </span>
+                  </Text>
+                </>
+              )}
             </Group>
           )}
           <OutcomeAlert outcome={outcome} onClose={() => setOutcome(undefined)} />
@@ -144,7 +188,7 @@ export default function PositionsPage() {
                 label="Positions"
                 noun={['position', 'positions']}
                 rows={rows}
-                columns={COLUMNS}
+                columns={columns}
                 rowKey={keyOf}
                 filters={FILTERS}
                 actions={actions}

@@ -1,9 +1,11 @@
 /**
  * `/tradebook`: the signed-in user's fills as `/api/v1/tradebook` answers them
  * (docs/rules/web.md#desk-calls and #desk-books), refreshed by the live socket; sortable, filterable, exported as
- * CSV.
+ * CSV. In analyzer mode each fill carries its charges: a Charges column and the total show them
+ * (docs/rules/sandbox.md#charges-booked); live mode's rows have none, and the column is left out.
  */
 import { Card, Container, Group, Stack, Text, Title } from '@mantine/core';
+import { useMemo } from 'react';
 import { useDeskQuery, type DeskAnswer } from '../../api/desk';
 import { useLive } from '../../api/live';
 import { BookTable, type BookColumn, type BookFilter } from '../../components/BookTable';
@@ -92,6 +94,20 @@ const COLUMNS: BookColumn<Trade>[] = [
   { key: 'strategy', label: 'Strategy', value: (t) => t.strategy, phone: 10 },
 ];
 
+// The sandbox's charges (analyzer mode): after the trade value, on a phone too.
+const WITH_CHARGES: BookColumn<Trade>[] = [
+  ...COLUMNS.slice(0, -1),
+  {
+    key: 'charges',
+    label: 'Charges',
+    value: (t) => t.charges ?? 0,
+    render: (t) => formatMoney(t.charges ?? 0),
+    numeric: true,
+    phone: 4,
+  },
+  ...COLUMNS.slice(-1),
+];
+
 const FILTERS: BookFilter<Trade>[] = [
   { key: 'action', label: 'Side', value: (t) => t.action },
   { key: 'exchange', label: 'Exchange', value: (t) => t.exchange },
@@ -104,6 +120,10 @@ export default function TradebookPage() {
   const rows = book.data?.data;
   const bought = rows?.filter((t) => t.action === 'BUY').reduce((s, t) => s + t.trade_value, 0) ?? 0;
   const sold = rows?.filter((t) => t.action === 'SELL').reduce((s, t) => s + t.trade_value, 0) ?? 0;
+  // Analyzer mode's rows carry charges; live mode's do not (the column is left out).
+  const charged = rows?.some((t) => t.charges !== undefined) ?? false;
+  const charges = rows?.reduce((s, t) => s + (t.charges ?? 0), 0) ?? 0;
+  const columns = useMemo(() => (charged ? WITH_CHARGES : COLUMNS), [charged]);
   return (
     <Container fluid>
       <Group justify="space-between" mb="md">
@@ -119,6 +139,11 @@ export default function TradebookPage() {
               <Text size="sm">Trades: {formatCount(rows.length)}</Text>
               <Text size="sm">Bought: {formatRupees(bought)}</Text>
               <Text size="sm">Sold: {formatRupees(sold)}</Text>
+              {charged && (
+                <Text size="sm" data-testid="trades-charges">
+                  Charges: {formatRupees(Math.round(charges * 100) / 100)}
+                </Text>
+              )}
             </Group>
           )}
           <Card withBorder p={{ base: 'xs', sm: 'md' }}>
@@ -129,7 +154,7 @@ export default function TradebookPage() {
                 label="Trades"
                 noun={['trade', 'trades']}
                 rows={rows}
-                columns={COLUMNS}
+                columns={columns}
                 rowKey={(t) => t.tradeid}
                 filters={FILTERS}
                 empty="No trade today. Each fill of an order shows here."

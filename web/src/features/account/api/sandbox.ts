@@ -1,7 +1,9 @@
 /**
  * The analyzer's view of the sandbox (docs/rules/web.md#account-pages): the user's own analyzer
- * requests and answers, the sandbox account (funds, the configuration's facts, the price source)
- * and its reset; the trading mode's switch (docs/rules/orders.md#analyzer-mode-switch).
+ * requests and answers, the sandbox account (funds with their charges, the configuration's facts,
+ * the price source), its daily equity, the contract note's and the fills' CSV downloads
+ * (docs/rules/sandbox.md#contract-note, #daily-equity) and its reset; the trading mode's switch
+ * (docs/rules/orders.md#analyzer-mode-switch).
  */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, type Answer } from '../../../api/client';
@@ -12,6 +14,8 @@ import { accountKeys } from './keys';
 
 export type SandboxAccount = Answer<'/sandbox/api/account'>;
 export type AnalyzerLog = Answer<'/sandbox/api/analyzer-log'>;
+export type SandboxEquity = Answer<'/sandbox/api/equity'>;
+export type EquityDay = SandboxEquity['data'][number];
 type ModeSwitched = Answer<'/settings/analyze-mode/{mode}', 'post'>;
 
 /** The latest 100 requests, newest first; refreshed by live order events (their key). */
@@ -31,6 +35,38 @@ export function useSandboxAccount(refetchInterval: number | false) {
     refetchInterval,
   });
 }
+
+/** The account day by day, oldest first (today's as it is now); under the log's key too. */
+export function useSandboxEquity(refetchInterval: number | false) {
+  return useQuery({
+    queryKey: [...accountKeys.analyzer(), 'equity'] as const,
+    queryFn: () => api<SandboxEquity>('GET', '/sandbox/api/equity'),
+    refetchInterval,
+  });
+}
+
+const IST_DAY = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'Asia/Kolkata',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+});
+
+/** Today's IST day as the sandbox names days: `YYYY-MM-DD`. */
+export function istToday(now = Date.now()): string {
+  const part = (type: string) => IST_DAY.formatToParts(now).find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')}`;
+}
+
+/**
+ * The IST day's contract note as a CSV download (docs/rules/sandbox.md#contract-note): a plain
+ * link, the session cookie authenticates it.
+ */
+export const contractNoteCsvUrl = (day: string): string =>
+  `/sandbox/api/contract-note?${new URLSearchParams({ day, format: 'csv' }).toString()}`;
+
+/** Every fill since the last reset with its charges, as a CSV download. */
+export const FILLS_CSV_URL = '/sandbox/api/fills?format=csv';
 
 /** `SANDBOX_SESSIONS` in words (docs/rules/sandbox.md#sessions-and-holidays). */
 export const sessionsWords = (s: SandboxAccount['settings']['sessions']): string =>
