@@ -93,6 +93,35 @@ export interface SandboxPositionsTable {
   updated_at: number;
 }
 
+/** A sandbox GTT order (docs/rules/sandbox.md#gtt-orders). */
+export interface SandboxGttsTable {
+  id: Id;
+  user_id: number;
+  strategy: string | null;
+  symbol: string;
+  exchange: string;
+  /** `single` or `oco`. */
+  type: string;
+  side: string;
+  product: string;
+  quantity: number;
+  price_type: string;
+  trigger_sl: number | null;
+  price_sl: number | null;
+  trigger_tg: number | null;
+  price_tg: number | null;
+  last_price: number;
+  blocked_margin: number;
+  /** active | triggered | cancelled | expired | rejected. */
+  status: string;
+  fired_leg: string | null;
+  order_id: number | null;
+  reason: string | null;
+  expires_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
 /** One account's day as it ended (docs/rules/sandbox.md#daily-equity). */
 export interface SandboxEquityDaysTable {
   id: Id;

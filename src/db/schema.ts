@@ -6,6 +6,7 @@ import type {
   SandboxPositionsTable,
   SandboxHoldingsTable,
   SandboxEquityDaysTable,
+  SandboxGttsTable,
   OrderLogsTable,
   OrderLatencyTable,
   PendingOrdersTable,
@@ -268,6 +269,7 @@ export type {
   SandboxPositionsTable,
   SandboxHoldingsTable,
   SandboxEquityDaysTable,
+  SandboxGttsTable,
   OrderLogsTable,
   OrderLatencyTable,
   PendingOrdersTable,
@@ -350,6 +352,7 @@ export interface DB {
   sandbox_positions: SandboxPositionsTable;
   sandbox_holdings: SandboxHoldingsTable;
   sandbox_equity_days: SandboxEquityDaysTable;
+  sandbox_gtts: SandboxGttsTable;
   order_logs: OrderLogsTable;
   analyzer_logs: OrderLogsTable;
   order_latency: OrderLatencyTable;

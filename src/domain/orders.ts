@@ -16,6 +16,12 @@ export type PriceType = (typeof PRICE_TYPES)[number];
 export const PRODUCTS = ['CNC', 'NRML', 'MIS'] as const;
 export type Product = (typeof PRODUCTS)[number];
 
+/** A GTT's products: it outlives the day, so delivery and carry-forward only (docs/rules/orders.md#gtt-orders). */
+export type GttProduct = Exclude<Product, 'MIS'>;
+
+/** A GTT's price types: the order it places is a limit or a market order. */
+export type GttPriceType = Extract<PriceType, 'LIMIT' | 'MARKET'>;
+
 /** Whether an order of this price type carries a limit price (LIMIT, SL). */
 export const hasLimitPrice = (t: PriceType): boolean => t === 'LIMIT' || t === 'SL';
 

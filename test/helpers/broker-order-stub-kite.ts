@@ -5,9 +5,11 @@
  * (checksum checked); `GET /trades`, `/portfolio/positions`, `/portfolio/holdings` (from
  * `holdingRows`), `/user/margins` (cash from `cash`) in the documented shapes
  * (broker-order-stub-kite-portfolio.ts), and the margin calculator `POST /margins/basket`
- * (figures by the rule in broker-margin-stubs.ts). Bodies are parsed with `forms()`.
+ * (figures by the rule in broker-margin-stubs.ts); GTT triggers `/gtt/triggers` as `gtt`
+ * (broker-gtt-stub-kite.ts). Bodies are parsed with `forms()`.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { KiteGttStub } from './broker-gtt-stub-kite.js';
 import { kiteBasketAnswer } from './broker-margin-stubs.js';
 import { OrderStub, ORDER_TYPES, form, type Body } from './broker-order-stub-base.js';
 import { kiteMargins, kitePositions, kiteTrades } from './broker-order-stub-kite-portfolio.js';
@@ -43,6 +45,8 @@ export class KiteOrderStub extends OrderStub {
   /** Kite's `instrument_token` of each trading symbol (0 when the test set none). */
   readonly tokens = new Map<string, number>();
   private readonly creds: { value: KiteOrderCredentials };
+  /** GTT triggers (`/gtt/triggers`, broker-gtt-stub-kite.ts): received requests and the book. */
+  readonly gtt: KiteGttStub;
 
   /** The settings that point algodesk's Zerodha adapter at this stub with its credentials. */
   appEnv(): Record<string, string> {
@@ -102,6 +106,13 @@ export class KiteOrderStub extends OrderStub {
     );
     this.authed('POST', '/margins/basket', (r) => this.basket(r));
     this.route('POST', '/session/token', (r) => this.session(r));
+    this.gtt = new KiteGttStub({
+      serve: (method, path, handler) => this.authed(method, path, handler),
+      check: (r) => this.versioned(r),
+      tokenOf: (s) => this.tokens.get(s) ?? 0,
+      stamp: () => this.stamp(),
+      userId: () => this.userId,
+    });
   }
 
   /** The credentials accepted now (a login replaces the access token). */

@@ -6,10 +6,11 @@
  * `GET /v2/order/trades/get-trades-for-day`, `/v2/portfolio/short-term-positions`,
  * `/v2/portfolio/long-term-holdings` (from `holdingRows`), `/v2/user/get-funds-and-margin` (cash
  * from `cash`) in the documented shapes (broker-order-stub-upstox-portfolio.ts), and the margin
- * calculator `POST /v2/charges/margin` (figures by the rule in broker-margin-stubs.ts). Bodies are
- * parsed with `bodies()`.
+ * calculator `POST /v2/charges/margin` (figures by the rule in broker-margin-stubs.ts); v3 GTT
+ * orders `/v3/order/gtt/*` as `gtt` (broker-gtt-stub-upstox.ts). Bodies are parsed with `bodies()`.
  */
 import { randomBytes } from 'node:crypto';
+import { UpstoxGttStub } from './broker-gtt-stub-upstox.js';
 import { upstoxMarginAnswer } from './broker-margin-stubs.js';
 import { OrderStub, ORDER_TYPES, form, type Body } from './broker-order-stub-base.js';
 import { UPSTOX_EXCHANGES, upFunds, upPositions, upTrades } from './broker-order-stub-upstox-portfolio.js';
@@ -40,6 +41,8 @@ export class UpstoxOrderStub extends OrderStub {
   /** The trading symbol of each instrument key (default: the key's part after `|`). */
   readonly symbols = new Map<string, string>();
   private readonly creds: { value: UpstoxOrderCredentials };
+  /** GTT orders (`/v3/order/gtt/*`, broker-gtt-stub-upstox.ts): received requests and the book. */
+  readonly gtt: UpstoxGttStub;
 
   constructor(credentials: UpstoxOrderCredentials) {
     const creds = { value: { ...credentials } };
@@ -72,6 +75,11 @@ export class UpstoxOrderStub extends OrderStub {
       ),
     );
     this.route('POST', '/v2/login/authorization/token', (r) => this.token(r));
+    this.gtt = new UpstoxGttStub({
+      serve: (method, path, handler) => this.authed(method, path, handler),
+      json: (r, handler) => this.json(r, handler),
+      symbolOf: (key) => this.symbols.get(key) ?? key.slice(key.indexOf('|') + 1),
+    });
   }
 
   /** The credentials accepted now (a login replaces the access token). */

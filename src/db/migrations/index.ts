@@ -26,6 +26,7 @@ import * as m0024 from './0024_start_fresh_installs_in_analyzer_mode.js';
 import * as m0025 from './0025_unify_webhook_deliveries.js';
 import * as m0026 from './0026_create_watchlists.js';
 import * as m0027 from './0027_add_sandbox_charges.js';
+import * as m0028 from './0028_create_sandbox_gtts.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -59,6 +60,7 @@ export const migrations: Record<string, Migration> = {
   '0025_unify_webhook_deliveries': m0025,
   '0026_create_watchlists': m0026,
   '0027_add_sandbox_charges': m0027,
+  '0028_create_sandbox_gtts': m0028,
 };
 
 export const migrationProvider: MigrationProvider = {

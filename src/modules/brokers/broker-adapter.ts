@@ -5,7 +5,7 @@
  * by name through the registry (`broker-registry.ts`).
  */
 import type { QuoteClient } from './quotes/quote-client.js';
-import type { Action, PriceType, Product } from '../../domain/orders.js';
+import type { Action, GttPriceType, GttProduct, PriceType, Product } from '../../domain/orders.js';
 
 /** An order as algodesk sends it to a broker: canonical fields plus the master contract's mapping. */
 export interface BrokerOrder {
@@ -163,7 +163,66 @@ export interface BasketMargin {
   initialTotal: number;
 }
 
-export interface BrokerAdapter extends Partial<BrokerBooks> {
+/**
+ * A GTT (good-till-triggered) order as algodesk sends it to a broker (docs/rules/orders.md#gtt-orders):
+ * a `single` trigger with one order, or a `two-leg` OCO pair (stoploss and target) whose legs
+ * share the side, product and quantity. Prices in rupees.
+ */
+export interface BrokerGtt {
+  type: 'single' | 'two-leg';
+  symbol: string;
+  exchange: string;
+  brsymbol: string;
+  brexchange: string;
+  token: string;
+  /** The instrument's tick (rupees), for a MARKET leg's protected limit. */
+  tickSize: number;
+  action: Action;
+  product: GttProduct;
+  quantity: number;
+  /** LIMIT, or MARKET (sent as the broker accepts it: a protected LIMIT, or market protection). */
+  priceType: GttPriceType;
+  /** Trigger prices, ascending: one for `single`; [stoploss, target] for `two-leg`. */
+  triggers: number[];
+  /** Each leg's limit price, in the order of `triggers` (0 for MARKET). */
+  prices: number[];
+  /** The instrument's last price now (the side of each trigger is decided against it). */
+  lastPrice: number;
+}
+
+/** One GTT as the broker's book lists it, before its instrument is mapped back to algodesk's symbol. */
+export interface BrokerGttRow {
+  triggerId: string;
+  type: 'single' | 'two-leg';
+  /** The broker's status, lower case (`active`, `triggered`, `cancelled`, …). */
+  status: string;
+  brsymbol: string;
+  brexchange: string;
+  /** The broker's instrument key, when its book states one (Upstox). */
+  token?: string;
+  triggers: number[];
+  lastPrice: number;
+  legs: { action: Action; quantity: number; price: number; priceType: string; product: string }[];
+  /** IST `YYYY-MM-DD HH:MM:SS`, or '' when the broker does not say. */
+  createdAt: string;
+  updatedAt: string;
+  expiresAt: string;
+}
+
+/** The GTT operations a broker may offer (absent: the GTT APIs refuse with a 4xx naming the broker). */
+export interface BrokerGttApi {
+  placeGtt(gtt: BrokerGtt, session: BrokerSession): Promise<BookResult<{ triggerId: string }>>;
+  modifyGtt(
+    triggerId: string,
+    gtt: BrokerGtt,
+    session: BrokerSession,
+  ): Promise<BookResult<{ triggerId: string }>>;
+  cancelGtt(triggerId: string, session: BrokerSession): Promise<BookResult<{ triggerId: string }>>;
+  /** The broker's active GTTs. */
+  gttBook(session: BrokerSession): Promise<BookResult<BrokerGttRow[]>>;
+}
+
+export interface BrokerAdapter extends Partial<BrokerBooks>, Partial<BrokerGttApi> {
   /** Broker id (`zerodha`, `upstox`): `BROKER_NAME`. */
   readonly name: string;
   placeOrder(order: BrokerOrder, session: BrokerSession): Promise<BrokerResult>;

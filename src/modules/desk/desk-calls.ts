@@ -29,6 +29,10 @@ export const DESK_CALLS = [
   'optionchain',
   'multioptiongreeks',
   'margin',
+  'placegttorder',
+  'modifygttorder',
+  'cancelgttorder',
+  'gttorderbook',
 ] as const;
 
 export type DeskCall = (typeof DESK_CALLS)[number];

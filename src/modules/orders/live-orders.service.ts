@@ -21,6 +21,8 @@ import type { Instrument } from '../market/instrument.js';
 import type { LiveCallAnswer, PipelineAnswer } from './order-pipeline.types.js';
 import { orderStatusOf } from './live-order-status.js';
 import { brokerOrderMargin, liveMargin, type LiveMarginLeg } from './live-margin.js';
+import { liveCancelGtt, liveGtt, liveGttBook } from './live-gtt.js';
+import type { GttRequest } from '../sandbox/service/gtt.js';
 import type { OrderInput } from './order-rules.js';
 import type { Action, PriceType, Product } from '../../domain/orders.js';
 import { LiveBooks, type LiveBooksDeps } from './live-books.js';
@@ -183,6 +185,27 @@ export class LiveOrdersService {
     return list.map((rec) =>
       orderStatusOf(String((rec as { order_id?: unknown } | null)?.order_id ?? ''), rec),
     );
+  }
+
+  /** GTT orders at the broker (live-gtt.ts). */
+  private get gttDeps() {
+    return {
+      broker: (u: number) => this.books.broker(u),
+      instrument: this.deps.instrument,
+      ...(this.deps.instrumentsByToken ? { instrumentsByToken: this.deps.instrumentsByToken } : {}),
+    };
+  }
+
+  gtt(userId: number, req: GttRequest, triggerId?: string): Promise<LiveCallAnswer> {
+    return liveGtt(this.gttDeps, userId, req, triggerId);
+  }
+
+  cancelGtt(userId: number, triggerId: string): Promise<LiveCallAnswer> {
+    return liveCancelGtt(this.gttDeps, userId, triggerId);
+  }
+
+  gttBook(userId: number): Promise<LiveCallAnswer> {
+    return liveGttBook(this.gttDeps, userId);
   }
 
   /** The broker's figures for one order, for the sandbox's margin rule (live-margin.ts). */

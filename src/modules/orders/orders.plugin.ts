@@ -33,6 +33,7 @@ import { orderRoutes } from './orders.routes.js';
 import { optionsOrderRoutes } from './options-orders.routes.js';
 import { smartOrderRoutes } from './smart-orders.routes.js';
 import { marginRoutes } from './margin.routes.js';
+import { gttRoutes } from './gtt.routes.js';
 import { optionSymbolResolver } from '../sandbox/service/option-symbols.js';
 import type { LiveMarginLeg } from './live-margin.js';
 
@@ -247,6 +248,14 @@ export const ordersPlugin = modulePlugin<AppDeps>(
         contracts: market.contracts,
         freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
       }),
+    });
+    gttRoutes(app, {
+      mode: sandbox.mode,
+      apiKeyGuard: auth.apiKeyGuard,
+      orderRateLimit: limits.limit('order', limits.rules.order),
+      apiRateLimit: limits.api,
+      sandbox: sandbox.service,
+      live: orders.live,
     });
     marginRoutes(app, {
       mode: sandbox.mode,

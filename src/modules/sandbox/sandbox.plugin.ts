@@ -180,6 +180,9 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
       ? { inSession: (exchange: string, now: number) => inSession(deps.sessionOn, exchange, now) }
       : {}),
     instrument: (symbol, exchange) => deps.instruments.get(symbol, exchange),
+    // docs/rules/sandbox.md#gtt-orders: GTTs fire on the quotes that reach them, their instruments priced.
+    onQuotes: async (keys) => void (await service.runGtts(keys)),
+    extraInstruments: () => repo.activeGtts(),
     onTick: async () => {
       const p = prices();
       if (p instanceof ScriptedFeed) p.advanceTo(clock.now());
@@ -187,6 +190,7 @@ export function buildSandboxServices(deps: SandboxDeps): SandboxServices {
       await jobs.run();
     },
   });
+  service.onGttPlaced((symbol, exchange) => engine.watch(symbol, exchange));
   // Nobody is to take a simulated fill for a market price (docs/rules/sandbox.md#simulated-prices).
   service.onOrderChange((o) => {
     if (o.status === 'complete' && prices().demo)

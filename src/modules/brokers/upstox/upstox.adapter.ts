@@ -4,7 +4,8 @@
  * `PUT /v2/order/modify` (JSON bodies) and `DELETE /v2/order/cancel?order_id=` on
  * `https://api-hft.upstox.com`; `GET /v2/order/details?order_id=`, `GET /v2/order/retrieve-all`
  * (the day's order book), the books (trades, positions, holdings, funds: upstox.books.ts), the
- * margin calculator `POST /v2/charges/margin` (upstox.margin.ts) and the
+ * margin calculator `POST /v2/charges/margin` (upstox.margin.ts), the v3 GTT endpoints
+ * (`/v3/order/gtt/*`, upstox.gtt.ts) and the
  * login token exchange on `https://api.upstox.com`. One keep-alive pool per origin (one in all when both URLs name
  * the same origin). Headers `Authorization: Bearer <token>` and `Accept: application/json`;
  * success `{"status":"success","data":{"order_id":…}}`; errors `{"status":"error","errors":
@@ -24,6 +25,8 @@ import type {
   BookResult,
   BookTrade,
   BrokerAdapter,
+  BrokerGtt,
+  BrokerGttRow,
   BrokerOrder,
   BrokerResult,
   BrokerSession,
@@ -39,6 +42,7 @@ import { upstoxExchange, upstoxLoginUrl } from './upstox.auth.js';
 import { upstoxFunds, upstoxHoldings, upstoxOrders, upstoxPositions, upstoxTrades } from './upstox.books.js';
 import { addMargins, upstoxBasketMargin, upstoxMarginBodies } from './upstox.margin.js';
 import { readUpstoxError, upstoxModifyBody, upstoxPlaceBody } from './upstox.mapping.js';
+import { UpstoxGttClient } from './upstox.gtt.js';
 
 /** Upstox's documented host of the v2 place/modify/cancel endpoints. */
 export const UPSTOX_HFT_BASE_URL = 'https://api-hft.upstox.com';
@@ -58,6 +62,8 @@ export class UpstoxAdapter implements BrokerAdapter {
   /** api-hft.upstox.com: place, modify, cancel (the same transport when the origins match). */
   private readonly orders: OrderTransport;
   private readonly quoteClients = new QuoteClientSet();
+  /** GTT orders (`/v3/order/gtt/*` on api.upstox.com, upstox.gtt.ts). */
+  private readonly gtt = new UpstoxGttClient((...a) => this.call(this.api, ...a));
 
   constructor(private readonly opts: BrokerAdapterOptions) {
     const apiUrl = opts.baseUrl ?? UPSTOX_BASE_URL;
@@ -172,6 +178,22 @@ export class UpstoxAdapter implements BrokerAdapter {
       roundTripMs += m.roundTripMs;
     }
     return { ok: true, data: addMargins(parts), roundTripMs };
+  }
+
+  placeGtt(gtt: BrokerGtt, session: BrokerSession): Promise<BookResult<{ triggerId: string }>> {
+    return this.gtt.placeGtt(gtt, session);
+  }
+
+  modifyGtt(id: string, gtt: BrokerGtt, session: BrokerSession): Promise<BookResult<{ triggerId: string }>> {
+    return this.gtt.modifyGtt(id, gtt, session);
+  }
+
+  cancelGtt(id: string, session: BrokerSession): Promise<BookResult<{ triggerId: string }>> {
+    return this.gtt.cancelGtt(id, session);
+  }
+
+  gttBook(session: BrokerSession): Promise<BookResult<BrokerGttRow[]>> {
+    return this.gtt.gttBook(session);
   }
 
   private book(op: string, session: BrokerSession, path: string): Promise<BrokerResult> {

@@ -6,7 +6,8 @@
  * `Authorization: token api_key:access_token`; `GET /orders` (the day's order book) finds orders by
  * the tag they were sent with and, with `GET /trades`, `/portfolio/positions`,
  * `/portfolio/holdings` and `/user/margins`, serves the live books (zerodha.books.ts);
- * `POST /margins/basket` is the margin calculator (JSON, zerodha.margin.ts); errors are `{"status":"error","message",
+ * `POST /margins/basket` is the margin calculator (JSON, zerodha.margin.ts); `/gtt/triggers` the
+ * GTT orders (zerodha.gtt.ts); errors are `{"status":"error","message",
  * "error_type"}` with Kite's status (400 InputException, 403 TokenException, 429, 500 General,
  * 502 Network, 503 Data…), passed through as they came. Follows OpenAlgo's
  * broker/zerodha/api/order_api.py; mapping in zerodha.mapping.ts, login in zerodha.auth.ts.
@@ -20,6 +21,8 @@ import type {
   BookResult,
   BookTrade,
   BrokerAdapter,
+  BrokerGtt,
+  BrokerGttRow,
   BrokerOrder,
   BrokerResult,
   BrokerSession,
@@ -34,6 +37,7 @@ import { bookRead, readBook } from '../http/book-fields.js';
 import { kiteExchange, kiteLoginUrl } from './zerodha.auth.js';
 import { kiteFunds, kiteHoldings, kiteOrders, kitePositions, kiteTrades } from './zerodha.books.js';
 import { kiteBasketBody, kiteBasketMargin } from './zerodha.margin.js';
+import { KiteGttClient } from './zerodha.gtt.js';
 import { kiteModifyForm, kitePlaceForm, readKiteError, type KiteForm } from './zerodha.mapping.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -50,6 +54,8 @@ export class ZerodhaAdapter implements BrokerAdapter {
   readonly name = 'zerodha';
   private readonly http: OrderTransport;
   private readonly quoteClients = new QuoteClientSet();
+  /** GTT triggers (`/gtt/triggers`, zerodha.gtt.ts) over this adapter's authenticated calls. */
+  private readonly gtt = new KiteGttClient((...a) => this.call(...a));
 
   constructor(private readonly opts: BrokerAdapterOptions) {
     this.http = new OrderTransport('zerodha', 'Zerodha', opts.baseUrl ?? KITE_BASE_URL, opts);
@@ -137,6 +143,22 @@ export class ZerodhaAdapter implements BrokerAdapter {
     const path = '/margins/basket?consider_positions=true';
     const json = kiteBasketBody(orders);
     return readBook(await this.call('margin', session, 'POST', path, { json }, bookRead), kiteBasketMargin);
+  }
+
+  placeGtt(gtt: BrokerGtt, session: BrokerSession): Promise<BookResult<{ triggerId: string }>> {
+    return this.gtt.placeGtt(gtt, session);
+  }
+
+  modifyGtt(id: string, gtt: BrokerGtt, session: BrokerSession): Promise<BookResult<{ triggerId: string }>> {
+    return this.gtt.modifyGtt(id, gtt, session);
+  }
+
+  cancelGtt(id: string, session: BrokerSession): Promise<BookResult<{ triggerId: string }>> {
+    return this.gtt.cancelGtt(id, session);
+  }
+
+  gttBook(session: BrokerSession): Promise<BookResult<BrokerGttRow[]>> {
+    return this.gtt.gttBook(session);
   }
 
   private book(op: string, session: BrokerSession, path: string): Promise<BrokerResult> {

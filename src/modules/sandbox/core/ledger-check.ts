@@ -15,7 +15,7 @@
  *   charges (a fill or a block moves money between available and used margin, a fill's charges
  *   leave available; a settlement pays for shares out of them into holdings);
  * - **charges**: the trades' charges add up to the account's (docs/rules/sandbox.md#charges-booked);
- * - **used margin**: the margin of the open positions plus what the working orders block;
+ * - **used margin**: the margin of the open positions plus what the working orders and active GTTs block;
  * - **fills**: every complete order has its one trade, of its quantity at its average price, and
  *   every trade belongs to such an order.
  */
@@ -136,7 +136,7 @@ export function checkLedger(s: LedgerSnapshot): LedgerDifference[] {
       'used margin',
       rupees(margin),
       rupees(used),
-      `positions hold ${inr(margin - s.blocked)} and working orders block ${inr(s.blocked)}, the account uses ${inr(used)}`,
+      `positions hold ${inr(margin - s.blocked)} and working orders and GTTs block ${inr(s.blocked)}, the account uses ${inr(used)}`,
     );
 
   // Fills: complete orders and trades match one to one.

@@ -76,6 +76,9 @@ export class SandboxJobs {
   async run(): Promise<void> {
     const now = this.deps.clock.now();
     await this.expiry.run(now);
+    // docs/rules/sandbox.md#gtt-orders: GTTs fire on the latest prices (after expiry settlement:
+    // an expired contract's GTTs expire, never fire).
+    await this.deps.service.runGtts();
     await this.rollover(now);
     await this.squareOff(now);
     await this.scheduledReset(now);

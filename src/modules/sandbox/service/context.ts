@@ -25,6 +25,12 @@ export class SandboxContext {
    */
   brokerMargin: BrokerMarginFn | undefined;
 
+  /** Instruments of the active GTTs as the last full trigger pass found them (gtt.ts `runGtts`). */
+  gttKeys: Set<string> | undefined;
+
+  /** Told about a GTT placed on this instance (the engine keeps its instrument priced). */
+  gttPlaced: ((symbol: string, exchange: string) => void) | undefined;
+
   constructor(readonly deps: SandboxServiceDeps) {}
 
   onOrderChange(listener: (order: OrderRow) => void): void {

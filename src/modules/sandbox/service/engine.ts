@@ -35,6 +35,13 @@ export interface EngineDeps {
   /** Day-boundary work run on every tick (square-off, rollover, scheduled reset). */
   onTick: () => Promise<void>;
   /**
+   * Told the instruments of every batch of quotes after its fills (the GTT triggers:
+   * docs/rules/sandbox.md#gtt-orders); absent: nothing else reacts to quotes.
+   */
+  onQuotes?: (keys: readonly string[]) => Promise<void>;
+  /** Instruments to keep priced besides the book's and the open positions' (active GTTs'). */
+  extraInstruments?: () => Promise<{ symbol: string; exchange: string }[]>;
+  /**
    * Whether an exchange is in session now (docs/rules/sandbox.md#sessions-and-holidays): outside
    * it no working order fills, whatever the quotes say. Absent: always.
    */
@@ -185,6 +192,18 @@ export class SandboxEngine {
       }
     }
     for (const key of quotes.keys()) if (!heldKeys.has(key)) this.heldLogged.delete(key);
+    if (this.deps.onQuotes)
+      await this.deps
+        .onQuotes([...quotes.keys()])
+        .catch((err: unknown) =>
+          this.deps.logger.error({ err }, 'sandbox quote listener failed; the next tick runs it again'),
+        );
+  }
+
+  /** Keeps an instrument priced by the source (a GTT's), as the book's instruments are. */
+  watch(symbol: string, exchange: string): void {
+    const key = quoteKey(exchange, symbol);
+    if (this.running && !this.watched.has(key)) void this.enqueue(() => this.watchKey(key, symbol, exchange));
   }
 
   /** Puts an order into, or takes it out of, the book according to its status. */
@@ -238,6 +257,10 @@ export class SandboxEngine {
     for (const p of await this.deps.repo.allPositions(true)) {
       const key = quoteKey(p.exchange, p.symbol);
       if (!this.watched.has(key)) await this.watchKey(key, p.symbol, p.exchange);
+    }
+    for (const i of (await this.deps.extraInstruments?.()) ?? []) {
+      const key = quoteKey(i.exchange, i.symbol);
+      if (!this.watched.has(key)) await this.watchKey(key, i.symbol, i.exchange);
     }
   }
 }

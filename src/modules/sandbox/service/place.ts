@@ -5,12 +5,36 @@
  * tell the price source and the listeners.
  */
 import { badRequest } from '../../../platform/errors.js';
-import { planPlacement, type PlaceRequest } from '../core/placement.js';
+import { planPlacement, type PlacementMarket, type PlaceRequest } from '../core/placement.js';
+import type { Instrument } from '../../market/instrument.js';
 import { toOrderRecord } from '../core/records.js';
 import { applyPlacement, lockForPlacement } from '../store/ledger.js';
 import type { SandboxContext } from './context.js';
 import { derivativeMargin } from './derivative-margin.js';
 import { outOfRange, type PlacementJournal, type PlaceOutcome } from './service.types.js';
+
+/** What a placement of `req` knows of the market, fetched before its transaction. */
+export async function placementMarket(
+  s: SandboxContext,
+  userId: number,
+  instrument: Instrument,
+  req: PlaceRequest,
+): Promise<PlacementMarket> {
+  const { prices, fallback } = await s.pricesFor(instrument);
+  const now = s.deps.clock.now();
+  const derivative = await derivativeMargin(s, userId, instrument, req);
+  const closed = s.closedReason(req.exchange, now);
+  return {
+    instrument,
+    ...(prices ? { prices } : {}),
+    ...(fallback ? { fallback } : {}),
+    now,
+    session: s.sessionPhase(req.exchange, now),
+    ...(closed !== undefined ? { closed } : {}),
+    noPriceReason: () => s.deps.prices().noPriceReason?.(instrument),
+    ...(derivative ? { derivative } : {}),
+  };
+}
 
 /** See SandboxService.placeOrder. */
 export async function placeOrder<J>(
@@ -19,21 +43,10 @@ export async function placeOrder<J>(
   req: PlaceRequest,
   journal?: PlacementJournal<J>,
 ): Promise<PlaceOutcome & { journal?: J }> {
-  const { repo, config, clock } = s.deps;
+  const { repo, config } = s.deps;
   const instrument = await s.instrument(req.symbol, req.exchange);
-  const { prices, fallback } = await s.pricesFor(instrument);
-  const now = clock.now();
-  const derivative = await derivativeMargin(s, userId, instrument, req);
-  const market = {
-    instrument,
-    prices,
-    fallback,
-    now,
-    session: s.sessionPhase(req.exchange, now),
-    closed: s.closedReason(req.exchange, now),
-    noPriceReason: () => s.deps.prices().noPriceReason?.(instrument),
-    ...(derivative ? { derivative } : {}),
-  };
+  const market = await placementMarket(s, userId, instrument, req);
+  const { now } = market;
   const { outcome, row, written } = await repo
     .groupedTransaction(userId, async (trx) => {
       const snapshot = await lockForPlacement(

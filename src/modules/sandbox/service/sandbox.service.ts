@@ -13,6 +13,8 @@ import { closePositions, modifyOrder, type ModifyRequest, type PositionFilter } 
 import { placeOrder } from './place.js';
 import { basketMargin, type MarginLeg, type SandboxBasketMargin } from './basket-margin.js';
 import type { BrokerMarginFn } from './derivative-margin.js';
+import { cancelGtt, modifyGtt, placeGtt, runGtts, type GttRequest } from './gtt.js';
+import type { GttRow } from '../store/rows.js';
 import { SandboxContext, ownOrder } from './context.js';
 import { RESTING, type OrderRow, type SandboxRepository } from '../store/sandbox.repository.js';
 import type { OrderStatus } from '../core/types.js';
@@ -85,6 +87,38 @@ export class SandboxService {
    */
   useBrokerMargin(fn: BrokerMarginFn): void {
     this.context.brokerMargin = fn;
+  }
+
+  // ---- GTT orders (gtt.ts, docs/rules/sandbox.md#gtt-orders) ----
+
+  placeGtt(userId: number, req: GttRequest): Promise<GttRow> {
+    return placeGtt(this.context, userId, req);
+  }
+
+  modifyGtt(userId: number, id: number, req: GttRequest): Promise<GttRow> {
+    return modifyGtt(this.context, userId, id, req);
+  }
+
+  cancelGtt(userId: number, id: number): Promise<GttRow> {
+    return cancelGtt(this.context, userId, id);
+  }
+
+  /** The user's GTTs, newest first (the active ones only, as OpenAlgo's gttorderbook lists them). */
+  gtts(userId: number, opts: { activeOnly?: boolean; limit?: number } = {}): Promise<GttRow[]> {
+    return this.deps.repo.gttsOf(userId, opts);
+  }
+
+  /**
+   * The trigger pass over every active GTT (the day jobs run it on every engine tick), or only
+   * those of `keys` (a batch of quotes).
+   */
+  runGtts(keys?: readonly string[]): Promise<OrderRow[]> {
+    return runGtts(this.context, keys);
+  }
+
+  /** Told about every GTT placed on this instance. */
+  onGttPlaced(fn: (symbol: string, exchange: string) => void): void {
+    this.context.gttPlaced = fn;
   }
 
   /** What a basket of orders would block if placed now (basket-margin.ts); nothing is written. */

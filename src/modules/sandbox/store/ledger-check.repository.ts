@@ -29,7 +29,7 @@ export interface LedgerSnapshot {
   trades: NettedTrades[];
   positions: PositionRow[];
   holdings: HoldingRow[];
-  /** Σ blocked margin of the working orders (Money). */
+  /** Σ blocked margin of the working orders and the active GTTs' reservations (Money). */
   blocked: number;
   /** Complete orders without their trade (ids, oldest first, at most {@link SAMPLE}). */
   filledWithoutTrade: { count: number; ids: number[] };
@@ -126,6 +126,15 @@ export class LedgerCheckRepository {
           .where('user_id', '=', userId)
           .where('status', 'in', [...RESTING])
           .executeTakeFirstOrThrow();
+        // Active GTTs reserve margin too (docs/rules/sandbox.md#gtt-orders).
+        const reserved = await trx
+          .selectFrom('sandbox_gtts')
+          .select((eb) =>
+            eb.cast<number>(eb.fn.coalesce(eb.fn.sum('blocked_margin'), eb.lit(0)), 'bigint').as('m'),
+          )
+          .where('user_id', '=', userId)
+          .where('status', '=', 'active')
+          .executeTakeFirstOrThrow();
         const unfilled = await trx
           .selectFrom('sandbox_orders as o')
           .leftJoin('sandbox_trades as t', 't.order_id', 'o.id')
@@ -160,7 +169,7 @@ export class LedgerCheckRepository {
           })),
           positions,
           holdings,
-          blocked: Number(blocked.m),
+          blocked: Number(blocked.m) + Number(reserved.m),
           filledWithoutTrade: { count: unfilled.length, ids: unfilled.slice(0, SAMPLE).map((r) => r.id) },
           tradeWithoutFill: {
             count: strays.length,

@@ -9,7 +9,15 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.js';
 import type { Money } from '../core/money.js';
 import { RESTING } from '../core/types.js';
-import type { AccountRow, EquityDayRow, HoldingRow, OrderRow, PositionRow, TradeRow } from './rows.js';
+import type {
+  AccountRow,
+  EquityDayRow,
+  GttRow,
+  HoldingRow,
+  OrderRow,
+  PositionRow,
+  TradeRow,
+} from './rows.js';
 
 export class SandboxReads {
   constructor(protected readonly db: Kysely<DB>) {}
@@ -95,6 +103,31 @@ export class SandboxReads {
       .where('created_at', '>=', from)
       .where('created_at', '<', to)
       .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  /** One GTT by id (any user's: the caller checks the owner). */
+  getGtt(id: number): Promise<GttRow | undefined> {
+    return this.db.selectFrom('sandbox_gtts').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The user's GTTs, newest first: the active ones, or every one (at most `limit`). */
+  gttsOf(userId: number, opts: { activeOnly?: boolean; limit?: number } = {}): Promise<GttRow[]> {
+    let q = this.db.selectFrom('sandbox_gtts').selectAll().where('user_id', '=', userId);
+    if (opts.activeOnly) q = q.where('status', '=', 'active');
+    return q
+      .orderBy('id', 'desc')
+      .limit(opts.limit ?? 500)
+      .execute();
+  }
+
+  /** Every active GTT of every user, oldest first (the trigger pass). */
+  activeGtts(): Promise<GttRow[]> {
+    return this.db
+      .selectFrom('sandbox_gtts')
+      .selectAll()
+      .where('status', '=', 'active')
       .orderBy('id')
       .execute();
   }

@@ -3,6 +3,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type {
   SandboxAccountsTable,
   SandboxEquityDaysTable,
+  SandboxGttsTable,
   SandboxHoldingsTable,
   SandboxOrdersTable,
   SandboxPositionsTable,
@@ -15,4 +16,5 @@ export type TradeRow = Selectable<SandboxTradesTable>;
 export type PositionRow = Selectable<SandboxPositionsTable>;
 export type HoldingRow = Selectable<SandboxHoldingsTable>;
 export type EquityDayRow = Selectable<SandboxEquityDaysTable>;
+export type GttRow = Selectable<SandboxGttsTable>;
 export type NewOrder = Insertable<SandboxOrdersTable>;

@@ -24,7 +24,15 @@ import { SandboxReads } from './reads.js';
 import { RESTING, type OrderStatus } from '../core/types.js';
 
 export type { AccountRow, HoldingRow, NewOrder, OrderRow, PositionRow, TradeRow } from './rows.js';
-import type { AccountRow, EquityDayRow, HoldingRow, NewOrder, OrderRow, PositionRow } from './rows.js';
+import type {
+  AccountRow,
+  EquityDayRow,
+  GttRow,
+  HoldingRow,
+  NewOrder,
+  OrderRow,
+  PositionRow,
+} from './rows.js';
 
 /** One order transition as its event row records it. */
 export interface OrderEventInput {
@@ -168,6 +176,28 @@ export class SandboxRepository extends SandboxReads {
    * Compare-and-set of an order's state: applies `patch` only while the order is in one of
    * `from` (returns false otherwise). Two engines or a cancel racing a fill cannot both win.
    */
+  // ---- GTT orders (docs/rules/sandbox.md#gtt-orders) ----
+
+  async insertGtt(g: Omit<GttRow, 'id'>): Promise<GttRow> {
+    const r = await this.db.insertInto('sandbox_gtts').values(g).returning('id').executeTakeFirstOrThrow();
+    return { ...g, id: Number(r.id) };
+  }
+
+  /** Moves a GTT that is still `active` (compare-and-set: a racing fire, cancel or instance loses). */
+  async updateGttIfActive(id: number, patch: Partial<Omit<GttRow, 'id' | 'user_id'>>): Promise<boolean> {
+    const r = await this.db
+      .updateTable('sandbox_gtts')
+      .set(patch)
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async updateGtt(id: number, patch: Partial<Omit<GttRow, 'id' | 'user_id'>>): Promise<void> {
+    await this.db.updateTable('sandbox_gtts').set(patch).where('id', '=', id).execute();
+  }
+
   async updateOrderIf(
     id: number,
     from: readonly OrderStatus[],
@@ -289,6 +319,7 @@ export class SandboxRepository extends SandboxReads {
     await this.db.deleteFrom('sandbox_positions').where('user_id', '=', userId).execute();
     await this.db.deleteFrom('sandbox_holdings').where('user_id', '=', userId).execute();
     await this.db.deleteFrom('sandbox_equity_days').where('user_id', '=', userId).execute();
+    await this.db.deleteFrom('sandbox_gtts').where('user_id', '=', userId).execute();
   }
 
   /** Writes the user's row of `row.day` (docs/rules/sandbox.md#daily-equity): the latest pass wins. */
