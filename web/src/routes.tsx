@@ -40,6 +40,7 @@ const FlowsPage = () => page(() => import('./pages/integrations/FlowsPage'));
 const DashboardPage = () => page(() => import('./pages/desk/DashboardPage'));
 const OrderbookPage = () => page(() => import('./pages/desk/OrderbookPage'));
 const TradebookPage = () => page(() => import('./pages/desk/TradebookPage'));
+const GttPage = () => page(() => import('./pages/desk/GttPage'));
 const PositionsPage = () => page(() => import('./pages/desk/PositionsPage'));
 const HoldingsPage = () => page(() => import('./pages/desk/HoldingsPage'));
 const ActionCenterPage = () => page(() => import('./pages/desk/ActionCenterPage'));
@@ -76,6 +77,7 @@ export const router = createBrowserRouter([
           { path: PAGE_PATHS.dashboard, element: <DashboardPage /> },
           { path: PAGE_PATHS.orderbook, element: <OrderbookPage /> },
           { path: PAGE_PATHS.tradebook, element: <TradebookPage /> },
+          { path: PAGE_PATHS.gtt, element: <GttPage /> },
           { path: PAGE_PATHS.positions, element: <PositionsPage /> },
           { path: PAGE_PATHS.holdings, element: <HoldingsPage /> },
           { path: PAGE_PATHS.actionCenter, element: <ActionCenterPage /> },

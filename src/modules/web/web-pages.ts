@@ -29,6 +29,7 @@ export const PAGE_PATHS = {
   adminAgents: '/admin/mcp',
   orderbook: '/orderbook',
   tradebook: '/tradebook',
+  gtt: '/gtt',
   positions: '/positions',
   holdings: '/holdings',
   actionCenter: '/action-center',

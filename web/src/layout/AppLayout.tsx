@@ -45,6 +45,7 @@ const NAV: { section: string; admin?: boolean; items: NavItem[] }[] = [
       { label: 'Market watch', to: PAGE_PATHS.watchlist },
       { label: 'Option chain', to: optionChainPagePath('NIFTY'), prefix: '/optionchain/' },
       { label: 'Orders', to: PAGE_PATHS.orderbook },
+      { label: 'GTT orders', to: PAGE_PATHS.gtt },
       { label: 'Trades', to: PAGE_PATHS.tradebook },
       { label: 'Positions', to: PAGE_PATHS.positions },
       { label: 'Holdings', to: PAGE_PATHS.holdings },

@@ -42,6 +42,7 @@ export const PAGE_TITLES: Record<RoutePath, string> = {
   [PAGE_PATHS.adminAgents]: 'Agents',
   [PAGE_PATHS.orderbook]: 'Order book',
   [PAGE_PATHS.tradebook]: 'Trade book',
+  [PAGE_PATHS.gtt]: 'GTT orders',
   [PAGE_PATHS.positions]: 'Positions',
   [PAGE_PATHS.holdings]: 'Holdings',
   [PAGE_PATHS.actionCenter]: 'Action Center',
