@@ -189,7 +189,7 @@ describeEachDb('master contract upload', (dialect) => {
 
     it('the status route names what an upload takes', async () => {
       expect((await status()).upload).toEqual({
-        formats: ['fyers', 'upstox', 'zerodha'],
+        formats: ['angel', 'dhan', 'fyers', 'upstox', 'zerodha'],
         max_bytes: MAX_CONTRACT_UPLOAD_BYTES,
       });
       expect(MAX_CONTRACT_UPLOAD_BYTES).toBe(100 * 1024 * 1024);
@@ -338,7 +338,7 @@ describeEachDb('master contract upload', (dialect) => {
       const noBroker = await upload(form(undefined, KITE_NSE));
       expect(noBroker.statusCode).toBe(400);
       expect(noBroker.json()).toMatchObject({ errors: { broker: ['required'] } });
-      expect(noBroker.json().message).toMatch(/"broker" field before the file \(fyers, upstox, zerodha\)/);
+      expect(noBroker.json().message).toMatch(/"broker" field before the file \(angel, dhan, fyers, upstox, zerodha\)/);
       const after = await upload([
         { name: 'file', filename: KITE_FILE, content: KITE_NSE },
         { name: 'broker', value: 'zerodha' },
@@ -349,8 +349,8 @@ describeEachDb('master contract upload', (dialect) => {
       expect(unknown.statusCode).toBe(400);
       expect(unknown.json()).toMatchObject({
         code: 'unknown_broker',
-        message: 'No master contract importer for broker "nosuch" (known: fyers, upstox, zerodha)',
-        errors: { broker: ['must be one of fyers, upstox, zerodha'] },
+        message: 'No master contract importer for broker "nosuch" (known: angel, dhan, fyers, upstox, zerodha)',
+        errors: { broker: ['must be one of angel, dhan, fyers, upstox, zerodha'] },
       });
       const twice = await upload([
         { name: 'broker', value: 'zerodha' },

@@ -8038,7 +8038,7 @@ export interface paths {
         put?: never;
         /**
          * Upload and import a broker's instrument file (plain CSV or gzip)
-         * @description multipart/form-data: a `broker` field (the file's format: fyers, upstox, zerodha) and then the file (at most 100 MB). The file is imported as it arrives; the answer comes when the import is done, and a failed import leaves the contract in use unchanged.
+         * @description multipart/form-data: a `broker` field (the file's format: angel, dhan, fyers, upstox, zerodha) and then the file (at most 100 MB). The file is imported as it arrives; the answer comes when the import is done, and a failed import leaves the contract in use unchanged.
          */
         post: {
             parameters: {

@@ -6,14 +6,16 @@ describe('the importer registry lists one format per broker id', () => {
     expect(getFormat('zerodha')?.broker).toBe('zerodha');
     expect(getFormat('upstox')?.broker).toBe('upstox');
     expect(getFormat('fyers')?.broker).toBe('fyers');
+    expect(getFormat('dhan')?.broker).toBe('dhan');
+    expect(getFormat('angel')?.broker).toBe('angel');
     for (const [id, format] of Object.entries(masterContractFormats)) expect(format.broker).toBe(id);
   });
 
   it('lists the broker ids sorted', () => {
-    expect(brokerIds()).toEqual(['fyers', 'upstox', 'zerodha']);
+    expect(brokerIds()).toEqual(['angel', 'dhan', 'fyers', 'upstox', 'zerodha']);
   });
 
-  it.each(['', 'Zerodha', 'angel', 'constructor', '__proto__', 'toString'])('has no format for %j', (id) => {
+  it.each(['', 'Zerodha', 'angelone', 'constructor', '__proto__', 'toString'])('has no format for %j', (id) => {
     expect(getFormat(id)).toBeUndefined();
   });
 });

@@ -1,4 +1,6 @@
 import type { MasterContractFormat } from '../instrument.js';
+import { angelFormat } from './angel.js';
+import { dhanFormat } from './dhan.js';
 import { fyersFormat } from './fyers.js';
 import { upstoxFormat } from './upstox.js';
 import { zerodhaFormat } from './zerodha.js';
@@ -8,6 +10,8 @@ export const masterContractFormats: Readonly<Record<string, MasterContractFormat
   [zerodhaFormat.broker]: zerodhaFormat,
   [upstoxFormat.broker]: upstoxFormat,
   [fyersFormat.broker]: fyersFormat,
+  [dhanFormat.broker]: dhanFormat,
+  [angelFormat.broker]: angelFormat,
 });
 
 /** The format of `broker` (lower-case id such as `zerodha`), or undefined when there is none. */
