@@ -338,7 +338,9 @@ describeEachDb('master contract upload', (dialect) => {
       const noBroker = await upload(form(undefined, KITE_NSE));
       expect(noBroker.statusCode).toBe(400);
       expect(noBroker.json()).toMatchObject({ errors: { broker: ['required'] } });
-      expect(noBroker.json().message).toMatch(/"broker" field before the file \(angel, dhan, fyers, upstox, zerodha\)/);
+      expect(noBroker.json().message).toMatch(
+        /"broker" field before the file \(angel, dhan, fyers, upstox, zerodha\)/,
+      );
       const after = await upload([
         { name: 'file', filename: KITE_FILE, content: KITE_NSE },
         { name: 'broker', value: 'zerodha' },
@@ -349,7 +351,8 @@ describeEachDb('master contract upload', (dialect) => {
       expect(unknown.statusCode).toBe(400);
       expect(unknown.json()).toMatchObject({
         code: 'unknown_broker',
-        message: 'No master contract importer for broker "nosuch" (known: angel, dhan, fyers, upstox, zerodha)',
+        message:
+          'No master contract importer for broker "nosuch" (known: angel, dhan, fyers, upstox, zerodha)',
         errors: { broker: ['must be one of angel, dhan, fyers, upstox, zerodha'] },
       });
       const twice = await upload([

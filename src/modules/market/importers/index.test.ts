@@ -15,7 +15,10 @@ describe('the importer registry lists one format per broker id', () => {
     expect(brokerIds()).toEqual(['angel', 'dhan', 'fyers', 'upstox', 'zerodha']);
   });
 
-  it.each(['', 'Zerodha', 'angelone', 'constructor', '__proto__', 'toString'])('has no format for %j', (id) => {
-    expect(getFormat(id)).toBeUndefined();
-  });
+  it.each(['', 'Zerodha', 'angelone', 'constructor', '__proto__', 'toString'])(
+    'has no format for %j',
+    (id) => {
+      expect(getFormat(id)).toBeUndefined();
+    },
+  );
 });
