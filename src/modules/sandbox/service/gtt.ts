@@ -301,7 +301,7 @@ export async function fireGtt(s: SandboxContext, row: GttRow, leg: GttLeg): Prom
     priceType: row.price_type === 'MARKET' ? 'MARKET' : 'LIMIT',
     product: row.product as PlaceRequest['product'],
     quantity: row.quantity,
-    ...(row.price_type === 'MARKET' ? {} : { price: (price ?? 0) / 10_000 }),
+    ...(row.price_type === 'MARKET' ? {} : { price: moneyToRupees(price ?? 0) }),
     strategy: row.strategy,
     tag: `gtt-${row.id}`,
   };
