@@ -95,11 +95,11 @@ export function buildCli(io: CliIO): Command {
     .command('set')
     .description('store a broker access token for a user (sealed at rest); reads the token from stdin')
     .requiredOption('--username <name>', 'the user whose orders use the session')
-    .requiredOption('--broker <name>', BROKERS.join(' or '))
+    .requiredOption('--broker <name>', BROKERS.join(', '))
     .option('--broker-user-id <id>', "the broker's user id")
     .action(async (opts: { username: string; broker: string; brokerUserId?: string }) => {
       const broker = opts.broker.toLowerCase();
-      if (!isBroker(broker)) throw new Error(`--broker must be ${BROKERS.join(' or ')}`);
+      if (!isBroker(broker)) throw new Error(`--broker must be one of ${BROKERS.join(', ')}`);
       const token = (await readStdin(io, 'no token given: pipe it on stdin')).trim();
       if (!/^[\x21-\x7e]{8,4096}$/.test(token))
         throw new Error('the token on stdin is not a plausible access token');

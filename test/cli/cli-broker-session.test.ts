@@ -76,7 +76,10 @@ describe('algodesk broker-session set: the token from stdin, stored sealed', () 
       ['broker-session', 'set', '--username', 'admin', '--broker', 'nobroker'],
       `${TOKEN}\n`,
     );
-    expect([broker.code, broker.err]).toEqual([1, 'algodesk: --broker must be zerodha or upstox\n']);
+    expect([broker.code, broker.err]).toEqual([
+      1,
+      'algodesk: --broker must be one of zerodha, upstox, dhan\n',
+    ]);
     const token = await run(
       ['broker-session', 'set', '--username', 'admin', '--broker', 'upstox'],
       'short\n',

@@ -5,6 +5,7 @@
  * API key and a broker session, a scripted (empty) price feed so the sandbox never asks the
  * broker for quotes, and every order event captured as it is dispatched.
  */
+import { DHAN } from './dhan-fixtures.js';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -70,7 +71,7 @@ export function upstoxContract(keys: readonly string[]): Buffer {
 }
 
 export interface OrdersAppOptions extends TestAppOptions {
-  broker: 'zerodha' | 'upstox';
+  broker: 'zerodha' | 'upstox' | 'dhan';
   stubUrl: string;
   /** The master contract imported as the live one (whose broker is `broker`). */
   contract: Buffer;
@@ -117,18 +118,20 @@ export const freshIp = (): string => {
 };
 
 export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): Promise<OrdersApp> {
-  const creds =
+  const creds: Record<string, string> =
     opts.broker === 'zerodha'
       ? {
           BROKER_API_KEY: KITE_CREDS.apiKey,
           BROKER_API_SECRET: KITE_CREDS.apiSecret,
           BROKER_REDIRECT_URL: 'http://127.0.0.1:5000/zerodha/callback',
         }
-      : {
-          BROKER_API_KEY: UPSTOX_CREDS.clientId,
-          BROKER_API_SECRET: UPSTOX_CREDS.clientSecret,
-          BROKER_REDIRECT_URL: UPSTOX_CREDS.redirectUri,
-        };
+      : opts.broker === 'upstox'
+        ? {
+            BROKER_API_KEY: UPSTOX_CREDS.clientId,
+            BROKER_API_SECRET: UPSTOX_CREDS.clientSecret,
+            BROKER_REDIRECT_URL: UPSTOX_CREDS.redirectUri,
+          }
+        : {}; // Dhan: the pasted access token is the whole credential
   const { t, admin } = await appWithAdmin(dialect, {
     ...opts,
     env: {
@@ -143,8 +146,13 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
   });
   await importContract(t, opts.broker, opts.contract);
   const apikey = (await t.services.auth.apiKeys.regenerate(1)).apikey;
-  const token = opts.broker === 'zerodha' ? KITE_CREDS.accessToken : UPSTOX_CREDS.accessToken;
-  await t.services.brokers.sessions.set(1, opts.broker, { accessToken: token });
+  const session =
+    opts.broker === 'zerodha'
+      ? { accessToken: KITE_CREDS.accessToken }
+      : opts.broker === 'upstox'
+        ? { accessToken: UPSTOX_CREDS.accessToken }
+        : { accessToken: DHAN.accessToken, brokerUserId: DHAN.clientId };
+  await t.services.brokers.sessions.set(1, opts.broker, session);
   const feed = new ScriptedFeed();
   await t.services.sandbox.usePriceSource(feed);
   const events: OrderEvent[] = [];

@@ -71,7 +71,7 @@ describe('BrokerRegistry: one adapter per broker name, per registry instance', (
 
     for (const name of ['angel', '', 'Zerodha', '__proto__', 'constructor', 'toString'])
       expect(r.load(name)).toBeUndefined();
-    expect(r.names()).toEqual(['upstox', 'zerodha']);
+    expect(r.names()).toEqual(['dhan', 'upstox', 'zerodha']);
   });
 
   it('closeAll closes the pools of every adapter built; a later load builds a fresh one', async () => {

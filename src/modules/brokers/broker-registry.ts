@@ -6,6 +6,7 @@
  * own pools; `closeAll()` at shutdown closes them.
  */
 import type { BrokerAdapter } from './broker-adapter.js';
+import { DhanAdapter } from './dhan/dhan.adapter.js';
 import { UpstoxAdapter } from './upstox/upstox.adapter.js';
 import type { BrokerAdapterOptions } from './http/order-transport.js';
 import { ZerodhaAdapter } from './zerodha/zerodha.adapter.js';
@@ -17,6 +18,7 @@ export type BrokerFactory = (opts: BrokerAdapterOptions) => BrokerAdapter;
 
 /** The brokers algodesk trades through, by OpenAlgo's broker id. */
 export const LIVE_BROKERS: ReadonlyMap<string, BrokerFactory> = new Map<string, BrokerFactory>([
+  ['dhan', (opts) => new DhanAdapter(opts)],
   ['upstox', (opts) => new UpstoxAdapter(opts)],
   ['zerodha', (opts) => new ZerodhaAdapter(opts)],
 ]);

@@ -36,6 +36,8 @@ export interface BrokerDataSourceOptions {
 interface Entry {
   broker: string;
   token: string | undefined;
+  /** The session's broker user id (Dhan's client id). */
+  brokerUserId: string | undefined;
   client: MarketDataClient;
 }
 
@@ -79,11 +81,17 @@ export class BrokerDataSource {
       entry = undefined;
     }
     if (!entry) {
-      const created: Entry = { broker: session.broker, token: undefined, client: undefined as never };
+      const created: Entry = {
+        broker: session.broker,
+        token: undefined,
+        brokerUserId: undefined,
+        client: undefined as never,
+      };
       created.client = createMarketDataClient(session.broker, {
         ...(this.opts.baseUrl ? { baseUrl: this.opts.baseUrl } : {}),
         ...(this.opts.apiKey ? { apiKey: this.opts.apiKey } : {}),
         accessToken: () => created.token,
+        brokerUserId: () => created.brokerUserId,
         timeoutMs: this.opts.timeoutMs,
         ...(this.opts.logger ? { logger: this.opts.logger } : {}),
       });
@@ -91,6 +99,7 @@ export class BrokerDataSource {
       this.clients.set(userId, entry);
     }
     entry.token = session.session.accessToken;
+    entry.brokerUserId = session.session.brokerUserId;
     return entry.client;
   }
 

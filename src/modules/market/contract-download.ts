@@ -14,6 +14,8 @@ export const MASTER_CONTRACT_SOURCES: Record<
     path: '/market-quote/instruments/exchange/complete.csv.gz',
     headers: {},
   },
+  // DhanHQ: the compact scrip master (`api-scrip-master.csv`), every exchange.
+  dhan: { origin: 'https://images.dhan.co', path: '/api-data/api-scrip-master.csv', headers: {} },
 };
 
 /** A download larger than this is refused (the full Upstox file is ~25 MB unpacked, ~4 MB gzip). */

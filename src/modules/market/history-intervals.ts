@@ -1,7 +1,9 @@
 /**
  * The history intervals each broker's API serves, in OpenAlgo's notation and grouping
  * (`POST /api/v1/intervals`): Kite's historical candles come in 1, 3, 5, 10, 15, 30 and 60
- * minutes and days; Upstox's in 1 and 30 minutes, days, weeks and months.
+ * minutes and days; Upstox's in 1 and 30 minutes, days, weeks and months. Dhan's adapter reads
+ * no candles yet (its charts APIs are not written: docs/rules/brokers.md#dhan-adapter), so it lists
+ * none.
  */
 import type { Broker } from '../../domain/brokers.js';
 
@@ -31,4 +33,5 @@ export const HISTORY_INTERVALS: Readonly<Record<Broker, HistoryIntervals>> = {
     minutes: ['1m', '30m'],
     seconds: [],
   },
+  dhan: { months: [], weeks: [], days: [], hours: [], minutes: [], seconds: [] },
 };

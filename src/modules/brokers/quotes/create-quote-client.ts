@@ -1,5 +1,6 @@
 /** The quote client of a broker by name (kept apart from quote-client.ts: the clients import it). */
 import type { MarketDataClient, QuoteClient, QuoteClientOptions } from './quote-client.js';
+import { DhanQuoteClient } from './dhan-quotes.js';
 import { UpstoxQuoteClient } from './upstox-quotes.js';
 import { ZerodhaQuoteClient } from './zerodha-quotes.js';
 import type { Broker } from '../../../domain/brokers.js';
@@ -19,6 +20,8 @@ export function createMarketDataClient(broker: QuoteBroker, opts: QuoteClientOpt
       return new ZerodhaQuoteClient(opts);
     case 'upstox':
       return new UpstoxQuoteClient(opts);
+    case 'dhan':
+      return new DhanQuoteClient({ ...opts, clientId: () => opts.brokerUserId?.() });
     default:
       throw new Error(`no quote client for broker ${String(broker)}`);
   }

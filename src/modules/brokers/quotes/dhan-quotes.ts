@@ -26,8 +26,10 @@ import { systemClock, type Clock } from '../../../platform/clock.js';
 import {
   isRetryableStatus,
   QuoteError,
+  type Candle,
+  type HistoryInterval,
+  type MarketDataClient,
   type MarketQuote,
-  type QuoteClient,
   type QuoteClientOptions,
   type QuoteInstrument,
 } from './quote-client.js';
@@ -75,8 +77,10 @@ const DHAN_FIELDS: FullQuoteFields = {
 };
 
 /** Dhan's {@link QuoteClient}; see the file comment. */
-export class DhanQuoteClient implements QuoteClient {
+export class DhanQuoteClient implements MarketDataClient {
   readonly broker = 'dhan';
+  /** None yet: Dhan's charts APIs are not written (docs/rules/brokers.md#dhan-adapter). */
+  readonly intervals: readonly HistoryInterval[] = [];
   readonly maxBatch = DHAN_MAX_QUOTE_INSTRUMENTS;
   private readonly pool: Pool;
   private readonly prefix: string;
@@ -112,6 +116,13 @@ export class DhanQuoteClient implements QuoteClient {
     signal?: AbortSignal,
   ): Promise<Map<string, MarketQuote>> {
     return this.fetch(instruments, (raw, at) => readMarketQuote(withTime(raw), at, DHAN_FIELDS), signal);
+  }
+
+  /** A local `bad_request`: Dhan's candles are not read yet (nothing is sent). */
+  history(instrument: QuoteInstrument, interval: HistoryInterval): Promise<Candle[]> {
+    return Promise.reject(
+      this.error('bad_request', `history (${interval}, ${instrument.symbol}) is not served for Dhan yet`),
+    );
   }
 
   async close(): Promise<void> {

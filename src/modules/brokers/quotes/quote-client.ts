@@ -51,6 +51,8 @@ export interface QuoteClientOptions {
   apiKey?: string;
   /** The session's access token, or a function read on every call (the session can change). */
   accessToken: string | (() => string | undefined);
+  /** The session's broker user id, read on every call (Dhan's quote API wants its client id). */
+  brokerUserId?: () => string | undefined;
   /** Headers and body idle timeout per request, ms (default 5,000). */
   timeoutMs?: number;
   logger?: Logger;
