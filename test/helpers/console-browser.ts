@@ -58,7 +58,14 @@ export async function startConsoleBrowser(
   const t = await createTestDeps('sqlite', {
     ...opts,
     clock,
-    env: { LOGIN_RATE_LIMIT: '1000 per minute', ...opts.env },
+    env: {
+      LOGIN_RATE_LIMIT: '1000 per minute',
+      // The browser journeys run on the wall clock's time of day: MIS orders placed after 15:15 IST
+      // would meet the square-off rule. Square off at 23:59 IST instead, so a journey passes at any
+      // hour but that last minute (docs/rules/sandbox.md#day-boundary-jobs).
+      SANDBOX_SQUARE_OFF: 'NSE=23:59,BSE=23:59,NFO=23:59,BFO=23:59,CDS=23:59,BCD=23:59,MCX=23:59,NCO=23:59',
+      ...opts.env,
+    },
   });
   const { app } = await buildApp({ ...t.deps, webRoot: WEB_DIST });
   await app.listen({ host: '127.0.0.1', port: 0 });
