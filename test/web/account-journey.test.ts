@@ -101,6 +101,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the broker, master contract and analyzer pages 
         MASTER_CONTRACT_BROKER: 'zerodha',
         API_RATE_LIMIT: '100000 per second',
         ORDER_RATE_LIMIT: '100000 per second',
+        // The page states the server's default square-off times (the harness moves them to 23:59;
+        // this journey places no MIS order).
+        SANDBOX_SQUARE_OFF: '',
       },
     });
     await c.app.auth.users.createFirst({ username: 'admin', password: PASSWORD, email: 'admin@example.com' });
