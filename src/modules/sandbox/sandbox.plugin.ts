@@ -12,6 +12,7 @@ import type { AppDeps } from '../../app-deps.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { analyzeModeRoutes } from './http/analyze-mode.routes.js';
 import { sandboxAccountRoutes, sandboxSessionRoutes } from './http/account.routes.js';
+import { sandboxRecordRoutes } from './http/records.routes.js';
 import { sandboxUtilityRoutes } from './http/utilities.routes.js';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../../config.js';
@@ -273,6 +274,11 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
         books: sandbox.books,
         prices: sandbox.prices,
         config: deps.config,
+        guard: app.auth.guard,
+        rateLimit: limits.admin,
+      });
+      sandboxRecordRoutes(web, {
+        books: sandbox.books,
         guard: app.auth.guard,
         rateLimit: limits.admin,
         clock: deps.clock,
