@@ -198,6 +198,10 @@ export interface BrokerSessionsTable {
   broker_user_id: string | null;
   expires_at: number | null;
   created_at: number;
+  /** Sealed refresh token (Angel One), null when the broker gave none (migration 0029). */
+  refresh_token_encrypted: string | null;
+  /** Sealed market-feed token (Angel One's SmartStream), null when none (migration 0029). */
+  feed_token_encrypted: string | null;
 }
 
 /** Chat alerts per user: secrets sealed (SecretBox). */

@@ -11,6 +11,8 @@
  *   from `cash`), from the stub's fills: with `fillMarketOrders` on a MARKET order fills at once at
  *   the instrument's price (`prices` by trading symbol, default 100) and shows TRADED; other orders
  *   stay PENDING until `settle`d or cancelled;
+ * - `GET /v2/profile` (the token's account: `dhanClientId`, `tokenValidity` as `DD/MM/YYYY HH:mm`
+ *   IST from {@link DhanStub.tokenValidity}, segments, DDPI, data plan), as the user-profile page shows;
  * - `POST /v2/margincalculator` (one order; figures by broker-margin-stubs.ts's rule);
  * - `POST /v2/marketfeed/quote` (needs the `client-id` header too; at most 1000 instruments; one
  *   request per `quoteIntervalMs`, default the documented 1 s, else a rate-limit refusal), answering
@@ -116,6 +118,8 @@ export class DhanStub extends OrderStub {
   readonly quotes = new Map<string, Body>();
   /** Least time between two quote requests before a rate-limit refusal, ms (docs: 1/s). */
   quoteIntervalMs = 1000;
+  /** What `GET /v2/profile` says the token is valid until (IST, the docs' `DD/MM/YYYY HH:mm`). */
+  tokenValidity = '30/11/2026 08:45';
   private lastQuoteAt = -Infinity;
   private readonly creds: { value: DhanCredentials };
   private readonly kinds = new WeakMap<RecordedRequest, Credential>();
@@ -147,6 +151,17 @@ export class DhanStub extends OrderStub {
     this.authed('GET', '/v2/positions', () => ok(this.positionRows()));
     this.authed('GET', '/v2/holdings', () => ok(this.holdingRows));
     this.authed('GET', '/v2/fundlimit', () => ok(this.fundLimit()));
+    this.authed('GET', '/v2/profile', () =>
+      ok({
+        dhanClientId: this.creds.value.clientId,
+        tokenValidity: this.tokenValidity,
+        activeSegment: 'Equity, Derivative, Currency, Commodity',
+        ddpi: 'Active',
+        mtf: 'Deactive',
+        dataPlan: 'Active',
+        dataValidity: '2026-12-31 23:59:59.0',
+      }),
+    );
     this.authed('POST', '/v2/margincalculator', (r) => this.margin(r));
     this.authed('POST', '/v2/marketfeed/quote', (r) => this.quote(r));
   }

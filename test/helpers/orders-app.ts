@@ -5,6 +5,7 @@
  * API key and a broker session, a scripted (empty) price feed so the sandbox never asks the
  * broker for quotes, and every order event captured as it is dispatched.
  */
+import { ANGEL_CREDS } from './broker-order-stub-angel.js';
 import { DHAN } from './dhan-fixtures.js';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -71,7 +72,7 @@ export function upstoxContract(keys: readonly string[]): Buffer {
 }
 
 export interface OrdersAppOptions extends TestAppOptions {
-  broker: 'zerodha' | 'upstox' | 'dhan';
+  broker: 'zerodha' | 'upstox' | 'dhan' | 'angel';
   stubUrl: string;
   /** The master contract imported as the live one (whose broker is `broker`). */
   contract: Buffer;
@@ -131,7 +132,9 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
             BROKER_API_SECRET: UPSTOX_CREDS.clientSecret,
             BROKER_REDIRECT_URL: UPSTOX_CREDS.redirectUri,
           }
-        : {}; // Dhan: the pasted access token is the whole credential
+        : opts.broker === 'angel'
+          ? { BROKER_API_KEY: ANGEL_CREDS.apiKey }
+          : {}; // Dhan: the pasted access token is the whole credential
   const { t, admin } = await appWithAdmin(dialect, {
     ...opts,
     env: {
@@ -151,7 +154,14 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
       ? { accessToken: KITE_CREDS.accessToken }
       : opts.broker === 'upstox'
         ? { accessToken: UPSTOX_CREDS.accessToken }
-        : { accessToken: DHAN.accessToken, brokerUserId: DHAN.clientId };
+        : opts.broker === 'angel'
+          ? {
+              accessToken: ANGEL_CREDS.jwt,
+              brokerUserId: ANGEL_CREDS.clientCode,
+              refreshToken: ANGEL_CREDS.refreshToken,
+              feedToken: ANGEL_CREDS.feedToken,
+            }
+          : { accessToken: DHAN.accessToken, brokerUserId: DHAN.clientId };
   await t.services.brokers.sessions.set(1, opts.broker, session);
   const feed = new ScriptedFeed();
   await t.services.sandbox.usePriceSource(feed);

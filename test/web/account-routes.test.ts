@@ -30,6 +30,8 @@ interface BrokerStatus {
   status: string;
   broker: string | null;
   login_available: boolean;
+  login_kind: 'redirect' | 'form' | null;
+  login_fields: unknown[];
   state: 'none' | 'connected' | 'expired';
   session: null | {
     broker: string;
@@ -68,6 +70,8 @@ describeEachDb('GET /broker/api/status and BROKER_LOGIN_URL', (dialect) => {
       status: 'success',
       broker: 'zerodha',
       login_available: true,
+      login_kind: 'redirect',
+      login_fields: [],
       state: 'none',
       session: null,
     });
@@ -85,6 +89,8 @@ describeEachDb('GET /broker/api/status and BROKER_LOGIN_URL', (dialect) => {
       status: 'success',
       broker: 'zerodha',
       login_available: true,
+      login_kind: 'redirect',
+      login_fields: [],
       state: 'connected',
       session: {
         broker: 'zerodha',

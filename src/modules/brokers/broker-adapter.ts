@@ -35,6 +35,10 @@ export interface BrokerSession {
   accessToken: string;
   /** The broker's user id, when the login reported one. */
   brokerUserId?: string;
+  /** Renews `accessToken` when the broker has such a call (Angel One's `generateTokens`). */
+  refreshToken?: string;
+  /** The broker's tick-stream credential, when it is not the access token (Angel's feed token). */
+  feedToken?: string;
 }
 
 /**
@@ -51,6 +55,22 @@ export interface BrokerResult {
   raw: unknown;
   /** Round trip of the HTTP call, ms (latency statistics). */
   roundTripMs: number;
+}
+
+/**
+ * One field of a broker's form login (docs/rules/brokers.md#broker-sessions): the console shows
+ * it, the user fills it, {@link BrokerAdapter.loginWith} takes it. A `secret` field's value
+ * (a PIN, a TOTP code, a pasted token) is never logged, stored or echoed.
+ */
+export interface LoginField {
+  /** The key in the values `loginWith` receives (`client_code`, `pin`, `totp`, `access_token`). */
+  name: string;
+  label: string;
+  secret: boolean;
+  /** What a value must match (a JavaScript regular expression, whole value); checked before any I/O. */
+  pattern: string;
+  /** Said under the field (where the user finds the value). */
+  hint?: string;
 }
 
 /** Result of exchanging a login callback's code for a session. */
@@ -247,6 +267,17 @@ export interface BrokerAdapter extends Partial<BrokerBooks>, Partial<BrokerGttAp
   loginUrl(state: string): string;
   /** Exchanges the login callback's request code for a session. */
   exchangeCode(code: string): Promise<LoginResult>;
+  /**
+   * The fields of the broker's form login, when it logs in without a redirect (Angel One: client
+   * code, PIN, TOTP; Dhan: client id and a pasted access token). Absent: redirect login only.
+   */
+  readonly loginFields?: readonly LoginField[];
+  /** Logs in with the values of {@link loginFields} (each already matched to its pattern). */
+  loginWith?(values: Readonly<Record<string, string>>): Promise<LoginResult>;
+  /** False when the broker's calls need no app key (`BROKER_API_KEY`): Dhan's token is the user's own. */
+  readonly needsAppKey?: boolean;
+  /** Renews a session with its refresh token, when the broker has such a call (Angel One). */
+  refreshSession?(session: BrokerSession): Promise<LoginResult>;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }

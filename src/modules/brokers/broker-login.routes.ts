@@ -18,7 +18,7 @@ import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { wantsPage } from '../web/web-pages.js';
-import type { BrokerAdapter } from './broker-adapter.js';
+import type { BrokerAdapter, LoginResult } from './broker-adapter.js';
 import type { BrokerSessionsService } from './broker-sessions.service.js';
 
 const STATE_TTL_MS = 10 * 60_000;
@@ -98,17 +98,22 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       !safeEqual(mac, sign(userId, expiry))
     )
       throw badRequest('The login state is missing, invalid or expired; start the broker login again');
+    await store(userId, name, () => a.exchangeCode(code));
+    return { status: 'success' as const, message: `Logged in to ${name}`, broker: name };
+  };
+  /** Runs a login and stores its session; a refusal is a 400 (502/504 and 429 kept) with the broker's words. */
+  const store = async (userId: number, name: string, login: () => Promise<LoginResult>) => {
     try {
-      const r = await a.exchangeCode(code);
+      const r = await login();
       await deps.sessions.set(userId, name, r.session, r.expiresAt);
     } catch (err) {
       const e = err as { httpStatus?: number; message?: string };
-      const status = e.httpStatus === 502 || e.httpStatus === 504 ? e.httpStatus : 400;
+      const status =
+        e.httpStatus === 502 || e.httpStatus === 504 || e.httpStatus === 429 ? e.httpStatus : 400;
       throw Object.assign(badRequest(`Broker login failed: ${e.message ?? 'unknown error'}`), {
         statusCode: status,
       });
     }
-    return { status: 'success' as const, message: `Logged in to ${name}`, broker: name };
   };
   const Ok = Type.Object({ status: Type.Literal('success'), message: Type.String(), broker: Type.String() });
   const toPage = Type.Null({
@@ -162,6 +167,42 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       },
     },
     (req, reply) => answer(req, reply, () => callback(req.session!.userId, req.query.code, req.query.state)),
+  );
+
+  app.post(
+    '/broker/login/form',
+    {
+      ...user,
+      schema: {
+        summary:
+          'Log in to a broker that logs in with a form (Angel One: client code, PIN, TOTP; Dhan: a pasted token)',
+        description:
+          "The fields are the broker's `login_fields` of `GET /broker/api/status`; secret values are never logged or echoed.",
+        tags: ['brokers'],
+        body: Type.Record(Type.String({ pattern: '^[a-z_]{1,32}$' }), Type.String({ maxLength: 4096 }), {
+          maxProperties: 8,
+        }),
+        response: { 200: Ok, ...errors },
+      },
+    },
+    async (req) => {
+      const { name, adapter: a } = adapter();
+      const fields = a.loginFields;
+      if (!fields || !a.loginWith)
+        throw badRequest(`${name} logs in through its own page: use GET /broker/login`);
+      const values: Record<string, string> = {};
+      for (const f of fields) {
+        const v = (req.body[f.name] ?? '').trim();
+        if (v === '') throw badRequest(`${f.label} is required`);
+        if (!new RegExp(`^(?:${f.pattern})$`).test(v))
+          throw badRequest(`${f.label} is not in the expected form`);
+        values[f.name] = v;
+      }
+      const unknown = Object.keys(req.body).filter((k) => !fields.some((f) => f.name === k));
+      if (unknown.length > 0) throw badRequest(`Unknown login field: ${unknown[0]}`);
+      await store(req.session!.userId, name, () => a.loginWith!(values));
+      return { status: 'success' as const, message: `Logged in to ${name}`, broker: name };
+    },
   );
 
   const SessionView = Type.Object({

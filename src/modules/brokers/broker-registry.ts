@@ -5,6 +5,7 @@
  * kept in the registry instance — not in module state — so each app (and each test) has its
  * own pools; `closeAll()` at shutdown closes them.
  */
+import { AngelAdapter } from './angel/angel.adapter.js';
 import type { BrokerAdapter } from './broker-adapter.js';
 import { DhanAdapter } from './dhan/dhan.adapter.js';
 import { UpstoxAdapter } from './upstox/upstox.adapter.js';
@@ -18,6 +19,7 @@ export type BrokerFactory = (opts: BrokerAdapterOptions) => BrokerAdapter;
 
 /** The brokers algodesk trades through, by OpenAlgo's broker id. */
 export const LIVE_BROKERS: ReadonlyMap<string, BrokerFactory> = new Map<string, BrokerFactory>([
+  ['angel', (opts) => new AngelAdapter(opts)],
   ['dhan', (opts) => new DhanAdapter(opts)],
   ['upstox', (opts) => new UpstoxAdapter(opts)],
   ['zerodha', (opts) => new ZerodhaAdapter(opts)],

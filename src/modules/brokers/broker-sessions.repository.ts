@@ -33,6 +33,8 @@ export class BrokerSessionsRepository {
           broker_user_id: row.broker_user_id,
           expires_at: row.expires_at,
           created_at: row.created_at,
+          refresh_token_encrypted: row.refresh_token_encrypted,
+          feed_token_encrypted: row.feed_token_encrypted,
         }),
       )
       .execute();

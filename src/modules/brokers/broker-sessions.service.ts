@@ -7,10 +7,13 @@
 import type { Clock } from '../../platform/clock.js';
 import { SecretBox } from '../../platform/crypto.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import type { BrokerSession } from './broker-adapter.js';
+import type { BrokerSession, LoginResult } from './broker-adapter.js';
 import type { BrokerSessionsRepository } from './broker-sessions.repository.js';
 
 export const BROKER_SESSION_TOPIC = 'broker-session';
+
+/** A session with a refresh token is renewed in its last 5 minutes. */
+export const RENEW_BEFORE_MS = 5 * 60_000;
 
 export interface ActiveBrokerSession {
   broker: string;
@@ -38,6 +41,11 @@ export class BrokerSessionsService {
   /** Whose session {@link primary} is. */
   private primaryUser: number | undefined;
   private refreshing: Promise<void> = Promise.resolve();
+  private refresher:
+    ((broker: string, session: BrokerSession) => Promise<LoginResult> | undefined) | undefined;
+  private readonly renewFailedAt = new Map<number, number>();
+  /** One renewal per user at a time. */
+  private readonly renewals = new Map<number, Promise<ActiveBrokerSession | undefined>>();
 
   constructor(
     private readonly repo: BrokerSessionsRepository,
@@ -55,7 +63,7 @@ export class BrokerSessionsService {
   /** Reloads the newest session (start-up, and after any change). */
   async refreshPrimary(): Promise<void> {
     const row = await this.repo.latestBrokerSession();
-    this.primary = row ? await this.get(row.user_id) : undefined;
+    this.primary = row ? await this.read(row.user_id) : undefined;
     this.primaryUser = this.primary ? row?.user_id : undefined;
   }
 
@@ -70,8 +78,49 @@ export class BrokerSessionsService {
     return this.primarySession() ? this.primaryUser : undefined;
   }
 
-  /** The user's live session, undefined when none or expired. */
+  /**
+   * Renews sessions about to lapse (docs/rules/brokers.md#broker-sessions): given the broker's
+   * refresh call (Angel One's `generateTokens`), {@link get} renews a session with a refresh token
+   * in its last {@link RENEW_BEFORE_MS} and stores the new tokens; a refused renewal leaves the
+   * session to lapse (the user logs in again).
+   */
+  useRefresher(refresh: (broker: string, session: BrokerSession) => Promise<LoginResult> | undefined): void {
+    this.refresher = refresh;
+  }
+
+  /** The user's live session, undefined when none or expired (renewed first when it can be). */
   async get(userId: number): Promise<ActiveBrokerSession | undefined> {
+    const s = await this.read(userId);
+    if (!s?.session.refreshToken || s.expiresAt === null || s.expiresAt > this.clock.now() + RENEW_BEFORE_MS)
+      return s && (s.expiresAt === null || s.expiresAt > this.clock.now()) ? s : undefined;
+    const renewal = this.renewals.get(userId) ?? this.renew(userId, s);
+    this.renewals.set(userId, renewal);
+    try {
+      return await renewal;
+    } finally {
+      this.renewals.delete(userId);
+    }
+  }
+
+  private async renew(userId: number, s: ActiveBrokerSession): Promise<ActiveBrokerSession | undefined> {
+    const live = () => (s.expiresAt !== null && s.expiresAt > this.clock.now() ? s : undefined);
+    // A refused renewal is not asked again for a minute (every order would ask otherwise).
+    if ((this.renewFailedAt.get(userId) ?? -Infinity) > this.clock.now() - 60_000) return live();
+    const call = this.refresher?.(s.broker, s.session);
+    if (!call) return live();
+    try {
+      const r = await call;
+      await this.set(userId, s.broker, r.session, r.expiresAt);
+      this.renewFailedAt.delete(userId);
+      return await this.read(userId);
+    } catch {
+      this.renewFailedAt.set(userId, this.clock.now());
+      return live();
+    }
+  }
+
+  /** The stored session (cached), expired or not. */
+  private async read(userId: number): Promise<ActiveBrokerSession | undefined> {
     let s = this.cache.get(userId);
     if (s === undefined) {
       const row = await this.repo.getBrokerSession(userId);
@@ -81,14 +130,19 @@ export class BrokerSessionsService {
             session: {
               accessToken: this.open(row.access_token_encrypted, row.broker),
               ...(row.broker_user_id ? { brokerUserId: row.broker_user_id } : {}),
+              ...(row.refresh_token_encrypted
+                ? { refreshToken: this.open(row.refresh_token_encrypted, row.broker) }
+                : {}),
+              ...(row.feed_token_encrypted
+                ? { feedToken: this.open(row.feed_token_encrypted, row.broker) }
+                : {}),
             },
             expiresAt: row.expires_at,
           }
         : null;
       this.cache.set(userId, s);
     }
-    if (!s || (s.expiresAt !== null && s.expiresAt <= this.clock.now())) return undefined;
-    return s;
+    return s ?? undefined;
   }
 
   /** The stored token in clear; a seal this install cannot open is an {@link UnreadableSessionError}. */
@@ -100,7 +154,7 @@ export class BrokerSessionsService {
     }
   }
 
-  /** Stores a session (login callback or CLI); the token is sealed before it is written. */
+  /** Stores a session (login, callback or CLI); every token is sealed before it is written. */
   async set(userId: number, broker: string, session: BrokerSession, expiresAt?: number): Promise<void> {
     await this.repo.saveBrokerSession({
       user_id: userId,
@@ -109,6 +163,8 @@ export class BrokerSessionsService {
       broker_user_id: session.brokerUserId ?? null,
       expires_at: expiresAt ?? null,
       created_at: this.clock.now(),
+      refresh_token_encrypted: session.refreshToken ? this.box.seal(session.refreshToken) : null,
+      feed_token_encrypted: session.feedToken ? this.box.seal(session.feedToken) : null,
     });
     await this.changed(userId);
   }

@@ -9,6 +9,7 @@ import { ErrorBody } from '../../platform/http/error-body.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { SessionGuard } from '../auth/session.guard.js';
+import type { LoginField } from './broker-adapter.js';
 import type { BrokerSessionsService } from './broker-sessions.service.js';
 
 const Iso = Type.String({ description: 'ISO 8601 time' });
@@ -16,8 +17,23 @@ const StatusResponse = Type.Object({
   status: Type.Literal('success'),
   /** `BROKER_NAME`, null when no live broker is configured. */
   broker: Type.Union([Type.String(), Type.Null()]),
-  /** Whether `GET /broker/login` can send the browser to the broker (a broker and its app key). */
+  /** Whether the login can start (a broker, and its app key when the broker needs one). */
   login_available: Type.Boolean(),
+  /**
+   * How the broker logs in: `redirect` (`GET /broker/login`: the broker's page, then its callback)
+   * or `form` (`POST /broker/login/form` with `login_fields`); null without a broker.
+   */
+  login_kind: Type.Union([Type.Literal('redirect'), Type.Literal('form'), Type.Null()]),
+  /** The form login's fields (none for a redirect login). */
+  login_fields: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      label: Type.String(),
+      secret: Type.Boolean(),
+      pattern: Type.String(),
+      hint: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
   /** The user's broker session: none, connected, or expired (log in again). */
   state: Type.Union([Type.Literal('none'), Type.Literal('connected'), Type.Literal('expired')]),
   session: Type.Union([
@@ -38,6 +54,8 @@ export function brokerStatusRoutes(
   deps: {
     brokerName: string | undefined;
     loginAvailable: boolean;
+    /** The configured broker's form-login fields; undefined for a redirect login. */
+    loginFields: readonly LoginField[] | undefined;
     sessions: BrokerSessionsService;
     guard: SessionGuard;
     rateLimit: RateLimitHook;
@@ -60,6 +78,14 @@ export function brokerStatusRoutes(
         status: 'success' as const,
         broker: deps.brokerName ?? null,
         login_available: deps.loginAvailable,
+        login_kind: !deps.brokerName ? null : deps.loginFields ? ('form' as const) : ('redirect' as const),
+        login_fields: (deps.loginFields ?? []).map((f) => ({
+          name: f.name,
+          label: f.label,
+          secret: f.secret,
+          pattern: f.pattern,
+          hint: f.hint ?? null,
+        })),
         state: !s ? ('none' as const) : s.expired ? ('expired' as const) : ('connected' as const),
         session: s
           ? {

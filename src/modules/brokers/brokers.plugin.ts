@@ -48,6 +48,7 @@ export function buildBrokerServices(deps: AppDeps): BrokerServices {
     clock,
     deps.bus,
   );
+  sessions.useRefresher((broker, session) => registry.load(broker)?.refreshSession?.(session));
   const brokerName = config.broker.name;
   let quoteClient: QuoteClient | undefined;
   return {
@@ -81,9 +82,11 @@ export const brokersPlugin = modulePlugin<AppDeps>('brokers', ['auth'], async (a
       rateLimit: limits.admin,
       consoleBuilt: () => app.webShell !== undefined,
     });
+    const configured = deps.config.broker.name ? brokers.registry.load(deps.config.broker.name) : undefined;
     brokerStatusRoutes(web, {
       brokerName: deps.config.broker.name,
-      loginAvailable: Boolean(deps.config.broker.name && deps.config.broker.apiKey),
+      loginAvailable: Boolean(configured && (deps.config.broker.apiKey || configured.needsAppKey === false)),
+      loginFields: configured?.loginFields,
       sessions: brokers.sessions,
       guard: app.auth.guard,
       rateLimit: limits.admin,

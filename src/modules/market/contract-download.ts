@@ -16,6 +16,12 @@ export const MASTER_CONTRACT_SOURCES: Record<
   },
   // DhanHQ: the compact scrip master (`api-scrip-master.csv`), every exchange.
   dhan: { origin: 'https://images.dhan.co', path: '/api-data/api-scrip-master.csv', headers: {} },
+  // Angel One SmartAPI: the published scrip master (`OpenAPIScripMaster.json`), every exchange.
+  angel: {
+    origin: 'https://margincalculator.angelbroking.com',
+    path: '/OpenAPI_File/files/OpenAPIScripMaster.json',
+    headers: {},
+  },
 };
 
 /** A download larger than this is refused (the full Upstox file is ~25 MB unpacked, ~4 MB gzip). */

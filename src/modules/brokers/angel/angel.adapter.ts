@@ -33,6 +33,7 @@ import type {
   BrokerOrder,
   BrokerResult,
   BrokerSession,
+  LoginField,
   LoginResult,
 } from '../broker-adapter.js';
 import type { QuoteClient } from '../quotes/quote-client.js';
@@ -80,6 +81,25 @@ const PATHS = {
 } as const;
 
 /** Answer fields that hold an Angel credential wherever they appear. */
+/** Angel's form login (smartapi.angelone.in/docs/User): the account's client code, PIN and TOTP. */
+const ANGEL_LOGIN_FIELDS: readonly LoginField[] = [
+  {
+    name: 'client_code',
+    label: 'Client code',
+    secret: false,
+    pattern: '[A-Za-z0-9]{1,32}',
+    hint: 'Your Angel One client id (as on the login page)',
+  },
+  { name: 'pin', label: 'PIN', secret: true, pattern: '[0-9]{4,8}', hint: 'Your Angel One login PIN' },
+  {
+    name: 'totp',
+    label: 'TOTP code',
+    secret: true,
+    pattern: '[0-9]{6}',
+    hint: 'The 6-digit code of the authenticator app enabled for SmartAPI',
+  },
+];
+
 const ANGEL_SECRET_FIELDS = new Set(['jwttoken', 'refreshtoken', 'feedtoken', 'password', 'totp']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
@@ -279,6 +299,31 @@ export class AngelAdapter implements BrokerAdapter {
     brokerUserId?: string;
   }): Promise<AngelLoginResult> {
     return angelRefresh(this.opts, tokens, this.http);
+  }
+
+  /** The console's and the API's form login: client code, PIN and TOTP. */
+  readonly loginFields: readonly LoginField[] = ANGEL_LOGIN_FIELDS;
+
+  /** {@link login} with the form's values (`client_code`, `pin`, `totp`). */
+  loginWith(values: Readonly<Record<string, string>>): Promise<LoginResult> {
+    return this.login({
+      clientCode: values.client_code ?? '',
+      pin: values.pin ?? '',
+      totp: values.totp ?? '',
+    });
+  }
+
+  /** {@link refresh} of a stored session; one without a refresh token is refused (log in again). */
+  refreshSession(session: BrokerSession): Promise<LoginResult> {
+    if (!session.refreshToken)
+      return Promise.reject(
+        new BrokerLoginError('angel', 401, 'no_refresh_token', 'Angel One session has no refresh token'),
+      );
+    return this.refresh({
+      refreshToken: session.refreshToken,
+      accessToken: session.accessToken,
+      ...(session.brokerUserId !== undefined ? { brokerUserId: session.brokerUserId } : {}),
+    });
   }
 
   async close(): Promise<void> {

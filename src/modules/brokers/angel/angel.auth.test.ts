@@ -73,10 +73,13 @@ describe('login: POST loginByPassword with client code, PIN and TOTP', () => {
     expect(stub.requests[0]!.headers).toMatchObject(HEADERS);
     expect(stub.credentialOf(stub.requests[0]!)).toBe('absent');
     expect(result).toEqual({
-      session: { accessToken: stub.credentials.jwt, brokerUserId: 'D8412735' },
+      session: {
+        accessToken: stub.credentials.jwt,
+        brokerUserId: 'D8412735',
+        refreshToken: stub.credentials.refreshToken,
+        feedToken: stub.credentials.feedToken,
+      },
       expiresAt: MIDNIGHT,
-      refreshToken: stub.credentials.refreshToken,
-      feedToken: stub.credentials.feedToken,
     });
   });
 
@@ -144,21 +147,24 @@ describe('refresh: POST generateTokens with the refresh token', () => {
     const first = await adapter.login(LOGIN);
 
     const renewed = await adapter.refresh({
-      refreshToken: first.refreshToken,
+      refreshToken: first.session.refreshToken!,
       accessToken: first.session.accessToken,
       brokerUserId: 'D8412735',
     });
 
     const req = stub.requests[1]!;
     expect(`${req.method} ${req.path}`).toBe(`POST ${P.refresh}`);
-    expect(stub.bodies(P.refresh)).toEqual([{ refreshToken: first.refreshToken }]);
+    expect(stub.bodies(P.refresh)).toEqual([{ refreshToken: first.session.refreshToken! }]);
     expect(req.headers).toMatchObject(HEADERS);
     expect(stub.credentialOf(req)).toBe('exact');
     expect(renewed).toEqual({
-      session: { accessToken: stub.credentials.jwt, brokerUserId: 'D8412735' },
+      session: {
+        accessToken: stub.credentials.jwt,
+        brokerUserId: 'D8412735',
+        refreshToken: stub.credentials.refreshToken,
+        feedToken: stub.credentials.feedToken,
+      },
       expiresAt: MIDNIGHT,
-      refreshToken: stub.credentials.refreshToken,
-      feedToken: stub.credentials.feedToken,
     });
     expect(renewed.session.accessToken).not.toBe(first.session.accessToken);
   });

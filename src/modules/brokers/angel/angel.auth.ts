@@ -16,7 +16,7 @@
  * JWT's own `exp` claim, when it has one.
  */
 import type { LoginResult } from '../broker-adapter.js';
-import { BrokerLoginError, loginAnswer, nextIstTime } from '../http/broker-result.js';
+import { BrokerLoginError, jwtExpiry, loginAnswer, nextIstTime } from '../http/broker-result.js';
 import { OrderTransport, type BrokerAdapterOptions, type HttpOutcome } from '../http/order-transport.js';
 import { angelErrorStatus, isAngelRateLimitText, isAngelSuccess, readAngelError } from './angel.mapping.js';
 import { sanitize } from '../quotes/quote-transport.js';
@@ -45,13 +45,11 @@ export interface AngelCredentials {
 }
 
 /**
- * A SmartAPI session: the contract's login result, and what the contract has no place for yet —
- * the refresh token (renews the JWT) and the feed token (SmartStream). Both are credentials.
+ * A SmartAPI session: the JWT as the access token, with the refresh token (renews the JWT) and the
+ * feed token (SmartStream) in the session, and the expiry always stated.
  */
 export interface AngelLoginResult extends LoginResult {
   expiresAt: number;
-  refreshToken: string;
-  feedToken?: string;
 }
 
 /** The headers of every SmartAPI call; `jwt` adds `Authorization: Bearer …`. */
@@ -71,20 +69,6 @@ export function angelHeaders(
   };
   if (jwt !== undefined) headers.authorization = `Bearer ${jwt}`;
   return headers;
-}
-
-/** The `exp` claim of a JWT (epoch ms), when it has a readable one. */
-export function jwtExpiry(jwt: string): number | undefined {
-  const part = jwt.split('.')[1];
-  if (part === undefined) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { exp?: unknown };
-    return typeof claims.exp === 'number' && Number.isFinite(claims.exp) && claims.exp > 0
-      ? claims.exp * 1000
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -127,7 +111,15 @@ function readSession(
   const exp = jwtExpiry(jwt);
   const expiresAt = exp !== undefined && exp > now ? Math.min(exp, midnight) : midnight;
   opts.logger?.info({ broker: 'angel', brokerUserId }, `broker ${what} succeeded`);
-  return { session: { accessToken: jwt, brokerUserId }, expiresAt, refreshToken, feedToken };
+  return {
+    session: {
+      accessToken: jwt,
+      ...(brokerUserId !== undefined ? { brokerUserId } : {}),
+      refreshToken,
+      ...(feedToken ? { feedToken } : {}),
+    },
+    expiresAt,
+  };
 
   function fail(httpStatus: number, code: string, message: string): never {
     opts.logger?.warn(

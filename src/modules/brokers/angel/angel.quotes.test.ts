@@ -201,15 +201,15 @@ describe('refusals', () => {
     expect(limited).toMatchObject({ status: 403, code: 'rate_limited', retryable: true });
   });
 
-  it('no session: refused before any I/O; history is not served yet', async () => {
+  it('no session: quotes and history are refused before any I/O (history: angel.history.test.ts)', async () => {
     const { stub, client } = await setup({ accessToken: () => undefined });
 
     const err = await quoteError(client.quotes([A.sbin]));
     const history = await quoteError(client.history(A.sbin, 'D', '2026-08-01', '2026-08-18'));
 
     expect(err.code).toBe('no_token');
-    expect(history.code).toBe('bad_request');
-    expect(client.intervals).toEqual([]);
+    expect(history.code).toBe('no_token');
+    expect(client.intervals).toEqual(['1m', '3m', '5m', '10m', '15m', '30m', '1h', 'D']);
     expect(stub.requests).toEqual([]);
   });
 

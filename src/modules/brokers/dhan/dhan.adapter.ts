@@ -20,8 +20,10 @@
  * is never sent twice. Dhan's limits (order APIs 10/s, 250/min, 1000/h, 7000/day; non-trading
  * 20/s; quotes 1/s) are the caller's to keep, except the quote client, which paces itself.
  *
- * Login: Dhan's individual access token is generated on web.dhan.co and pasted
- * (`broker-session set --broker dhan`, the client id as `broker_user_id`); the partner consent
+ * Login: Dhan's individual access token is generated on web.dhan.co and pasted, in the console's
+ * `/broker` form or `POST /broker/login/form` ({@link DhanAdapter.loginWith}: `GET /profile` checks
+ * it and says whose it is, `dhanClientId`, and until when, `tokenValidity`), or with
+ * `broker-session set --broker dhan` (the client id as `broker_user_id`). The partner consent
  * flow needs partner credentials Dhan issues offline, so no browser login is offered here:
  * {@link DhanAdapter.loginUrl} and {@link DhanAdapter.exchangeCode} refuse with a 400 that says so.
  */
@@ -37,11 +39,18 @@ import type {
   BrokerOrder,
   BrokerResult,
   BrokerSession,
+  LoginField,
   LoginResult,
 } from '../broker-adapter.js';
 import type { QuoteClient } from '../quotes/quote-client.js';
 import { DHAN_BASE_URL, DhanQuoteClient } from '../quotes/dhan-quotes.js';
-import { BrokerLoginError, readOrderId, toBrokerResult, type ResultSpec } from '../http/broker-result.js';
+import {
+  BrokerLoginError,
+  jwtExpiry,
+  readOrderId,
+  toBrokerResult,
+  type ResultSpec,
+} from '../http/broker-result.js';
 import {
   OrderTransport,
   type BrokerAdapterOptions,
@@ -65,6 +74,15 @@ import { dhanModifyBody, dhanPlaceBody, dhanTag, isDhanError, readDhanError } fr
 export const DHAN_NO_BROWSER_LOGIN =
   'Dhan: browser login is not offered; generate an access token on web.dhan.co and set it with ' +
   '`broker-session set --broker dhan` (token on stdin, your Dhan client id as the broker user id)';
+
+/** `tokenValidity` of Dhan's profile (`30/03/2025 15:37`, IST) as epoch ms; undefined when unreadable. */
+export function dhanValidity(v: unknown): number | undefined {
+  const m = typeof v === 'string' ? /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2})$/.exec(v.trim()) : null;
+  if (!m) return undefined;
+  const [, dd, mm, yyyy, hh, mi] = m as unknown as [string, string, string, string, string, string];
+  const t = Date.parse(`${yyyy}-${mm}-${dd}T${hh}:${mi}:00+05:30`);
+  return Number.isFinite(t) ? t : undefined;
+}
 
 /** The refusal of {@link DhanAdapter.loginUrl}: a 400 (`statusCode` is what the HTTP layer reads). */
 export class DhanLoginUnavailable extends Error {
@@ -225,6 +243,49 @@ export class DhanAdapter implements BrokerAdapter {
   /** No login callback to exchange (see the file comment). */
   exchangeCode(_code: string): Promise<LoginResult> {
     return Promise.reject(new BrokerLoginError('dhan', 400, 'not_supported', DHAN_NO_BROWSER_LOGIN));
+  }
+
+  /** Dhan's calls carry the user's token and client id only: no app key. */
+  readonly needsAppKey = false;
+
+  /** The form login: the access token generated on web.dhan.co, pasted. */
+  readonly loginFields: readonly LoginField[] = [
+    {
+      name: 'access_token',
+      label: 'Access token',
+      secret: true,
+      pattern: '[\\x21-\\x7e]{16,4096}',
+      hint: 'Dhan web → Profile → DhanHQ Trading APIs → Generate access token',
+    },
+  ];
+
+  /**
+   * Checks the pasted token with `GET /profile`: the session's broker user id is the profile's
+   * `dhanClientId`, its expiry the profile's `tokenValidity` (IST), else the token's own `exp`.
+   * A refused token is a {@link BrokerLoginError} with Dhan's message (never the token).
+   */
+  async loginWith(values: Readonly<Record<string, string>>): Promise<LoginResult> {
+    const accessToken = values.access_token ?? '';
+    const r = await this.book('profile', { accessToken }, '/profile');
+    if (!r.ok) {
+      const status = r.httpStatus === 502 || r.httpStatus === 504 ? r.httpStatus : 401;
+      throw new BrokerLoginError('dhan', status, 'refused', `Dhan login failed: ${r.message ?? 'refused'}`);
+    }
+    const profile = isRec(r.raw) ? r.raw : {};
+    const clientId = typeof profile.dhanClientId === 'string' ? profile.dhanClientId.trim() : '';
+    if (!/^\d{1,20}$/.test(clientId))
+      throw new BrokerLoginError(
+        'dhan',
+        502,
+        'no_client_id',
+        'Dhan login failed: the profile named no client id',
+      );
+    const expiresAt = dhanValidity(profile.tokenValidity) ?? jwtExpiry(accessToken);
+    this.opts.logger?.info({ broker: 'dhan', brokerUserId: clientId }, 'broker login succeeded');
+    return {
+      session: { accessToken, brokerUserId: clientId },
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+    };
   }
 
   async close(): Promise<void> {

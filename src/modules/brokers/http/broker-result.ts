@@ -185,3 +185,17 @@ export function nextIstTime(now: number, hour: number, minute: number): number {
   const t = istMidnight + (hour * 60 + minute) * 60_000;
   return t > now ? t : t + DAY_MS;
 }
+
+/** The `exp` claim of a JWT (epoch ms), when it has a readable one. */
+export function jwtExpiry(jwt: string): number | undefined {
+  const part = jwt.split('.')[1];
+  if (part === undefined) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof claims.exp === 'number' && Number.isFinite(claims.exp) && claims.exp > 0
+      ? claims.exp * 1000
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

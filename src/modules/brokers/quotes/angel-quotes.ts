@@ -15,8 +15,10 @@
  * envelope (HTTP 200) with `errorcode` (angel/angel.mapping.ts gives them a status), or the rate
  * limiter's plain-text "Access denied because of exceeding access rate" (retryable).
  *
- * History (`historical/v1/getCandleData`) is not served yet: {@link AngelQuoteClient.intervals}
- * is empty and `history` refuses locally.
+ * History comes from `historical/v1/getCandleData` (angel-history.ts: intervals, the days one
+ * request may span, the windows of a longer range paced at 3 requests a second); its refusals are
+ * read as the quote's, the rate limiter's text included (a retryable `rate_limited`, not retried:
+ * the docs give a rate to keep to, not a retry).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Quote } from '../../sandbox/core/types.js';
@@ -44,6 +46,13 @@ import {
 } from './quote-client.js';
 import { isObject, parseQuoteTime, readCircuit, readPrice } from './quote-fields.js';
 import { chunk, currentToken, groupByRequestKey, sanitize } from './quote-transport.js';
+import {
+  ANGEL_HISTORY_PACE_MS,
+  ANGEL_HISTORY_PATH,
+  ANGEL_INTERVALS,
+  angelHistoryBodies,
+  readAngelCandles,
+} from './angel-history.js';
 
 /** The quote endpoint. */
 export const ANGEL_QUOTE_PATH = '/rest/secure/angelbroking/market/v1/quote';
@@ -57,6 +66,8 @@ export type AngelQuoteOptions = QuoteClientOptions &
   Pick<AngelOptions, 'clientLocalIp' | 'clientPublicIp' | 'macAddress'> & {
     /** Gap between batches of one call, ms (default {@link ANGEL_QUOTE_PACE_MS}). */
     paceMs?: number;
+    /** Gap between the history windows of one call, ms (default {@link ANGEL_HISTORY_PACE_MS}). */
+    historyPaceMs?: number;
   };
 
 /** A symbol token: digits (index tokens too: `99926000`). */
@@ -138,7 +149,7 @@ export function readAngelMarketQuote(raw: unknown, receivedAt: number): MarketQu
 export class AngelQuoteClient implements MarketDataClient {
   readonly broker = 'angel';
   readonly maxBatch = ANGEL_MAX_QUOTE_TOKENS;
-  readonly intervals: readonly HistoryInterval[] = [];
+  readonly intervals = Object.keys(ANGEL_INTERVALS) as HistoryInterval[];
   private readonly http: OrderTransport;
   private readonly clock: Clock;
 
@@ -162,19 +173,35 @@ export class AngelQuoteClient implements MarketDataClient {
     return this.fetch(instruments, readAngelMarketQuote, signal);
   }
 
-  history(
+  /**
+   * Candles from getCandleData, oldest first: the range in windows of the interval's most days,
+   * asked one after the other (see angel-history.ts); the first refusal rejects the call.
+   */
+  async history(
     instrument: QuoteInstrument,
     interval: HistoryInterval,
-    _from?: string,
-    _to?: string,
-    _signal?: AbortSignal,
+    from: string,
+    to: string,
+    signal?: AbortSignal,
   ): Promise<Candle[]> {
-    return Promise.reject(
-      this.error(
-        'bad_request',
-        `history (${interval}, ${instrument.symbol}) is not served for Angel One yet`,
-      ),
-    );
+    const plan = angelHistoryBodies(instrument, interval, from, to);
+    if ('refusal' in plan) throw this.error('bad_request', plan.refusal);
+    if (plan.bodies.length === 0) return [];
+    const { headers, secrets } = this.credentials();
+    const candles: Candle[] = [];
+    for (const [n, body] of plan.bodies.entries()) {
+      signal?.throwIfAborted();
+      if (n > 0) await sleep(this.opts.historyPaceMs ?? ANGEL_HISTORY_PACE_MS, undefined, { signal });
+      const outcome = await this.http.send({
+        method: 'POST',
+        path: ANGEL_HISTORY_PATH,
+        headers,
+        body: JSON.stringify(body),
+      });
+      signal?.throwIfAborted();
+      candles.push(...readAngelCandles(this.unwrapData(outcome, secrets)));
+    }
+    return candles;
   }
 
   close(): Promise<void> {
@@ -201,11 +228,7 @@ export class AngelQuoteClient implements MarketDataClient {
       TOKEN.test(i.token) && i.brexchange !== '' ? `${i.brexchange}:${i.token}` : undefined,
     );
     if (wanted.size === 0) return out;
-    const token = currentToken(this.opts.accessToken);
-    if (token === undefined) throw this.error('no_token', 'no access token (broker session not connected)');
-    if (!this.opts.apiKey) throw this.error('no_api_key', 'no API key (X-PrivateKey) configured');
-    const headers = angelHeaders({ ...this.opts, apiKey: this.opts.apiKey }, token);
-    const secrets = [token, this.opts.apiKey];
+    const { headers, secrets } = this.credentials();
     const batches = chunk([...wanted.keys()], this.maxBatch);
     for (const [n, keys] of batches.entries()) {
       signal?.throwIfAborted();
@@ -222,7 +245,8 @@ export class AngelQuoteClient implements MarketDataClient {
         body: JSON.stringify({ mode: 'FULL', exchangeTokens }),
       });
       signal?.throwIfAborted();
-      const data = this.unwrap(outcome, secrets);
+      const raw = this.unwrapData(outcome, secrets);
+      const data = isObject(raw) ? raw : {};
       const receivedAt = this.clock.now();
       for (const raw of records(data.fetched)) {
         const targets = wanted.get(`${str(raw.exchange)}:${str(raw.symbolToken)}`);
@@ -234,8 +258,17 @@ export class AngelQuoteClient implements MarketDataClient {
     return out;
   }
 
+  /** The SmartAPI headers with the session's JWT; refused before any I/O without one or the key. */
+  private credentials(): { headers: Record<string, string>; secrets: (string | undefined)[] } {
+    const token = currentToken(this.opts.accessToken);
+    if (token === undefined) throw this.error('no_token', 'no access token (broker session not connected)');
+    if (!this.opts.apiKey) throw this.error('no_api_key', 'no API key (X-PrivateKey) configured');
+    const headers = angelHeaders({ ...this.opts, apiKey: this.opts.apiKey }, token);
+    return { headers, secrets: [token, this.opts.apiKey] };
+  }
+
   /** The `data` of a success; anything else is a {@link QuoteError}, logged at warn. */
-  private unwrap(outcome: HttpOutcome, secrets: readonly (string | undefined)[]): Record<string, unknown> {
+  private unwrapData(outcome: HttpOutcome, secrets: readonly (string | undefined)[]): unknown {
     let err: QuoteError;
     if (outcome.kind === 'failure')
       err = this.error(
@@ -259,7 +292,7 @@ export class AngelQuoteClient implements MarketDataClient {
             outcome.status,
           );
     } else if (outcome.status >= 200 && outcome.status < 300 && isAngelSuccess(outcome.json))
-      return isObject(outcome.json.data) ? outcome.json.data : {};
+      return outcome.json.data;
     else {
       const said = readAngelError(outcome.json);
       const status = outcome.status >= 400 ? outcome.status : angelErrorStatus(said.code);

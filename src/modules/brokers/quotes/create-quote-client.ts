@@ -1,5 +1,6 @@
 /** The quote client of a broker by name (kept apart from quote-client.ts: the clients import it). */
 import type { MarketDataClient, QuoteClient, QuoteClientOptions } from './quote-client.js';
+import { AngelQuoteClient } from './angel-quotes.js';
 import { DhanQuoteClient } from './dhan-quotes.js';
 import { UpstoxQuoteClient } from './upstox-quotes.js';
 import { ZerodhaQuoteClient } from './zerodha-quotes.js';
@@ -22,6 +23,8 @@ export function createMarketDataClient(broker: QuoteBroker, opts: QuoteClientOpt
       return new UpstoxQuoteClient(opts);
     case 'dhan':
       return new DhanQuoteClient({ ...opts, clientId: () => opts.brokerUserId?.() });
+    case 'angel':
+      return new AngelQuoteClient({ ...opts, apiKey: opts.apiKey ?? '' });
     default:
       throw new Error(`no quote client for broker ${String(broker)}`);
   }

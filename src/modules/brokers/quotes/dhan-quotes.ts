@@ -17,9 +17,12 @@
  * {@link QuoteError} carrying Dhan's status and message. Errors are Dhan's `{"errorType",
  * "errorCode","errorMessage"}` or the Data API's `{"status":"failed","data":{"<code>":"<msg>"}}`.
  *
- * Historical candles (`/charts/historical`, `/charts/intraday`) are not served yet.
+ * Historical candles come from `POST /charts/historical` (daily) and `POST /charts/intraday`
+ * (1, 5, 15 and 60 minutes; 90 days a request, so longer ranges go in windows), read as
+ * dhan-history.ts describes; chart requests are paced apart at the Data APIs' documented 5 a
+ * second, apart from the quote pacing. Their refusals are read as the quote API's; a rate-limit
+ * answer is not retried either, it rejects the call with a retryable {@link QuoteError}.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Quote } from '../../sandbox/core/types.js';
 import { systemClock, type Clock } from '../../../platform/clock.js';
@@ -35,7 +38,15 @@ import {
 } from './quote-client.js';
 import { isObject, readMarketQuote, readQuote, type FullQuoteFields } from './quote-fields.js';
 import { chunk, currentToken, sanitize } from './quote-transport.js';
-import { DHAN_SEGMENT_EXCHANGE, readDhanError } from '../dhan/dhan.mapping.js';
+import { DHAN_SEGMENT_EXCHANGE, isDhanError, readDhanError } from '../dhan/dhan.mapping.js';
+import {
+  DHAN_CHART_INTERVAL_MS,
+  DHAN_INTERVALS,
+  dhanHistoryPlan,
+  joinCandles,
+  Pacer,
+  readDhanCandles,
+} from './dhan-history.js';
 
 /** DhanHQ v2's API origin and path. */
 export const DHAN_BASE_URL = 'https://api.dhan.co/v2';
@@ -50,9 +61,14 @@ export const DHAN_QUOTE_INTERVAL_MS = 1000;
 export interface DhanQuoteClientOptions extends QuoteClientOptions {
   /** The Dhan client id (`client-id` header), or a function read on every call. */
   clientId: string | (() => string | undefined);
-  /** Least time between two requests of this client, ms (default 1000, the documented rate). */
+  /** Least time between two quote requests of this client, ms (default 1000, the documented rate). */
   minIntervalMs?: number;
+  /** Least time between two chart requests of this client, ms (default 200: 5 a second). */
+  chartIntervalMs?: number;
 }
+
+/** Rate-limit codes: the Trading API's DH-904 and the Data API's 805 ("Too many requests"). */
+const RATE_LIMIT_CODES = new Set(['DH-904', '805']);
 
 const SECURITY_ID = /^\d+$/;
 
@@ -79,17 +95,15 @@ const DHAN_FIELDS: FullQuoteFields = {
 /** Dhan's {@link QuoteClient}; see the file comment. */
 export class DhanQuoteClient implements MarketDataClient {
   readonly broker = 'dhan';
-  /** None yet: Dhan's charts APIs are not written (docs/rules/brokers.md#dhan-adapter). */
-  readonly intervals: readonly HistoryInterval[] = [];
+  readonly intervals = Object.keys(DHAN_INTERVALS) as HistoryInterval[];
   readonly maxBatch = DHAN_MAX_QUOTE_INSTRUMENTS;
   private readonly pool: Pool;
   private readonly prefix: string;
   private readonly clock: Clock;
-  private readonly minIntervalMs: number;
-  /** When the last request went out (performance.now()), for the pacing. */
-  private lastSent = -Infinity;
-  /** Requests of this client run one after another (the pacing is per client). */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Quote requests of this client, one after another and paced (the rate is per user). */
+  private readonly quotePacer: Pacer;
+  /** Chart requests of this client, likewise (the Data APIs have their own rate). */
+  private readonly chartPacer: Pacer;
   private closed = false;
 
   constructor(private readonly opts: DhanQuoteClientOptions) {
@@ -103,7 +117,8 @@ export class DhanQuoteClient implements MarketDataClient {
       connect: { timeout },
     });
     this.clock = opts.clock ?? systemClock;
-    this.minIntervalMs = opts.minIntervalMs ?? DHAN_QUOTE_INTERVAL_MS;
+    this.quotePacer = new Pacer(opts.minIntervalMs ?? DHAN_QUOTE_INTERVAL_MS);
+    this.chartPacer = new Pacer(opts.chartIntervalMs ?? DHAN_CHART_INTERVAL_MS);
   }
 
   quotes(instruments: readonly QuoteInstrument[], signal?: AbortSignal): Promise<Map<string, Quote>> {
@@ -118,11 +133,37 @@ export class DhanQuoteClient implements MarketDataClient {
     return this.fetch(instruments, (raw, at) => readMarketQuote(withTime(raw), at, DHAN_FIELDS), signal);
   }
 
-  /** A local `bad_request`: Dhan's candles are not read yet (nothing is sent). */
-  history(instrument: QuoteInstrument, interval: HistoryInterval): Promise<Candle[]> {
-    return Promise.reject(
-      this.error('bad_request', `history (${interval}, ${instrument.symbol}) is not served for Dhan yet`),
-    );
+  /**
+   * Candles from the charts APIs, oldest first: one daily request, or intraday windows of 90 days
+   * one after another (see dhan-history.ts); the first refusal rejects the call.
+   */
+  async history(
+    instrument: QuoteInstrument,
+    interval: HistoryInterval,
+    from: string,
+    to: string,
+    signal?: AbortSignal,
+  ): Promise<Candle[]> {
+    const plan = dhanHistoryPlan(instrument, interval, from, to);
+    if ('refusal' in plan) throw this.error('bad_request', plan.refusal);
+    if (plan.requests.length === 0) return [];
+    if (this.closed) throw this.error('closed', 'the client is closed');
+    const token = currentToken(this.opts.accessToken);
+    if (token === undefined) throw this.error('no_token', 'no access token (broker session not connected)');
+    const clientId = currentToken(this.opts.clientId);
+    const headers = { 'access-token': token, ...(clientId === undefined ? {} : { 'client-id': clientId }) };
+    const secrets = [token, this.opts.apiKey];
+    const candles: Candle[] = [];
+    for (const { path, body } of plan.requests) {
+      const { status, json } = await this.chartPacer.run(
+        () => this.post(path, body, headers, secrets, signal),
+        signal,
+      );
+      if (status < 200 || status >= 300 || !isObject(json) || isDhanError(json))
+        throw this.refusal(status, json, secrets);
+      candles.push(...readDhanCandles(json, plan.daily));
+    }
+    return joinCandles(candles);
   }
 
   async close(): Promise<void> {
@@ -140,7 +181,7 @@ export class DhanQuoteClient implements MarketDataClient {
       ...(status === undefined ? {} : { status }),
       cause,
     });
-    if (code !== 'no_token' && code !== 'closed')
+    if (code !== 'no_token' && code !== 'closed' && code !== 'bad_request')
       this.opts.logger?.warn(
         { broker: 'dhan', status, code, retryable, reason: err.message },
         'broker quote request failed',
@@ -171,6 +212,7 @@ export class DhanQuoteClient implements MarketDataClient {
     if (token === undefined) throw this.error('no_token', 'no access token (broker session not connected)');
     if (clientId === undefined) throw this.error('no_token', 'no Dhan client id in the broker session');
     const secrets = [token, this.opts.apiKey];
+    const headers = { 'access-token': token, 'client-id': clientId };
 
     for (const keys of chunk([...wanted.keys()], this.maxBatch)) {
       const body: Record<string, number[]> = {};
@@ -178,18 +220,11 @@ export class DhanQuoteClient implements MarketDataClient {
         const [segment, id] = k.split('|') as [string, string];
         (body[segment] ??= []).push(Number(id));
       }
-      const { status, json, receivedAt } = await this.paced(() => this.post(body, token, clientId, signal));
-      const ok = status >= 200 && status < 300;
-      if (!ok || !isObject(json) || json.status !== 'success') {
-        const said = readDhanError(json);
-        const code = said.code ?? (ok ? 'bad_response' : `http_${status}`);
-        const text = said.message
-          ? sanitize(said.message, secrets)
-          : json === undefined
-            ? 'the answer is not JSON'
-            : 'the answer is not a success';
-        throw this.error(code, `HTTP ${status} ${text}`, isRetryableStatus(status), status);
-      }
+      const { status, json, receivedAt } = await this.quotePacer.run(() =>
+        this.post('/marketfeed/quote', body, headers, secrets, signal),
+      );
+      if (status < 200 || status >= 300 || !isObject(json) || json.status !== 'success')
+        throw this.refusal(status, json, secrets);
       const data = isObject(json.data) ? json.data : {};
       for (const [segment, byId] of Object.entries(data)) {
         if (!isObject(byId)) continue;
@@ -204,23 +239,29 @@ export class DhanQuoteClient implements MarketDataClient {
     return out;
   }
 
-  /** Runs `send` after the previous request of this client, at least `minIntervalMs` after it. */
-  private paced<R>(send: () => Promise<R>): Promise<R> {
-    const run = async () => {
-      const wait = this.lastSent + this.minIntervalMs - performance.now();
-      if (wait > 0) await sleep(wait);
-      this.lastSent = performance.now();
-      return send();
-    };
-    const next = this.queue.then(run, run);
-    this.queue = next.catch(() => undefined);
-    return next;
+  /**
+   * A refusal as a {@link QuoteError}: Dhan's code and sanitised message; retryable for HTTP 429
+   * and 5xx and for a rate-limit code whatever the status.
+   */
+  private refusal(status: number, json: unknown, secrets: readonly (string | undefined)[]): QuoteError {
+    const ok = status >= 200 && status < 300;
+    const said = readDhanError(json);
+    const code = said.code ?? (ok ? 'bad_response' : `http_${status}`);
+    const text = said.message
+      ? sanitize(said.message, secrets)
+      : json === undefined
+        ? 'the answer is not JSON'
+        : 'the answer is not a success';
+    const retryable = isRetryableStatus(status) || RATE_LIMIT_CODES.has(code);
+    return this.error(code, `HTTP ${status} ${text}`, retryable, status);
   }
 
+  /** POSTs `body` as JSON to `path` (below the base URL's path) with the credential `headers`. */
   private async post(
-    body: Record<string, number[]>,
-    token: string,
-    clientId: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+    secrets: readonly (string | undefined)[],
     signal?: AbortSignal,
   ): Promise<{ status: number; json: unknown; receivedAt: number }> {
     signal?.throwIfAborted();
@@ -231,13 +272,8 @@ export class DhanQuoteClient implements MarketDataClient {
     try {
       const res = await this.pool.request({
         method: 'POST',
-        path: `${this.prefix}/marketfeed/quote`,
-        headers: {
-          'access-token': token,
-          'client-id': clientId,
-          accept: 'application/json',
-          'content-type': 'application/json',
-        },
+        path: `${this.prefix}${path}`,
+        headers: { ...headers, accept: 'application/json', 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal,
       });
@@ -246,7 +282,7 @@ export class DhanQuoteClient implements MarketDataClient {
     } catch (err) {
       if (signal?.aborted) throw signal.reason ?? err;
       const code = (err as { code?: unknown }).code;
-      const detail = sanitize(err instanceof Error ? err.message : String(err), [token]);
+      const detail = sanitize(err instanceof Error ? err.message : String(err), secrets);
       if (
         code === 'UND_ERR_HEADERS_TIMEOUT' ||
         code === 'UND_ERR_BODY_TIMEOUT' ||

@@ -2,7 +2,8 @@
  * `/broker` (docs/rules/web.md#account-pages): the configured broker, the signed-in user's broker
  * session in words (not connected, connected, expired — with when), "Connect" (a navigation to
  * `/broker/login`: the broker's login page, then its callback, which brings the browser back here
- * with the outcome) and "Disconnect" after a confirmation. Never the token.
+ * with the outcome) or, for a broker that logs in with a form, that form (./BrokerFormLogin.tsx),
+ * and "Disconnect" after a confirmation. Never the token.
  */
 import {
   Alert,
@@ -25,6 +26,7 @@ import {
   useDisconnectBrokerMutation,
   type BrokerStatus as Status,
 } from '../../features/account/api/broker';
+import { BrokerFormLogin } from './BrokerFormLogin';
 import { brokerLabel, fromNow, when } from './format';
 
 function StateBadge({ state }: { state: Status['state'] }) {
@@ -138,8 +140,11 @@ export default function BrokerPage() {
                   The broker app’s key is not set (BROKER_API_KEY): the login cannot start.
                 </Alert>
               )}
+              {data.login_available && data.login_kind === 'form' && (
+                <BrokerFormLogin fields={data.login_fields} again={data.state !== 'none'} />
+              )}
               <Group>
-                {data.login_available && (
+                {data.login_available && data.login_kind === 'redirect' && (
                   // A navigation, not a request: the broker's login page takes over the tab.
                   <Button component="a" href="/broker/login">
                     {data.state === 'none' ? 'Connect' : 'Connect again'}

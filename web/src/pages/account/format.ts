@@ -19,5 +19,8 @@ export function fromNow(iso: string, now = Date.now()): string {
   return rtf.format(Math.round(diff / 86_400_000), 'day');
 }
 
-/** A broker id as people write it: zerodha → Zerodha. */
-export const brokerLabel = (name: string): string => (name ? name[0]!.toUpperCase() + name.slice(1) : name);
+const BROKER_NAMES: Readonly<Record<string, string>> = { angel: 'Angel One' };
+
+/** A broker id as people write it: zerodha → Zerodha, angel → Angel One. */
+export const brokerLabel = (name: string): string =>
+  BROKER_NAMES[name] ?? (name ? name[0]!.toUpperCase() + name.slice(1) : name);

@@ -1,6 +1,8 @@
 /**
  * The signed-in user's broker connection (docs/rules/web.md#account-pages): its status in words
- * and "Disconnect"; "Connect" is a navigation to `/broker/login`, not a request.
+ * and "Disconnect"; "Connect" is a navigation to `/broker/login`, not a request, for a broker with
+ * a redirect login, and a form posted to `/broker/login/form` for one that logs in with a form
+ * (Angel One's client code, PIN and TOTP; Dhan's pasted token).
  */
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, type Answer } from '../../../api/client';
@@ -9,6 +11,7 @@ import { accountKeys } from './keys';
 
 export type BrokerStatus = Answer<'/broker/api/status'>;
 type Disconnected = Answer<'/broker/session', 'delete'>;
+type LoggedIn = Answer<'/broker/login/form', 'post'>;
 
 export function useBrokerStatus() {
   return useQuery({
@@ -21,6 +24,14 @@ export function useBrokerStatus() {
 export function useDisconnectBrokerMutation(after?: AfterChange<Disconnected, void>) {
   return useMutation({
     mutationFn: () => api<Disconnected>('DELETE', '/broker/session'),
+    onSuccess: useRefreshAfter([accountKeys.brokerStatus()], after),
+  });
+}
+
+/** Logs in with the broker's form (the values of `login_fields`, by name). */
+export function useFormLoginMutation(after?: AfterChange<LoggedIn, Record<string, string>>) {
+  return useMutation({
+    mutationFn: (values: Record<string, string>) => api<LoggedIn>('POST', '/broker/login/form', values),
     onSuccess: useRefreshAfter([accountKeys.brokerStatus()], after),
   });
 }
