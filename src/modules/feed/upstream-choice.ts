@@ -1,6 +1,7 @@
 /**
  * Which upstream the install's state asks for (docs/rules/market-data.md#feed-sources): the live
- * broker's own stream under the newest broker session, keyed by a digest of its token so a renewed
+ * broker's own stream (Kite Ticker, Upstox's v3 feed, Dhan's live market feed with the session's
+ * client id, Angel One's SmartStream with its feed token) under the newest broker session, keyed by a digest of its token so a renewed
  * token rebuilds it, or analyzer mode's demo prices when there is no session of the configured
  * broker. The {@link SourceSwitch} asks this every few seconds and on a stall.
  */
@@ -11,6 +12,8 @@ import type { BrokerSessionsService } from '../brokers/broker-sessions.service.j
 import type { PriceSource } from '../sandbox/prices/price-source.js';
 import { SandboxTickSource } from './sandbox-ticks.js';
 import type { SourceChoice } from './source-switch.js';
+import { AngelStreamSource } from './sources/angel-stream.js';
+import { DhanFeedSource } from './sources/dhan-feed.js';
 import { KiteTickerSource } from './sources/kite-ticker.js';
 import { UpstoxFeedSource } from './sources/upstox-feed.js';
 
@@ -49,6 +52,27 @@ export function upstreamChooser(deps: {
             apiKey,
             accessToken,
             ...(config.feed.brokerStreamUrl ? { url: config.feed.brokerStreamUrl } : {}),
+            logger,
+          }),
+      };
+    const url = config.feed.brokerStreamUrl ? { url: config.feed.brokerStreamUrl } : {};
+    const brokerUserId = primary.session.brokerUserId;
+    if (primary.broker === 'dhan' && brokerUserId)
+      return {
+        key,
+        make: () => new DhanFeedSource({ clientId: brokerUserId, accessToken, ...url, logger }),
+      };
+    const feedToken = primary.session.feedToken;
+    if (primary.broker === 'angel' && apiKey && brokerUserId && feedToken)
+      return {
+        key,
+        make: () =>
+          new AngelStreamSource({
+            apiKey,
+            clientCode: brokerUserId,
+            jwt: accessToken,
+            feedToken,
+            ...url,
             logger,
           }),
       };
