@@ -202,6 +202,28 @@ export interface BrokerSessionsTable {
   refresh_token_encrypted: string | null;
   /** Sealed market-feed token (Angel One's SmartStream), null when none (migration 0029). */
   feed_token_encrypted: string | null;
+  /** The broker app the session was made with; null: the bootstrap app (`BROKER_*`, migration 0030). */
+  broker_app_id: number | null;
+}
+
+/** A broker app added in the console (migration 0030): its secrets sealed (SecretBox `broker-app`). */
+export interface BrokerAppsTable {
+  id: Id;
+  /** Unique, 1-64 characters: how users tell apps apart. */
+  label: string;
+  broker: string;
+  api_key_encrypted: string | null;
+  api_secret_encrypted: string | null;
+  redirect_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The broker app each user trades through (migration 0030); no row: the bootstrap app. */
+export interface BrokerAppChoicesTable {
+  user_id: number;
+  broker_app_id: number;
+  chosen_at: number;
 }
 
 /** Chat alerts per user: secrets sealed (SecretBox). */

@@ -11,6 +11,8 @@ import type {
   OrderLatencyTable,
   PendingOrdersTable,
   BrokerSessionsTable,
+  BrokerAppsTable,
+  BrokerAppChoicesTable,
   AlertSettingsTable,
   StrategiesTable,
   StrategyLegsTable,
@@ -274,6 +276,8 @@ export type {
   OrderLatencyTable,
   PendingOrdersTable,
   BrokerSessionsTable,
+  BrokerAppsTable,
+  BrokerAppChoicesTable,
   AlertSettingsTable,
   StrategiesTable,
   StrategyLegsTable,
@@ -358,6 +362,8 @@ export interface DB {
   order_latency: OrderLatencyTable;
   pending_orders: PendingOrdersTable;
   broker_sessions: BrokerSessionsTable;
+  broker_apps: BrokerAppsTable;
+  broker_app_choices: BrokerAppChoicesTable;
   alert_settings: AlertSettingsTable & AlertSettingsWhatsAppColumns;
   watchlists: WatchlistsTable;
   watchlist_items: WatchlistItemsTable;

@@ -31,6 +31,8 @@ interface BrokerStatus {
   broker: string | null;
   login_available: boolean;
   login_kind: 'redirect' | 'form' | null;
+  app_id: number | null;
+  apps: unknown[];
   login_fields: unknown[];
   state: 'none' | 'connected' | 'expired';
   session: null | {
@@ -69,6 +71,8 @@ describeEachDb('GET /broker/api/status and BROKER_LOGIN_URL', (dialect) => {
     expect(await status()).toEqual({
       status: 'success',
       broker: 'zerodha',
+      app_id: 0,
+      apps: [{ id: 0, label: 'Server configuration (BROKER_*)', broker: 'zerodha' }],
       login_available: true,
       login_kind: 'redirect',
       login_fields: [],
@@ -88,6 +92,8 @@ describeEachDb('GET /broker/api/status and BROKER_LOGIN_URL', (dialect) => {
     expect(res.json()).toEqual({
       status: 'success',
       broker: 'zerodha',
+      app_id: 0,
+      apps: [{ id: 0, label: 'Server configuration (BROKER_*)', broker: 'zerodha' }],
       login_available: true,
       login_kind: 'redirect',
       login_fields: [],

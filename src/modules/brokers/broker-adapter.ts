@@ -73,6 +73,12 @@ export interface LoginField {
   hint?: string;
 }
 
+/** Which broker, through which broker app (0 or absent: the bootstrap app from `BROKER_*`). */
+export interface BrokerChoice {
+  broker: string;
+  appId?: number;
+}
+
 /** Result of exchanging a login callback's code for a session. */
 export interface LoginResult {
   session: BrokerSession;

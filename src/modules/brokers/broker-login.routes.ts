@@ -19,13 +19,14 @@ import { ErrorBody } from '../../platform/http/error-body.js';
 import type { SessionGuard } from '../auth/session.guard.js';
 import { wantsPage } from '../web/web-pages.js';
 import type { BrokerAdapter, LoginResult } from './broker-adapter.js';
+import type { BrokerApp } from './broker-apps.service.js';
 import type { BrokerSessionsService } from './broker-sessions.service.js';
 
 const STATE_TTL_MS = 10 * 60_000;
 
 export interface BrokerLoginDeps {
-  brokerName: string | undefined;
-  adapter: (name: string) => BrokerAdapter | undefined;
+  /** The user's broker app (their choice, else the bootstrap one) and its adapter. */
+  appOf: (userId: number) => Promise<{ app: BrokerApp; adapter: BrokerAdapter } | undefined>;
   sessions: BrokerSessionsService;
   appKey: string;
   clock: Clock;
@@ -46,11 +47,10 @@ export function brokerPageAfterLogin(outcome: { ok: true } | { ok: false; messag
 export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
   const sign = (userId: number, expiry: number) =>
     hmacSha256Hex(deps.appKey, `broker-login:${userId}:${expiry}`).slice(0, 32);
-  const adapter = (): { name: string; adapter: BrokerAdapter } => {
-    const name = deps.brokerName;
-    const a = name ? deps.adapter(name) : undefined;
-    if (!name || !a) throw notFound('Broker-specific module not found');
-    return { name, adapter: a };
+  const adapter = async (userId: number) => {
+    const found = await deps.appOf(userId);
+    if (!found) throw notFound('Broker-specific module not found');
+    return { name: found.app.broker, appId: found.app.id, adapter: found.adapter };
   };
   const user = { onRequest: deps.rateLimit, preHandler: deps.guard() };
   const errors = {
@@ -75,15 +75,24 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       },
     },
     async (req, reply) => {
-      const { adapter: a } = adapter();
-      const expiry = deps.clock.now() + STATE_TTL_MS;
       const userId = req.session!.userId;
+      const { adapter: a } = await adapter(userId);
+      const expiry = deps.clock.now() + STATE_TTL_MS;
       return reply.redirect(a.loginUrl(`${userId}.${expiry}.${sign(userId, expiry)}`), 302);
     },
   );
 
-  const callback = async (userId: number, code: string | undefined, state: string | undefined) => {
-    const { name, adapter: a } = adapter();
+  const callback = async (
+    broker: string,
+    userId: number,
+    code: string | undefined,
+    state: string | undefined,
+  ) => {
+    const { name, appId, adapter: a } = await adapter(userId);
+    if (name !== broker)
+      throw badRequest(
+        `This is ${broker}'s login callback, but your broker app is ${name}'s: start the login again`,
+      );
     if (!code) throw badRequest('The broker did not send a login code');
     // Both brokers echo the state we sent (Kite through `redirect_params`, Upstox as `state`).
     // Without it a crafted callback link could bind someone else's broker account to this user
@@ -98,14 +107,14 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       !safeEqual(mac, sign(userId, expiry))
     )
       throw badRequest('The login state is missing, invalid or expired; start the broker login again');
-    await store(userId, name, () => a.exchangeCode(code));
+    await store(userId, name, appId, () => a.exchangeCode(code));
     return { status: 'success' as const, message: `Logged in to ${name}`, broker: name };
   };
   /** Runs a login and stores its session; a refusal is a 400 (502/504 and 429 kept) with the broker's words. */
-  const store = async (userId: number, name: string, login: () => Promise<LoginResult>) => {
+  const store = async (userId: number, name: string, appId: number, login: () => Promise<LoginResult>) => {
     try {
       const r = await login();
-      await deps.sessions.set(userId, name, r.session, r.expiresAt);
+      await deps.sessions.set(userId, name, r.session, r.expiresAt, appId);
     } catch (err) {
       const e = err as { httpStatus?: number; message?: string };
       const status =
@@ -150,7 +159,9 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       },
     },
     (req, reply) =>
-      answer(req, reply, () => callback(req.session!.userId, req.query.request_token, req.query.state)),
+      answer(req, reply, () =>
+        callback('zerodha', req.session!.userId, req.query.request_token, req.query.state),
+      ),
   );
   app.get(
     '/upstox/callback',
@@ -166,7 +177,8 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
         response: { 200: Ok, 302: toPage, ...errors },
       },
     },
-    (req, reply) => answer(req, reply, () => callback(req.session!.userId, req.query.code, req.query.state)),
+    (req, reply) =>
+      answer(req, reply, () => callback('upstox', req.session!.userId, req.query.code, req.query.state)),
   );
 
   app.post(
@@ -186,7 +198,7 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       },
     },
     async (req) => {
-      const { name, adapter: a } = adapter();
+      const { name, appId, adapter: a } = await adapter(req.session!.userId);
       const fields = a.loginFields;
       if (!fields || !a.loginWith)
         throw badRequest(`${name} logs in through its own page: use GET /broker/login`);
@@ -200,7 +212,7 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       }
       const unknown = Object.keys(req.body).filter((k) => !fields.some((f) => f.name === k));
       if (unknown.length > 0) throw badRequest(`Unknown login field: ${unknown[0]}`);
-      await store(req.session!.userId, name, () => a.loginWith!(values));
+      await store(req.session!.userId, name, appId, () => a.loginWith!(values));
       return { status: 'success' as const, message: `Logged in to ${name}`, broker: name };
     },
   );

@@ -25,9 +25,24 @@ export const LIVE_BROKERS: ReadonlyMap<string, BrokerFactory> = new Map<string, 
   ['zerodha', (opts) => new ZerodhaAdapter(opts)],
 ]);
 
-/** One adapter per broker name, built from the app's broker credentials. */
+/** The credentials of one broker app (docs/rules/brokers.md#broker-apps). */
+export interface AppCredentials {
+  id: number;
+  broker: string;
+  apiKey: string;
+  apiSecret: string;
+  redirectUrl: string;
+  /** Changes with the credentials: the adapter built on older ones is closed and rebuilt. */
+  version: number;
+}
+
+/**
+ * One adapter per broker name, built from the bootstrap app's credentials (`load`), and one per
+ * broker app added in the console (`forApp`).
+ */
 export class BrokerRegistry {
   private readonly adapters = new Map<string, BrokerAdapter>();
+  private readonly appAdapters = new Map<number, { version: number; adapter: BrokerAdapter }>();
 
   constructor(
     /** The broker app's credentials and connection settings (`BROKER_API_KEY`, …). */
@@ -46,6 +61,27 @@ export class BrokerRegistry {
     return adapter;
   }
 
+  /**
+   * The adapter of a broker app: `load(broker)` for the bootstrap app (id 0), else one built on
+   * the app's credentials (the shared connection settings besides), rebuilt when they change.
+   */
+  forApp(app: AppCredentials): BrokerAdapter | undefined {
+    if (app.id === 0) return this.load(app.broker);
+    const cached = this.appAdapters.get(app.id);
+    if (cached && cached.version === app.version) return cached.adapter;
+    const factory = this.factories.get(app.broker);
+    if (!factory) return undefined;
+    if (cached) void cached.adapter.close().catch(() => undefined);
+    const adapter = factory({
+      ...this.options,
+      apiKey: app.apiKey,
+      apiSecret: app.apiSecret,
+      redirectUrl: app.redirectUrl,
+    });
+    this.appAdapters.set(app.id, { version: app.version, adapter });
+    return adapter;
+  }
+
   /** Every broker name `load` knows, sorted. */
   names(): string[] {
     return [...this.factories.keys()].sort();
@@ -53,8 +89,9 @@ export class BrokerRegistry {
 
   /** Closes every adapter built so far; a later `load` builds a fresh one. */
   async closeAll(): Promise<void> {
-    const adapters = [...this.adapters.values()];
+    const adapters = [...this.adapters.values(), ...[...this.appAdapters.values()].map((a) => a.adapter)];
     this.adapters.clear();
+    this.appAdapters.clear();
     await Promise.allSettled(adapters.map((a) => a.close()));
   }
 }

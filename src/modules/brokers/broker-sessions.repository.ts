@@ -35,6 +35,7 @@ export class BrokerSessionsRepository {
           created_at: row.created_at,
           refresh_token_encrypted: row.refresh_token_encrypted,
           feed_token_encrypted: row.feed_token_encrypted,
+          broker_app_id: row.broker_app_id,
         }),
       )
       .execute();

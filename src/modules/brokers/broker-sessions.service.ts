@@ -17,6 +17,8 @@ export const RENEW_BEFORE_MS = 5 * 60_000;
 
 export interface ActiveBrokerSession {
   broker: string;
+  /** The broker app it was made with: 0 is the bootstrap app (`BROKER_*`). */
+  appId: number;
   session: BrokerSession;
   expiresAt: number | null;
 }
@@ -41,8 +43,7 @@ export class BrokerSessionsService {
   /** Whose session {@link primary} is. */
   private primaryUser: number | undefined;
   private refreshing: Promise<void> = Promise.resolve();
-  private refresher:
-    ((broker: string, session: BrokerSession) => Promise<LoginResult> | undefined) | undefined;
+  private refresher: ((session: ActiveBrokerSession) => Promise<LoginResult> | undefined) | undefined;
   private readonly renewFailedAt = new Map<number, number>();
   /** One renewal per user at a time. */
   private readonly renewals = new Map<number, Promise<ActiveBrokerSession | undefined>>();
@@ -84,7 +85,7 @@ export class BrokerSessionsService {
    * in its last {@link RENEW_BEFORE_MS} and stores the new tokens; a refused renewal leaves the
    * session to lapse (the user logs in again).
    */
-  useRefresher(refresh: (broker: string, session: BrokerSession) => Promise<LoginResult> | undefined): void {
+  useRefresher(refresh: (session: ActiveBrokerSession) => Promise<LoginResult> | undefined): void {
     this.refresher = refresh;
   }
 
@@ -106,11 +107,11 @@ export class BrokerSessionsService {
     const live = () => (s.expiresAt !== null && s.expiresAt > this.clock.now() ? s : undefined);
     // A refused renewal is not asked again for a minute (every order would ask otherwise).
     if ((this.renewFailedAt.get(userId) ?? -Infinity) > this.clock.now() - 60_000) return live();
-    const call = this.refresher?.(s.broker, s.session);
+    const call = this.refresher?.(s);
     if (!call) return live();
     try {
       const r = await call;
-      await this.set(userId, s.broker, r.session, r.expiresAt);
+      await this.set(userId, s.broker, r.session, r.expiresAt, s.appId);
       this.renewFailedAt.delete(userId);
       return await this.read(userId);
     } catch {
@@ -127,6 +128,7 @@ export class BrokerSessionsService {
       s = row
         ? {
             broker: row.broker,
+            appId: row.broker_app_id ?? 0,
             session: {
               accessToken: this.open(row.access_token_encrypted, row.broker),
               ...(row.broker_user_id ? { brokerUserId: row.broker_user_id } : {}),
@@ -155,7 +157,13 @@ export class BrokerSessionsService {
   }
 
   /** Stores a session (login, callback or CLI); every token is sealed before it is written. */
-  async set(userId: number, broker: string, session: BrokerSession, expiresAt?: number): Promise<void> {
+  async set(
+    userId: number,
+    broker: string,
+    session: BrokerSession,
+    expiresAt?: number,
+    appId = 0,
+  ): Promise<void> {
     await this.repo.saveBrokerSession({
       user_id: userId,
       broker,
@@ -165,6 +173,7 @@ export class BrokerSessionsService {
       created_at: this.clock.now(),
       refresh_token_encrypted: session.refreshToken ? this.box.seal(session.refreshToken) : null,
       feed_token_encrypted: session.feedToken ? this.box.seal(session.feedToken) : null,
+      broker_app_id: appId === 0 ? null : appId,
     });
     await this.changed(userId);
   }
@@ -187,6 +196,7 @@ export class BrokerSessionsService {
   async describe(userId: number): Promise<
     | {
         broker: string;
+        appId: number;
         brokerUserId: string | null;
         connectedAt: number;
         expiresAt: number | null;
@@ -199,11 +209,17 @@ export class BrokerSessionsService {
     const expiresAt = row.expires_at === null ? null : Number(row.expires_at);
     return {
       broker: row.broker,
+      appId: row.broker_app_id ?? 0,
       brokerUserId: row.broker_user_id,
       connectedAt: Number(row.created_at),
       expiresAt,
       expired: expiresAt !== null && expiresAt <= this.clock.now(),
     };
+  }
+
+  /** Drops the user's cached session everywhere (its row was changed elsewhere: a broker app's choice or deletion). */
+  forget(userId: number): Promise<void> {
+    return this.changed(userId);
   }
 
   /** Drops the cached session here and everywhere; resolves once this instance has reloaded. */

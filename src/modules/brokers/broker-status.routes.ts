@@ -1,22 +1,28 @@
 /**
  * `GET /broker/api/status` (session): what the console's `/broker` page shows
- * (docs/rules/web.md#account-pages) — the configured broker (`BROKER_NAME`), whether its login can
- * start (the broker app's key is set), and the user's stored session as connected or expired with
- * its times. Never the token, the API key or the secret.
+ * (docs/rules/web.md#account-pages) — the user's broker app (their choice among the install's
+ * apps, else the bootstrap one from `BROKER_*`) and its broker, whether its login can start (the
+ * app has what its broker's login needs), how it logs in, the apps to choose from, and the user's
+ * stored session as connected or expired with its times. Never a token, an API key or a secret.
  */
 import { Type } from 'typebox';
 import { ErrorBody } from '../../platform/http/error-body.js';
 import type { RateLimitHook } from '../../platform/http/rate-limit.js';
 import type { App } from '../../platform/http/types.js';
 import type { SessionGuard } from '../auth/session.guard.js';
-import type { LoginField } from './broker-adapter.js';
+import type { BrokerAdapter, LoginField } from './broker-adapter.js';
+import type { BrokerApp, BrokerAppsService } from './broker-apps.service.js';
 import type { BrokerSessionsService } from './broker-sessions.service.js';
 
 const Iso = Type.String({ description: 'ISO 8601 time' });
 const StatusResponse = Type.Object({
   status: Type.Literal('success'),
-  /** `BROKER_NAME`, null when no live broker is configured. */
+  /** The broker of the user's app, null when the install has no broker app. */
   broker: Type.Union([Type.String(), Type.Null()]),
+  /** The user's broker app (0: the bootstrap app from `BROKER_*`), null when there is none. */
+  app_id: Type.Union([Type.Integer(), Type.Null()]),
+  /** The install's broker apps the user may choose (`PUT /broker/api/app`). */
+  apps: Type.Array(Type.Object({ id: Type.Integer(), label: Type.String(), broker: Type.String() })),
   /** Whether the login can start (a broker, and its app key when the broker needs one). */
   login_available: Type.Boolean(),
   /**
@@ -52,10 +58,8 @@ const StatusResponse = Type.Object({
 export function brokerStatusRoutes(
   app: App,
   deps: {
-    brokerName: string | undefined;
-    loginAvailable: boolean;
-    /** The configured broker's form-login fields; undefined for a redirect login. */
-    loginFields: readonly LoginField[] | undefined;
+    appOf: (userId: number) => Promise<{ app: BrokerApp; adapter: BrokerAdapter } | undefined>;
+    apps: BrokerAppsService;
     sessions: BrokerSessionsService;
     guard: SessionGuard;
     rateLimit: RateLimitHook;
@@ -73,13 +77,18 @@ export function brokerStatusRoutes(
       },
     },
     async (req) => {
-      const s = await deps.sessions.describe(req.session!.userId);
+      const userId = req.session!.userId;
+      const [s, mine] = await Promise.all([deps.sessions.describe(userId), deps.appOf(userId)]);
+      const fields: readonly LoginField[] | undefined = mine?.adapter.loginFields;
+      const view = mine ? deps.apps.list().find((a) => a.id === mine.app.id) : undefined;
       return {
         status: 'success' as const,
-        broker: deps.brokerName ?? null,
-        login_available: deps.loginAvailable,
-        login_kind: !deps.brokerName ? null : deps.loginFields ? ('form' as const) : ('redirect' as const),
-        login_fields: (deps.loginFields ?? []).map((f) => ({
+        broker: mine?.app.broker ?? null,
+        app_id: mine?.app.id ?? null,
+        apps: deps.apps.list().map((a) => ({ id: a.id, label: a.label, broker: a.broker })),
+        login_available: view?.complete ?? false,
+        login_kind: !mine ? null : fields ? ('form' as const) : ('redirect' as const),
+        login_fields: (fields ?? []).map((f) => ({
           name: f.name,
           label: f.label,
           secret: f.secret,

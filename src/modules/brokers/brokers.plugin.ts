@@ -11,12 +11,20 @@ import { BrokerRegistry } from './broker-registry.js';
 import { BrokerSessionsRepository } from './broker-sessions.repository.js';
 import { BrokerSessionsService } from './broker-sessions.service.js';
 import type { QuoteClient } from './quotes/quote-client.js';
+import type { BrokerAdapter } from './broker-adapter.js';
+import { BrokerAppsRepository } from './broker-apps.repository.js';
+import { BrokerAppsService, type BrokerApp } from './broker-apps.service.js';
+import { brokerAppsRoutes } from './broker-apps.routes.js';
 
 export interface BrokerServices {
   /** The adapters by broker name. */
   registry: BrokerRegistry;
   /** Each user's live broker session. */
   sessions: BrokerSessionsService;
+  /** The broker apps: the bootstrap one (`BROKER_*`) and those added in the console. */
+  apps: BrokerAppsService;
+  /** The adapter a session's calls go through: its broker on its app's credentials. */
+  adapterFor(session: { broker: string; appId: number }): BrokerAdapter | undefined;
   /**
    * The quote client of the configured broker (`BROKER_NAME`) under the newest broker session,
    * undefined while there is none: what prices the sandbox.
@@ -48,17 +56,45 @@ export function buildBrokerServices(deps: AppDeps): BrokerServices {
     clock,
     deps.bus,
   );
-  sessions.useRefresher((broker, session) => registry.load(broker)?.refreshSession?.(session));
+  const apps = new BrokerAppsService(
+    new BrokerAppsRepository(deps.database.db),
+    config.appKey,
+    clock,
+    deps.bus,
+    config.broker.name
+      ? {
+          broker: config.broker.name,
+          apiKey: config.broker.apiKey ?? '',
+          apiSecret: config.broker.apiSecret ?? '',
+          redirectUrl: config.broker.redirectUrl ?? '',
+        }
+      : undefined,
+  );
+  // A session of the bootstrap app (0) runs on the `BROKER_*` credentials whatever its broker (a
+  // session set from the command line for another broker); an app's session on that app's.
+  const adapterFor = (s: { broker: string; appId: number }): BrokerAdapter | undefined => {
+    if (s.appId === 0) return registry.load(s.broker);
+    const app = apps.get(s.appId);
+    return app && app.broker === s.broker ? registry.forApp(app) : undefined;
+  };
+  sessions.useRefresher((session) => adapterFor(session)?.refreshSession?.(session.session));
   const brokerName = config.broker.name;
-  let quoteClient: QuoteClient | undefined;
+  let quoteClient: { key: string; client: QuoteClient | undefined } | undefined;
   return {
     registry,
     sessions,
+    apps,
+    adapterFor,
     quoteClient() {
       const primary = sessions.primarySession();
       if (!brokerName || !primary || primary.broker !== brokerName) return undefined;
-      quoteClient ??= registry.load(brokerName)?.quoteClient(() => sessions.primarySession()?.session);
-      return quoteClient;
+      const key = `${primary.appId}:${apps.get(primary.appId)?.version ?? -1}`;
+      if (quoteClient?.key !== key)
+        quoteClient = {
+          key,
+          client: adapterFor(primary)?.quoteClient(() => sessions.primarySession()?.session),
+        };
+      return quoteClient.client;
     },
   };
 }
@@ -71,10 +107,15 @@ export const brokersPlugin = modulePlugin<AppDeps>('brokers', ['auth'], async (a
     if (why === 'deleted') await brokers.sessions.clear(userId);
   });
   const limits = routeLimits(deps);
+  /** The user's app and its adapter (undefined: no app at all, or its broker unknown). */
+  const appOf = async (userId: number): Promise<{ app: BrokerApp; adapter: BrokerAdapter } | undefined> => {
+    const chosen = await brokers.apps.appOf(userId);
+    const adapter = chosen ? brokers.registry.forApp(chosen) : undefined;
+    return chosen && adapter ? { app: chosen, adapter } : undefined;
+  };
   await sessionScope(app, (web) => {
     brokerLoginRoutes(web, {
-      brokerName: deps.config.broker.name,
-      adapter: (name) => brokers.registry.load(name),
+      appOf,
       sessions: brokers.sessions,
       appKey: deps.config.appKey,
       clock: deps.clock,
@@ -82,16 +123,23 @@ export const brokersPlugin = modulePlugin<AppDeps>('brokers', ['auth'], async (a
       rateLimit: limits.admin,
       consoleBuilt: () => app.webShell !== undefined,
     });
-    const configured = deps.config.broker.name ? brokers.registry.load(deps.config.broker.name) : undefined;
     brokerStatusRoutes(web, {
-      brokerName: deps.config.broker.name,
-      loginAvailable: Boolean(configured && (deps.config.broker.apiKey || configured.needsAppKey === false)),
-      loginFields: configured?.loginFields,
+      appOf,
+      apps: brokers.apps,
+      sessions: brokers.sessions,
+      guard: app.auth.guard,
+      rateLimit: limits.admin,
+    });
+    brokerAppsRoutes(web, {
+      apps: brokers.apps,
       sessions: brokers.sessions,
       guard: app.auth.guard,
       rateLimit: limits.admin,
     });
   });
-  app.addHook('onReady', async () => brokers.sessions.refreshPrimary());
+  app.addHook('onReady', async () => {
+    await brokers.apps.load();
+    await brokers.sessions.refreshPrimary();
+  });
   app.addHook('onClose', async () => brokers.registry.closeAll());
 });

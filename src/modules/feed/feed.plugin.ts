@@ -75,6 +75,7 @@ export const feedPlugin = modulePlugin<AppDeps>(
       choose: upstreamChooser({
         config,
         sessions: app.brokers.sessions,
+        apiKey: (appId) => app.brokers.apps.get(appId)?.apiKey,
         prices: () => app.sandbox.prices(),
         logger,
       }),

@@ -23,6 +23,8 @@ const DEMO_MAX_INSTRUMENTS = 5000;
 export function upstreamChooser(deps: {
   config: Config;
   sessions: BrokerSessionsService;
+  /** The API key of a broker app (the session's: `BROKER_API_KEY` for the bootstrap app, id 0). */
+  apiKey: (appId: number) => string | undefined;
   /** The sandbox's price source now (the demo prices). */
   prices: () => PriceSource;
   logger: Logger;
@@ -40,8 +42,8 @@ export function upstreamChooser(deps: {
   });
   return () => {
     const primary = sessions.primarySession();
-    const apiKey = config.broker.apiKey;
     if (!primary || primary.broker !== config.broker.name) return demo();
+    const apiKey = deps.apiKey(primary.appId);
     const accessToken = primary.session.accessToken;
     const key = `${primary.broker}:${createHash('sha256').update(accessToken).digest('hex').slice(0, 16)}`;
     if (primary.broker === 'zerodha' && apiKey)

@@ -26,8 +26,9 @@ export interface BrokerDataSourceOptions {
   sessions: Pick<BrokerSessionsService, 'get'>;
   /** Whether the service is in analyzer mode now. */
   analyze: () => boolean;
-  /** The broker app's settings (`BROKER_API_KEY`, `BROKER_API_BASE_URL`, `BROKER_TIMEOUT_MS`). */
-  apiKey: string | undefined;
+  /** The API key of a session's broker app (`BROKER_API_KEY` for the bootstrap app, id 0). */
+  apiKey: (appId: number) => string | undefined;
+  /** The connection settings (`BROKER_API_BASE_URL`, `BROKER_TIMEOUT_MS`). */
   baseUrl: string | undefined;
   timeoutMs: number;
   logger?: Logger;
@@ -35,6 +36,8 @@ export interface BrokerDataSourceOptions {
 
 interface Entry {
   broker: string;
+  /** The broker app and its API key the client was built with. */
+  app: string;
   token: string | undefined;
   /** The session's broker user id (Dhan's client id). */
   brokerUserId: string | undefined;
@@ -76,20 +79,23 @@ export class BrokerDataSource {
     if (!session) return undefined;
     if (!isBroker(session.broker)) throw forbidden(`no market data client for broker ${session.broker}`);
     let entry = this.clients.get(userId);
-    if (entry && entry.broker !== session.broker) {
+    const apiKey = this.opts.apiKey(session.appId);
+    const app = `${session.appId}:${apiKey ?? ''}`;
+    if (entry && (entry.broker !== session.broker || entry.app !== app)) {
       void entry.client.close();
       entry = undefined;
     }
     if (!entry) {
       const created: Entry = {
         broker: session.broker,
+        app,
         token: undefined,
         brokerUserId: undefined,
         client: undefined as never,
       };
       created.client = createMarketDataClient(session.broker, {
         ...(this.opts.baseUrl ? { baseUrl: this.opts.baseUrl } : {}),
-        ...(this.opts.apiKey ? { apiKey: this.opts.apiKey } : {}),
+        ...(apiKey ? { apiKey } : {}),
         accessToken: () => created.token,
         brokerUserId: () => created.brokerUserId,
         timeoutMs: this.opts.timeoutMs,

@@ -19,7 +19,7 @@ export const marketDataPlugin = modulePlugin<AppDeps>(
     const source = new BrokerDataSource({
       sessions: app.brokers.sessions,
       analyze: () => app.sandbox.mode.analyze,
-      apiKey: deps.config.broker.apiKey,
+      apiKey: (appId) => app.brokers.apps.get(appId)?.apiKey,
       baseUrl: deps.config.broker.baseUrl,
       timeoutMs: deps.config.broker.timeoutMs,
       logger: deps.logger.child({ module: 'market-data' }),

@@ -91,7 +91,7 @@ export class ContractImportsRepository {
   }
 
   /**
-   * Drops every generation that is neither live nor being written by a recent import; imports
+   * Drops every generation that is neither a broker's newest successful import nor being written by a recent import; imports
    * left unfinished longer than `staleMs` (a crashed process) are marked failed first.
    */
   async purge(now: number, staleMs: number): Promise<void> {
@@ -105,7 +105,18 @@ export class ContractImportsRepository {
       .where('status', 'in', ['pending', 'downloading'])
       .where('started_at', '<', now - staleMs)
       .execute();
-    const live = await this.instruments.liveGeneration();
+    // Kept: each broker's newest successful import (the live one among them), which maps that
+    // broker's instruments while another broker's file is live (docs/rules/brokers.md#broker-apps).
+    const kept = new Set(
+      (
+        await this.db
+          .selectFrom('contract_imports')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .where('status', '=', 'success')
+          .groupBy('broker')
+          .execute()
+      ).map((r) => Number(r.id)),
+    );
     const running = new Set(
       (
         await this.db
@@ -116,7 +127,7 @@ export class ContractImportsRepository {
       ).map((r) => Number(r.id)),
     );
     for (const g of await this.instruments.generations())
-      if (g !== live && !running.has(g)) await this.instruments.deleteGeneration(g);
+      if (!kept.has(g) && !running.has(g)) await this.instruments.deleteGeneration(g);
   }
 
   async latestImport(): Promise<ContractImportRow | undefined> {

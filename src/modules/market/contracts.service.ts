@@ -189,6 +189,26 @@ export class ContractsService {
     return this.index ? this.index.getByToken(token, exchange) : this.fallback.getByToken(token, exchange);
   }
 
+  /**
+   * The instrument as `broker` names it: the live contract's when `broker` is absent or its file is
+   * the live one, else `broker`'s own newest instrument file (docs/rules/brokers.md#broker-apps).
+   */
+  async getFor(symbol: string, exchange: string, broker?: string): Promise<InstrumentEntry | undefined> {
+    if (broker === undefined || (await this.isLive(broker))) return this.get(symbol, exchange);
+    return this.fallback.getOfBroker(broker, symbol, exchange);
+  }
+
+  /** {@link getByToken} in `broker`'s instrument file, as {@link getFor} chooses it. */
+  async getByTokenFor(token: string, exchange?: string, broker?: string): Promise<InstrumentEntry[]> {
+    if (broker === undefined || (await this.isLive(broker))) return this.getByToken(token, exchange);
+    return this.fallback.getByTokenOfBroker(broker, token, exchange);
+  }
+
+  private async isLive(broker: string): Promise<boolean> {
+    const live = await this.repo.liveBroker();
+    return live === null || live === broker;
+  }
+
   /** Whether the contract holds any row on the exchange (a signal leg passes when it holds none). */
   async hasExchange(exchange: string): Promise<boolean> {
     return this.index ? this.index.hasExchange(exchange) : this.fallback.hasExchange(exchange);

@@ -88,3 +88,17 @@ export function liveRows(db: Kysely<DB>) {
     .selectFrom('instruments')
     .where('generation', '=', (eb) => eb.selectFrom(liveGenerationQuery(db).as('l')).select('l.id'));
 }
+
+/**
+ * Rows of `broker`'s newest successful import (docs/rules/brokers.md#broker-apps): how a broker whose
+ * instrument file is not the live contract maps the service's symbols to its own.
+ */
+export function brokerRows(db: Kysely<DB>, broker: string) {
+  return db.selectFrom('instruments').where('generation', '=', (eb) =>
+    eb
+      .selectFrom('contract_imports')
+      .select((e) => e.fn.max('id').as('id'))
+      .where('status', '=', 'success')
+      .where('broker', '=', broker),
+  );
+}

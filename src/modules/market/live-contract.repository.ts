@@ -12,7 +12,7 @@ import { DERIVATIVE_TYPES, OPTION_TYPES } from '../../domain/instruments.js';
 import type { DB } from '../../db/schema.js';
 import { isPostgres } from '../../platform/db/database.js';
 import type { InstrumentEntry, SearchResult } from './instrument-index.js';
-import { INSTRUMENT_COLUMNS, liveGenerationQuery, liveRows, toEntry } from './instrument-rows.js';
+import { brokerRows, INSTRUMENT_COLUMNS, liveGenerationQuery, liveRows, toEntry } from './instrument-rows.js';
 import type { FnoFilters, SearchTerm } from './search-rules.js';
 
 /** `%`, `_` and `\` are literal in a search term. */
@@ -192,6 +192,23 @@ export class LiveContractRepository {
 
   async getByToken(token: string, exchange?: string): Promise<InstrumentEntry[]> {
     let q = this.base().select(INSTRUMENT_COLUMNS).where('token', '=', token);
+    if (exchange) q = q.where('exchange', '=', exchange);
+    return (await q.orderBy('id').execute()).map((r) => toEntry(r));
+  }
+
+  /** The instrument in `broker`'s newest instrument file (not necessarily the live one). */
+  async getOfBroker(broker: string, symbol: string, exchange: string): Promise<InstrumentEntry | undefined> {
+    const row = await brokerRows(this.db, broker)
+      .select(INSTRUMENT_COLUMNS)
+      .where('symbol', '=', symbol)
+      .where('exchange', '=', exchange)
+      .executeTakeFirst();
+    return row ? toEntry(row) : undefined;
+  }
+
+  /** Instruments by token in `broker`'s newest instrument file. */
+  async getByTokenOfBroker(broker: string, token: string, exchange?: string): Promise<InstrumentEntry[]> {
+    let q = brokerRows(this.db, broker).select(INSTRUMENT_COLUMNS).where('token', '=', token);
     if (exchange) q = q.where('exchange', '=', exchange);
     return (await q.orderBy('id').execute()).map((r) => toEntry(r));
   }

@@ -10,6 +10,7 @@ import type {
   BookResult,
   BrokerAdapter,
   BrokerBooks,
+  BrokerChoice,
   BrokerSession,
 } from '../brokers/broker-adapter.js';
 import type { Mapped } from '../brokers/live-book-format.js';
@@ -20,10 +21,11 @@ import { brokerLabel as label } from './live-margin.js';
 
 /** What the books are read with (part of `LiveOrdersDeps`). */
 export interface LiveBooksDeps {
-  brokerSession: (userId: number) => Promise<{ broker: string; session: BrokerSession } | undefined>;
-  adapter: (broker: string) => BrokerAdapter | undefined;
+  brokerSession: (userId: number) => Promise<(BrokerChoice & { session: BrokerSession }) | undefined>;
+  adapter: (session: BrokerChoice) => BrokerAdapter | undefined;
   /** The master contract's instruments with the broker's `token` (reverse lookup), on `exchange`. */
-  instrumentsByToken?(token: string, exchange?: string): Promise<Instrument[]>;
+  /** Instruments by token: of `broker`'s instrument file when given and not the live contract's. */
+  instrumentsByToken?(token: string, exchange?: string, broker?: string): Promise<Instrument[]>;
 }
 
 /** What each book operation is called in a refusal. */
@@ -61,7 +63,7 @@ export class LiveBooks {
         status: 403,
         body: { status: 'error', message: 'No broker session: log in to your broker first' },
       };
-    const adapter = this.deps.adapter(s.broker);
+    const adapter = this.deps.adapter(s);
     if (!adapter)
       return { status: 404, body: { status: 'error', message: 'Broker-specific module not found' } };
     return { adapter, session: s.session };
@@ -75,7 +77,12 @@ export class LiveBooks {
     userId: number,
     op: K,
   ): Promise<
-    | { ok: true; data: Awaited<ReturnType<BrokerBooks[K]>> extends BookResult<infer T> ? T : never }
+    | {
+        ok: true;
+        data: Awaited<ReturnType<BrokerBooks[K]>> extends BookResult<infer T> ? T : never;
+        /** The broker that answered (its instrument file maps the rows back). */
+        broker: string;
+      }
     | { ok: false; answer: LiveCallAnswer }
   > {
     const b = await this.broker(userId);
@@ -106,14 +113,14 @@ export class LiveBooks {
           body: { status: 'error', message: r.message },
         },
       };
-    return { ok: true, data: r.data as never };
+    return { ok: true, data: r.data as never, broker: b.adapter.name };
   }
 
   /**
    * Each row with algodesk's symbol and exchange: the master contract's instrument with the
    * row's token (on its exchange when several), else the broker's symbol as it is.
    */
-  async mapped<T extends BookInstrument>(rows: readonly T[]): Promise<Mapped<T>[]> {
+  async mapped<T extends BookInstrument>(rows: readonly T[], broker?: string): Promise<Mapped<T>[]> {
     const cache = new Map<string, Instrument | undefined>();
     const out: Mapped<T>[] = [];
     for (const r of rows) {
@@ -121,7 +128,7 @@ export class LiveBooks {
       if (!cache.has(key)) {
         const found =
           r.token !== '' && this.deps.instrumentsByToken
-            ? await this.deps.instrumentsByToken(r.token, r.exchange || undefined)
+            ? await this.deps.instrumentsByToken(r.token, r.exchange || undefined, broker)
             : [];
         cache.set(key, found.find((i) => i.brexchange === r.brexchange) ?? found[0]);
       }

@@ -64,7 +64,7 @@ export async function closeAllPositions(
 ): Promise<LiveCallAnswer> {
   const r = await books.read(userId, 'positions');
   if (!r.ok) return r.answer;
-  const open = (await books.mapped(r.data)).filter((p) => p.quantity !== 0);
+  const open = (await books.mapped(r.data, r.broker)).filter((p) => p.quantity !== 0);
   if (open.length === 0)
     return { status: 200, body: { status: 'success', message: 'No open positions to close' } };
   let closed = 0;

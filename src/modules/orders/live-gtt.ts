@@ -24,8 +24,9 @@ export interface LiveGttDeps {
   broker(
     userId: number,
   ): Promise<{ adapter: BrokerAdapter; session: BrokerSession } | { status: number; body: RefusedBody }>;
-  instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
-  instrumentsByToken?: (token: string, exchange?: string) => Promise<Instrument[]>;
+  /** The instrument by symbol: of `broker`'s instrument file when given and not the live contract's. */
+  instrument(symbol: string, exchange: string, broker?: string): Promise<Instrument | undefined>;
+  instrumentsByToken?: (token: string, exchange?: string, broker?: string) => Promise<Instrument[]>;
 }
 
 const refused = (status: number, message: string): LiveCallAnswer => ({

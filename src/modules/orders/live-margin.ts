@@ -19,7 +19,8 @@ export interface LiveMarginDeps {
   broker(
     userId: number,
   ): Promise<{ adapter: BrokerAdapter; session: BrokerSession } | { status: number; body: RefusedBody }>;
-  instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  /** The instrument by symbol: of `broker`'s instrument file when given and not the live contract's. */
+  instrument(symbol: string, exchange: string, broker?: string): Promise<Instrument | undefined>;
 }
 
 /** An error answer. */
@@ -100,7 +101,7 @@ async function brokerBasketMargin(
     );
   const orders: BrokerOrder[] = [];
   for (const [i, leg] of legs.entries()) {
-    const inst = await deps.instrument(leg.symbol, leg.exchange);
+    const inst = await deps.instrument(leg.symbol, leg.exchange, b.adapter.name);
     if (!inst)
       return refused(400, `Position ${i + 1}: Invalid symbol: ${leg.symbol} on exchange: ${leg.exchange}`);
     orders.push({

@@ -16,7 +16,13 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
-import type { BrokerAdapter, BrokerOrder, BrokerResult, BrokerSession } from '../brokers/broker-adapter.js';
+import type {
+  BrokerAdapter,
+  BrokerChoice,
+  BrokerOrder,
+  BrokerResult,
+  BrokerSession,
+} from '../brokers/broker-adapter.js';
 import type { Instrument } from '../market/instrument.js';
 import type { SandboxService } from '../sandbox/service/sandbox.service.js';
 import { UnreadableSessionError } from '../brokers/broker-sessions.service.js';
@@ -45,7 +51,8 @@ import { placeInSandbox, type SandboxPlacementDeps } from './pipeline-sandbox.js
 export type { PipelineAnswer, RunOptions } from './order-pipeline.types.js';
 
 export interface PipelineDeps {
-  instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  /** The instrument by symbol: of `broker`'s instrument file when given and not the live contract's. */
+  instrument(symbol: string, exchange: string, broker?: string): Promise<Instrument | undefined>;
   /**
    * Whose instrument file the live master contract is (`zerodha`, `upstox`, …), null when no
    * contract is loaded. A live order needs the session broker's own symbols and tokens.
@@ -55,9 +62,9 @@ export interface PipelineDeps {
   sandbox: SandboxService;
   analyze: () => boolean;
   /** The adapter of a broker by name, undefined when no such module exists. */
-  adapter: (broker: string) => BrokerAdapter | undefined;
+  adapter: (session: BrokerChoice) => BrokerAdapter | undefined;
   /** The user's broker session (decrypted in memory), undefined when the user has none. */
-  brokerSession: (userId: number) => Promise<{ broker: string; session: BrokerSession } | undefined>;
+  brokerSession: (userId: number) => Promise<(BrokerChoice & { session: BrokerSession }) | undefined>;
   events: OrderEventBus;
   /** Writes an event's log row before the answer (order-log.writer.ts). */
   log: Pick<OrderLogWriter, 'record' | 'recordIn'>;
@@ -163,14 +170,20 @@ export class OrderPipeline {
         'Your stored broker session cannot be read by this install (was APP_KEY changed?): log in to your broker again',
       );
     if (!session) return fail(403, 'No broker session: log in to your broker before placing live orders');
-    const adapter = this.deps.adapter(session.broker);
+    const adapter = this.deps.adapter(session);
     if (!adapter) return fail(404, 'Broker-specific module not found', 'order.failed', session.broker);
+    // Another broker's contract is live: this broker's own instrument file maps the symbol
+    // (docs/rules/brokers.md#broker-apps), or the order is refused naming the file to load.
     const contractOf = await this.deps.contractBroker();
-    if (contractOf !== null && contractOf !== session.broker) {
+    const mapped =
+      contractOf === null || contractOf === session.broker
+        ? inst
+        : await this.deps.instrument(order.symbol, order.exchange, session.broker);
+    if (!mapped) {
       return fail(
         409,
-        `The master contract loaded is ${contractOf}'s but your broker session is ${session.broker}'s: ` +
-          `load ${session.broker}'s instrument file before placing live orders`,
+        `The master contract loaded is ${contractOf}'s and no ${session.broker} instrument file maps ` +
+          `${order.symbol} on ${order.exchange}: load ${session.broker}'s instrument file before placing live orders`,
         'order.failed',
         session.broker,
       );
@@ -179,7 +192,7 @@ export class OrderPipeline {
     for (const quantity of sizes) {
       const t0 = performance.now();
       const r = await adapter
-        .placeOrder(toBrokerOrder(order, inst, quantity, opts.tag), session.session)
+        .placeOrder(toBrokerOrder(order, mapped, quantity, opts.tag), session.session)
         .catch((err: unknown): BrokerResult => {
           this.deps.logger.error({ err, broker: session.broker }, 'broker adapter threw');
           return {

@@ -12,7 +12,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { SqliteWriterThread } from '../../platform/db/sqlite-writer-thread.js';
 import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
-import type { BrokerAdapter } from '../brokers/broker-adapter.js';
+import type { BrokerAdapter, BrokerChoice } from '../brokers/broker-adapter.js';
 import type { BrokerSessionsService } from '../brokers/broker-sessions.service.js';
 import { CONTRACT_TOPIC } from '../market/contracts.service.js';
 import type { Instrument } from '../market/instrument.js';
@@ -59,15 +59,16 @@ export interface OrderDeps {
   clock: Clock;
   logger: Logger;
   bus: InvalidationBus;
-  instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  /** The instrument by symbol: of `broker`'s instrument file when given and not the live contract's. */
+  instrument(symbol: string, exchange: string, broker?: string): Promise<Instrument | undefined>;
   /** The master contract's instruments with a broker token (live books map rows back by it). */
-  instrumentsByToken?(token: string, exchange?: string): Promise<Instrument[]>;
+  instrumentsByToken?(token: string, exchange?: string, broker?: string): Promise<Instrument[]>;
   /** Whose instrument file the live master contract is; null when none is loaded. */
   contractBroker(): Promise<string | null>;
   freezeQty(exchange: string, underlying: string): number | null;
   sandbox: SandboxService;
   mode: AnalyzeModeService;
-  adapter: (broker: string) => BrokerAdapter | undefined;
+  adapter: (session: BrokerChoice) => BrokerAdapter | undefined;
   brokerSessions: BrokerSessionsService;
   /**
    * SQLite only: the writer thread an order's log row is written through when it is not part of
@@ -181,13 +182,14 @@ export const ordersPlugin = modulePlugin<AppDeps>(
       clock: deps.clock,
       logger: deps.logger,
       bus: deps.bus,
-      instrument: (symbol, exchange) => market.contracts.get(symbol, exchange),
-      instrumentsByToken: (token, exchange) => market.contracts.getByToken(token, exchange),
+      instrument: (symbol, exchange, broker) => market.contracts.getFor(symbol, exchange, broker),
+      instrumentsByToken: (token, exchange, broker) =>
+        market.contracts.getByTokenFor(token, exchange, broker),
       contractBroker: () => market.imports.liveBroker(),
       freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
       sandbox: sandbox.service,
       mode: sandbox.mode,
-      adapter: (name) => brokers.registry.load(name),
+      adapter: (s) => brokers.adapterFor({ broker: s.broker, appId: s.appId ?? 0 }),
       brokerSessions: brokers.sessions,
       ...(app.sqliteWriter ? { writerThread: app.sqliteWriter } : {}),
     });

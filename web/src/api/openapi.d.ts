@@ -10022,6 +10022,12 @@ export interface paths {
                             /** @enum {string} */
                             status: "success";
                             broker: string | null;
+                            app_id: number | null;
+                            apps: {
+                                id: number;
+                                label: string;
+                                broker: string;
+                            }[];
                             login_available: boolean;
                             login_kind: "redirect" | "form" | null;
                             login_fields: {
@@ -10097,6 +10103,710 @@ export interface paths {
             };
         };
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/brokers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The install's broker apps (never a key or a secret) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                /** @description 0: the bootstrap app from the BROKER_* variables (read-only) */
+                                id: number;
+                                label: string;
+                                broker: string;
+                                source: "env" | "console";
+                                api_key_set: boolean;
+                                api_secret_set: boolean;
+                                redirect_url: string | null;
+                                /** @description Whether the app has what its broker's login needs */
+                                complete: boolean;
+                                created_at: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Bad Request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `forbidden`: the user is not an administrator
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add a broker app
+         * @description Zerodha and Upstox apps need api_key, api_secret and redirect_url; Angel One apps api_key; Dhan apps nothing (each user pastes their own token).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        label: string;
+                        api_key?: string;
+                        api_secret?: string;
+                        redirect_url?: string;
+                        broker: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                /** @description 0: the bootstrap app from the BROKER_* variables (read-only) */
+                                id: number;
+                                label: string;
+                                broker: string;
+                                source: "env" | "console";
+                                api_key_set: boolean;
+                                api_secret_set: boolean;
+                                redirect_url: string | null;
+                                /** @description Whether the app has what its broker's login needs */
+                                complete: boolean;
+                                created_at: number | null;
+                            };
+                        };
+                    };
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `forbidden`: the user is not an administrator
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/brokers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace a broker app's label or credentials (what is given; the broker never changes) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        label?: string;
+                        api_key?: string;
+                        api_secret?: string;
+                        redirect_url?: string;
+                        broker?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            data: {
+                                /** @description 0: the bootstrap app from the BROKER_* variables (read-only) */
+                                id: number;
+                                label: string;
+                                broker: string;
+                                source: "env" | "console";
+                                api_key_set: boolean;
+                                api_secret_set: boolean;
+                                redirect_url: string | null;
+                                /** @description Whether the app has what its broker's login needs */
+                                complete: boolean;
+                                created_at: number | null;
+                            };
+                        };
+                    };
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `forbidden`: the user is not an administrator
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a broker app (its users go back to the bootstrap app and log in again) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                        };
+                    };
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `forbidden`: the user is not an administrator
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/broker/api/app": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Choose the broker app you trade through (your session of another app ends) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        app_id: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                            broker: string;
+                        };
+                    };
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 *     - the body is not well-formed JSON (or holds a NUL character)
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - `csrf_failed`: the `x-csrf-token` header is missing or is not the session's CSRF token
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Payload Too Large
+                 *
+                 *     - the body is over 1048576 bytes
+                 */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
         post?: never;
         delete?: never;
         options?: never;
