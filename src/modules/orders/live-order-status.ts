@@ -1,9 +1,36 @@
 /**
- * OpenAlgo's orderstatus answer from the order record a live broker returns (Kite's last history
- * entry or Upstox's order details): the fields both brokers name alike, Upstox's segment mapped to
- * the exchange (Kite already reports the exchange) and its product codes to OpenAlgo's.
+ * OpenAlgo's orderstatus answer. As OpenAlgo answers it, from the day's order book
+ * ({@link orderStatusFromBook}: the adapter's book row, its symbol mapped to algodesk's by the
+ * broker's instrument file); when the book does not list the order, from the order record the
+ * broker returns ({@link orderStatusOf}: Kite's last history entry, Upstox's order details, the
+ * fields both name alike, Upstox's segment mapped to the exchange and its product codes to
+ * OpenAlgo's).
  */
+import type { BookOrder } from '../brokers/broker-adapter.js';
+import type { Mapped } from '../brokers/live-book-format.js';
 import { UPSTOX_SEGMENTS } from '../brokers/upstox/upstox.books.js';
+
+/** OpenAlgo's orderstatus fields from an order book row, in algodesk's symbol and exchange. */
+export function orderStatusFromBook(o: Mapped<BookOrder>): Record<string, unknown> {
+  return {
+    orderid: o.orderid,
+    symbol: o.symbol,
+    exchange: o.exchange,
+    action: o.action,
+    quantity: o.quantity,
+    price: o.price,
+    trigger_price: o.trigger_price,
+    pricetype: o.pricetype,
+    product: o.product,
+    order_status: o.order_status,
+    average_price: o.average_price,
+    filled_quantity: o.filled_quantity,
+    pending_quantity: o.pending_quantity,
+    rejection_reason: o.rejection_reason,
+    timestamp: o.timestamp,
+    strategy: o.strategy,
+  };
+}
 
 const KNOWN_STATUSES: Record<string, string> = {
   COMPLETE: 'complete',

@@ -19,7 +19,7 @@ import {
 } from '../brokers/live-book-format.js';
 import type { Instrument } from '../market/instrument.js';
 import type { LiveCallAnswer, PipelineAnswer } from './order-pipeline.types.js';
-import { orderStatusOf } from './live-order-status.js';
+import { orderStatusFromBook, orderStatusOf } from './live-order-status.js';
 import { brokerOrderMargin, liveMargin, type LiveMarginLeg } from './live-margin.js';
 import { liveCancelGtt, liveGtt, liveGttBook } from './live-gtt.js';
 import type { GttRequest } from '../sandbox/service/gtt.js';
@@ -29,7 +29,8 @@ import { LiveBooks, type LiveBooksDeps } from './live-books.js';
 import { cancelAllOrders, closeAllPositions } from './live-bulk-orders.js';
 
 export interface LiveOrdersDeps extends LiveBooksDeps {
-  instrument(symbol: string, exchange: string): Promise<Instrument | undefined>;
+  /** The instrument by symbol: of `broker`'s instrument file when given and not the live contract's. */
+  instrument(symbol: string, exchange: string, broker?: string): Promise<Instrument | undefined>;
   /**
    * Places one order as placeorder does (the pipeline, or the Action Center queue when `semiAuto`):
    * closeposition's closing orders.
@@ -60,13 +61,19 @@ export class LiveOrdersService {
   async orderbook(userId: number): Promise<LiveCallAnswer> {
     const r = await this.books.read(userId, 'orderBook');
     if (!r.ok) return r.answer;
-    return { status: 200, body: { status: 'success', data: liveOrderbook(await this.books.mapped(r.data)) } };
+    return {
+      status: 200,
+      body: { status: 'success', data: liveOrderbook(await this.books.mapped(r.data, r.broker)) },
+    };
   }
 
   async tradebook(userId: number): Promise<LiveCallAnswer> {
     const r = await this.books.read(userId, 'tradeBook');
     if (!r.ok) return r.answer;
-    return { status: 200, body: { status: 'success', data: liveTradebook(await this.books.mapped(r.data)) } };
+    return {
+      status: 200,
+      body: { status: 'success', data: liveTradebook(await this.books.mapped(r.data, r.broker)) },
+    };
   }
 
   async positionbook(userId: number): Promise<LiveCallAnswer> {
@@ -74,14 +81,17 @@ export class LiveOrdersService {
     if (!r.ok) return r.answer;
     return {
       status: 200,
-      body: { status: 'success', data: livePositionbook(await this.books.mapped(r.data)) },
+      body: { status: 'success', data: livePositionbook(await this.books.mapped(r.data, r.broker)) },
     };
   }
 
   async holdings(userId: number): Promise<LiveCallAnswer> {
     const r = await this.books.read(userId, 'holdings');
     if (!r.ok) return r.answer;
-    return { status: 200, body: { status: 'success', data: liveHoldings(await this.books.mapped(r.data)) } };
+    return {
+      status: 200,
+      body: { status: 'success', data: liveHoldings(await this.books.mapped(r.data, r.broker)) },
+    };
   }
 
   async funds(userId: number): Promise<LiveCallAnswer> {
@@ -100,7 +110,7 @@ export class LiveOrdersService {
   ): Promise<LiveCallAnswer> {
     const r = await this.books.read(userId, 'positions');
     if (!r.ok) return r.answer;
-    const rows = await this.books.mapped(r.data);
+    const rows = await this.books.mapped(r.data, r.broker);
     const quantity = rows
       .filter((p) => p.symbol === q.symbol && p.exchange === q.exchange && p.product === q.product)
       .reduce((a, p) => a + p.quantity, 0);
@@ -120,12 +130,12 @@ export class LiveOrdersService {
       r.symbol === q.symbol && r.exchange === q.exchange && r.product === q.product;
     const p = await this.books.read(userId, 'positions');
     if (!p.ok) return p;
-    const net = (await this.books.mapped(p.data)).filter(same).reduce((a, r) => a + r.quantity, 0);
+    const net = (await this.books.mapped(p.data, p.broker)).filter(same).reduce((a, r) => a + r.quantity, 0);
     if (net === 0) return { ok: true, quantity: 0 };
     const o = await this.books.read(userId, 'orderBook');
     if (!o.ok) return o;
     const closing = net > 0 ? 'SELL' : 'BUY';
-    const pending = (await this.books.mapped(o.data))
+    const pending = (await this.books.mapped(o.data, o.broker))
       .filter((r) => same(r) && r.action === closing)
       .filter((r) => r.order_status === 'open' || r.order_status === 'trigger pending')
       .reduce((a, r) => a + r.pending_quantity, 0);
@@ -165,6 +175,15 @@ export class LiveOrdersService {
   async status(userId: number, orderid: string): Promise<LiveCallAnswer> {
     const b = await this.books.broker(userId);
     if ('status' in b) return b;
+    // As OpenAlgo does: the order's row of the day's book, in algodesk's symbol and product words.
+    const book = b.adapter.orderBook ? await this.books.read(userId, 'orderBook') : undefined;
+    if (book?.ok) {
+      const [row] = await this.books.mapped(
+        book.data.filter((o) => o.orderid === orderid),
+        book.broker,
+      );
+      if (row) return { status: 200, body: { status: 'success', data: orderStatusFromBook(row) } };
+    }
     const r = await b.adapter.orderStatus(orderid, b.session);
     if (r.ok && (r.raw === null || r.raw === undefined))
       return { status: 404, body: { status: 'error', message: `Order ${orderid} not found` } };
@@ -229,7 +248,7 @@ export class LiveOrdersService {
   async modify(userId: number, orderid: string, m: LiveModify): Promise<LiveCallAnswer> {
     const b = await this.books.broker(userId);
     if ('status' in b) return b;
-    const inst = await this.deps.instrument(m.symbol, m.exchange);
+    const inst = await this.deps.instrument(m.symbol, m.exchange, b.adapter.name);
     if (!inst)
       return {
         status: 400,

@@ -18,6 +18,8 @@
  *   unique order id, which the contract does not keep, so the order is looked up in the order book.
  * - `ordersByTag`: Angel has no query by tag; the day's order book is filtered by `ordertag`
  *   (compared with the tag as placement sent it: cut to 20 characters).
+ * - Both answer records in the field names Kite's and Upstox's share (angel.books.ts
+ *   `angelOrderRecord`, Angel's own fields beside them), as the orders module reads them.
  * - Login is by client code, PIN and TOTP ({@link AngelAdapter.login}); `loginUrl` and
  *   `exchangeCode` refuse.
  */
@@ -41,7 +43,7 @@ import { AngelQuoteClient } from '../quotes/angel-quotes.js';
 import { BrokerLoginError, readOrderId, scrub, type ResultSpec } from '../http/broker-result.js';
 import { OrderTransport, type HttpOutcome, type HttpRequest } from '../http/order-transport.js';
 import { QuoteClientSet } from '../http/quote-clients.js';
-import { bookRead, readBook } from '../http/book-fields.js';
+import { bookRead, readBook, type Rec } from '../http/book-fields.js';
 import { refuse } from '../http/broker-gtt.js';
 import { sanitize } from '../quotes/quote-transport.js';
 import {
@@ -54,7 +56,14 @@ import {
   type AngelLoginResult,
   type AngelOptions,
 } from './angel.auth.js';
-import { angelFunds, angelHoldings, angelOrders, angelPositions, angelTrades } from './angel.books.js';
+import {
+  angelFunds,
+  angelHoldings,
+  angelOrderRecord,
+  angelOrders,
+  angelPositions,
+  angelTrades,
+} from './angel.books.js';
 import { ANGEL_MARGIN_MAX, angelBasketMargin, angelMarginBody } from './angel.margin.js';
 import {
   angelCancelBody,
@@ -219,7 +228,7 @@ export class AngelAdapter implements BrokerAdapter {
         raw: null,
         message: `Angel One's order book has no order ${orderId}`,
       };
-    return { ...r, orderId };
+    return { ...r, raw: angelOrderRecord(r.raw), orderId };
   }
 
   /** The day's order book kept to the orders whose `ordertag` is `tag` as placement sent it. */
@@ -227,7 +236,9 @@ export class AngelAdapter implements BrokerAdapter {
     const sent = angelTag(tag) ?? tag;
     const read = (data: unknown) => ({
       list: true,
-      raw: Array.isArray(data) ? data.filter((o) => isObject(o) && o.ordertag === sent) : [],
+      raw: Array.isArray(data)
+        ? data.filter((o) => isObject(o) && o.ordertag === sent).map((o) => angelOrderRecord(o as Rec))
+        : [],
     });
     return this.call('orders', session, 'GET', PATHS.orderBook, undefined, read);
   }

@@ -79,6 +79,37 @@ export function angelOrders(data: unknown): BookOrder[] {
   });
 }
 
+/**
+ * An Angel order record with the field names the Kite and Upstox records share (`order_id`,
+ * `transaction_type`, `order_type`, `product` and `status` in OpenAlgo's words, `tag`, …), which
+ * the orders module's orderstatus reader (orders/live-order-status.ts) and the strategies'
+ * reconciliation take; Angel's own fields stay beside them. `orderStatus` and `ordersByTag`
+ * answer with these.
+ */
+export function angelOrderRecord(r: Rec): Rec {
+  const [o] = angelOrders([r]);
+  if (!o) return r;
+  return {
+    ...r,
+    order_id: o.orderid,
+    tradingsymbol: o.brsymbol,
+    exchange: o.exchange,
+    transaction_type: o.action,
+    quantity: o.quantity,
+    price: o.price,
+    trigger_price: o.trigger_price,
+    order_type: o.pricetype,
+    product: o.product,
+    status: o.order_status,
+    average_price: o.average_price,
+    filled_quantity: o.filled_quantity,
+    pending_quantity: o.pending_quantity,
+    status_message: o.rejection_reason,
+    order_timestamp: o.timestamp,
+    tag: o.strategy,
+  };
+}
+
 /** The day's fills; `now` (epoch ms) dates Angel's time-only `filltime`. */
 export function angelTrades(data: unknown, now: number): BookTrade[] {
   const today = istStamp(now).slice(0, 10);
