@@ -104,10 +104,7 @@ export function booksCases(rig: LiveRig, dialect: Dialect): void {
 
   it('tradebook: the two fills with algodesk’s symbols, products and prices', async () => {
     const { data } = await ok('tradebook');
-    // A trade book without tokens (Angel One's) is answered with the broker's trading symbol:
-    // the books are mapped by token only (orders/live-books.ts; reported, not fixed here), so
-    // its symbols are not checked.
-    const sym = (s: string) => (rig.tradeBookTokens ? s : expect.any(String));
+    // A trade book without tokens (Angel One's) is mapped by the broker's symbol and exchange.
     const rows = (data as Row[]).map((r) => [
       r.orderid,
       r.symbol,
@@ -118,8 +115,8 @@ export function booksCases(rig: LiveRig, dialect: Dialect): void {
     ]);
     expect(rows).toEqual(
       expect.arrayContaining([
-        [marketId, sym(w.eq.symbol), 'NSE', 'BUY', 10, 800],
-        [fnoId, sym(w.fno.symbol), 'NFO', 'BUY', w.fno.lot, 120],
+        [marketId, w.eq.symbol, 'NSE', 'BUY', 10, 800],
+        [fnoId, w.fno.symbol, 'NFO', 'BUY', w.fno.lot, 120],
       ]),
     );
     expect(data).toHaveLength(2);

@@ -125,8 +125,6 @@ export interface LiveRig {
   unservedInterval: string;
   /** Whether the broker's position book carries a last price (Dhan's does not: ltp 0). */
   positionLtp: boolean;
-  /** Whether the broker's trade book names each instrument's token (Angel One's does not). */
-  tradeBookTokens: boolean;
   /** Starts the stub (its quotes and charts served). */
   startStub(): Promise<RigStub>;
 }

@@ -44,7 +44,6 @@ export const dhan: LiveRig = {
   intervals: { days: ['D'], hours: ['1h'], minutes: ['1m', '5m', '15m'] },
   unservedInterval: 'W',
   positionLtp: false,
-  tradeBookTokens: true,
   async startStub(): Promise<RigStub> {
     const stub = await startDhanStub(DHAN);
     stub.quoteIntervalMs = 0;
@@ -152,7 +151,6 @@ export const angel: LiveRig = {
   intervals: { days: ['D'], hours: ['1h'], minutes: ['1m', '3m', '5m', '10m', '15m', '30m'] },
   unservedInterval: 'W',
   positionLtp: true,
-  tradeBookTokens: false, // getTradeBook has no symboltoken (documented fields)
   async startStub(): Promise<RigStub> {
     const stub = await startAngelStub(ANGEL_CREDS);
     const candles = serveAngelCandles(stub);

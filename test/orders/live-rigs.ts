@@ -40,7 +40,6 @@ const zerodha: LiveRig = {
   intervals: { days: ['D'], hours: ['1h'], minutes: ['1m', '3m', '5m', '10m', '15m', '30m'] },
   unservedInterval: 'W',
   positionLtp: true,
-  tradeBookTokens: true,
   async startStub(): Promise<RigStub> {
     const stub = await startKiteOrderStub(KITE_CREDS);
     const quotes = await startKiteQuoteStub({
@@ -137,7 +136,6 @@ const upstox: LiveRig = {
   intervals: { months: ['M'], weeks: ['W'], days: ['D'], minutes: ['1m', '30m'] },
   unservedInterval: '1h',
   positionLtp: true,
-  tradeBookTokens: true,
   async startStub(): Promise<RigStub> {
     const stub = await startUpstoxOrderStub(UPSTOX_CREDS);
     const quotes = await startUpstoxQuoteStub(UPSTOX_CREDS.accessToken);

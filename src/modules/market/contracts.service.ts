@@ -204,6 +204,19 @@ export class ContractsService {
     return this.fallback.getByTokenOfBroker(broker, token, exchange);
   }
 
+  /** The instrument by the broker's own symbol and exchange code, in the file {@link getFor} chooses. */
+  async getByBrSymbolFor(
+    brsymbol: string,
+    brexchange: string,
+    broker?: string,
+  ): Promise<InstrumentEntry | undefined> {
+    if (broker === undefined || (await this.isLive(broker)))
+      return this.index
+        ? this.index.getByBrSymbol(brsymbol, brexchange)
+        : this.fallback.getByBrSymbol(brsymbol, brexchange);
+    return this.fallback.getByBrSymbol(brsymbol, brexchange, broker);
+  }
+
   private async isLive(broker: string): Promise<boolean> {
     const live = await this.repo.liveBroker();
     return live === null || live === broker;

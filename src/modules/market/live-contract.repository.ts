@@ -196,6 +196,22 @@ export class LiveContractRepository {
     return (await q.orderBy('id').execute()).map((r) => toEntry(r));
   }
 
+  /** The instrument by the broker's own symbol and exchange code: in the live contract, or `broker`'s newest file. */
+  async getByBrSymbol(
+    brsymbol: string,
+    brexchange: string,
+    broker?: string,
+  ): Promise<InstrumentEntry | undefined> {
+    const rows = broker === undefined ? this.base() : brokerRows(this.db, broker);
+    const row = await rows
+      .select(INSTRUMENT_COLUMNS)
+      .where('brsymbol', '=', brsymbol)
+      .where('brexchange', '=', brexchange)
+      .orderBy('id')
+      .executeTakeFirst();
+    return row ? toEntry(row) : undefined;
+  }
+
   /** The instrument in `broker`'s newest instrument file (not necessarily the live one). */
   async getOfBroker(broker: string, symbol: string, exchange: string): Promise<InstrumentEntry | undefined> {
     const row = await brokerRows(this.db, broker)

@@ -26,6 +26,12 @@ export interface LiveBooksDeps {
   /** The master contract's instruments with the broker's `token` (reverse lookup), on `exchange`. */
   /** Instruments by token: of `broker`'s instrument file when given and not the live contract's. */
   instrumentsByToken?(token: string, exchange?: string, broker?: string): Promise<Instrument[]>;
+  /** The instrument by the broker's symbol and exchange code (rows that carry no token: Angel's trades). */
+  instrumentByBrSymbol?(
+    brsymbol: string,
+    brexchange: string,
+    broker?: string,
+  ): Promise<Instrument | undefined>;
 }
 
 /** What each book operation is called in a refusal. */
@@ -118,19 +124,21 @@ export class LiveBooks {
 
   /**
    * Each row with algodesk's symbol and exchange: the master contract's instrument with the
-   * row's token (on its exchange when several), else the broker's symbol as it is.
+   * row's token (on its exchange when several), else with its broker symbol and exchange code,
+   * else the broker's symbol as it is.
    */
   async mapped<T extends BookInstrument>(rows: readonly T[], broker?: string): Promise<Mapped<T>[]> {
     const cache = new Map<string, Instrument | undefined>();
     const out: Mapped<T>[] = [];
     for (const r of rows) {
-      const key = `${r.token}|${r.exchange}`;
+      const key = `${r.token}|${r.exchange}|${r.token === '' ? `${r.brsymbol}|${r.brexchange}` : ''}`;
       if (!cache.has(key)) {
         const found =
           r.token !== '' && this.deps.instrumentsByToken
             ? await this.deps.instrumentsByToken(r.token, r.exchange || undefined, broker)
             : [];
-        cache.set(key, found.find((i) => i.brexchange === r.brexchange) ?? found[0]);
+        const byToken = found.find((i) => i.brexchange === r.brexchange) ?? found[0];
+        cache.set(key, byToken ?? (await this.deps.instrumentByBrSymbol?.(r.brsymbol, r.brexchange, broker)));
       }
       const inst = cache.get(key);
       out.push({ ...r, symbol: inst?.symbol ?? r.brsymbol, exchange: inst?.exchange ?? r.exchange });

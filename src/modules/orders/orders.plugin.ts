@@ -63,6 +63,11 @@ export interface OrderDeps {
   instrument(symbol: string, exchange: string, broker?: string): Promise<Instrument | undefined>;
   /** The master contract's instruments with a broker token (live books map rows back by it). */
   instrumentsByToken?(token: string, exchange?: string, broker?: string): Promise<Instrument[]>;
+  instrumentByBrSymbol?(
+    brsymbol: string,
+    brexchange: string,
+    broker?: string,
+  ): Promise<Instrument | undefined>;
   /** Whose instrument file the live master contract is; null when none is loaded. */
   contractBroker(): Promise<string | null>;
   freezeQty(exchange: string, underlying: string): number | null;
@@ -141,6 +146,7 @@ export function buildOrderServices(deps: OrderDeps): OrderServices {
       adapter: deps.adapter,
       instrument: deps.instrument,
       ...(deps.instrumentsByToken ? { instrumentsByToken: deps.instrumentsByToken } : {}),
+      ...(deps.instrumentByBrSymbol ? { instrumentByBrSymbol: deps.instrumentByBrSymbol } : {}),
       // closeposition's closing orders: placed like placeorder (or queued for a semi-automatic key).
       place: async (userId, order, semiAuto) => {
         const apiType = 'closeposition';
@@ -185,6 +191,8 @@ export const ordersPlugin = modulePlugin<AppDeps>(
       instrument: (symbol, exchange, broker) => market.contracts.getFor(symbol, exchange, broker),
       instrumentsByToken: (token, exchange, broker) =>
         market.contracts.getByTokenFor(token, exchange, broker),
+      instrumentByBrSymbol: (brsymbol, brexchange, broker) =>
+        market.contracts.getByBrSymbolFor(brsymbol, brexchange, broker),
       contractBroker: () => market.imports.liveBroker(),
       freezeQty: (exchange, underlying) => marketAdmin.freezeQty(exchange, underlying),
       sandbox: sandbox.service,

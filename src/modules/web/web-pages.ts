@@ -22,6 +22,7 @@ export const PAGE_PATHS = {
   adminErrors: '/admin/errors',
   adminSystem: '/admin/system',
   adminUsers: '/admin/users',
+  adminBrokers: '/admin/brokers',
   scanners: '/scanners',
   /** OpenAlgo's name of the scanners page. */
   chartink: '/chartink',
