@@ -114,6 +114,52 @@ export function buildCli(io: CliIO): Command {
       });
     });
   brokerSession
+    .command('login')
+    .description(
+      "log a user in to their broker app's form login (Angel One, Dhan): `name=value` lines on stdin " +
+        '(Angel: client_code, pin, totp; Dhan: access_token)',
+    )
+    .requiredOption('--username <name>', 'the user (their chosen broker app, else BROKER_*)')
+    .action(async (opts: { username: string }) => {
+      const lines = (await readStdin(io, 'no login fields given: pipe name=value lines on stdin')).split(
+        /\r?\n/,
+      );
+      const values: Record<string, string> = {};
+      for (const line of lines.map((l) => l.trim()).filter((l) => l !== '')) {
+        const at = line.indexOf('=');
+        if (at <= 0) throw new Error('each line on stdin must be name=value');
+        values[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+      }
+      await withServices(io, async (s) => {
+        const row = await s.auth.users.findByUsername(opts.username);
+        if (row === undefined) throw new Error(`no user named "${opts.username}"`);
+        const userId = toPublicUser(row).id;
+        await s.brokers.apps.load();
+        const app = await s.brokers.apps.appOf(userId);
+        const adapter = app ? s.brokers.registry.forApp(app) : undefined;
+        if (!app || !adapter) throw new Error('no broker app: set BROKER_NAME or add one on /admin/brokers');
+        const fields = adapter.loginFields;
+        if (!fields || !adapter.loginWith)
+          throw new Error(`${app.broker} logs in through its own page: use /broker in the console`);
+        for (const f of fields) {
+          const v = values[f.name] ?? '';
+          if (!new RegExp(`^(?:${f.pattern})$`).test(v))
+            throw new Error(`${f.name}: missing or not in the expected form`);
+        }
+        const unknown = Object.keys(values).find((k) => !fields.some((f) => f.name === k));
+        if (unknown !== undefined) throw new Error(`unknown login field: ${unknown.slice(0, 32)}`);
+        try {
+          const r = await adapter.loginWith(values);
+          await s.brokers.sessions.set(userId, app.broker, r.session, r.expiresAt, app.id);
+          const until =
+            r.expiresAt === undefined ? '' : `, valid until ${new Date(r.expiresAt).toISOString()}`;
+          say(io, `logged in to ${app.broker} for ${opts.username}${until}`);
+        } finally {
+          await s.brokers.registry.closeAll();
+        }
+      });
+    });
+  brokerSession
     .command('clear')
     .description("forget a user's broker session")
     .requiredOption('--username <name>', 'the user')
