@@ -49,6 +49,11 @@ export class BrokerAppsRepository {
     });
   }
 
+  /** Forgets a deleted account's choice. */
+  async forgetUser(userId: number): Promise<void> {
+    await this.db.deleteFrom('broker_app_choices').where('user_id', '=', userId).execute();
+  }
+
   /** The user's chosen app id; undefined: none chosen (the bootstrap app). */
   async choice(userId: number): Promise<number | undefined> {
     const r = await this.db

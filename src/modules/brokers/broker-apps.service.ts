@@ -147,6 +147,11 @@ export class BrokerAppsService {
     return app;
   }
 
+  /** Forgets a deleted account's choice of app. */
+  forgetUser(userId: number): Promise<void> {
+    return this.repo.forgetUser(userId);
+  }
+
   async create(input: BrokerAppInput): Promise<BrokerAppView> {
     const broker = (input.broker ?? '').trim().toLowerCase();
     if (!isBroker(broker)) throw badRequest(`broker must be one of ${BROKERS.join(', ')}`);

@@ -104,7 +104,9 @@ export const brokersPlugin = modulePlugin<AppDeps>('brokers', ['auth'], async (a
   app.decorate('brokers', brokers);
   // A deleted account's broker session goes with it (docs/rules/auth.md#account-management).
   app.auth.accounts.onAccountGone(async (userId, why) => {
-    if (why === 'deleted') await brokers.sessions.clear(userId);
+    if (why !== 'deleted') return;
+    await brokers.sessions.clear(userId);
+    await brokers.apps.forgetUser(userId);
   });
   const limits = routeLimits(deps);
   /** The user's app and its adapter (undefined: no app at all, or its broker unknown). */
