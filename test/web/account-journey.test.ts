@@ -166,6 +166,26 @@ describe.skipIf(!HAVE_CHROMIUM)('the broker, master contract and analyzer pages 
     expect(await page.content()).not.toContain(token);
   });
 
+  it('a lapsed session is said on every other page, with the way back to /broker', async () => {
+    const { page, base } = c;
+    const [row] = await c.t.db.database.db.selectFrom('broker_sessions').selectAll().execute();
+    await c.t.db.database.db
+      .updateTable('broker_sessions')
+      .set({ expires_at: c.clock.now() - 60_000 })
+      .where('user_id', '=', row!.user_id)
+      .execute();
+    await c.app.brokers.sessions.forget(row!.user_id);
+    await page.goto(`${base}/orderbook`);
+    const banner = page.getByRole('status').filter({ hasText: 'Your Zerodha session has expired' });
+    await banner.waitFor();
+    await banner.getByText('Live orders, books and quotes need a new login.').waitFor();
+    await c.shot('80f-broker-session-lapsed-banner');
+    await banner.getByRole('link', { name: 'Log in to Zerodha' }).click();
+    await page.waitForURL(`${base}/broker`);
+    await brokerState().filter({ hasText: 'Expired' }).waitFor();
+    expect(await page.getByText('Your Zerodha session has expired').count()).toBe(0);
+  });
+
   it('/broker disconnects after a confirmation and says so', async () => {
     const { page } = c;
     await c.button('Disconnect').click();

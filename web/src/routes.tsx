@@ -34,6 +34,7 @@ const ErrorsPage = () => page(() => import('./pages/admin/ErrorsPage'));
 const SystemPage = () => page(() => import('./pages/admin/SystemPage'));
 const AgentsPage = () => page(() => import('./pages/admin/AgentsPage'));
 const UsersPage = () => page(() => import('./pages/admin/UsersPage'));
+const BrokerAppsPage = () => page(() => import('./pages/admin/BrokerAppsPage'));
 const ApiKeyPage = () => page(() => import('./pages/ApiKeyPage'));
 const ScannersPage = () => page(() => import('./pages/integrations/ScannersPage'));
 const FlowsPage = () => page(() => import('./pages/integrations/FlowsPage'));
@@ -108,6 +109,7 @@ export const router = createBrowserRouter([
           { path: PAGE_PATHS.adminSystem, element: admin(<SystemPage />) },
           { path: PAGE_PATHS.adminAgents, element: admin(<AgentsPage />) },
           { path: PAGE_PATHS.adminUsers, element: admin(<UsersPage />) },
+          { path: PAGE_PATHS.adminBrokers, element: admin(<BrokerAppsPage />) },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

@@ -26,6 +26,7 @@ import { closeLive, liveSignedOut } from '../api/live';
 import { reportErrorsAs } from '../report-errors';
 import { TicketProvider } from '../components/ticket/TicketProvider';
 import logo from '../favicon.svg';
+import { BrokerSessionBanner } from './BrokerSessionBanner';
 import { ThemeSwitch } from './ThemeSwitch';
 import classes from './AppLayout.module.css';
 
@@ -79,6 +80,7 @@ const NAV: { section: string; admin?: boolean; items: NavItem[] }[] = [
       { label: 'Traffic', to: PAGE_PATHS.trafficLogs },
       { label: 'Latency', to: PAGE_PATHS.latencyLogs },
       { label: 'Users', to: PAGE_PATHS.adminUsers },
+      { label: 'Broker apps', to: PAGE_PATHS.adminBrokers },
       { label: 'Administration', to: PAGE_PATHS.admin },
       { label: 'Agents', to: PAGE_PATHS.adminAgents },
     ],
@@ -256,7 +258,10 @@ export function AppLayout({ user, children }: { user: User; children: ReactNode 
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
-        <TicketProvider>{children}</TicketProvider>
+        <TicketProvider>
+          <BrokerSessionBanner />
+          {children}
+        </TicketProvider>
       </AppShell.Main>
     </AppShell>
   );

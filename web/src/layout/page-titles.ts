@@ -36,6 +36,7 @@ export const PAGE_TITLES: Record<RoutePath, string> = {
   [PAGE_PATHS.adminErrors]: 'Error log',
   [PAGE_PATHS.adminSystem]: 'System',
   [PAGE_PATHS.adminUsers]: 'Users',
+  [PAGE_PATHS.adminBrokers]: 'Broker apps',
   [PAGE_PATHS.scanners]: 'Scanners',
   [PAGE_PATHS.chartink]: 'Scanners',
   [PAGE_PATHS.flows]: 'Flows',

@@ -1,5 +1,6 @@
 /**
- * `/broker` (docs/rules/web.md#account-pages): the configured broker, the signed-in user's broker
+ * `/broker` (docs/rules/web.md#account-pages): the user's broker app — chosen among the install's
+ * (./BrokerAppChooser.tsx, docs/rules/brokers.md#broker-apps) — and its broker, the signed-in user's broker
  * session in words (not connected, connected, expired — with when), "Connect" (a navigation to
  * `/broker/login`: the broker's login page, then its callback, which brings the browser back here
  * with the outcome) or, for a broker that logs in with a form, that form (./BrokerFormLogin.tsx),
@@ -26,6 +27,7 @@ import {
   useDisconnectBrokerMutation,
   type BrokerStatus as Status,
 } from '../../features/account/api/broker';
+import { BrokerAppChooser } from './BrokerAppChooser';
 import { BrokerFormLogin } from './BrokerFormLogin';
 import { brokerLabel, fromNow, when } from './format';
 
@@ -78,7 +80,7 @@ function SessionFacts({ data }: { data: Status }) {
       <Table variant="vertical" withTableBorder maw={560} aria-label="Broker session">
         <Table.Tbody>
           <Table.Tr>
-            <Table.Th w={200}>Broker</Table.Th>
+            <Table.Th w={{ base: 130, sm: 200 }}>Broker</Table.Th>
             <Table.Td>{brokerLabel(s.broker)}</Table.Td>
           </Table.Tr>
           {s.broker_user_id && (
@@ -124,24 +126,36 @@ export default function BrokerPage() {
           <Card withBorder>
             <Group justify="space-between" mb="sm">
               <Title order={2} size="h4">
-                {data.broker ? brokerLabel(data.broker) : 'No broker configured'}
+                {data.broker
+                  ? brokerLabel(data.broker)
+                  : data.apps.length > 0
+                    ? 'No broker app chosen'
+                    : 'No broker configured'}
               </Title>
               <StateBadge state={data.state} />
             </Group>
             <Stack>
-              {!data.broker && (
+              {data.apps.length > 0 && <BrokerAppChooser data={data} />}
+              {data.apps.length === 0 && (
                 <Text c="dimmed">
-                  The server has no live broker (BROKER_NAME is not set): orders go to the sandbox only.
+                  The server has no live broker (no broker app, and BROKER_NAME is not set): orders go to the
+                  sandbox only.
                 </Text>
               )}
               <SessionFacts data={data} />
               {data.broker && !data.login_available && (
                 <Alert color="yellow" role="status">
-                  The broker app’s key is not set (BROKER_API_KEY): the login cannot start.
+                  {data.app_id === 0
+                    ? 'The broker app’s key is not set (BROKER_API_KEY): the login cannot start.'
+                    : 'This broker app lacks what its login needs: an administrator completes it on the Broker apps page.'}
                 </Alert>
               )}
               {data.login_available && data.login_kind === 'form' && (
-                <BrokerFormLogin fields={data.login_fields} again={data.state !== 'none'} />
+                <BrokerFormLogin
+                  key={data.app_id ?? 'none'}
+                  fields={data.login_fields}
+                  again={data.state !== 'none'}
+                />
               )}
               <Group>
                 {data.login_available && data.login_kind === 'redirect' && (

@@ -16,6 +16,11 @@ const LINKS = [
     text: 'Accounts: roles, passwords, two-factor, disable, delete.',
   },
   {
+    to: PAGE_PATHS.adminBrokers,
+    label: 'Broker apps',
+    text: 'The broker apps users choose from: keys, secrets, redirect URLs.',
+  },
+  {
     to: PAGE_PATHS.adminFreeze,
     label: 'Freeze quantities',
     text: 'Largest quantity of one F&O order; CSV upload.',

@@ -10,6 +10,8 @@ export const adminKeys = {
   all: () => all,
   stats: () => [...all, 'stats'] as const,
   users: () => [...all, 'users'] as const,
+  /** The install's broker apps (docs/rules/brokers.md#broker-apps). */
+  brokerApps: () => [...all, 'broker-apps'] as const,
   freeze: () => [...all, 'freeze'] as const,
   /** One year's holidays; the server's current year when none is chosen. */
   holidays: (year?: number) => [...all, 'holidays', year ?? 'current'] as const,
