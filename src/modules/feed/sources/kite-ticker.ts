@@ -14,51 +14,34 @@
  * Instruments are Kite `instrument_token`s in `FeedInstrument.token`; ticks go out under our
  * `EXCHANGE:SYMBOL`, at the subscribed mode (or the packet's, when lower).
  *
- * Connects on the first subscribe; after a lost connection it reconnects with capped exponential
- * backoff (./reconnect.ts) and subscribes everything again. Credentials refused at the handshake
- * (HTTP 400/401/403) leave it `down` without retrying: a new session means a new source. The URL
+ * The connection's lifecycle is ./stream-connection.ts's: it connects on the first subscribe,
+ * reconnects with capped exponential backoff after a lost connection and subscribes everything
+ * again, and stays `down` when the handshake refuses the credentials (HTTP 400/401/403). The URL
  * holds the API key and access token, so only its host is ever logged, and any text logged is
  * masked.
  */
 import { DERIVATIVE_EXCHANGES } from '../../../domain/exchanges.js';
-import type { Logger } from 'pino';
-import WebSocket, { type RawData } from 'ws';
+import type WebSocket from 'ws';
 import {
   feedKey,
   type FeedInstrument,
   type FeedMode,
   type Tick,
   type BrokerOrderUpdate,
-  type TickListener,
   type TickSource,
 } from '../feed.types.js';
 import { kiteOrderUpdate, readFrame } from './kite-ticker-decode.js';
-import { backoffDelay, TurnBatch } from './reconnect.js';
+import { StreamConnection, type StreamOptions, type StreamStatus } from './stream-connection.js';
 
 export const KITE_TICKER_URL = 'wss://ws.kite.trade';
 /** Instruments one Kite Ticker connection may subscribe (websocket page, first section). */
 export const KITE_TICKER_MAX_INSTRUMENTS = 3000;
 
-export type KiteTickerStatus = 'connecting' | 'live' | 'down';
+export type KiteTickerStatus = StreamStatus;
 
-export interface KiteTickerOptions {
+export interface KiteTickerOptions extends StreamOptions {
   apiKey: string;
   accessToken: string;
-  /** The endpoint without query (`wss://ws.kite.trade` by default; a loopback stub in tests). */
-  url?: string;
-  logger: Logger;
-  reconnect?: {
-    /** First wait after a lost connection (1 s). */
-    initialDelayMs?: number;
-    /** The longest wait (30 s). */
-    maxDelayMs?: number;
-    /** Growth per failed attempt (2). */
-    factor?: number;
-  };
-  /** The opening handshake's time limit (10 s). */
-  handshakeTimeoutMs?: number;
-  /** Epoch ms now (a tick without the exchange's timestamp is stamped with it). */
-  now?: () => number;
 }
 
 type KiteMode = 'ltp' | 'quote' | 'full';
@@ -75,47 +58,24 @@ function kiteModeOf(mode: FeedMode, keys: Iterable<string>): KiteMode {
   for (const key of keys) if (DERIVATIVE_EXCHANGES.has(key.slice(0, key.indexOf(':')))) return 'full';
   return 'quote';
 }
-/** Handshake answers that mean the credentials (or the request) will not be accepted by retrying. */
-const REFUSALS = new Set([400, 401, 403]);
 
-export class KiteTickerSource implements TickSource {
+/** Instruments are Kite's instrument_tokens; each was told the mode (ours) it is set to. */
+export class KiteTickerSource extends StreamConnection<number, FeedMode> implements TickSource {
   readonly name = 'zerodha';
   readonly maxSubscriptions = KITE_TICKER_MAX_INSTRUMENTS;
 
   /** instrument_token → our keys on it and the mode each is subscribed at. */
-  private readonly subs = new Map<number, Map<string, FeedMode>>();
-  /** What the open connection has been told: instrument_token → Kite mode set. */
-  private sent = new Map<number, FeedMode>();
-  private readonly listeners = new Set<TickListener>();
+  protected readonly subs = new Map<number, Map<string, FeedMode>>();
   private readonly orderListeners = new Set<(u: BrokerOrderUpdate) => void>();
-  private ws: WebSocket | undefined;
-  private readonly batch = new TurnBatch(() => this.flush());
-  private retry: NodeJS.Timeout | undefined;
-  private attempts = 0;
-  private stopped = false;
-  private refused = false;
-  private state: KiteTickerStatus = 'down';
-  private lastAt: number | null = null;
-  private readonly base: URL;
-  private readonly host: string;
-  private readonly now: () => number;
 
   constructor(private readonly opts: KiteTickerOptions) {
-    this.base = new URL(opts.url ?? KITE_TICKER_URL);
-    if (this.base.protocol !== 'wss:' && this.base.protocol !== 'ws:')
-      throw new Error(`Kite Ticker URL must be ws: or wss: (got ${this.base.protocol})`);
-    this.host = this.base.host;
-    this.now = opts.now ?? Date.now;
-  }
-
-  /** `live` while connected, `connecting` during a handshake, else `down`. */
-  get status(): KiteTickerStatus {
-    return this.state;
-  }
-
-  /** When the last frame of any kind (heartbeats too) arrived, epoch ms; null before the first. */
-  get lastMessageAt(): number | null {
-    return this.lastAt;
+    super(opts, {
+      label: 'kite ticker',
+      defaultUrl: KITE_TICKER_URL,
+      urlName: 'Kite Ticker URL',
+      secrets: [opts.accessToken, opts.apiKey],
+      credentials: 'API key or access token',
+    });
   }
 
   subscribe(instrument: FeedInstrument, mode: FeedMode): void {
@@ -150,57 +110,23 @@ export class KiteTickerSource implements TickSource {
     this.schedule();
   }
 
-  onTick(listener: TickListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
   /** The session user's order postbacks the stream carries (`{"type":"order","data":…}`). */
   onOrder(listener: (update: BrokerOrderUpdate) => void): () => void {
     this.orderListeners.add(listener);
     return () => this.orderListeners.delete(listener);
   }
 
-  /** Connecting waits for the first subscription; a stopped source may be started again. */
-  start(): void {
-    this.stopped = false;
-    if (this.subs.size > 0) this.schedule();
-  }
+  // ---- StreamConnection ----
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.batch.cancel();
-    clearTimeout(this.retry);
-    this.retry = undefined;
-    const ws = this.ws;
-    if (ws) {
-      await new Promise<void>((resolve) => {
-        ws.once('close', () => resolve());
-        const force = setTimeout(() => ws.terminate(), 2000);
-        force.unref();
-        ws.once('close', () => clearTimeout(force));
-        if (ws.readyState === WebSocket.OPEN) ws.close(1000, 'client stopping');
-        else ws.terminate();
-      });
-    }
-    this.state = 'down';
-  }
-
-  // ---- requests ----
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.batch.request();
+  protected endpoint(base: URL): { url: URL } {
+    const url = new URL(base);
+    url.searchParams.set('api_key', this.opts.apiKey);
+    url.searchParams.set('access_token', this.opts.accessToken);
+    return { url };
   }
 
   /** Tells the connection the difference between what is wanted and what it was told. */
-  private flush(): void {
-    const ws = this.ws;
-    if (!ws) {
-      if (!this.retry && !this.refused && !this.stopped && this.subs.size > 0) this.connect();
-      return;
-    }
-    if (ws.readyState !== WebSocket.OPEN) return; // the open handler flushes
+  protected sync(ws: WebSocket): void {
     const unsubscribe = [...this.sent.keys()].filter((t) => !this.subs.has(t));
     const subscribe: number[] = [];
     const modes: Record<FeedMode, number[]> = { 1: [], 2: [], 3: [] };
@@ -221,96 +147,12 @@ export class KiteTickerSource implements TickSource {
     for (const m of [1, 2, 3] as const) for (const t of modes[m]) this.sent.set(t, m);
   }
 
-  // ---- connection ----
-
-  private connect(): void {
-    const url = new URL(this.base);
-    url.searchParams.set('api_key', this.opts.apiKey);
-    url.searchParams.set('access_token', this.opts.accessToken);
-    this.state = 'connecting';
-    this.sent = new Map();
-    let ws: WebSocket;
-    try {
-      ws = new WebSocket(url, { handshakeTimeout: this.opts.handshakeTimeoutMs ?? 10_000 });
-    } catch (err) {
-      this.refused = true;
-      this.state = 'down';
-      this.opts.logger.error(
-        { host: this.host, error: this.mask(errorText(err)) },
-        'kite ticker: cannot connect',
-      );
-      return;
-    }
-    this.ws = ws;
-    let httpStatus: number | undefined;
-    let failure: string | undefined;
-    ws.on('unexpected-response', (_req, res) => {
-      httpStatus = res.statusCode;
-      res.resume();
-      ws.terminate();
-    });
-    ws.on('open', () => {
-      if (this.ws !== ws) return;
-      this.state = 'live';
-      this.opts.logger.info({ host: this.host, instruments: this.subs.size }, 'kite ticker connected');
-      this.flush();
-    });
-    ws.on('message', (data, isBinary) => this.receive(ws, data, isBinary));
-    ws.on('error', (err) => (failure = this.mask(err.message)));
-    ws.on('close', (code, reason) =>
-      this.closed(ws, code, this.mask(reason.toString()), httpStatus, failure),
-    );
-  }
-
-  private closed(ws: WebSocket, code: number, reason: string, httpStatus?: number, failure?: string): void {
-    if (this.ws !== ws) return;
-    this.ws = undefined;
-    this.sent = new Map();
-    this.state = 'down';
-    if (this.stopped) {
-      this.opts.logger.info({ host: this.host }, 'kite ticker closed');
-      return;
-    }
-    if (httpStatus !== undefined && REFUSALS.has(httpStatus)) {
-      this.refused = true;
-      this.opts.logger.warn(
-        { host: this.host, httpStatus },
-        'kite ticker: connection refused (API key or access token not accepted); not retrying',
-      );
-      return;
-    }
-    const r = this.opts.reconnect ?? {};
-    const delay = backoffDelay(this.attempts, {
-      initialMs: r.initialDelayMs ?? 1000,
-      maxMs: r.maxDelayMs ?? 30_000,
-      factor: r.factor ?? 2,
-      jitter: 0,
-    });
-    this.attempts++;
-    this.opts.logger.warn(
-      { host: this.host, code, reason, httpStatus, error: failure, retryInMs: delay, attempt: this.attempts },
-      'kite ticker disconnected; reconnecting',
-    );
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      if (!this.stopped && this.subs.size > 0) this.connect();
-    }, delay);
-    this.retry.unref();
-  }
-
   // ---- incoming ----
 
-  private receive(ws: WebSocket, data: RawData, isBinary: boolean): void {
-    if (this.ws !== ws) return;
-    this.lastAt = this.now();
-    // A frame after a successful handshake: the backoff starts over (a server that accepts and
-    // drops at once is retried with growing waits, not hammered).
-    this.attempts = 0;
-    const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
-    if (!isBinary) return this.text(buf.toString('utf8'));
+  protected readBinary(buf: Buffer): void {
     // Read lazily: each packet reaches the listeners before the next one is parsed.
     for (const part of readFrame(buf, this.now)) {
-      if (part.kind === 'packet') this.emit(part.packet.token, part.packet.mode, part.packet.tick);
+      if (part.kind === 'packet') this.emitPacket(part.packet.token, part.packet.mode, part.packet.tick);
       else if (part.kind === 'unknown')
         this.opts.logger.debug({ length: part.length }, 'kite ticker: packet of unknown length skipped');
       else
@@ -321,22 +163,12 @@ export class KiteTickerSource implements TickSource {
     }
   }
 
-  private emit(token: number, packetMode: FeedMode, tick: Tick): void {
+  private emitPacket(token: number, packetMode: FeedMode, tick: Tick): void {
     const keys = this.subs.get(token);
-    if (!keys) return;
-    for (const [key, mode] of keys) {
-      const m = Math.min(mode, packetMode) as FeedMode;
-      for (const l of this.listeners) {
-        try {
-          l(key, m, tick);
-        } catch (err) {
-          this.opts.logger.error({ err, key }, 'kite ticker: tick listener failed');
-        }
-      }
-    }
+    if (keys) this.emit(keys, packetMode, tick);
   }
 
-  private text(raw: string): void {
+  protected readText(raw: string): void {
     let msg: { type?: unknown; data?: unknown };
     try {
       msg = JSON.parse(raw) as typeof msg;
@@ -355,14 +187,6 @@ export class KiteTickerSource implements TickSource {
       this.opts.logger.info({ kiteMessage: data }, 'kite ticker: broker message');
     else this.opts.logger.debug({ type: String(msg.type) }, 'kite ticker: text update not used by the feed');
   }
-
-  /** `text` with the API key and the access token blotted out. */
-  private mask(text: string): string {
-    let out = text;
-    for (const secret of [this.opts.accessToken, this.opts.apiKey])
-      if (secret) out = out.split(secret).join('***');
-    return out;
-  }
 }
 
 /** A Kite instrument_token (a positive uint32 in decimal), or undefined. */
@@ -370,8 +194,4 @@ function kiteToken(token: string): number | undefined {
   if (!/^\d{1,10}$/.test(token)) return undefined;
   const n = Number(token);
   return n > 0 && n <= 0xffff_ffff ? n : undefined;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

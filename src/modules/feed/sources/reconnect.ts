@@ -1,8 +1,9 @@
 /**
- * What the broker tick streams (./kite-ticker.ts, ./upstox-feed.ts) share about keeping one
- * upstream connection (docs/rules/market-data.md#feed-sources): the wait before each reconnect,
- * and the batching of one event-loop turn's subscription changes into one flush. Kept apart so
- * both streams back off and batch the same way; each keeps its own options, log lines and
+ * The timing the broker streams share about keeping one upstream connection
+ * (docs/rules/market-data.md#feed-sources): the wait before each reconnect, the batching of one
+ * event-loop turn's subscription changes into one flush, and a restartable repeating timer (a
+ * heartbeat or ping). Used by ./stream-connection.ts (the Kite, Dhan and Angel streams' common
+ * lifecycle), ./upstox-feed.ts and ./upstox-orders.ts; each keeps its own options, log lines and
  * protocol messages.
  */
 
@@ -47,5 +48,21 @@ export class TurnBatch {
   cancel(): void {
     if (this.queued) clearImmediate(this.queued);
     this.queued = undefined;
+  }
+}
+
+/** A repeating timer that does not hold the process open; starting it again ends the previous run. */
+export class RepeatTimer {
+  private timer: NodeJS.Timeout | undefined;
+
+  start(everyMs: number, run: () => void): void {
+    this.stop();
+    this.timer = setInterval(run, everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
   }
 }

@@ -20,7 +20,9 @@
  * the subscribe/unsubscribe calls of one turn go out as one message per method and mode. After a
  * drop it authorizes again (exponential backoff, capped, with jitter: ./reconnect.ts) and
  * subscribes everything again. Neither the access token nor the authorized URL's query is ever
- * logged.
+ * logged. Its lifecycle differs from ./stream-connection.ts's (an authorize step before each
+ * connection, retries after any refusal, a `stale` status, `ws` pings that must be answered), so
+ * it keeps its own and shares only that module's frame and listener helpers.
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
@@ -33,7 +35,8 @@ import {
   type TickListener,
   type TickSource,
 } from '../feed.types.js';
-import { backoffDelay, TurnBatch } from './reconnect.js';
+import { backoffDelay, RepeatTimer, TurnBatch } from './reconnect.js';
+import { frameBytes, tellListeners } from './stream-connection.js';
 import { decodeFeedResponse, feedToTick, type UpstoxFeedResponse } from './upstox-feed-decode.js';
 import { UpstoxOrderLink } from './upstox-orders.js';
 import type { UpstoxFeedOptions } from './upstox-options.js';
@@ -89,7 +92,7 @@ export class UpstoxFeedSource implements TickSource {
   private attempt = 0;
   private readonly batch = new TurnBatch(() => this.flush());
   private reconnectTimer: NodeJS.Timeout | undefined;
-  private pingTimer: NodeJS.Timeout | undefined;
+  private readonly pinger = new RepeatTimer();
   private lastStatus: SourceStatus = 'down';
   /** The current authorized URL and token, to scrub from anything logged. */
   private secrets: string[] = [];
@@ -165,7 +168,7 @@ export class UpstoxFeedSource implements TickSource {
     this.pending = undefined;
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = undefined;
-    this.stopPing();
+    this.pinger.stop();
     const ws = this.ws;
     this.ws = undefined;
     this.sent.clear();
@@ -267,10 +270,7 @@ export class UpstoxFeedSource implements TickSource {
 
   /** Opens the socket; resolves once it is open (then subscribes everything), rejects if it cannot. */
   private open(url: string, generation: number): Promise<void> {
-    const where = (() => {
-      const u = new URL(url);
-      return `${u.origin}${u.pathname}`;
-    })();
+    const { origin, pathname } = new URL(url); // logged without the query (its `code`)
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url, {
         handshakeTimeout: this.opts.timeoutMs ?? 10_000,
@@ -299,7 +299,7 @@ export class UpstoxFeedSource implements TickSource {
         this.connecting = false;
         this.openedAt = this.now();
         this.sent.clear();
-        this.opts.logger.info({ url: where }, 'feed: upstox connected');
+        this.opts.logger.info({ url: `${origin}${pathname}` }, 'feed: upstox connected');
         this.startPing(ws);
         this.setStatus('live');
         this.flush();
@@ -315,7 +315,7 @@ export class UpstoxFeedSource implements TickSource {
         if (this.ws !== ws) return;
         this.ws = undefined;
         this.sent.clear();
-        this.stopPing();
+        this.pinger.stop();
         this.opts.logger.warn({ code }, 'feed: upstox connection dropped');
         this.setStatus('down');
         this.scheduleReconnect();
@@ -326,7 +326,7 @@ export class UpstoxFeedSource implements TickSource {
   private startPing(ws: WebSocket): void {
     let answered = true;
     ws.on('pong', () => (answered = true));
-    this.pingTimer = setInterval(() => {
+    this.pinger.start(this.opts.pingIntervalMs ?? 30_000, () => {
       if (!answered) {
         this.opts.logger.warn('feed: upstox did not answer a ping; reconnecting');
         ws.terminate();
@@ -334,13 +334,7 @@ export class UpstoxFeedSource implements TickSource {
       }
       answered = false;
       ws.ping();
-    }, this.opts.pingIntervalMs ?? 30_000);
-    this.pingTimer.unref();
-  }
-
-  private stopPing(): void {
-    clearInterval(this.pingTimer);
-    this.pingTimer = undefined;
+    });
   }
 
   private scheduleReconnect(): void {
@@ -368,11 +362,7 @@ export class UpstoxFeedSource implements TickSource {
   private onFrame(data: WebSocket.RawData, isBinary: boolean): void {
     this.lastMessageAt = this.now();
     if (!isBinary) return; // Upstox sends protobuf only
-    const frame = Buffer.isBuffer(data)
-      ? data
-      : Array.isArray(data)
-        ? Buffer.concat(data)
-        : Buffer.from(data);
+    const frame = frameBytes(data);
     let response: UpstoxFeedResponse;
     try {
       response = decodeFeedResponse(frame);
@@ -393,12 +383,9 @@ export class UpstoxFeedSource implements TickSource {
       for (const key of keys) {
         const out = feedToTick(feed, timestamp, this.subs.get(key)?.mode);
         if (!out) continue;
-        for (const l of this.listeners)
-          try {
-            l(key, out.mode, out.tick);
-          } catch (err) {
-            this.opts.logger.error({ err, key }, 'feed: a tick listener failed');
-          }
+        tellListeners(this.listeners, key, out.mode, out.tick, (err) =>
+          this.opts.logger.error({ err, key }, 'feed: a tick listener failed'),
+        );
       }
     }
   }
