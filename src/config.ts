@@ -124,7 +124,7 @@ export interface Config {
   trafficRetentionDays: number;
   /**
    * Broker whose published master contract `POST /api/master-contract/download` fetches
-   * (`MASTER_CONTRACT_BROKER`: zerodha, upstox or dhan; unset = the request must name one).
+   * (`MASTER_CONTRACT_BROKER`: zerodha, upstox, dhan or angel (the brokers with one downloadable file); unset = the request must name one).
    */
   masterContractBroker: string | undefined;
   /**
@@ -159,7 +159,7 @@ export interface Config {
 
 /** The live broker's app credentials. */
 export interface BrokerConfig {
-  /** `BROKER_NAME`: zerodha, upstox or dhan; unset = no live broker (live orders answer 404). */
+  /** `BROKER_NAME`: one of the brokers in src/domain/brokers.ts; unset = no live broker (live orders answer 404). */
   name: string | undefined;
   /** `BROKER_API_KEY` / `BROKER_API_SECRET`: the broker app's credentials (the secret is never logged). */
   apiKey: string | undefined;

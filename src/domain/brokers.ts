@@ -3,7 +3,7 @@
  * and a master-contract importer. `src/domain/domain.test.ts` fails when the list is written out
  * anywhere else in `src/`.
  */
-export const BROKERS = ['zerodha', 'upstox', 'dhan', 'angel'] as const;
+export const BROKERS = ['zerodha', 'upstox', 'dhan', 'angel', 'fyers', 'shoonya', 'flattrade'] as const;
 export type Broker = (typeof BROKERS)[number];
 
 /** Whether `name` is a broker algodesk supports. */

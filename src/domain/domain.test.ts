@@ -62,7 +62,7 @@ describe('the order vocabulary', () => {
     expect(PRICE_TYPES.filter(hasTriggerPrice)).toEqual(['SL', 'SL-M']);
     expect(PRICE_TYPES.filter(isMarketPriced)).toEqual(['MARKET', 'SL-M']);
     expect([closingAction(3), closingAction(-2)]).toEqual(['SELL', 'BUY']);
-    expect([isBroker('zerodha'), isBroker('fyers')]).toEqual([true, false]);
+    expect([isBroker('zerodha'), isBroker('nuvama')]).toEqual([true, false]);
   });
 
   it('instrument types: the options and the derivative leg types are among them; each has a kind', () => {

@@ -78,7 +78,7 @@ describe('algodesk broker-session set: the token from stdin, stored sealed', () 
     );
     expect([broker.code, broker.err]).toEqual([
       1,
-      'algodesk: --broker must be one of zerodha, upstox, dhan, angel\n',
+      'algodesk: --broker must be one of zerodha, upstox, dhan, angel, fyers, shoonya, flattrade\n',
     ]);
     const token = await run(
       ['broker-session', 'set', '--username', 'admin', '--broker', 'upstox'],

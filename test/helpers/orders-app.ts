@@ -7,6 +7,9 @@
  */
 import { ANGEL_CREDS } from './broker-order-stub-angel.js';
 import { DHAN } from './dhan-fixtures.js';
+import { FYERS, FYERS_CLIENT_ID } from './fyers-fixtures.js';
+import { FLATTRADE_CREDS, SHOONYA_CREDS } from './noren-fixtures.js';
+import type { Broker } from '../../src/domain/brokers.js';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -72,7 +75,7 @@ export function upstoxContract(keys: readonly string[]): Buffer {
 }
 
 export interface OrdersAppOptions extends TestAppOptions {
-  broker: 'zerodha' | 'upstox' | 'dhan' | 'angel';
+  broker: Broker;
   stubUrl: string;
   /** The master contract imported as the live one (whose broker is `broker`). */
   contract: Buffer;
@@ -111,6 +114,8 @@ export interface OrdersApp {
   close(): Promise<void>;
 }
 
+const NOREN = { shoonya: SHOONYA_CREDS, flattrade: FLATTRADE_CREDS };
+
 let ipSeq = 0;
 /** A private address not used before in this process (each call its own rate-limit window). */
 export const freshIp = (): string => {
@@ -134,7 +139,19 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
           }
         : opts.broker === 'angel'
           ? { BROKER_API_KEY: ANGEL_CREDS.apiKey }
-          : {}; // Dhan: the pasted access token is the whole credential
+          : opts.broker === 'fyers'
+            ? {
+                BROKER_API_KEY: FYERS.appId,
+                BROKER_API_SECRET: FYERS.appSecret,
+                BROKER_REDIRECT_URL: 'http://127.0.0.1:5000/fyers/callback',
+              }
+            : opts.broker === 'shoonya' || opts.broker === 'flattrade'
+              ? {
+                  BROKER_API_KEY: NOREN[opts.broker].apiKey,
+                  BROKER_API_SECRET: NOREN[opts.broker].apiSecret,
+                  BROKER_REDIRECT_URL: 'http://127.0.0.1:5000/flattrade/callback',
+                }
+              : {}; // Dhan: the pasted access token is the whole credential
   const { t, admin } = await appWithAdmin(dialect, {
     ...opts,
     env: {
@@ -161,7 +178,15 @@ export async function startOrdersApp(dialect: Dialect, opts: OrdersAppOptions): 
               refreshToken: ANGEL_CREDS.refreshToken,
               feedToken: ANGEL_CREDS.feedToken,
             }
-          : { accessToken: DHAN.accessToken, brokerUserId: DHAN.clientId };
+          : opts.broker === 'fyers'
+            ? {
+                accessToken: FYERS.accessToken,
+                brokerUserId: FYERS_CLIENT_ID,
+                refreshToken: FYERS.refreshToken,
+              }
+            : opts.broker === 'shoonya' || opts.broker === 'flattrade'
+              ? { accessToken: NOREN[opts.broker].token, brokerUserId: NOREN[opts.broker].userId }
+              : { accessToken: DHAN.accessToken, brokerUserId: DHAN.clientId };
   await t.services.brokers.sessions.set(1, opts.broker, session);
   const feed = new ScriptedFeed();
   await t.services.sandbox.usePriceSource(feed);

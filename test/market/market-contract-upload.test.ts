@@ -202,7 +202,7 @@ describeEachDb('master contract upload', (dialect) => {
 
     it('the status route names what an upload takes', async () => {
       expect((await status()).upload).toEqual({
-        formats: ['angel', 'dhan', 'fyers', 'upstox', 'zerodha'],
+        formats: ['angel', 'dhan', 'flattrade', 'fyers', 'shoonya', 'upstox', 'zerodha'],
         max_bytes: MAX_CONTRACT_UPLOAD_BYTES,
       });
       expect(MAX_CONTRACT_UPLOAD_BYTES).toBe(100 * 1024 * 1024);
@@ -352,7 +352,7 @@ describeEachDb('master contract upload', (dialect) => {
       expect(noBroker.statusCode).toBe(400);
       expect(noBroker.json()).toMatchObject({ errors: { broker: ['required'] } });
       expect(noBroker.json().message).toMatch(
-        /"broker" field before the file \(angel, dhan, fyers, upstox, zerodha\)/,
+        /"broker" field before the file \(angel, dhan, flattrade, fyers, shoonya, upstox, zerodha\)/,
       );
       const after = await upload([
         { name: 'file', filename: KITE_FILE, content: KITE_NSE },
@@ -365,8 +365,8 @@ describeEachDb('master contract upload', (dialect) => {
       expect(unknown.json()).toMatchObject({
         code: 'unknown_broker',
         message:
-          'No master contract importer for broker "nosuch" (known: angel, dhan, fyers, upstox, zerodha)',
-        errors: { broker: ['must be one of angel, dhan, fyers, upstox, zerodha'] },
+          'No master contract importer for broker "nosuch" (known: angel, dhan, flattrade, fyers, shoonya, upstox, zerodha)',
+        errors: { broker: ['must be one of angel, dhan, flattrade, fyers, shoonya, upstox, zerodha'] },
       });
       const twice = await upload([
         { name: 'broker', value: 'zerodha' },

@@ -55,7 +55,7 @@ describeEachDb('system snapshot', (dialect) => {
     });
     expect(data.brokers).toMatchObject({
       configured: null,
-      available: ['dhan', 'upstox', 'zerodha'],
+      available: ['angel', 'dhan', 'flattrade', 'fyers', 'shoonya', 'upstox', 'zerodha'],
       active_session: null,
     });
     expect(data.config.secrets_present).toMatchObject({

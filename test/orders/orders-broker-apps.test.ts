@@ -93,7 +93,7 @@ describeEachDb('broker apps: added by the administrator, chosen by each user', (
     expect((await web(admin, 'GET', '/admin/api/brokers')).json()).toEqual({ status: 'success', data: [] });
     const refusals: [Json, number, string][] = [
       [{ label: 'Angel', broker: 'angel' }, 400, 'A angel app needs api_key'],
-      [{ label: 'Fyers', broker: 'fyers', api_key: 'k' }, 400, 'broker must be one of'],
+      [{ label: 'Nuvama', broker: 'nuvama', api_key: 'k' }, 400, 'broker must be one of'],
       [{ label: '<script>', broker: 'dhan' }, 400, 'label:'],
       [
         { label: 'Kite', broker: 'zerodha', api_key: 'k', api_secret: 's', redirect_url: 'javascript:x' },

@@ -24,6 +24,9 @@ export const APP_CREDENTIALS: Readonly<
   upstox: ['api_key', 'api_secret', 'redirect_url'],
   dhan: [],
   angel: ['api_key'],
+  fyers: ['api_key', 'api_secret', 'redirect_url'],
+  shoonya: ['api_key', 'api_secret'],
+  flattrade: ['api_key', 'api_secret', 'redirect_url'],
 };
 
 /** An app with its credentials in clear (in memory only). */

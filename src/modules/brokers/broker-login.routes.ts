@@ -1,14 +1,17 @@
 /**
  * The broker login: `GET /broker/login` sends the logged-in user's
  * browser to the broker's login page; the broker redirects back to `BROKER_REDIRECT_URL` —
- * `/zerodha/callback?request_token=…` or `/upstox/callback?code=…`, as OpenAlgo registers them —
+ * `/zerodha/callback?request_token=…`, `/upstox/callback?code=…`, `/fyers/callback?auth_code=…` or
+ * `/flattrade/callback?code=…`, as OpenAlgo registers them —
  * where the code is exchanged for an access token, stored sealed as the user's broker session.
  * `state` binds the round trip to the user: `userId.expiry.HMAC(APP_KEY)`, checked on any
- * instance without shared state, valid 10 minutes, required (a callback without it is refused). `GET /broker/session` shows the session
+ * instance without shared state, valid 10 minutes, required (a callback without it is refused;
+ * for a broker whose redirect drops it, the login-state cookie {@link BROKER_STATE_COOKIE} carries it). `GET /broker/session` shows the session
  * (never the token); `DELETE /broker/session` forgets it. A browser's navigation to a callback (the
  * broker's redirect) is sent on to the console's `/broker` page with the outcome
  * (docs/rules/web.md#account-pages); scripts keep the JSON answer.
  */
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
 import { hmacSha256Hex, safeEqual } from '../../platform/crypto.js';
@@ -34,6 +37,21 @@ export interface BrokerLoginDeps {
   rateLimit: RateLimitHook;
   /** Whether the console is built: then a browser's callback lands on its `/broker` page. */
   consoleBuilt?: () => boolean;
+  /** `SECURE_COOKIES`: the login-state cookie is Secure too. */
+  secureCookies?: boolean;
+}
+
+/**
+ * The login's state, also kept in a short-lived cookie for the brokers whose redirect does not
+ * echo `state` (Flattrade documents none): HttpOnly, SameSite=Lax (sent on the broker's top-level
+ * redirect back), 10 minutes.
+ */
+export const BROKER_STATE_COOKIE = 'algodesk_broker_login';
+
+/** The login-state cookie's value (cookies are parsed on demand in this scope). */
+function loginStateCookie(req: FastifyRequest): string | undefined {
+  const header = req.headers.cookie;
+  return header ? req.server.parseCookie(header)[BROKER_STATE_COOKIE] : undefined;
 }
 
 /** Where a browser lands after a broker login (docs/rules/web.md#account-pages). */
@@ -78,7 +96,15 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       const userId = req.session!.userId;
       const { adapter: a } = await adapter(userId);
       const expiry = deps.clock.now() + STATE_TTL_MS;
-      return reply.redirect(a.loginUrl(`${userId}.${expiry}.${sign(userId, expiry)}`), 302);
+      const state = `${userId}.${expiry}.${sign(userId, expiry)}`;
+      reply.setCookie(BROKER_STATE_COOKIE, state, {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: deps.secureCookies ?? false,
+        maxAge: STATE_TTL_MS / 1000,
+      });
+      return reply.redirect(a.loginUrl(state), 302);
     },
   );
 
@@ -215,6 +241,54 @@ export function brokerLoginRoutes(app: App, deps: BrokerLoginDeps): void {
       await store(req.session!.userId, name, appId, () => a.loginWith!(values));
       return { status: 'success' as const, message: `Logged in to ${name}`, broker: name };
     },
+  );
+
+  app.get(
+    '/flattrade/callback',
+    {
+      ...user,
+      schema: {
+        summary: 'Flattrade login callback (stores the broker session)',
+        description:
+          'Flattrade echoes no state: the login-state cookie set by GET /broker/login stands in for it.',
+        tags: ['brokers'],
+        querystring: Type.Object({
+          code: Type.Optional(Type.String({ maxLength: 512 })),
+          request_code: Type.Optional(Type.String({ maxLength: 512 })),
+          client: Type.Optional(Type.String({ maxLength: 64 })),
+          state: Type.Optional(Type.String({ maxLength: 128 })),
+        }),
+        response: { 200: Ok, 302: toPage, ...errors },
+      },
+    },
+    (req, reply) =>
+      answer(req, reply, () =>
+        callback(
+          'flattrade',
+          req.session!.userId,
+          req.query.request_code ?? req.query.code,
+          req.query.state ?? loginStateCookie(req),
+        ),
+      ),
+  );
+  app.get(
+    '/fyers/callback',
+    {
+      ...user,
+      schema: {
+        summary: 'Fyers login callback (stores the broker session)',
+        tags: ['brokers'],
+        querystring: Type.Object({
+          auth_code: Type.Optional(Type.String({ maxLength: 2048 })),
+          state: Type.Optional(Type.String({ maxLength: 128 })),
+          s: Type.Optional(Type.String({ maxLength: 16 })),
+          code: Type.Optional(Type.String({ maxLength: 16 })),
+        }),
+        response: { 200: Ok, 302: toPage, ...errors },
+      },
+    },
+    (req, reply) =>
+      answer(req, reply, () => callback('fyers', req.session!.userId, req.query.auth_code, req.query.state)),
   );
 
   const SessionView = Type.Object({

@@ -69,9 +69,9 @@ describe('BrokerRegistry: one adapter per broker name, per registry instance', (
   it('an unknown name is undefined (the pipeline answers 404 "Broker-specific module not found")', () => {
     const r = registry();
 
-    for (const name of ['fyers', '', 'Zerodha', '__proto__', 'constructor', 'toString'])
+    for (const name of ['nuvama', '', 'Zerodha', '__proto__', 'constructor', 'toString'])
       expect(r.load(name)).toBeUndefined();
-    expect(r.names()).toEqual(['angel', 'dhan', 'upstox', 'zerodha']);
+    expect(r.names()).toEqual(['angel', 'dhan', 'flattrade', 'fyers', 'shoonya', 'upstox', 'zerodha']);
   });
 
   it('closeAll closes the pools of every adapter built; a later load builds a fresh one', async () => {

@@ -8,6 +8,9 @@
 import { AngelAdapter } from './angel/angel.adapter.js';
 import type { BrokerAdapter } from './broker-adapter.js';
 import { DhanAdapter } from './dhan/dhan.adapter.js';
+import { FyersAdapter } from './fyers/fyers.adapter.js';
+import { NorenAdapter } from './noren/noren.adapter.js';
+import { FLATTRADE, SHOONYA } from './noren/noren.mapping.js';
 import { UpstoxAdapter } from './upstox/upstox.adapter.js';
 import type { BrokerAdapterOptions } from './http/order-transport.js';
 import { ZerodhaAdapter } from './zerodha/zerodha.adapter.js';
@@ -21,6 +24,9 @@ export type BrokerFactory = (opts: BrokerAdapterOptions) => BrokerAdapter;
 export const LIVE_BROKERS: ReadonlyMap<string, BrokerFactory> = new Map<string, BrokerFactory>([
   ['angel', (opts) => new AngelAdapter(opts)],
   ['dhan', (opts) => new DhanAdapter(opts)],
+  ['flattrade', (opts) => new NorenAdapter(FLATTRADE, opts)],
+  ['fyers', (opts) => new FyersAdapter(opts)],
+  ['shoonya', (opts) => new NorenAdapter(SHOONYA, opts)],
   ['upstox', (opts) => new UpstoxAdapter(opts)],
   ['zerodha', (opts) => new ZerodhaAdapter(opts)],
 ]);

@@ -124,6 +124,7 @@ export const brokersPlugin = modulePlugin<AppDeps>('brokers', ['auth'], async (a
       guard: app.auth.guard,
       rateLimit: limits.admin,
       consoleBuilt: () => app.webShell !== undefined,
+      secureCookies: deps.config.secureCookies,
     });
     brokerStatusRoutes(web, {
       appOf,

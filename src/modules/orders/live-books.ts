@@ -131,7 +131,7 @@ export class LiveBooks {
     const cache = new Map<string, Instrument | undefined>();
     const out: Mapped<T>[] = [];
     for (const r of rows) {
-      const key = `${r.token}|${r.exchange}|${r.token === '' ? `${r.brsymbol}|${r.brexchange}` : ''}`;
+      const key = `${r.token}|${r.exchange}|${r.brsymbol}|${r.brexchange}`;
       if (!cache.has(key)) {
         const found =
           r.token !== '' && this.deps.instrumentsByToken

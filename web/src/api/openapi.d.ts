@@ -8038,7 +8038,7 @@ export interface paths {
         put?: never;
         /**
          * Upload and import a broker's instrument file (plain CSV or gzip)
-         * @description multipart/form-data: a `broker` field (the file's format: angel, dhan, fyers, upstox, zerodha) and then the file (at most 100 MB). The file is imported as it arrives; the answer comes when the import is done, and a failed import leaves the contract in use unchanged.
+         * @description multipart/form-data: a `broker` field (the file's format: angel, dhan, flattrade, fyers, shoonya, upstox, zerodha) and then the file (at most 100 MB). The file is imported as it arrives; the answer comes when the import is done, and a failed import leaves the contract in use unchanged.
          */
         post: {
             parameters: {
@@ -9744,6 +9744,299 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/flattrade/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Flattrade login callback (stores the broker session)
+         * @description Flattrade echoes no state: the login-state cookie set by GET /broker/login stands in for it.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    code?: string;
+                    request_code?: string;
+                    client?: string;
+                    state?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                            broker: string;
+                        };
+                    };
+                };
+                /** @description Found: a browser's navigation is sent to the console's /broker page */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Bad Gateway */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/fyers/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fyers login callback (stores the broker session) */
+        get: {
+            parameters: {
+                query?: {
+                    auth_code?: string;
+                    state?: string;
+                    s?: string;
+                    code?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            message: string;
+                            broker: string;
+                        };
+                    };
+                };
+                /** @description Found: a browser's navigation is sent to the console's /broker page */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /**
+                 * @description Bad Request
+                 *
+                 *     - `validation_failed`: a field does not match the schema: `message` names it, `errors` lists the messages by field
+                 */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Unauthorized
+                 *
+                 *     - `session_required`: no live session (the `algodesk_session` cookie)
+                 */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Forbidden
+                 *
+                 *     - the client address is banned (a plain-text answer, before any route logic)
+                 */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Not Found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Too Many Requests
+                 *
+                 *     - `rate_limited`: over the `admin` rate limit (50 per second, per client address); `Retry-After` says when to retry
+                 */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /**
+                 * @description Internal Server Error
+                 *
+                 *     - `internal`: an unexpected failure: the answer is generic, the details are in the error log under the request id
+                 */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Bad Gateway */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Gateway Timeout */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

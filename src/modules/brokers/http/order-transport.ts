@@ -59,7 +59,7 @@ const KEEP_WARM_FOR_MS = 60 * 60_000;
 
 /** One request: path below the base URL's path, headers, and an already encoded body. */
 export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   headers: Record<string, string>;
   body?: string;

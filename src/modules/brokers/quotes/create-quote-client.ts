@@ -2,6 +2,9 @@
 import type { MarketDataClient, QuoteClient, QuoteClientOptions } from './quote-client.js';
 import { AngelQuoteClient } from './angel-quotes.js';
 import { DhanQuoteClient } from './dhan-quotes.js';
+import { FyersQuoteClient } from './fyers-quotes.js';
+import { NorenQuoteClient } from './noren-quotes.js';
+import { FLATTRADE, SHOONYA } from '../noren/noren.mapping.js';
 import { UpstoxQuoteClient } from './upstox-quotes.js';
 import { ZerodhaQuoteClient } from './zerodha-quotes.js';
 import type { Broker } from '../../../domain/brokers.js';
@@ -23,6 +26,12 @@ export function createMarketDataClient(broker: QuoteBroker, opts: QuoteClientOpt
       return new UpstoxQuoteClient(opts);
     case 'dhan':
       return new DhanQuoteClient({ ...opts, clientId: () => opts.brokerUserId?.() });
+    case 'fyers':
+      return new FyersQuoteClient(opts);
+    case 'shoonya':
+      return new NorenQuoteClient({ ...opts, variant: SHOONYA });
+    case 'flattrade':
+      return new NorenQuoteClient({ ...opts, variant: FLATTRADE });
     case 'angel':
       return new AngelQuoteClient({ ...opts, apiKey: opts.apiKey ?? '' });
     default:

@@ -12,7 +12,7 @@ describe('the importer registry lists one format per broker id', () => {
   });
 
   it('lists the broker ids sorted', () => {
-    expect(brokerIds()).toEqual(['angel', 'dhan', 'fyers', 'upstox', 'zerodha']);
+    expect(brokerIds()).toEqual(['angel', 'dhan', 'flattrade', 'fyers', 'shoonya', 'upstox', 'zerodha']);
   });
 
   it.each(['', 'Zerodha', 'angelone', 'constructor', '__proto__', 'toString'])(

@@ -2,6 +2,7 @@ import type { MasterContractFormat } from '../instrument.js';
 import { angelFormat } from './angel.js';
 import { dhanFormat } from './dhan.js';
 import { fyersFormat } from './fyers.js';
+import { flattradeFormat, shoonyaFormat } from './noren.js';
 import { upstoxFormat } from './upstox.js';
 import { zerodhaFormat } from './zerodha.js';
 
@@ -12,6 +13,8 @@ export const masterContractFormats: Readonly<Record<string, MasterContractFormat
   [fyersFormat.broker]: fyersFormat,
   [dhanFormat.broker]: dhanFormat,
   [angelFormat.broker]: angelFormat,
+  [shoonyaFormat.broker]: shoonyaFormat,
+  [flattradeFormat.broker]: flattradeFormat,
 });
 
 /** The format of `broker` (lower-case id such as `zerodha`), or undefined when there is none. */
