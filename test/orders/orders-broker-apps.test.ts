@@ -181,6 +181,11 @@ describeEachDb('broker apps: added by the administrator, chosen by each user', (
       broker: 'dhan',
       session: { broker_user_id: DHAN.clientId },
     });
+    // No BROKER_NAME: the sandbox prices and the feed streams with the live contract's broker
+    // (Angel's file went live last), under its newest session — A's, though B logged in later.
+    expect(t.services.brokers.preferredBroker()).toBe('angel');
+    expect(t.services.brokers.sessions.primarySession()?.broker).toBe('angel');
+    expect(t.services.brokers.quoteClient()?.broker).toBe('angel');
   });
 
   it("each user's live order reaches their own broker only, mapped by their broker's file; books read back", async () => {

@@ -11,11 +11,12 @@ export class BrokerSessionsRepository {
     return this.db.selectFrom('broker_sessions').selectAll().where('user_id', '=', userId).executeTakeFirst();
   }
 
-  /** The most recently created session of any user (the sandbox's quotes run under it). */
-  latestBrokerSession(): Promise<BrokerSessionRow | undefined> {
+  /** The most recently created session of any user, of `broker` when given (the sandbox's quotes run under it). */
+  latestBrokerSession(broker?: string): Promise<BrokerSessionRow | undefined> {
     return this.db
       .selectFrom('broker_sessions')
       .selectAll()
+      .$if(broker !== undefined, (q) => q.where('broker', '=', broker!))
       .orderBy('created_at', 'desc')
       .orderBy('user_id', 'desc')
       .limit(1)

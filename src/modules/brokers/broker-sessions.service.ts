@@ -43,6 +43,7 @@ export class BrokerSessionsService {
   /** Whose session {@link primary} is. */
   private primaryUser: number | undefined;
   private refreshing: Promise<void> = Promise.resolve();
+  private preferred: () => string | undefined = () => undefined;
   private refresher: ((session: ActiveBrokerSession) => Promise<LoginResult> | undefined) | undefined;
   private readonly renewFailedAt = new Map<number, number>();
   /** One renewal per user at a time. */
@@ -61,9 +62,17 @@ export class BrokerSessionsService {
     });
   }
 
+  /**
+   * The broker whose newest session is the primary one (docs/rules/brokers.md#broker-apps): the
+   * sandbox's broker prices and the feed's upstream follow it; unset, the newest of any broker.
+   */
+  preferBroker(broker: () => string | undefined): void {
+    this.preferred = broker;
+  }
+
   /** Reloads the newest session (start-up, and after any change). */
   async refreshPrimary(): Promise<void> {
-    const row = await this.repo.latestBrokerSession();
+    const row = await this.repo.latestBrokerSession(this.preferred());
     this.primary = row ? await this.read(row.user_id) : undefined;
     this.primaryUser = this.primary ? row?.user_id : undefined;
   }

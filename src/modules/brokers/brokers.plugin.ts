@@ -23,6 +23,13 @@ export interface BrokerServices {
   sessions: BrokerSessionsService;
   /** The broker apps: the bootstrap one (`BROKER_*`) and those added in the console. */
   apps: BrokerAppsService;
+  /**
+   * The broker the install prices the sandbox and streams ticks with (`BROKER_NAME`, else the
+   * broker whose instrument file is live): the newest session of that broker is the primary one.
+   */
+  preferredBroker(): string | undefined;
+  /** Tells which broker's instrument file is live (the market module, once built). */
+  useContractBroker(fn: () => string | undefined): void;
   /** The adapter a session's calls go through: its broker on its app's credentials. */
   adapterFor(session: { broker: string; appId: number }): BrokerAdapter | undefined;
   /**
@@ -78,15 +85,23 @@ export function buildBrokerServices(deps: AppDeps): BrokerServices {
     return app && app.broker === s.broker ? registry.forApp(app) : undefined;
   };
   sessions.useRefresher((session) => adapterFor(session)?.refreshSession?.(session.session));
-  const brokerName = config.broker.name;
+  // The broker the install prices and streams with: BROKER_NAME's, else the live contract's.
+  let contractBroker: () => string | undefined = () => undefined;
+  const preferredBroker = () => config.broker.name ?? contractBroker();
+  sessions.preferBroker(preferredBroker);
   let quoteClient: { key: string; client: QuoteClient | undefined } | undefined;
   return {
     registry,
     sessions,
     apps,
     adapterFor,
+    preferredBroker,
+    useContractBroker(fn) {
+      contractBroker = fn;
+    },
     quoteClient() {
       const primary = sessions.primarySession();
+      const brokerName = preferredBroker();
       if (!brokerName || !primary || primary.broker !== brokerName) return undefined;
       const key = `${primary.appId}:${apps.get(primary.appId)?.version ?? -1}`;
       if (quoteClient?.key !== key)

@@ -76,6 +76,7 @@ export const feedPlugin = modulePlugin<AppDeps>(
         config,
         sessions: app.brokers.sessions,
         apiKey: (appId) => app.brokers.apps.get(appId)?.apiKey,
+        preferredBroker: () => app.brokers.preferredBroker(),
         prices: () => app.sandbox.prices(),
         logger,
       }),

@@ -1,7 +1,8 @@
 /**
  * Which upstream the install's state asks for (docs/rules/market-data.md#feed-sources): the live
  * broker's own stream (Kite Ticker, Upstox's v3 feed, Dhan's live market feed with the session's
- * client id, Angel One's SmartStream with its feed token) under the newest broker session, keyed by a digest of its token so a renewed
+ * client id, Angel One's SmartStream with its feed token, the Noren OMS's WebSocket for Shoonya and
+ * Flattrade) under the newest session of the preferred broker, keyed by a digest of its token so a renewed
  * token rebuilds it, or analyzer mode's demo prices when there is no session of the configured
  * broker. The {@link SourceSwitch} asks this every few seconds and on a stall.
  */
@@ -15,6 +16,7 @@ import type { SourceChoice } from './source-switch.js';
 import { AngelStreamSource } from './sources/angel-stream.js';
 import { DhanFeedSource } from './sources/dhan-feed.js';
 import { KiteTickerSource } from './sources/kite-ticker.js';
+import { NorenStreamSource } from './sources/noren-stream.js';
 import { UpstoxFeedSource } from './sources/upstox-feed.js';
 
 /** Instruments the demo source polls at once. */
@@ -23,6 +25,8 @@ const DEMO_MAX_INSTRUMENTS = 5000;
 export function upstreamChooser(deps: {
   config: Config;
   sessions: BrokerSessionsService;
+  /** The broker whose stream the feed takes (`BROKER_NAME`, else the live contract's). */
+  preferredBroker: () => string | undefined;
   /** The API key of a broker app (the session's: `BROKER_API_KEY` for the bootstrap app, id 0). */
   apiKey: (appId: number) => string | undefined;
   /** The sandbox's price source now (the demo prices). */
@@ -42,7 +46,7 @@ export function upstreamChooser(deps: {
   });
   return () => {
     const primary = sessions.primarySession();
-    if (!primary || primary.broker !== config.broker.name) return demo();
+    if (!primary || primary.broker !== deps.preferredBroker()) return demo();
     const apiKey = deps.apiKey(primary.appId);
     const accessToken = primary.session.accessToken;
     const key = `${primary.broker}:${createHash('sha256').update(accessToken).digest('hex').slice(0, 16)}`;
@@ -74,6 +78,18 @@ export function upstreamChooser(deps: {
             clientCode: brokerUserId,
             jwt: accessToken,
             feedToken,
+            ...url,
+            logger,
+          }),
+      };
+    if ((primary.broker === 'shoonya' || primary.broker === 'flattrade') && brokerUserId)
+      return {
+        key,
+        make: () =>
+          new NorenStreamSource({
+            name: primary.broker,
+            userId: brokerUserId,
+            token: accessToken,
             ...url,
             logger,
           }),

@@ -28,6 +28,8 @@ export class ContractsService {
   private closed = false;
   private started = false;
   private poll: NodeJS.Timeout | undefined;
+  private liveBrokerName: string | null = null;
+  private readonly liveBrokerListeners: ((broker: string | null) => void)[] = [];
 
   constructor(
     /** The generations: which one is live, and its rows for the index. */
@@ -41,6 +43,7 @@ export class ContractsService {
     private readonly indexEnabled: boolean,
   ) {
     bus.subscribe(CONTRACT_TOPIC, () => {
+      void this.refreshLiveBroker();
       // The contract changed: stop answering from the old index now, rebuild in the background
       // (only in a started service: the CLI imports without ever holding an index).
       this.index = null;
@@ -51,6 +54,7 @@ export class ContractsService {
   /** Starts loading the index after `prepare` (start-up clean-up); does not wait for either. */
   start(prepare?: () => Promise<void>): void {
     this.started = true;
+    void this.refreshLiveBroker();
     this.poll ??= setInterval(() => void this.check(), POLL_MS);
     this.poll.unref();
     if (!prepare) return this.reload();
@@ -78,11 +82,30 @@ export class ContractsService {
    * the live generation.
    */
   async check(): Promise<void> {
+    await this.refreshLiveBroker();
     if (!this.indexEnabled || this.closed || this.loading) return;
     const live = await this.repo.liveGeneration().catch(() => undefined);
     if (live === undefined || (this.index?.generation ?? null) === live) return;
     this.index = null;
     this.reload();
+  }
+
+  /** The broker whose instrument file is live, as last read (null: none, or not read yet). */
+  get liveBrokerNow(): string | null {
+    return this.liveBrokerName;
+  }
+
+  /** Reads which broker's file is live (start-up, each contract change, the periodic check). */
+  async refreshLiveBroker(): Promise<void> {
+    const broker = await this.repo.liveBroker().catch(() => undefined);
+    if (broker === undefined || broker === this.liveBrokerName) return;
+    this.liveBrokerName = broker;
+    for (const fn of this.liveBrokerListeners) fn(broker);
+  }
+
+  /** Calls `fn` when another broker's file goes live. */
+  onLiveBroker(fn: (broker: string | null) => void): void {
+    this.liveBrokerListeners.push(fn);
   }
 
   /** Whether searches are answered from memory. */

@@ -254,6 +254,10 @@ export const sandboxPlugin = modulePlugin<AppDeps>(
       quoteClient: () => brokers.quoteClient(),
     });
     app.decorate('sandbox', sandbox);
+    // Without BROKER_NAME the sandbox prices (and the feed streams) with the broker whose
+    // instrument file is live (docs/rules/brokers.md#broker-apps); a new one re-picks the session.
+    brokers.useContractBroker(() => app.market.contracts.liveBrokerNow ?? undefined);
+    app.market.contracts.onLiveBroker(() => void brokers.sessions.refreshPrimary().catch(() => undefined));
     // A deleted user's paper account goes with it (docs/rules/auth.md#account-management).
     app.auth.accounts.onAccountGone(async (userId, why) => {
       if (why === 'deleted') await sandbox.service.forgetUser(userId);
