@@ -14,7 +14,9 @@
  * - `POST /trade/apitoken` (Flattrade, JSON) checks `api_key`, the issued request code and
  *   `api_secret` = SHA-256(api key + request code + secret) → `{"token","client","status":"Ok"}`;
  * - books answer `{"stat":"Not_Ok","emsg":"Error Occurred : 5 \"no data\""}` when empty, as the
- *   README's position book does.
+ *   README's position book does; `Limits` reports as `marginused` the net value of the day's
+ *   positions (the other stubs' funds rule), and `GetBasketMargin` a fifth of each leg's value
+ *   at its `prc` (the instrument's price when 0).
  *
  * The token is never kept: each request's `jKey` is compared when the request is recorded and
  * dropped from its recorded body (`credentialOf` tells what it carried). With `fillMarketOrders`
@@ -246,7 +248,7 @@ export class NorenStub extends OrderStub {
         payin: '0.00',
         payout: '0.00',
         brkcollamt: '0.00',
-        marginused: '0.00',
+        marginused: this.marginUsed().toFixed(2),
         collateral: '0.00',
         rpnl: '0.00',
         urmtom: '0.00',
@@ -264,10 +266,18 @@ export class NorenStub extends OrderStub {
       for (const l of legs) {
         if (!PRICE_TYPES.includes(String(l.prctyp)) || !PRODUCTS.includes(String(l.prd)))
           return norenFail('stub: bad leg');
-        total += Number(l.qty) * this.priceOf(String(l.tsym)) * 0.2;
+        // A fifth of the value, at the leg's price (the instrument's when it has none): the
+        // intraday equity figure of broker-margin-stubs.ts's rule.
+        const price = Number(l.prc) > 0 ? Number(l.prc) : this.priceOf(String(l.tsym));
+        total += Number(l.qty) * price * 0.2;
       }
       return ok({ marginused: total.toFixed(2), marginusedtrade: (total * 0.9).toFixed(2) });
     });
+  }
+
+  /** Margin the day's positions use: their net value (the rule of the other stubs' funds). */
+  private marginUsed(): number {
+    return this.netPositions().reduce((a, p) => a + Math.abs(p.buyValue - p.sellValue), 0);
   }
 
   /** A book answer: the records, or the documented "no data" refusal when there are none. */

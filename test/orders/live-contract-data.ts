@@ -101,7 +101,7 @@ export function dataCases(rig: LiveRig, dialect: Dialect): void {
     const res = await w.o.api('multiquotes', {
       symbols: [
         { symbol: w.eq.symbol, exchange: 'NSE' },
-        { symbol: w.fno.symbol, exchange: 'NFO' },
+        { symbol: w.fno.symbol, exchange: w.fno.exchange },
       ],
     });
     expect(res.statusCode, res.body).toBe(200);
@@ -113,7 +113,7 @@ export function dataCases(rig: LiveRig, dialect: Dialect): void {
       },
       {
         symbol: w.fno.symbol,
-        exchange: 'NFO',
+        exchange: w.fno.exchange,
         data: expect.objectContaining({ ltp: 121.5, prev_close: 119 }),
       },
     ]);

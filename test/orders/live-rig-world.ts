@@ -3,7 +3,8 @@
  * broker in live-rigs.ts) and the world it runs in ({@link startLiveWorld}): the broker's loopback
  * stub and the real app on its own database, the broker's master contract imported, the
  * administrator's broker session set, live mode on, and the suite's two instruments (an NSE
- * equity and an NFO derivative) resolved from the contract and taught to the stub.
+ * equity and a derivative, on NFO unless the rig names another exchange) resolved from the
+ * contract and taught to the stub.
  */
 import type { Broker } from '../../src/domain/brokers.js';
 import {
@@ -107,8 +108,13 @@ export type IntervalGroups = Partial<
 /** A broker under the suite. */
 export interface LiveRig {
   broker: Broker;
-  /** Canonical symbols of the suite's NSE equity and NFO derivative. */
+  /** Canonical symbols of the suite's NSE equity and derivative. */
   symbols: { eq: string; fno: string };
+  /**
+   * The derivative's exchange when it is not NFO (Fyers' master fixtures have no NSE_FO file:
+   * its derivative is on BFO).
+   */
+  fnoExchange?: string;
   /** The app's broker settings besides `BROKER_NAME` and the base URL (its API key, …). */
   env: Record<string, string>;
   /** The master contract bytes imported as the live one. */
@@ -125,6 +131,11 @@ export interface LiveRig {
   unservedInterval: string;
   /** Whether the broker's position book carries a last price (Dhan's does not: ltp 0). */
   positionLtp: boolean;
+  /**
+   * Whether the broker's holdings carry a last price (default true; Noren's get_holdings has none:
+   * ltp 0, the holding valued at cost).
+   */
+  holdingLtp?: boolean;
   /** Starts the stub (its quotes and charts served). */
   startStub(): Promise<RigStub>;
 }
@@ -196,7 +207,7 @@ export async function startLiveWorld(rig: LiveRig, dialect: Dialect): Promise<Li
   });
   await o.setMode(false);
   const eq = await resolve(o, rig.symbols.eq, 'NSE');
-  const fno = await resolve(o, rig.symbols.fno, 'NFO');
+  const fno = await resolve(o, rig.symbols.fno, rig.fnoExchange ?? 'NFO');
   s.teach(eq);
   s.teach(fno);
   return {

@@ -1,10 +1,12 @@
 /**
  * The brokers of the live contract suite (live-contract.ts): one {@link LiveRig} per broker
- * adapter — Zerodha (Kite Connect v3), Upstox v2, Dhan (DhanHQ v2), Angel One (SmartAPI) — saying
+ * adapter — Zerodha (Kite Connect v3), Upstox v2, Dhan (DhanHQ v2), Angel One (SmartAPI), Fyers
+ * (API v3), Shoonya and Flattrade (the Noren OMS) — saying
  * how to start its loopback stub, which master contract to import, which instruments to trade,
  * how to seed the stub's prices, quotes, holdings and candles, how to fill an order at the stub,
  * how to read back what the stub received in OpenAlgo's words, and the broker's documented
- * refusals. Dhan's and Angel One's rigs are in live-rigs-dhan-angel.ts; the rig's types and the
+ * refusals. Dhan's and Angel One's rigs are in live-rigs-dhan-angel.ts, Fyers', Shoonya's and
+ * Flattrade's in live-rigs-fyers-noren.ts; the rig's types and the
  * world the suite runs in are in live-rig-world.ts.
  */
 import { startKiteOrderStub, startUpstoxOrderStub } from '../helpers/broker-order-stubs.js';
@@ -18,6 +20,7 @@ import {
 } from '../helpers/broker-quote-stubs.js';
 import { KITE_CREDS, UPSTOX_CREDS, kiteContract, upstoxContract } from '../helpers/orders-app.js';
 import { angel, dhan } from './live-rigs-dhan-angel.js';
+import { flattrade, fyers, shoonya } from './live-rigs-fyers-noren.js';
 import { forwardTo, neutral, type Body, type LiveRig, type RigStub } from './live-rig-world.js';
 
 /** Zerodha: Kite's order stub, with `/quote` and the historical API of Kite's quote stub forwarded. */
@@ -224,4 +227,4 @@ const upstox: LiveRig = {
 };
 
 /** Every broker's rig, by broker. */
-export const rigs = { zerodha, upstox, dhan, angel } as const;
+export const rigs = { zerodha, upstox, dhan, angel, fyers, shoonya, flattrade } as const;

@@ -227,9 +227,10 @@ describe.each(VARIANTS)('$variant.name books through the adapter', (v) => {
         },
       ],
     });
+    // Limits' `marginused` is what the fill used (10 × 800), taken off the cash.
     expect((await adapter.funds(session)) as unknown).toMatchObject({
       ok: true,
-      data: { availablecash: 250_000 },
+      data: { availablecash: 242_000, utiliseddebits: 8_000 },
     });
   });
 
