@@ -1,6 +1,6 @@
 /**
  * Benchmark entry point: `tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--db <sqlite|postgres>]
- * [--baseline <node|fastify>] [--json <file>]` (normally through `npm run bench -- <name> …`, which builds dist/ first). See
+ * [--baseline <node|fastify|same-writes>] [--json <file>]` (normally through `npm run bench -- <name> …`, which builds dist/ first). See
  * bench/README.md.
  */
 import { parseArgs } from 'node:util';
@@ -39,13 +39,15 @@ const WARMUP_S = 2;
 /** `--db postgres` without BENCH_DATABASE_URL: the CI's PostgreSQL (trust auth, database `test`). */
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
-const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--db <sqlite|postgres>] [--baseline <node|fastify>] [--json <file>]
+const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--db <sqlite|postgres>] [--baseline <node|fastify|same-writes>] [--json <file>]
   --duration     measured seconds per side, ${LIMITS.duration[0]}..${LIMITS.duration[1]} (default ${DEFAULTS.duration}), in ${ROUNDS} alternating rounds, after ${WARMUP_S} s of warm-up
   --connections  concurrent connections, ${LIMITS.connections[0]}..${LIMITS.connections[1]} (default ${DEFAULTS.connections}, or the bench's own)
   --db           the server's database: sqlite (default, under the run's temp directory) or postgres
                  (a schema of the run's own at BENCH_DATABASE_URL, default ${DEFAULT_PG_URL})
-  --baseline     what the server is measured against: node (default, a bare node:http server) or
-                 fastify (a bare Fastify route: what algodesk adds above its framework)
+  --baseline     what the server is measured against: node (default, a bare node:http server),
+                 fastify (a bare Fastify route: what algodesk adds above its framework) or, for
+                 placeorder-analyze on SQLite, same-writes (node:http + better-sqlite3 writing the
+                 rows algodesk writes for the order: what algodesk adds above its durable work)
   --json         also write the figures to this file`;
 
 /** Benches with a flow of their own (not server-versus-baseline on one request). */
@@ -124,8 +126,12 @@ if (values.db === 'postgres') {
   process.env.BENCH_DATABASE_URL ??= DEFAULT_PG_URL;
 } else delete process.env.BENCH_DATABASE_URL;
 if (values.baseline !== undefined) {
-  if (values.baseline !== 'node' && values.baseline !== 'fastify')
-    usageError('--baseline must be node or fastify');
+  if (values.baseline !== 'node' && values.baseline !== 'fastify' && values.baseline !== 'same-writes')
+    usageError('--baseline must be node, fastify or same-writes');
+  if (values.baseline === 'same-writes' && name !== 'placeorder-analyze')
+    usageError(`--baseline same-writes applies to placeorder-analyze only, not ${name}`);
+  if (values.baseline === 'same-writes' && values.db === 'postgres')
+    usageError('--baseline same-writes is SQLite only: it writes with better-sqlite3');
   if (CUSTOM.has(name))
     usageError(`--baseline applies to the benches measured against a baseline server, not ${name}`);
 }

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { p99AtMostMs, ratioAtLeast } from '../lib/targets.js';
+import type { SameWritesPlan } from '../lib/runner.js';
 import type { Bench, ServerHandle } from '../lib/types.js';
 import { createApiKey, importContract, waitForIndex } from './market-data.js';
 import {
@@ -47,7 +48,7 @@ export const placeorderAnalyze: Bench = {
       JSON.stringify([{ at: now, quotes: { 'NSE:SBIN': { ...SBIN_QUOTE, timestamp: now } } }]),
     );
 
-    return {
+    const plan: SameWritesPlan = {
       request: {
         method: 'POST',
         path: '/api/v1/placeorder',
@@ -92,7 +93,11 @@ export const placeorderAnalyze: Bench = {
         note(`${server.label}: analyzer mode on, test BUY and SELL filled`);
       },
       afterRun: async (server) => afterRun(server, dataDir),
+      // `--baseline same-writes`: the rows of each order for the bench user (the first user, id
+      // 1), filled where the server fills a MARKET order, at the ask (BUY) or the bid (SELL).
+      sameWrites: { userId: 1, fill: { BUY: SBIN_QUOTE.ask, SELL: SBIN_QUOTE.bid } },
     };
+    return plan;
   },
   targets: [ratioAtLeast(0.25), p99AtMostMs(25, 50)],
 };

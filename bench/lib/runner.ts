@@ -1,3 +1,6 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
 import { emptyStats, runLoad, type SideStats } from './load.js';
 import { baselineKind, cpuTime, Workspace, type Child } from './processes.js';
 import {
@@ -34,6 +37,42 @@ class BenchFailure extends Error {}
 const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
 /**
+ * What `--baseline same-writes` needs of a bench (`placeorder-analyze` has it): the baseline
+ * (`lib/baseline-same-writes.mjs`) writes, per request, the rows algodesk writes for one
+ * analyzer-mode MARKET order filled at once, for this user at these fill prices (₹).
+ */
+export interface SameWritesSpec {
+  userId: number;
+  fill: { BUY: number; SELL: number };
+}
+
+/** A plan whose bench can be measured against the same-writes baseline. */
+export interface SameWritesPlan extends BenchPlan {
+  sameWrites: SameWritesSpec;
+}
+
+const SAME_WRITES_SERVER = join(dirname(fileURLToPath(import.meta.url)), 'baseline-same-writes.mjs');
+
+/** `--baseline same-writes` (run.ts sets `BENCH_BASELINE`); the other kinds: processes.ts. */
+const sameWrites = (): boolean => process.env.BENCH_BASELINE === 'same-writes';
+
+const BASELINE_LABELS = { node: 'bare node:http', fastify: 'bare Fastify' } as const;
+
+/**
+ * The baseline's own database: a copy (`VACUUM INTO`, a consistent read) of the server's
+ * database as the bench's set-up left it, before the server starts, so it has the app's migrated
+ * schema (tables, indexes) and the set-up's rows (the user, the instruments).
+ */
+function copySetupDatabase(dataDir: string, to: string): void {
+  const db = new SQLite(join(dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
+  try {
+    db.prepare('vacuum into ?').run(to);
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Runs one bench end to end: setup, server and baseline start, one probe request to each,
  * warm-up and measured rounds, report. Resolves to the process exit code: 0 when the run is
  * valid (whatever the target verdicts), 1 otherwise. Always stops the children and removes
@@ -47,7 +86,7 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
     return failed(name, err);
   }
   progress(
-    `database: ${ws.database}; baseline: ${baselineKind() === 'fastify' ? 'bare Fastify' : 'bare node:http'}`,
+    `database: ${ws.database}; baseline: ${sameWrites() ? "node:http + better-sqlite3 writing an order's rows" : BASELINE_LABELS[baselineKind()]}`,
   );
   const onSignal = (signal: NodeJS.Signals): void => {
     ws.abortSync();
@@ -69,6 +108,12 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
   try {
     progress(`setup in ${ws.dir}`);
     const plan = await bench.setup({ dataDir: ws.dataDir, cli: (...args) => ws.cli(args) });
+    const sameWritesDb = join(ws.dir, 'baseline-same-writes.db');
+    if (sameWrites()) {
+      if (!('sameWrites' in plan)) throw new Error(`--baseline same-writes does not apply to ${name}`);
+      if (ws.database !== 'sqlite') throw new Error('--baseline same-writes is SQLite only');
+      copySetupDatabase(ws.dataDir, sameWritesDb);
+    }
     server = await ws.startServer('server', plan.serverEnv);
     await whenReady(ws, server, plan);
     let expected: BaselineResponse;
@@ -77,11 +122,21 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
       baseline = await ws.startServer('baseline-server', plan.baselineServerEnv);
       await whenReady(ws, baseline, plan);
       expected = plan.baseline ?? (await capture(server, plan.request));
+    } else if (sameWrites()) {
+      expected = plan.baseline ?? (await capture(server, plan.request));
+      const { method, path } = plan.request;
+      baseline = await ws.startScript(
+        'baseline',
+        SAME_WRITES_SERVER,
+        { method, path, ...expected, dbFile: sameWritesDb, ...(plan as SameWritesPlan).sameWrites },
+        'baseline is running at',
+      );
     } else {
       expected = plan.baseline ?? (await capture(server, plan.request));
       baseline = await ws.startBaseline(plan.request, expected);
     }
-    await probe(server, baseline, plan.request, expected, plan.normalize);
+    // The same-writes baseline answers a new order id each time, as the server does.
+    await probe(server, baseline, plan.request, expected, plan.normalize, sameWrites());
 
     const { method, path } = plan.request;
     const roundS = opts.durationS / ROUNDS;
@@ -137,13 +192,16 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
         figures,
         server: measured.server,
         baseline: measured.baseline,
-        baselineKind: baselineKind(),
+        ...(sameWrites() ? {} : { baselineKind: baselineKind() }),
         durationS: opts.durationS,
         warmupS: opts.warmupS,
         rounds: ROUNDS,
         connections: opts.connections,
         targets,
-        ...(after.json ? { extra: after.json } : {}),
+        // report.ts knows the baseline server kinds of processes.ts; this one is named here.
+        ...(after.json || sameWrites()
+          ? { extra: { ...after.json, ...(sameWrites() ? { baseline_kind: 'same-writes' } : {}) } }
+          : {}),
       });
       progress(`figures written to ${opts.jsonFile}`);
     }
@@ -224,12 +282,17 @@ async function probe(
   request: BenchRequest,
   expected: BaselineResponse,
   normalize: (body: string) => string = (body) => body,
+  /** The baseline's body is compared normalized too (it varies per request). */
+  normalizeBaseline = false,
 ): Promise<void> {
   const s = await send(server, request);
   if (s.status < 200 || s.status > 299)
     throw new BenchFailure(`the server answered the probe request with ${s.status}: ${s.body}`);
   const b = await send(baseline, request);
-  if (b.status !== expected.status || b.body !== expected.body)
+  const sameBody = normalizeBaseline
+    ? normalize(b.body) === normalize(expected.body)
+    : b.body === expected.body;
+  if (b.status !== expected.status || !sameBody)
     throw new BenchFailure(`the baseline answered the probe request with ${b.status}: ${b.body}`);
   if (normalize(s.body) !== normalize(b.body) || s.contentType !== expected.contentType)
     progress(
