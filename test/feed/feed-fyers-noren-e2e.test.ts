@@ -4,11 +4,8 @@
  * with the session's user id and token, then touchline or depth by `EXCH|token` of the master
  * contract — and a loopback server speaking the documented JSON protocol
  * (test/helpers/noren-stream-stub.ts) drives the `tk` snapshot and a `tf` partial to an OpenAlgo
- * WebSocket client of the app, under the master contract's symbol.
- *
- * Passes once src/modules/feed/upstream-choice.ts chooses NorenStreamSource for a shoonya or
- * flattrade session. Fyers has no tick source yet (its data messages are not decoded), so no Fyers
- * case is here.
+ * WebSocket client of the app, under the master contract's symbol. Fyers' data socket end to end
+ * is test/feed/feed-fyers-e2e.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
  * Which upstream the install's state asks for (docs/rules/market-data.md#feed-sources): the live
  * broker's own stream (Kite Ticker, Upstox's v3 feed, Dhan's live market feed with the session's
- * client id, Angel One's SmartStream with its feed token, the Noren OMS's WebSocket for Shoonya and
- * Flattrade) under the newest session of the preferred broker, keyed by a digest of its token so a renewed
+ * client id, Angel One's SmartStream with its feed token, Fyers' data socket, the Noren OMS's
+ * WebSocket for Shoonya and Flattrade) under the newest session of the preferred broker, keyed by a digest of its token so a renewed
  * token rebuilds it, or analyzer mode's demo prices when there is no session of the configured
  * broker. The {@link SourceSwitch} asks this every few seconds and on a stall.
  */
@@ -15,6 +15,7 @@ import { SandboxTickSource } from './sandbox-ticks.js';
 import type { SourceChoice } from './source-switch.js';
 import { AngelStreamSource } from './sources/angel-stream.js';
 import { DhanFeedSource } from './sources/dhan-feed.js';
+import { FyersStreamSource } from './sources/fyers-stream.js';
 import { KiteTickerSource } from './sources/kite-ticker.js';
 import { NorenStreamSource } from './sources/noren-stream.js';
 import { UpstoxFeedSource } from './sources/upstox-feed.js';
@@ -93,6 +94,11 @@ export function upstreamChooser(deps: {
             ...url,
             logger,
           }),
+      };
+    if (primary.broker === 'fyers' && apiKey)
+      return {
+        key,
+        make: () => new FyersStreamSource({ appId: apiKey, accessToken, ...url, logger }),
       };
     if (primary.broker === 'upstox')
       return {
