@@ -11,23 +11,12 @@ import { SecretBox } from '../../platform/crypto.js';
 import { badRequest, conflict, notFound } from '../../platform/errors.js';
 import type { InvalidationBus } from '../../platform/invalidation.js';
 import { isUniqueViolation } from '../../platform/db/database.js';
-import { BROKERS, isBroker, type Broker } from '../../domain/brokers.js';
+import { APP_CREDENTIALS, BROKERS, isBroker } from '../../domain/brokers.js';
+
+export { APP_CREDENTIALS };
 import type { BrokerAppsRepository } from './broker-apps.repository.js';
 
 export const BROKER_APP_TOPIC = 'broker-app';
-
-/** The credentials each broker's app needs (Dhan's token is the user's own: none). */
-export const APP_CREDENTIALS: Readonly<
-  Record<Broker, readonly ('api_key' | 'api_secret' | 'redirect_url')[]>
-> = {
-  zerodha: ['api_key', 'api_secret', 'redirect_url'],
-  upstox: ['api_key', 'api_secret', 'redirect_url'],
-  dhan: [],
-  angel: ['api_key'],
-  fyers: ['api_key', 'api_secret', 'redirect_url'],
-  shoonya: ['api_key', 'api_secret'],
-  flattrade: ['api_key', 'api_secret', 'redirect_url'],
-};
 
 /** An app with its credentials in clear (in memory only). */
 export interface BrokerApp {

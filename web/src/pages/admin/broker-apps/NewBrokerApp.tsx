@@ -19,7 +19,7 @@ import { fieldError } from '../../../api/client';
 import { FormAlerts } from '../../../components/FormAlerts';
 import { useCreateBrokerAppMutation, type AppCredentials } from '../../../features/admin/api/broker-apps';
 import { brokerLabel } from '../../account/format';
-import { BROKERS, callbackUrl, CREDENTIAL_LABEL, needsOf, type Credential } from './credentials';
+import { BROKERS, callbackUrl, credentialLabel, needsOf, type Credential } from './credentials';
 
 const FIELDS = ['label', 'broker', 'api_key', 'api_secret', 'redirect_url'];
 
@@ -40,7 +40,7 @@ export function CredentialInput({
   /** A replace: an empty input keeps what is stored. */
   keep?: boolean;
 }) {
-  const label = CREDENTIAL_LABEL[credential];
+  const label = credentialLabel(broker, credential);
   const common = {
     label: keep ? `New ${credential === 'redirect_url' ? 'redirect URL' : label}` : label,
     value,

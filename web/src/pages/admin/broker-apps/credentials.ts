@@ -1,23 +1,24 @@
 /**
  * What a broker app of each broker carries, as the `/admin/brokers` page asks for it
- * (docs/rules/brokers.md#broker-apps): Zerodha and Upstox an API key, a secret and the redirect
- * URL registered with the broker (`<server>/<broker>/callback`), Angel One its API key, Dhan
- * nothing (each user pastes their own token). The server checks the same and says what is missing.
+ * (docs/rules/brokers.md#broker-apps), from the one list the server checks too (src/domain/brokers.ts):
+ * Zerodha, Upstox, Fyers and Flattrade an API key, a secret and the redirect URL registered with the
+ * broker (`<server>/<broker>/callback`), Shoonya its vendor code and API key, Angel One its API key,
+ * Dhan nothing (each user pastes their own token).
  */
-import { BROKERS, isBroker, type Broker } from '../../../../../src/domain/brokers';
+import {
+  APP_CREDENTIAL_NAMES,
+  APP_CREDENTIALS,
+  BROKERS,
+  isBroker,
+  type AppCredential,
+} from '../../../../../src/domain/brokers';
 import type { BrokerApp } from '../../../features/admin/api/broker-apps';
 
-export type Credential = 'api_key' | 'api_secret' | 'redirect_url';
+export type Credential = AppCredential;
 
 export { BROKERS };
 
-/** The credentials each broker's app needs, in the order the form asks for them. */
-const NEEDS: Readonly<Record<Broker, readonly Credential[]>> = {
-  zerodha: ['api_key', 'api_secret', 'redirect_url'],
-  upstox: ['api_key', 'api_secret', 'redirect_url'],
-  dhan: [],
-  angel: ['api_key'],
-};
+const NEEDS = APP_CREDENTIALS;
 
 /** A credential in words. */
 export const CREDENTIAL_LABEL: Readonly<Record<Credential, string>> = {
@@ -25,6 +26,10 @@ export const CREDENTIAL_LABEL: Readonly<Record<Credential, string>> = {
   api_secret: 'API secret',
   redirect_url: 'Redirect URL',
 };
+
+/** A credential in the broker's own words (Fyers' app id, Shoonya's vendor code). */
+export const credentialLabel = (broker: string, c: Credential): string =>
+  (isBroker(broker) ? APP_CREDENTIAL_NAMES[broker]?.[c] : undefined) ?? CREDENTIAL_LABEL[c];
 
 /** What an app of `broker` needs (nothing for a broker the console does not know). */
 export const needsOf = (broker: string): readonly Credential[] => (isBroker(broker) ? NEEDS[broker] : []);
@@ -41,7 +46,7 @@ const holds = (app: BrokerApp, c: Credential): boolean =>
 export const missingOf = (app: BrokerApp): string[] =>
   needsOf(app.broker)
     .filter((c) => !holds(app, c))
-    .map((c) => CREDENTIAL_LABEL[c]);
+    .map((c) => credentialLabel(app.broker, c));
 
 /** A secret's state in a table cell: set, not set, or not needed by this broker. */
 export function secretState(app: BrokerApp, c: Credential): string {
