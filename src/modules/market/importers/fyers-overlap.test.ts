@@ -1,9 +1,10 @@
 /**
  * The Fyers masters give the contracts they share with Kite's the service symbols the Zerodha
- * import gives them (docs/rules/market.md#broker-instrument-files). Fyers' snapshot is of 2025-11-10; Kite's NSE file of 2025-10-06 and
- * its NFO/BFO file of 2026-08-18. The cuts read here are the Fyers and Kite fixtures plus the
- * `*_overlap.csv` rows beside them (test/fixtures/market/README.md); the counts in comments are of
- * the full files in the shared data folder.
+ * import gives them (docs/rules/market.md#broker-instrument-files). Fyers' snapshot is of
+ * 2025-11-10; Kite's NSE file of 2025-10-06 and its NFO/BFO file of 2026-08-18. The cuts read
+ * here are the Fyers and Kite fixtures plus the `*_overlap.csv` rows beside them
+ * (test/fixtures/market/README.md); the counts in comments are of the full files in the shared
+ * data folder.
  *
  * - NSE equities (Fyers NSE_CM, Kite NSE): joined by the exchange token (the `scrip` column of
  *   Fyers, the tail of its Fytoken; Kite's `exchange_token`). Full files: 7,674 shared tokens, 12
