@@ -225,11 +225,11 @@ describe('modify, cancel, status, ordersByTag', () => {
     ]);
     expect(open.raw).toMatchObject({
       orderid: orderId,
-      status: 'trigger pending',
+      status: 'TRIGGER PENDING',
       ordertype: 'STOPLOSS_LIMIT',
     });
     expect(status).toMatchObject({ ok: true, httpStatus: 200, orderId });
-    expect(status.raw).toMatchObject({ orderid: orderId, status: 'cancelled' });
+    expect(status.raw).toMatchObject({ orderid: orderId, status: 'CANCELLED' });
   });
 
   it('status of an order the book does not list is a 404 naming it', async () => {

@@ -23,7 +23,16 @@
  * Angel's `exchange` is already the exchange algodesk uses (NSE, BSE, NFO, BFO, MCX, CDS).
  */
 import type { BookFunds, BookHolding, BookOrder, BookPosition, BookTrade } from '../broker-adapter.js';
-import { action, isRec, num, orderStatus, records, str, type Rec } from '../http/book-fields.js';
+import {
+  action,
+  isRec,
+  num,
+  orderStatus,
+  type Rec,
+  records,
+  sharedOrderRecord,
+  str,
+} from '../http/book-fields.js';
 import { istStamp } from '../http/broker-gtt.js';
 import { hasLimitPrice, hasTriggerPrice } from '../../../domain/orders.js';
 import { angelPriceType, angelProduct } from './angel.mapping.js';
@@ -89,25 +98,7 @@ export function angelOrders(data: unknown): BookOrder[] {
 export function angelOrderRecord(r: Rec): Rec {
   const [o] = angelOrders([r]);
   if (!o) return r;
-  return {
-    ...r,
-    order_id: o.orderid,
-    tradingsymbol: o.brsymbol,
-    exchange: o.exchange,
-    transaction_type: o.action,
-    quantity: o.quantity,
-    price: o.price,
-    trigger_price: o.trigger_price,
-    order_type: o.pricetype,
-    product: o.product,
-    status: o.order_status,
-    average_price: o.average_price,
-    filled_quantity: o.filled_quantity,
-    pending_quantity: o.pending_quantity,
-    status_message: o.rejection_reason,
-    order_timestamp: o.timestamp,
-    tag: o.strategy,
-  };
+  return { ...r, ...sharedOrderRecord(o) };
 }
 
 /** The day's fills; `now` (epoch ms) dates Angel's time-only `filltime`. */

@@ -29,7 +29,7 @@ import type {
   BookPosition,
   BookTrade,
 } from '../broker-adapter.js';
-import { action, isRec, num, records, str, type Rec } from '../http/book-fields.js';
+import { action, isRec, num, type Rec, records, sharedOrderRecord, str } from '../http/book-fields.js';
 import { hasLimitPrice, hasTriggerPrice } from '../../../domain/orders.js';
 import { exchangeOfSegment, priceTypeOf, productOf } from './dhan.mapping.js';
 
@@ -153,23 +153,5 @@ export function dhanFunds(data: unknown, positions: readonly BookPosition[]): Bo
 export function dhanOrderRecord(r: Rec): Rec {
   const [o] = dhanOrders([r]);
   if (!o) return { dhan: r };
-  return {
-    order_id: o.orderid,
-    tradingsymbol: o.brsymbol,
-    exchange: o.exchange,
-    transaction_type: o.action,
-    quantity: o.quantity,
-    price: o.price,
-    trigger_price: o.trigger_price,
-    order_type: o.pricetype,
-    product: o.product,
-    status: o.order_status.toUpperCase(),
-    average_price: o.average_price,
-    filled_quantity: o.filled_quantity,
-    pending_quantity: o.pending_quantity,
-    status_message: o.rejection_reason,
-    order_timestamp: o.timestamp,
-    tag: o.strategy,
-    dhan: r,
-  };
+  return { ...sharedOrderRecord(o), dhan: r };
 }

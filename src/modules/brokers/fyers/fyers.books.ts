@@ -30,7 +30,7 @@ import type {
   BookPosition,
   BookTrade,
 } from '../broker-adapter.js';
-import { isRec, num, records, str, type Rec } from '../http/book-fields.js';
+import { isRec, num, type Rec, records, sharedOrderRecord, str } from '../http/book-fields.js';
 import { hasLimitPrice, hasTriggerPrice } from '../../../domain/orders.js';
 import { actionOf, bookTag, fyersInstrument, priceTypeOf, productOf } from './fyers.mapping.js';
 
@@ -165,23 +165,5 @@ export function fyersFunds(data: unknown, positions: readonly BookPosition[]): B
 export function fyersOrderRecord(r: Rec): Rec {
   const [o] = fyersOrders([r]);
   if (!o) return { fyers: r };
-  return {
-    order_id: o.orderid,
-    tradingsymbol: o.brsymbol,
-    exchange: o.exchange,
-    transaction_type: o.action,
-    quantity: o.quantity,
-    price: o.price,
-    trigger_price: o.trigger_price,
-    order_type: o.pricetype,
-    product: o.product,
-    status: o.order_status.toUpperCase(),
-    average_price: o.average_price,
-    filled_quantity: o.filled_quantity,
-    pending_quantity: o.pending_quantity,
-    status_message: o.rejection_reason,
-    order_timestamp: o.timestamp,
-    tag: o.strategy,
-    fyers: r,
-  };
+  return { ...sharedOrderRecord(o), fyers: r };
 }

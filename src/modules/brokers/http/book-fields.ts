@@ -6,6 +6,7 @@
  */
 import type {
   BookHolding,
+  BookOrder,
   BookOrderStatus,
   BookPosition,
   BookResult,
@@ -111,4 +112,29 @@ export const holdingRow = (r: Rec, i: BrokerInstrument): BookHolding => ({
   average_price: num(r.average_price),
   ltp: num(r.last_price),
   pnl: num(r.pnl),
+});
+
+/**
+ * An order in the field names the Kite and Upstox records share (`order_id`, `tradingsymbol`,
+ * `exchange`, `transaction_type`, `status` in Kite's words, `tag`, …): what the orders module's
+ * orderstatus reader (orders/live-order-status.ts) and the strategies' reconciliation read from
+ * any broker's `orderStatus` / `ordersByTag` records.
+ */
+export const sharedOrderRecord = (o: BookOrder): Rec => ({
+  order_id: o.orderid,
+  tradingsymbol: o.brsymbol,
+  exchange: o.exchange,
+  transaction_type: o.action,
+  quantity: o.quantity,
+  price: o.price,
+  trigger_price: o.trigger_price,
+  order_type: o.pricetype,
+  product: o.product,
+  status: o.order_status.toUpperCase(),
+  average_price: o.average_price,
+  filled_quantity: o.filled_quantity,
+  pending_quantity: o.pending_quantity,
+  status_message: o.rejection_reason,
+  order_timestamp: o.timestamp,
+  tag: o.strategy,
 });

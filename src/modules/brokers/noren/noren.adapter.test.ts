@@ -167,7 +167,7 @@ describe.each(VARIANTS)('$variant.name orders', (v) => {
     expect(s.ok).toBe(true);
     expect(s.raw).toMatchObject({
       order_id: orderId,
-      status: 'open',
+      status: 'OPEN',
       order_type: 'SL',
       quantity: 150,
       price: 101,
@@ -179,7 +179,7 @@ describe.each(VARIANTS)('$variant.name orders', (v) => {
     const c = await adapter.cancelOrder(orderId!, session);
     expect(c).toMatchObject({ ok: true, orderId });
     expect(NorenStub.jData(stub.requests[3]!)).toEqual({ uid, norenordno: orderId });
-    expect((await adapter.orderStatus(orderId!, session)).raw).toMatchObject({ status: 'cancelled' });
+    expect((await adapter.orderStatus(orderId!, session)).raw).toMatchObject({ status: 'CANCELLED' });
   });
 
   it('finds the orders of a tag in the order book, shared field names beside Noren’s', async () => {
@@ -195,7 +195,7 @@ describe.each(VARIANTS)('$variant.name orders', (v) => {
         norenordno: '26081800000001',
         remarks: 'strat-7',
         order_id: '26081800000001',
-        status: 'complete',
+        status: 'COMPLETE',
         transaction_type: 'BUY',
         filled_quantity: 3,
         average_price: 812.5,

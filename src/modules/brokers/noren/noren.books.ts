@@ -20,7 +20,7 @@
  * Noren's exchanges are algodesk's (NSE, BSE, NFO, BFO, CDS, MCX).
  */
 import type { BookFunds, BookHolding, BookOrder, BookPosition, BookTrade } from '../broker-adapter.js';
-import { isRec, num, orderStatus, records, str, type Rec } from '../http/book-fields.js';
+import { isRec, num, orderStatus, type Rec, records, sharedOrderRecord, str } from '../http/book-fields.js';
 import { hasLimitPrice, hasTriggerPrice } from '../../../domain/orders.js';
 import { norenAction, norenPriceType, norenProduct } from './noren.mapping.js';
 
@@ -89,25 +89,7 @@ export function norenOrders(data: unknown): BookOrder[] {
 export function norenOrderRecord(r: Rec): Rec {
   const [o] = norenOrders([r]);
   if (!o) return r;
-  return {
-    ...r,
-    order_id: o.orderid,
-    tradingsymbol: o.brsymbol,
-    exchange: o.exchange,
-    transaction_type: o.action,
-    quantity: o.quantity,
-    price: o.price,
-    trigger_price: o.trigger_price,
-    order_type: o.pricetype,
-    product: o.product,
-    status: o.order_status,
-    average_price: o.average_price,
-    filled_quantity: o.filled_quantity,
-    pending_quantity: o.pending_quantity,
-    status_message: o.rejection_reason,
-    order_timestamp: o.timestamp,
-    tag: o.strategy,
-  };
+  return { ...r, ...sharedOrderRecord(o) };
 }
 
 export function norenTrades(data: unknown): BookTrade[] {
