@@ -1,26 +1,14 @@
-import { createReadStream, readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
-import { createGunzip, gzipSync } from 'node:zlib';
+import { createReadStream } from 'node:fs';
+
+import { createGunzip } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { marketFixture } from '../../../../test/helpers/market-fixtures.js';
-import {
-  collect,
-  countBy,
-  dataLines,
-  FO_FILE,
-  NSE_FILE,
-  type Parsed,
-} from '../../../../test/helpers/kite-instruments.js';
-import type { Instrument } from '../instrument.js';
-import { dhanFormat, parseDhan } from './dhan.js';
+import { collect, dataLines, NSE_FILE, type Parsed } from '../../../../test/helpers/kite-instruments.js';
+import { parseDhan } from './dhan.js';
 import { parseUpstox } from './upstox.js';
 import { parseZerodha } from './zerodha.js';
 
 const FILE = marketFixture('dhan', 'api-scrip-master_2026-02-10.csv');
-/** Kite rows of the NIFTY/BANKNIFTY/SENSEX contracts the Dhan cut lists and the Kite fixture lacks. */
-const KITE_OVERLAP_FILE = marketFixture('dhan', 'kite_instruments_NFO_BFO_2026-08-18_dhan-overlap.csv');
-const HEADER =
-  'SEM_EXM_EXCH_ID,SEM_SEGMENT,SEM_SMST_SECURITY_ID,SEM_INSTRUMENT_NAME,SEM_EXPIRY_CODE,SEM_TRADING_SYMBOL,SEM_LOT_UNITS,SEM_CUSTOM_SYMBOL,SEM_EXPIRY_DATE,SEM_STRIKE_PRICE,SEM_OPTION_TYPE,SEM_TICK_SIZE,SEM_EXPIRY_FLAG,SEM_EXCH_INSTRUMENT_TYPE,SEM_SERIES,SM_SYMBOL_NAME';
 
 let dhan: Parsed;
 beforeAll(async () => {
@@ -29,9 +17,6 @@ beforeAll(async () => {
 
 const find = (exchange: string, symbol: string) =>
   dhan.rows.find((r) => r.exchange === exchange && r.symbol === symbol);
-
-/** Parses a Dhan master given as lines after the header; the last line has no newline, as Dhan serves it. */
-const parseLines = (...lines: string[]) => collect(parseDhan(Readable.from([[HEADER, ...lines].join('\n')])));
 
 describe('the Dhan scrip master (test/fixtures/market/dhan, a cut of the 2026-02-10 snapshot) yields every row', () => {
   it('accounts for all 1,298 data lines as 1,291 instruments and 7 skips', () => {
@@ -359,191 +344,5 @@ describe('Dhan cash rows and indices', () => {
     expect([...bse].filter((s) => !ourBse.has(s)).sort()).toEqual(['DIVY50', 'INDDEF', 'MOME50', 'QUAL50']);
     expect([...ourBse].filter((s) => bse.has(s))).toHaveLength(65);
     expect([...ourBse]).toEqual(expect.arrayContaining(['SENSEX', 'BANKEX', 'SENSEX50', 'BSECAPITALGOODS']));
-  });
-});
-
-describe('a Dhan file is recognised by its header; rows it cannot map are skipped with a reason', () => {
-  it('refuses a Kite file and an empty file', async () => {
-    await expect(collect(dhanFormat.parse(createReadStream(NSE_FILE)))).rejects.toThrow(
-      /^not a Dhan scrip master: header "instrument_token,exchange_token,.*" lacks SEM_EXM_EXCH_ID, /,
-    );
-    await expect(collect(parseDhan(Readable.from([''])))).rejects.toThrow(
-      'not a Dhan scrip master: the file is empty',
-    );
-  });
-
-  it('reads the last line without a newline and reports the lines it cannot use', async () => {
-    const { rows, skips } = await parseLines(
-      'NSE,D,1,OPTIDX,0,NIFTY-Feb2026-25000-CE,65.0,X,2026-02-10 14:30:00,25000.00000,XX,5.0000,W,OP,,',
-      'NSE,D,2,OPTIDX,0,NIFTY-Mar2026-25000-CE,65.0,X,2026-02-10 14:30:00,25000.00000,CE,5.0000,W,OP,,',
-      'NSE,D,3,OPTIDX,0,NIFTY-Feb2026-25100-CE,65.0,X,2026-02-10 14:30:00,25000.00000,CE,5.0000,W,OP,,',
-      'NSE,D,4,OPTIDX,0,NIFTY 10 FEB 25000 CALL,65.0,X,2026-02-10 14:30:00,25000.00000,CE,5.0000,W,OP,,',
-      'NSE,D,5,FUTIDX,0,NIFTY-Feb2026-25000-CE,65.0,X,2026-02-24 14:30:00,-0.01000,XX,5.0000,M,FUT,,',
-      'NSE,D,6,OPTIDX,0,NIFTY-Feb2026-25000-CE,65.0,X,,25000.00000,CE,5.0000,W,OP,,',
-      'NSE,D,7,OPTIDX,0,NIFTY-Feb2026-25000-CE,0.5,X,2026-02-10 14:30:00,25000.00000,CE,5.0000,W,OP,,',
-      'NSE,D,8,SPREAD,0,NIFTY-Feb2026-FUT,65.0,X,2026-02-24 14:30:00,-0.01000,XX,5.0000,M,FUT,,',
-      'NSE,M,9,OPTFUT,0,GOLD-25Feb2026-150000-CE,1.0,X,2026-02-25 20:00:00,150000.00000,CE,100.0000,M,OPTFUT,1,GOLD',
-      'NCDEX,M,10,FUTCOM,0,GUARSEED-20Feb2026-FUT,1.0,X,2026-02-20 00:00:00,0.00000,XX,100.0000,M,FUTCOM,1,GUAR',
-      'BSE,I,11,EQUITY,0,SENSEX,1.0,Sensex,0001-01-01,,XX,0.0100,,INDEX,X,SENSEX',
-      'NSE,E,12,EQUITY,0,N2NSETEST,1.0,N2NSETEST,,,,5.0000,NA,Other,EQ,N2NSETEST',
-      'NSE,E,13,EQUITY,0,SBIN,1.0,State Bank of India,,,,0,NA,ES,EQ,STATE BANK OF INDIA',
-      'NSE,E,,EQUITY,0,SBIN,1.0,State Bank of India,,,,10.0000,NA,ES,EQ,STATE BANK OF INDIA',
-      'NSE,E,15,EQUITY',
-      'NSE,E,16,EQUITY,0,SBIN,1.0,State Bank of India,,,,10.0000,NA,ES,EQ,STATE BANK OF INDIA',
-    );
-    expect(rows.map((r) => r.symbol)).toEqual(['SBIN']);
-    expect(skips.map((s) => [s.line, s.reason])).toEqual([
-      [2, 'bad option type XX'],
-      [3, 'expiry 2026-02-10 not that of NIFTY-Mar2026-25000-CE'],
-      [4, 'strike 25000 not that of NIFTY-Feb2026-25100-CE'],
-      [5, 'unreadable trading symbol NIFTY 10 FEB 25000 CALL'],
-      [6, 'unreadable trading symbol NIFTY-Feb2026-25000-CE'],
-      [7, 'missing expiry'],
-      [8, 'bad lot size 0.5'],
-      [9, 'unexpected instrument type SPREAD on NSE/D'],
-      [10, 'unsupported segment NSE/M'],
-      [11, 'unsupported segment NCDEX/M'],
-      [12, 'unexpected instrument type EQUITY on BSE/I'],
-      [13, 'exchange test security N2NSETEST'],
-      [14, 'bad tick size 0'],
-      [15, 'missing token'],
-      [16, 'too few fields (4 of 16)'],
-    ]);
-  });
-
-  it('propagates a truncated gzip', async () => {
-    const gz = gzipSync(readFileSync(FILE));
-    const input = Readable.from([gz.subarray(0, gz.length >> 1)]).pipe(createGunzip());
-    await expect(collect(parseDhan(input))).rejects.toMatchObject({ code: 'Z_BUF_ERROR' });
-  });
-});
-
-/** What two brokers' imports must agree on for one contract. */
-const terms = (r: Instrument) => ({
-  symbol: r.symbol,
-  exchange: r.exchange,
-  expiryDate: r.expiryDate,
-  expiry: r.expiry,
-  strike: r.strike,
-  lotsize: r.lotsize,
-  instrumenttype: r.instrumenttype,
-  underlying: r.underlying,
-});
-
-describe('the Dhan and Zerodha imports give the same contracts the same service symbols', () => {
-  // Kite NFO/BFO of 2026-08-18 (the fixture, and the overlap cut beside the Dhan fixture) and Kite
-  // NSE of 2025-10-06, against Dhan's 2026-02-10 master.
-  let kite: Map<string, Instrument>;
-  /** Kite instrument_token → exchange_token (the exchange's own contract id). */
-  const exchangeTokens = new Map<string, string>();
-  beforeAll(async () => {
-    const files = [FO_FILE, KITE_OVERLAP_FILE, NSE_FILE];
-    const parsed = await Promise.all(files.map((f) => collect(parseZerodha(createReadStream(f)))));
-    for (const p of parsed) expect(p.skips).toEqual([]);
-    kite = new Map(parsed.flatMap((p) => p.rows).map((r) => [`${r.exchange}:${r.symbol}`, r]));
-    for (const f of files)
-      for (const line of readFileSync(f, 'utf8').trimEnd().split('\n').slice(1)) {
-        const [instrumentToken, exchangeToken] = line.split(',');
-        exchangeTokens.set(instrumentToken!, exchangeToken!);
-      }
-  });
-  const overlap = (pick: (r: Instrument) => boolean) =>
-    dhan.rows.filter(pick).flatMap((r) => {
-      const k = kite.get(`${r.exchange}:${r.symbol}`);
-      return k ? [{ dhan: r, kite: k }] : [];
-    });
-
-  it('agrees on all 553 NIFTY, BANKNIFTY and SENSEX options both snapshots list (Sep 2026 … Dec 2030)', () => {
-    const pairs = overlap((r) => ['NIFTY', 'BANKNIFTY', 'SENSEX'].includes(r.underlying ?? ''));
-    expect(
-      countBy(pairs.map((p) => ({ ...p.dhan, exchange: `${p.dhan.exchange} ${p.dhan.underlying!}` }))),
-    ).toEqual({
-      'NFO NIFTY CE': 138,
-      'NFO NIFTY PE': 159,
-      'NFO BANKNIFTY CE': 30,
-      'NFO BANKNIFTY PE': 32,
-      'BFO SENSEX CE': 97,
-      'BFO SENSEX PE': 97,
-    });
-    for (const { dhan: d, kite: k } of pairs) expect(terms(d)).toEqual(terms(k));
-    const expiries = [...new Set(pairs.map((p) => `${p.dhan.underlying!} ${p.dhan.expiryDate!}`))].sort();
-    expect(expiries).toEqual([
-      'BANKNIFTY 2026-09-29',
-      'BANKNIFTY 2026-12-29',
-      'NIFTY 2026-09-29',
-      'NIFTY 2026-12-29',
-      'NIFTY 2027-06-29',
-      'NIFTY 2027-12-28',
-      'NIFTY 2028-06-27',
-      'NIFTY 2028-12-26',
-      'NIFTY 2029-06-26',
-      'NIFTY 2029-12-24',
-      'NIFTY 2030-06-25',
-      'NIFTY 2030-12-31',
-      'SENSEX 2026-09-24',
-      'SENSEX 2026-12-31',
-      'SENSEX 2027-06-24',
-      'SENSEX 2027-12-30',
-      'SENSEX 2028-06-29',
-      'SENSEX 2028-12-28',
-      'SENSEX 2029-06-28',
-      'SENSEX 2029-12-27',
-      'SENSEX 2030-06-27',
-      'SENSEX 2030-12-26',
-    ]);
-  });
-
-  it('matches the same NSE contracts: the Dhan security id is the Kite exchange token of every shared NFO option', () => {
-    const pairs = overlap((r) => r.exchange === 'NFO');
-    expect(pairs).toHaveLength(359);
-    for (const { dhan: d, kite: k } of pairs)
-      expect([d.symbol, d.token]).toEqual([k.symbol, exchangeTokens.get(k.token)]);
-  });
-
-  it('shares no future: Dhan lists index futures to 2026-04-30, Kite from 2026-08-25', () => {
-    const futures = (rows: Iterable<Instrument>) =>
-      [...rows].filter(
-        (r) => r.instrumenttype === 'FUT' && ['NIFTY', 'BANKNIFTY', 'SENSEX'].includes(r.underlying!),
-      );
-    const last = futures(dhan.rows)
-      .map((r) => r.expiryDate!)
-      .sort()
-      .at(-1);
-    const first = futures(kite.values())
-      .map((r) => r.expiryDate!)
-      .sort()[0];
-    expect([last, first]).toEqual(['2026-04-30', '2026-08-25']);
-    expect(overlap((r) => r.instrumenttype === 'FUT')).toEqual([]);
-    // Both name them base + DDMMMYY + FUT with the same lots.
-    expect(find('NFO', 'NIFTY24FEB26FUT')).toMatchObject({
-      lotsize: kite.get('NFO:NIFTY25AUG26FUT')!.lotsize,
-    });
-    expect(find('NFO', 'BANKNIFTY24FEB26FUT')).toMatchObject({
-      lotsize: kite.get('NFO:BANKNIFTY25AUG26FUT')!.lotsize,
-    });
-    expect(find('BFO', 'SENSEX26FEB26FUT')).toMatchObject({
-      lotsize: kite.get('BFO:SENSEX27AUG26FUT')!.lotsize,
-    });
-  });
-
-  it('agrees on the 445 NSE equities both list, but the SME lots NSE revised between the snapshots', () => {
-    const pairs = overlap((r) => r.exchange === 'NSE');
-    expect(pairs).toHaveLength(445);
-    const lotChanged = pairs.filter((p) => p.dhan.lotsize !== p.kite.lotsize);
-    // SME market lots are reset by price; SOLEX also moved to the main board (lot 1).
-    expect(lotChanged.map((p) => [p.kite.brsymbol, p.kite.lotsize, p.dhan.lotsize])).toEqual([
-      ['VINSYS-SM', 500, 250],
-      ['AKIKO-ST', 1600, 800],
-      ['SHUBHSHREE-SM', 600, 300],
-      ['SOLEX-ST', 125, 1],
-      ['COOLCAPS-SM', 2500, 1250],
-    ]);
-    for (const { dhan: d, kite: k } of pairs)
-      expect({ ...terms(d), lotsize: 0 }).toEqual({ ...terms(k), lotsize: 0 });
-    // Kite's symbols carry the series (`GOLDSTAR-SM`), which the service symbol drops.
-    expect(pairs.filter((p) => p.dhan.symbol !== p.kite.brsymbol)).toHaveLength(303);
-    expect(pairs.map((p) => p.dhan.symbol)).toEqual(
-      expect.arrayContaining(['SBIN', 'BAJAJ-AUTO', 'M&M', 'GOLDSTAR', 'CHOLAFIN', 'CHOLAFIN-D1', 'IMC1-N1']),
-    );
   });
 });
