@@ -15,7 +15,6 @@ import {
   setupDhan,
   type DhanSet,
 } from '../../../../test/helpers/dhan-fixtures.js';
-import { DhanLoginUnavailable } from './dhan.adapter.js';
 
 let D: DhanSet;
 beforeAll(async () => {
@@ -396,16 +395,4 @@ describe('failures: Dhan’s status and message passed through, the token nowher
     await gone.close();
     expect(f).toMatchObject({ ok: false, httpStatus: 502 });
   }, 10_000);
-});
-
-describe('login: the token is pasted, no browser flow', () => {
-  it('loginUrl throws a 400 naming the CLI; exchangeCode rejects with a 400', async () => {
-    const { adapter } = await setup();
-    expect(() => adapter.loginUrl('state')).toThrow(DhanLoginUnavailable);
-    expect(() => adapter.loginUrl('state')).toThrow(/broker-session set --broker dhan/);
-    await expect(adapter.exchangeCode('code')).rejects.toMatchObject({
-      httpStatus: 400,
-      code: 'not_supported',
-    });
-  });
 });
