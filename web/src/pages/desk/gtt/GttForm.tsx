@@ -27,7 +27,7 @@ import { useMode } from '../../../api/auth';
 import { tickKey, useLiveTicks } from '../../../api/live-ticks';
 import type { Outcome } from '../../../components/BookActions';
 import { Suggestions, type SearchItem } from '../../../components/ticket/Suggestions';
-import { isOrderExchange, lotSizeProblem, num, productsFor } from '../../../components/ticket/ticket-fields';
+import { isOrderExchange, lotSizeProblem, num } from '../../../components/ticket/ticket-fields';
 import { useFacts, type Facts } from '../../../components/ticket/use-facts';
 import {
   useModifyGttMutation,
@@ -35,10 +35,13 @@ import {
   type Gtt,
   type GttAnswer,
 } from '../../../features/gtt/api/gtt';
-import { formatCount, formatPrice } from '../../../format-number';
+import { formatPrice } from '../../../format-number';
 import {
   allUnder,
   bodyOf,
+  EMPTY_GTT,
+  FIELD_ORDER as UNDER,
+  gttProducts,
   serverError,
   shownFields,
   stateOf,
@@ -50,29 +53,7 @@ import {
   type GttType,
 } from './gtt-model';
 import classes from './GttForm.module.css';
-
-/** The products a GTT takes on an exchange: CNC on the cash exchanges, NRML on the derivative ones. */
-const gttProducts = (exchange: string) => productsFor(exchange).filter((p) => p !== 'MIS') as GttProduct[];
-
-const EMPTY: GttFormState = {
-  type: 'SINGLE',
-  leg: 'tg',
-  symbol: '',
-  exchange: 'NSE',
-  action: 'BUY',
-  product: 'CNC',
-  quantity: '',
-  pricetype: 'LIMIT',
-  slTrigger: '',
-  slLimit: '',
-  tgTrigger: '',
-  tgLimit: '',
-};
-
-const sideColor = (a: Action) => (a === 'BUY' ? 'var(--mantine-color-teal-8)' : 'var(--mantine-color-red-8)');
-
-/** The labels of the number fields, lined up when a description wraps. */
-const UNDER: Array<'label' | 'input' | 'description' | 'error'> = ['label', 'input', 'description', 'error'];
+import { GttConfirm, sideColor } from './GttConfirm';
 
 export function GttForm({
   gtt,
@@ -85,7 +66,7 @@ export function GttForm({
   onClose: () => void;
 }) {
   const fixed = gtt !== undefined;
-  const [s, setS] = useState<GttFormState>(() => (gtt ? stateOf(gtt) : EMPTY));
+  const [s, setS] = useState<GttFormState>(() => (gtt ? stateOf(gtt) : EMPTY_GTT));
   const set = <K extends keyof GttFormState>(k: K, v: GttFormState[K]) => setS((p) => ({ ...p, [k]: v }));
   const [known, setKnown] = useState<Facts | undefined>();
   const [suggest, setSuggest] = useState(false);
@@ -187,27 +168,14 @@ export function GttForm({
 
   if (confirming)
     return (
-      <Stack>
-        <Text>
-          Send this GTT to your broker? It places a real{' '}
-          <span style={{ color: sideColor(s.action), fontWeight: 600 }}>{s.action}</span> order of{' '}
-          {formatCount(num(s.quantity))} <strong>{s.symbol.trim().toUpperCase()}</strong> ({s.exchange},{' '}
-          {s.product}, {s.pricetype}) when its trigger is reached.
-        </Text>
-        {err ? (
-          <Alert color="red" title={fixed ? 'GTT not modified' : 'GTT not placed'} role="alert">
-            {err.message}
-          </Alert>
-        ) : null}
-        <Group>
-          <Button color="red" loading={m.isPending} onClick={send}>
-            {fixed ? 'Modify at the broker' : 'Send to the broker'}
-          </Button>
-          <Button variant="default" onClick={() => setConfirming(false)}>
-            Back
-          </Button>
-        </Group>
-      </Stack>
+      <GttConfirm
+        s={s}
+        fixed={fixed}
+        error={err}
+        pending={m.isPending}
+        onSend={send}
+        onBack={() => setConfirming(false)}
+      />
     );
 
   return (

@@ -7,7 +7,7 @@
 import type { OrderExchange } from '../../../../../src/domain/exchanges';
 import type { Action } from '../../../../../src/domain/orders';
 import { ApiError, fieldError } from '../../../api/client';
-import { num } from '../../../components/ticket/ticket-fields';
+import { num, productsFor } from '../../../components/ticket/ticket-fields';
 import type { Gtt, PlaceGttBody } from '../../../features/gtt/api/gtt';
 import { formatPrice } from '../../../format-number';
 import { istDateTime, istDay } from '../../../ist-time';
@@ -207,3 +207,31 @@ export function shownFields(s: GttFormState, fixed: boolean): GttField[] {
   }
   return out;
 }
+
+/** The products a GTT takes on an exchange: CNC on the cash exchanges, NRML on the derivative ones. */
+export const gttProducts = (exchange: string) =>
+  productsFor(exchange).filter((p) => p !== 'MIS') as GttProduct[];
+
+/** A new GTT's form. */
+export const EMPTY_GTT: GttFormState = {
+  type: 'SINGLE',
+  leg: 'tg',
+  symbol: '',
+  exchange: 'NSE',
+  action: 'BUY',
+  product: 'CNC',
+  quantity: '',
+  pricetype: 'LIMIT',
+  slTrigger: '',
+  slLimit: '',
+  tgTrigger: '',
+  tgLimit: '',
+};
+
+/** The order of a number field's parts: labels lined up when a description wraps. */
+export const FIELD_ORDER: Array<'label' | 'input' | 'description' | 'error'> = [
+  'label',
+  'input',
+  'description',
+  'error',
+];
