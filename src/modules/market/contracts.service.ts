@@ -240,8 +240,12 @@ export class ContractsService {
     return this.fallback.getByBrSymbol(brsymbol, brexchange, broker);
   }
 
+  /**
+   * Whether `broker`'s file is the live one: from the value kept with the index (refreshed on every
+   * contract change, as the index is), read from the database only before the first reading.
+   */
   private async isLive(broker: string): Promise<boolean> {
-    const live = await this.repo.liveBroker();
+    const live = this.liveBrokerName ?? (await this.repo.liveBroker());
     return live === null || live === broker;
   }
 
