@@ -77,6 +77,8 @@ describe('a bad value stops start-up naming the variable and the reason', () => 
     [{ HOST: '-bad.example' }, /HOST: "-bad\.example" is not a host name/],
     [{ HOST: 'a..b' }, /HOST: "a\.\.b" is not a host name/],
     [{ TRAFFIC_RETENTION_DAYS: '0' }, /TRAFFIC_RETENTION_DAYS: 0 is outside 1\.\.3650/],
+    [{ ERROR_LOG_RETENTION_DAYS: '3651' }, /ERROR_LOG_RETENTION_DAYS: 3651 is outside 1\.\.3650/],
+    [{ ERROR_LOG_MAX_ROWS: '99' }, /ERROR_LOG_MAX_ROWS: 99 is outside 100\.\.10000000/],
   ];
   for (const [env, reason] of cases) {
     it(`${Object.keys(env)[0]}=${Object.values(env)[0]}`, () => {

@@ -122,6 +122,8 @@ export interface Config {
   disableBanCheck: boolean;
   /** Days of traffic log kept (`TRAFFIC_RETENTION_DAYS`, default 30). */
   trafficRetentionDays: number;
+  /** Error log retention: days (`ERROR_LOG_RETENTION_DAYS`, 30) and rows (`ERROR_LOG_MAX_ROWS`, 10,000). */
+  errorLogRetention: { maxAgeDays: number; maxRows: number };
   /**
    * Broker whose published master contract `POST /api/master-contract/download` fetches
    * (`MASTER_CONTRACT_BROKER`: zerodha, upstox, dhan or angel (the brokers with one downloadable file); unset = the request must name one).
@@ -275,6 +277,10 @@ export function loadConfig(
     serviceName: 'algodesk',
     disableBanCheck: check('UNSAFE_DISABLE_BAN_CHECK', false, parseBoolean),
     trafficRetentionDays: check('TRAFFIC_RETENTION_DAYS', 30, (raw) => parseInteger(raw, 1, 3650)),
+    errorLogRetention: {
+      maxAgeDays: check('ERROR_LOG_RETENTION_DAYS', 30, (raw) => parseInteger(raw, 1, 3650)),
+      maxRows: check('ERROR_LOG_MAX_ROWS', 10_000, (raw) => parseInteger(raw, 100, 10_000_000)),
+    },
     masterContractBroker: check('MASTER_CONTRACT_BROKER', undefined, (raw) => {
       if (!isBroker(raw.toLowerCase())) throw new Error(`must be one of ${BROKERS.join(', ')}`);
       return raw.toLowerCase();

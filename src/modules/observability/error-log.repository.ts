@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { deleteBelow } from '../../platform/db/batched-delete.js';
 import type { DB, ErrorLogTable } from '../../db/schema.js';
 import type { ErrorEntry, ErrorLevel, ErrorOrigin } from './error-record.js';
 
@@ -120,11 +121,11 @@ export class ErrorLogRepository {
   }
 
   /**
-   * Retention: rows older than `before`, and all but the newest `maxRows` rows, are deleted.
-   * Returns how many rows went.
+   * Retention: rows older than `before`, and all but the newest `maxRows` rows, are deleted, in
+   * batches (platform/db/batched-delete.ts). Returns how many rows went.
    */
   async prune(before: number, maxRows: number): Promise<number> {
-    const aged = await this.db.deleteFrom('error_log').where('created_at', '<', before).executeTakeFirst();
+    const aged = await deleteBelow(this.db, 'error_log', 'created_at', before);
     const edge = await this.db
       .selectFrom('error_log')
       .select('id')
@@ -132,12 +133,8 @@ export class ErrorLogRepository {
       .offset(maxRows)
       .limit(1)
       .executeTakeFirst();
-    let capped = 0n;
-    if (edge) {
-      const r = await this.db.deleteFrom('error_log').where('id', '<=', edge.id).executeTakeFirst();
-      capped = r.numDeletedRows;
-    }
-    return Number(aged.numDeletedRows + capped);
+    const capped = edge ? await deleteBelow(this.db, 'error_log', 'id', Number(edge.id) + 1) : 0;
+    return aged + capped;
   }
 
   async count(): Promise<number> {

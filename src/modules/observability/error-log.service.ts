@@ -2,7 +2,8 @@
  * The error log store (its decisions: src/modules/observability/README.md). Server records arrive as the lines pino
  * already wrote (so redaction is exactly the log's), are parsed and queued in memory, and a 1 s
  * timer writes them in batches: the request path only pushes a string into an array. Retention
- * (a row cap and an age limit) runs after writes, at most once a minute.
+ * (a row cap and an age limit, `ERROR_LOG_MAX_ROWS` and `ERROR_LOG_RETENTION_DAYS`) is
+ * {@link ErrorLogService.purge}, which the observability plugin runs on a timer, in batches.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
@@ -21,9 +22,9 @@ import {
 
 /** Retention and buffering figures (documented in this module's README.md). */
 export const ERROR_LOG_LIMITS = {
-  /** Rows kept at most; the oldest go first. */
+  /** Rows kept at most, unless `ERROR_LOG_MAX_ROWS` says otherwise; the oldest go first. */
   maxRows: 10_000,
-  /** Rows older than this are deleted. */
+  /** Rows older than this are deleted, unless `ERROR_LOG_RETENTION_DAYS` says otherwise. */
   maxAgeDays: 30,
   /** Records waiting for the writer; beyond this they are dropped and counted. */
   maxPending: 5_000,
@@ -41,7 +42,8 @@ export const ERROR_LOG_LIMITS = {
 } as const;
 
 const FLUSH_MS = 1_000;
-const PRUNE_EVERY_MS = 60_000;
+/** A failed write is logged at most this often. */
+const FAILURE_LOG_EVERY_MS = 60_000;
 const HOUR = 3_600_000;
 
 /** An entry as the routes answer it. */
@@ -125,15 +127,22 @@ export class ErrorLogService {
   private dropped = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
-  private lastPrune = 0;
   private lastFailureLog = -Infinity;
   private readonly consumer = (line: string) => this.captureLine(line);
+
+  private readonly retention: { maxRows: number; maxAgeDays: number };
 
   constructor(
     private readonly repo: ErrorLogRepository,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
+    retention: { maxRows?: number; maxAgeDays?: number } = {},
+  ) {
+    this.retention = {
+      maxRows: retention.maxRows ?? ERROR_LOG_LIMITS.maxRows,
+      maxAgeDays: retention.maxAgeDays ?? ERROR_LOG_LIMITS.maxAgeDays,
+    };
+  }
 
   /** Starts taking the logger's warn-and-above lines and the 1 s writer. */
   start(): void {
@@ -211,21 +220,25 @@ export class ErrorLogService {
     this.pending = [];
     try {
       await this.repo.insert(batch);
-      const now = this.clock.now();
-      if (now - this.lastPrune >= PRUNE_EVERY_MS) {
-        this.lastPrune = now;
-        await this.repo.prune(now - ERROR_LOG_LIMITS.maxAgeDays * 24 * HOUR, ERROR_LOG_LIMITS.maxRows);
-      }
     } catch (err) {
       this.dropped += batch.length;
       // This warning is itself captured: logged at most once a minute so a broken database
       // cannot turn the writer into a loop of its own failures.
       const now = this.clock.now();
-      if (now - this.lastFailureLog >= PRUNE_EVERY_MS) {
+      if (now - this.lastFailureLog >= FAILURE_LOG_EVERY_MS) {
         this.lastFailureLog = now;
         this.logger.warn({ err, module: 'error-log', lost: batch.length }, 'error log write failed');
       }
     }
+  }
+
+  /**
+   * Retention: deletes the rows past the age limit, then all but the newest `maxRows`, in batches
+   * between which requests run; returns how many went. Run on a timer by the plugin.
+   */
+  purge(): Promise<number> {
+    const before = this.clock.now() - this.retention.maxAgeDays * 24 * HOUR;
+    return this.repo.prune(before, this.retention.maxRows);
   }
 
   async list(query: {
@@ -266,7 +279,7 @@ export class ErrorLogService {
       last_24h: s.lastDay,
       dropped: this.dropped,
       pending: this.pending.length,
-      retention: { max_rows: ERROR_LOG_LIMITS.maxRows, max_age_days: ERROR_LOG_LIMITS.maxAgeDays },
+      retention: { max_rows: this.retention.maxRows, max_age_days: this.retention.maxAgeDays },
     };
   }
 

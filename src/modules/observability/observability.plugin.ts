@@ -6,7 +6,7 @@
  * (flushing) after them.
  */
 import type { AppDeps } from '../../app-deps.js';
-import { modulePlugin, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
+import { modulePlugin, repeatWhileUp, routeLimits, sessionScope } from '../../platform/http/module-plugin.js';
 import { parseRateRules } from '../../platform/rate-rule.js';
 import { errorLogRoutes } from './error-log.routes.js';
 import { ErrorLogRepository } from './error-log.repository.js';
@@ -19,6 +19,9 @@ import { TrafficLogService } from './traffic.service.js';
 
 /** Browser error reports per client address (their own window). */
 export const CLIENT_REPORT_RATE = '60 per minute';
+
+/** How often the traffic and error logs' retention runs (each instance; the deletes are idempotent). */
+export const RETENTION_SWEEP_MS = 10 * 60_000;
 
 export interface ObservabilityServices {
   /** The error log: warn+ records of the server, reports of the browser. */
@@ -40,7 +43,12 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
     const { config, clock } = deps;
     const db = deps.database.db;
     app.sqliteWriter?.define({ traffic: SINGLE_ROW_INSERT });
-    const errors = new ErrorLogService(new ErrorLogRepository(db), clock, deps.logger);
+    const errors = new ErrorLogService(
+      new ErrorLogRepository(db),
+      clock,
+      deps.logger,
+      config.errorLogRetention,
+    );
     const traffic = new TrafficLogService(new TrafficRepository(db, app.sqliteWriter), clock, deps.logger, {
       retentionDays: config.trafficRetentionDays,
     });
@@ -82,6 +90,17 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
       });
     });
     app.addHook('onReady', async () => traffic.start());
+    // Retention, off the request path: batches of deletes with the event loop's turns between.
+    repeatWhileUp(
+      app,
+      RETENTION_SWEEP_MS,
+      async () => {
+        await traffic.purge();
+        await errors.purge();
+      },
+      deps.logger,
+      'log retention',
+    );
     app.addHook('onClose', async () => {
       await traffic.stop();
       await errors.stop();

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { CompiledQuery, sql } from 'kysely';
 import { isPostgres } from '../../platform/db/database.js';
+import { deleteBelow } from '../../platform/db/batched-delete.js';
 import type { RowTuple, SqliteWriterThread } from '../../platform/db/sqlite-writer-thread.js';
 import type { DB, TrafficLogTable } from '../../db/schema.js';
 
@@ -197,9 +198,8 @@ export class TrafficRepository {
     return rows.map((r) => r.ip);
   }
 
-  /** Deletes requests stored before `ts`; returns how many. */
-  async deleteOlderThan(ts: number): Promise<number> {
-    const r = await this.db.deleteFrom('traffic_log').where('ts', '<', ts).executeTakeFirst();
-    return Number(r.numDeletedRows);
+  /** Deletes requests stored before `ts`, in batches (platform/db/batched-delete.ts); returns how many. */
+  deleteOlderThan(ts: number): Promise<number> {
+    return deleteBelow(this.db, 'traffic_log', 'ts', ts);
   }
 }
