@@ -15,7 +15,12 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { migrationProvider } from '../../src/db/migrations/index.js';
 import type { DB } from '../../src/db/schema.js';
-import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
+import {
+  openDatabase,
+  type Database,
+  type Dialect,
+  type OpenOptions,
+} from '../../src/platform/db/database.js';
 import { migrateToLatest, type MigrationOutcome } from '../../src/platform/db/migrate.js';
 
 export const pgUrl = inject('pgUrl');
@@ -40,11 +45,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(dialect: Dialect, dataDir: string): Promise<TestDatabase> {
+export async function createTestDatabase(
+  dialect: Dialect,
+  dataDir: string,
+  opts: OpenOptions = {},
+): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const target = { kind: 'sqlite' as const, file: join(dataDir, 'algodesk.db') };
     copyFileSync(await sqliteTemplate(), target.file);
-    const database = openDatabase(target);
+    const database = openDatabase(target, opts);
     return { database, dialect, dataDir, target, drop: () => database.close() };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -54,7 +63,7 @@ export async function createTestDatabase(dialect: Dialect, dataDir: string): Pro
     await database.close();
     await withSchemaLock((c) => c.query(`drop schema if exists ${schema} cascade`));
   };
-  const database = openDatabase(target);
+  const database = openDatabase(target, opts);
   // A failed replay must not leave a half-built schema behind for later runs.
   await withSchemaLock(async (c) => {
     // One round trip: the whole script as one multi-statement query (one implicit transaction).

@@ -56,6 +56,9 @@ function parseSince(since: string | undefined): number | undefined {
 }
 
 /** The window's start from `since` or `hours` (at most one of them); undefined for neither. */
+/** The request list's window when the query names none. */
+const DEFAULT_LIST_WINDOW_MS = 24 * 3_600_000;
+
 function windowStart(q: { since?: string | undefined; hours?: number | undefined }, now: number) {
   if (q.since !== undefined && q.hours !== undefined)
     throw badRequest('Give since or hours, not both', { hours: ['give since or hours, not both'] });
@@ -151,9 +154,12 @@ export function trafficRoutes(
       const q = req.query;
       const limit = q.limit ?? 100;
       const offset = q.offset ?? 0;
+      const now = deps.clock.now();
       const { rows, total } = await dashboard.requests(
         {
-          since: windowStart(q, deps.clock.now()),
+          // Without a window, the last 24 hours (as the statistics): the count of a filter is a
+          // range of the time index, never the whole log.
+          since: windowStart(q, now) ?? now - DEFAULT_LIST_WINDOW_MS,
           status: q.status?.toLowerCase(),
           method: q.method?.toUpperCase(),
           path: q.path,

@@ -210,13 +210,18 @@ export class OrdersRepository {
 
   /** Latency rows at or after `since`, newest first, at most `limit`. */
   latency(since: number, limit: number): Promise<LatencyRow[]> {
-    return this.db
-      .selectFrom('order_latency')
-      .selectAll()
-      .where('created_at', '>=', since)
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
+    return (
+      this.db
+        .selectFrom('order_latency')
+        .selectAll()
+        .where('created_at', '>=', since)
+        // Newest first through the time index: ordered by id, the newest rows of a quiet window would
+        // be found by walking every older row of the table.
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+    );
   }
 
   // ---- Action Center ----

@@ -1,7 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, PostgresAdapter, sql } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  PostgresAdapter,
+  sql,
+  type CompiledQuery,
+  type KyselyConfig,
+} from 'kysely';
 import pg from 'pg';
 import type { DB } from '../../db/schema.js';
 
@@ -62,8 +70,24 @@ class NamingClient extends pg.Client {
   }
 }
 
+/** What {@link openDatabase} can be asked besides the target. */
+export interface OpenOptions {
+  /**
+   * Called with every statement Kysely runs (its SQL and parameters), after it ran. For tools and
+   * tests that inspect what a request sends (the query-plan test); unset in the service.
+   */
+  onQuery?: (query: CompiledQuery) => void;
+}
+
+/** Kysely's `log` option for {@link OpenOptions.onQuery}. */
+function queryLog(opts: OpenOptions): Pick<KyselyConfig, 'log'> {
+  const onQuery = opts.onQuery;
+  if (onQuery === undefined) return {};
+  return { log: (event) => void (event.level === 'query' && onQuery(event.query)) };
+}
+
 /** Opens the database. SQLite gets WAL, `synchronous=NORMAL`, a busy timeout and foreign keys. */
-export function openDatabase(target: DatabaseTarget): Database {
+export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Database {
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
     const sqlite = new SQLite(target.file);
@@ -71,7 +95,10 @@ export function openDatabase(target: DatabaseTarget): Database {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const db = new Kysely<DB>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      ...queryLog(opts),
+    });
     return {
       db,
       dialect: 'sqlite',
@@ -91,7 +118,7 @@ export function openDatabase(target: DatabaseTarget): Database {
   });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...queryLog(opts) });
   return { db, dialect: 'postgres', close: once(() => db.destroy()) };
 }
 
