@@ -39,6 +39,9 @@ const WARMUP_S = 2;
 /** `--db postgres` without BENCH_DATABASE_URL: the CI's PostgreSQL (trust auth, database `test`). */
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
+/** The benches `--baseline same-writes` applies to (their plans say which rows: bench/lib/runner.ts). */
+const SAME_WRITES_BENCHES = ['placeorder-analyze', 'webhook-signal'];
+
 const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--db <sqlite|postgres>] [--baseline <node|fastify|same-writes>] [--json <file>]
   --duration     measured seconds per side, ${LIMITS.duration[0]}..${LIMITS.duration[1]} (default ${DEFAULTS.duration}), in ${ROUNDS} alternating rounds, after ${WARMUP_S} s of warm-up
   --connections  concurrent connections, ${LIMITS.connections[0]}..${LIMITS.connections[1]} (default ${DEFAULTS.connections}, or the bench's own)
@@ -46,8 +49,9 @@ const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n
                  (a schema of the run's own at BENCH_DATABASE_URL, default ${DEFAULT_PG_URL})
   --baseline     what the server is measured against: node (default, a bare node:http server),
                  fastify (a bare Fastify route: what algodesk adds above its framework) or, for
-                 placeorder-analyze on SQLite, same-writes (node:http + better-sqlite3 writing the
-                 rows algodesk writes for the order: what algodesk adds above its durable work)
+                 ${SAME_WRITES_BENCHES.join(' and ')}, same-writes (node:http writing, per request, the
+                 rows algodesk writes for it, with better-sqlite3 or, with --db postgres, pg: what
+                 algodesk adds above its durable work)
   --json         also write the figures to this file`;
 
 /** Benches with a flow of their own (not server-versus-baseline on one request). */
@@ -128,10 +132,8 @@ if (values.db === 'postgres') {
 if (values.baseline !== undefined) {
   if (values.baseline !== 'node' && values.baseline !== 'fastify' && values.baseline !== 'same-writes')
     usageError('--baseline must be node, fastify or same-writes');
-  if (values.baseline === 'same-writes' && name !== 'placeorder-analyze')
-    usageError(`--baseline same-writes applies to placeorder-analyze only, not ${name}`);
-  if (values.baseline === 'same-writes' && values.db === 'postgres')
-    usageError('--baseline same-writes is SQLite only: it writes with better-sqlite3');
+  if (values.baseline === 'same-writes' && !SAME_WRITES_BENCHES.includes(name))
+    usageError(`--baseline same-writes applies to ${SAME_WRITES_BENCHES.join(' and ')} only, not ${name}`);
   if (CUSTOM.has(name))
     usageError(`--baseline applies to the benches measured against a baseline server, not ${name}`);
 }

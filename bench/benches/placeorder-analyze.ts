@@ -95,7 +95,7 @@ export const placeorderAnalyze: Bench = {
       afterRun: async (server) => afterRun(server, dataDir),
       // `--baseline same-writes`: the rows of each order for the bench user (the first user, id
       // 1), filled where the server fills a MARKET order, at the ask (BUY) or the bid (SELL).
-      sameWrites: { userId: 1, fill: { BUY: SBIN_QUOTE.ask, SELL: SBIN_QUOTE.bid } },
+      sameWrites: { kind: 'placeorder', userId: 1, fill: { BUY: SBIN_QUOTE.ask, SELL: SBIN_QUOTE.bid } },
     };
     return plan;
   },

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { ratioAtLeast } from '../lib/targets.js';
+import type { SameWritesPlan } from '../lib/runner.js';
 import type { Bench, ServerHandle } from '../lib/types.js';
 import { readRunDatabase } from '../lib/processes.js';
 import { createApiKey, importContract, waitForIndex } from './market-data.js';
@@ -40,7 +41,7 @@ export const webhookSignal: Bench = {
       headers: { 'content-type': 'application/json' },
       bodies: [JSON.stringify({ action: 'long_entry' }), JSON.stringify({ action: 'long_exit' })],
     };
-    return {
+    const plan: SameWritesPlan = {
       request,
       baseline: {
         status: 200,
@@ -76,7 +77,11 @@ export const webhookSignal: Bench = {
         note(`${server.label}: signal strategy created, test entry and exit filled`);
       },
       afterRun: async (server) => afterRun(server, dataDir),
+      // `--baseline same-writes`: the rows of each delivery to the signal strategy the path names
+      // (the bench user's, id 1), its orders filled where the server fills a MARKET order.
+      sameWrites: { kind: 'webhook', userId: 1, fill: { BUY: SBIN_QUOTE.ask, SELL: SBIN_QUOTE.bid } },
     };
+    return plan;
   },
   targets: [ratioAtLeast(0.15)],
 };

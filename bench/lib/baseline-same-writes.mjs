@@ -1,43 +1,49 @@
 /**
- * The `--baseline same-writes` baseline of `placeorder-analyze`: a bare `node:http`
- * server on a `better-sqlite3` database of the app's migrated schema, with the app's pragmas,
- * that does the durable work of one analyzer-mode MARKET order filled at once and nothing else:
- * no validation, no API key, no rules, no price. Per POST it parses the JSON body and writes, in
- * one transaction of prepared statements, the rows algodesk writes for such an order (same tables,
- * same columns, so the same indexes), then answers algodesk's bytes with the new order's id:
+ * The `--baseline same-writes` baseline of `placeorder-analyze` and `webhook-signal`: a bare
+ * `node:http` server that does the durable work of the bench's request and nothing else: no
+ * validation, no API key, no rules, no price. Per request it parses the body and writes, in one
+ * transaction, the rows algodesk writes for that request (same tables, same columns, so the same
+ * indexes), then answers algodesk's bytes. The spec's `kind` says which request:
  *
- * - `sandbox_orders`: the order, inserted in its final state (`complete`, filled);
- * - `sandbox_order_events`: its two events (`null → open`, `open → complete`), one statement;
- * - `sandbox_positions`: the position, upserted on (user, symbol, exchange, product);
- * - `sandbox_trades`: the trade;
- * - `sandbox_accounts`: the account, updated (created once at start-up, as algodesk does on the
- *   user's first order);
- * - `analyzer_logs`: the order's log row, inserted undispatched and then marked dispatched (the
- *   outbox mark algodesk's log writer makes once the event's fan-out ran);
- * - `order_latency`: the placement's latency row;
- * - `traffic_log`: the request's traffic row.
+ * - `placeorder` (`POST /api/v1/placeorder`, an analyzer-mode MARKET order filled at once):
+ *   `sandbox_orders` (the order, inserted in its final state), `sandbox_order_events` (its two
+ *   events, one statement), `sandbox_positions` (upserted), `sandbox_trades`, `sandbox_accounts`
+ *   (updated; created at start-up when missing, as algodesk does on the user's first order),
+ *   `analyzer_logs` (inserted undispatched, then marked dispatched, the outbox mark algodesk's log
+ *   writer makes once the event's fan-out ran), `order_latency`, `traffic_log`;
+ * - `webhook` (`POST /strategy/webhook/<token>`, `long_entry`/`long_exit` to a one-leg signal
+ *   strategy whose run is open in sandbox mode): the strategy's lease taken and released
+ *   (`strategies`, two updates); the fill of the order the previous delivery placed, recorded
+ *   (`strategy_orders` and `strategy_positions`, one update each); for an exit, the exit's mark
+ *   (`strategy_positions`); the order's intent (`strategy_orders`, inserted, then updated once
+ *   placed); the order's rows, as for `placeorder`; the leg's working quantity
+ *   (`strategy_positions`); the trail event (`strategy_events`); the audit row
+ *   (`webhook_deliveries`); `traffic_log`. A signal that would not change the position (an entry
+ *   while long, an exit while flat) writes, as algodesk does, the lease, the fill, a `signal_noop`
+ *   event, the audit and the traffic rows, and no order.
  *
- * Algodesk writes the first six in the placement's transaction (grouped with other placements of
- * the same event-loop turn under one COMMIT) and the last three, and the mark, from its SQLite
- * writer thread in batches; here every request is one transaction on the event loop's connection,
- * with SQLite's own WAL checkpoints. test/bench/same-writes-baseline.test.ts checks that one
- * request here writes what one order through the real app writes, table by table.
+ * The database is given by the spec: SQLite (`dbFile`, a copy of the server's database,
+ * baseline-same-writes-sqlite.mjs) or PostgreSQL (`pgUrl`, a schema of its own migrated by the app,
+ * into which the server's rows are copied at start-up, baseline-same-writes-pg.mjs).
+ * test/bench/same-writes-baseline.test.ts checks that one request here writes what one request
+ * through the real app writes, table by table, on both databases.
  *
- * The values are the body's (symbol, exchange, action, quantity, product, strategy) and the spec's
- * (user, fill prices); the position and the account carry running sums kept in memory, which is
+ * The values are the body's (symbol, exchange, action, quantity, product, strategy), the database's
+ * (the strategy, its leg, its run and position as the server left them) and the spec's (user, fill
+ * prices); the sandbox position and account carry running sums kept in memory, which is
  * arithmetic, not algodesk's margin rules.
  *
  * Plain JavaScript, started with `node` (no tsx). Usage: node baseline-same-writes.mjs <spec.json>,
- * the spec being {"port", "method", "path", "status", "contentType", "dbFile", "userId",
- * "fill": {"BUY": <rupees>, "SELL": <rupees>}}; `dbFile` is a database already migrated by the app
- * (the bench copies the set-up's database before the server starts). Listens on 127.0.0.1 only and
- * prints "baseline is running at http://127.0.0.1:<port>" on stderr once it listens.
+ * the spec being {"port", "method", "path", "status", "contentType", "kind", "userId",
+ * "fill": {"BUY": <rupees>, "SELL": <rupees>}} and either {"dbFile"} or {"pgUrl", "copyFrom",
+ * "poolSize"}. Listens on 127.0.0.1 only and prints "baseline is running at
+ * http://127.0.0.1:<port>" on stderr once it listens.
  */
 import { Buffer } from 'node:buffer';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import SQLite from 'better-sqlite3';
 
 const specFile = process.argv[2];
 if (specFile === undefined) {
@@ -49,145 +55,186 @@ const userId = spec.userId;
 /** The sandbox's money unit: 1/10,000 of a rupee (₹800.05 is stored as 8000500). */
 const money = (rupees) => Math.round(rupees * 10_000);
 const fill = { BUY: money(spec.fill.BUY), SELL: money(spec.fill.SELL) };
-
-// The app's connection (src/platform/db/database.ts, openDatabase): WAL, synchronous=NORMAL, a
-// busy timeout and foreign keys.
-const db = new SQLite(spec.dbFile, { fileMustExist: true });
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.pragma('busy_timeout = 5000');
-db.pragma('foreign_keys = ON');
-
-const insertOrder = db.prepare(
-  `insert into sandbox_orders (user_id, symbol, exchange, side, price_type, product, kind, quantity,
-     price, trigger_price, status, filled_quantity, average_price, blocked_margin, blocked_quantity,
-     reason, strategy, tag, day, created_at, updated_at)
-   values (?, ?, ?, ?, ?, ?, 'equity', ?, 0, 0, 'complete', ?, ?, 0, 0, null, ?, null, ?, ?, ?)`,
-);
-const insertEvents = db.prepare(
-  `insert into sandbox_order_events (order_id, user_id, from_status, to_status, detail, at)
-   values (?, ?, null, 'open', null, ?), (?, ?, 'open', 'complete', null, ?)`,
-);
-const upsertPosition = db.prepare(
-  `insert into sandbox_positions (user_id, symbol, exchange, product, quantity, cost, margin,
-     realised_pnl, charges, day, updated_at)
-   values (?, ?, ?, ?, ?, ?, ?, 0, 0, ?, ?)
-   on conflict (user_id, symbol, exchange, product) do update set quantity = excluded.quantity,
-     cost = excluded.cost, margin = excluded.margin, realised_pnl = excluded.realised_pnl,
-     charges = excluded.charges, day = excluded.day, updated_at = excluded.updated_at`,
-);
-const insertTrade = db.prepare(
-  `insert into sandbox_trades (order_id, user_id, symbol, exchange, side, product, quantity, price,
-     strategy, created_at, brokerage, stt, exchange_charges, sebi_fee, stamp_duty, gst, charges)
-   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0, 0, 0, 0)`,
-);
-const updateAccount = db.prepare(
-  `update sandbox_accounts set available = ?, used_margin = ?, realised_pnl = 0, charges = 0,
-     starting_funds = ?, reset_at = ?, updated_at = ? where user_id = ?`,
-);
-const insertLog = db.prepare(
-  `insert into analyzer_logs (user_id, event, api_type, broker, order_id, status_code, request,
-     response, created_at, dispatched_at)
-   values (?, 'order.placed', 'placeorder', 'sandbox', ?, 200, ?, ?, ?, null)`,
-);
-const markDispatched = db.prepare('update analyzer_logs set dispatched_at = ? where id = ?');
-const insertLatency = db.prepare(
-  `insert into order_latency (label, user_id, broker, symbol, order_id, status, total_ms, broker_ms,
-     validation_ms, overhead_ms, created_at)
-   values ('PLACE', ?, 'sandbox', ?, ?, 'success', ?, 0, 0, ?, ?)`,
-);
-const insertTraffic = db.prepare(
-  `insert into traffic_log (ts, ip, method, path, endpoint_group, status, duration_ms, host, user_id)
-   values (?, ?, ?, ?, ?, ?, ?, ?, null)`,
-);
-
 /** The account algodesk creates on the user's first order (its default starting funds, ₹1 crore). */
 const STARTING_FUNDS = money(10_000_000);
-const startedAt = Date.now();
-db.prepare(
-  `insert into sandbox_accounts (user_id, starting_funds, available, used_margin, realised_pnl,
-     charges, reset_at, updated_at)
-   values (?, ?, ?, 0, 0, 0, ?, ?) on conflict (user_id) do nothing`,
-).run(userId, STARTING_FUNDS, STARTING_FUNDS, startedAt, startedAt);
-let account = db
-  .prepare('select starting_funds, available, used_margin, reset_at from sandbox_accounts where user_id = ?')
-  .get(userId);
+
+/** algodesk's answer to a placement is `${head}<order id>${tail}`, also stored in its analyzer-log row. */
+const answer = { head: '{"status":"success","orderid":"', tail: '","mode":"analyze"}' };
+const store = spec.pgUrl
+  ? await (await import('./baseline-same-writes-pg.mjs')).openPgStore(spec, answer)
+  : (await import('./baseline-same-writes-sqlite.mjs')).openSqliteStore(spec, answer);
+
+await store.ensureAccount(userId, STARTING_FUNDS, Date.now());
+let account = await store.account(userId);
 /** Net quantity and cost of each position written, by `symbol exchange product`. */
 const positions = new Map();
 
 /** `YYYY-MM-DD` of `now` in IST, the sandbox's trading day. */
 const istDay = (now) => new Date(now + 19_800_000).toISOString().slice(0, 10);
 
-/** One order's rows; returns its id. */
-const writeOrder = db.transaction((o, requestJson, at, started, ip, method, path, host) => {
-  const side = String(o.action).toUpperCase();
-  const quantity = Number(o.quantity);
-  const price = fill[side] ?? fill.BUY;
-  const day = istDay(at);
-  const orderId = Number(
-    insertOrder.run(
-      userId,
-      o.symbol,
-      o.exchange,
-      side,
-      o.pricetype ?? 'MARKET',
-      o.product ?? 'MIS',
-      quantity,
-      quantity,
-      price,
-      o.strategy ?? null,
-      day,
-      at,
-      at,
-    ).lastInsertRowid,
-  );
-  insertEvents.run(orderId, userId, at, orderId, userId, at);
-  const key = `${o.symbol} ${o.exchange} ${o.product ?? 'MIS'}`;
+/**
+ * The values of one filled order's rows (order, events, trade, position, account, analyzer log,
+ * latency): `o` holds the order's symbol, exchange, side, quantity, product, strategy and tag, and
+ * the log's `apiType` and `request`.
+ */
+function orderRows(o, at) {
+  const price = fill[o.side] ?? fill.BUY;
+  const key = `${o.symbol} ${o.exchange} ${o.product}`;
   const held = positions.get(key) ?? { quantity: 0, cost: 0 };
-  const signed = side === 'SELL' ? -quantity : quantity;
+  const signed = o.side === 'SELL' ? -o.quantity : o.quantity;
   const position = { quantity: held.quantity + signed, cost: held.cost + signed * price };
   positions.set(key, position);
   const margin = Math.round(Math.abs(position.cost) / 5);
-  upsertPosition.run(
-    userId,
-    o.symbol,
-    o.exchange,
-    o.product ?? 'MIS',
-    position.quantity,
-    position.cost,
-    margin,
-    day,
-    at,
-  );
-  insertTrade.run(
-    orderId,
-    userId,
-    o.symbol,
-    o.exchange,
-    side,
-    o.product ?? 'MIS',
-    quantity,
-    price,
-    o.strategy ?? null,
-    at,
-  );
   account = { ...account, used_margin: margin, available: account.starting_funds - margin };
-  updateAccount.run(
-    account.available,
-    account.used_margin,
-    account.starting_funds,
-    account.reset_at,
-    at,
-    userId,
+  return { ...o, userId, price, day: istDay(at), at, position: { ...position, margin }, account };
+}
+
+/** `placeorder`: the request's body is the order. */
+async function placeOrder(body, _raw, http) {
+  // The logged request, as algodesk's log writer stores it: the body without its API key.
+  const { apikey: _apikey, ...request } = body;
+  const order = orderRows(
+    {
+      symbol: body.symbol,
+      exchange: body.exchange,
+      side: String(body.action).toUpperCase(),
+      priceType: body.pricetype ?? 'MARKET',
+      product: body.product ?? 'MIS',
+      quantity: Number(body.quantity),
+      strategy: body.strategy ?? null,
+      tag: null,
+      apiType: 'placeorder',
+      request: JSON.stringify(request),
+    },
+    http.at,
   );
-  const answer = `{"status":"success","orderid":"${orderId}","mode":"analyze"}`;
-  const logId = insertLog.run(userId, String(orderId), requestJson, answer, at).lastInsertRowid;
-  markDispatched.run(at, logId);
-  const ms = performance.now() - started;
-  insertLatency.run(userId, o.symbol, String(orderId), ms, ms, at);
-  insertTraffic.run(at, ip, method, path, path, spec.status, Math.round(ms * 100) / 100, host);
-  return answer;
-});
+  const { orderId } = await store.placeOrder(order, http);
+  return `${answer.head}${orderId}${answer.tail}`;
+}
+
+/**
+ * `webhook`: the signal strategy the path's token names, its first leg, its open run and the
+ * leg's position as the server left them (the bench's `ready` opened the run with a test entry and
+ * exit). Deliveries are handled one after another, as algodesk's lock on a strategy does.
+ */
+async function webhookHandler() {
+  const token = spec.path.split('/').pop();
+  const digest = createHash('sha256').update(token).digest('hex');
+  const s = await store.strategyState(digest);
+  if (!s) throw new Error(`no strategy with the token of ${spec.path} and an open run`);
+  const holder = `same-writes:${process.pid}`;
+  let queue = Promise.resolve();
+  // How many deliveries placed an order, written to the log at exit (BENCH_KEEP_LOGS keeps it).
+  const counts = { deliveries: 0, orders: 0 };
+  process.once('exit', () =>
+    process.stderr.write(
+      `baseline: ${counts.deliveries} deliveries, ${counts.orders} of them placed an order\n`,
+    ),
+  );
+
+  /** One delivery's rows and its answer; `held` is the leg's position once the fill is recorded. */
+  const deliver = async (body, raw, http) => {
+    const action = body.action;
+    if (action !== 'long_entry' && action !== 'long_exit') return undefined;
+    const settle = s.pending;
+    s.pending = [];
+    for (const p of settle) {
+      s.net += p.signed;
+      s.working -= p.signed;
+    }
+    const held = s.net + s.working;
+    counts.deliveries += 1;
+    const target = action === 'long_entry' ? s.leg.quantity : held > 0 ? 0 : held;
+    const delivery = {
+      s,
+      at: http.at,
+      lease: { until: http.at + 5_000, holder, started: http.at },
+      settle,
+      payload: raw,
+      action,
+    };
+    if (target === held || (action === 'long_entry' && held > 0)) {
+      const note = `No change: ${s.leg.symbol} ${s.leg.exchange} already ${held === 0 ? 'flat' : `long ${held}`}`;
+      await store.deliver(
+        {
+          ...delivery,
+          message: note,
+          event: { kind: 'signal_noop', message: note, payload: JSON.stringify({ action }) },
+        },
+        http,
+      );
+      return note;
+    }
+    counts.orders += 1;
+    const exit = target === 0;
+    const side = exit ? 'SELL' : 'BUY';
+    const quantity = Math.abs(target - held);
+    if (exit) s.exitGen += 1;
+    const tag = `ad${BigInt(`0x${randomBytes(9).toString('hex')}`)
+      .toString(36)
+      .slice(0, 14)
+      .padStart(14, '0')}`;
+    const message = exit
+      ? `${action}: ${s.leg.symbol} flattened`
+      : `${action}: BUY ${quantity} ${s.leg.symbol} placed`;
+    const order = orderRows(
+      {
+        symbol: s.leg.symbol,
+        exchange: s.leg.exchange,
+        side,
+        priceType: 'MARKET',
+        product: s.product,
+        quantity,
+        strategy: s.name,
+        tag,
+        apiType: 'strategy',
+        request: JSON.stringify({
+          strategy: s.name,
+          symbol: s.leg.symbol,
+          exchange: s.leg.exchange,
+          action: side,
+          quantity,
+          pricetype: 'MARKET',
+          product: s.product,
+          price: '0',
+          trigger_price: '0',
+          disclosed_quantity: '0',
+        }),
+      },
+      http.at,
+    );
+    const signed = exit ? -quantity : quantity;
+    const intent = {
+      side,
+      quantity,
+      signed,
+      purpose: exit ? 'exit' : 'entry',
+      exitGen: exit ? s.exitGen : null,
+      tag,
+    };
+    const placed = await store.deliver({ ...delivery, message, intent, order }, http);
+    s.working += signed;
+    s.pending = [{ id: placed.intentId, signed }];
+    return message;
+  };
+
+  return (body, raw, http) => {
+    const done = queue.then(() => deliver(body, raw, http));
+    queue = done.catch(() => undefined);
+    return done.then((message) =>
+      message === undefined
+        ? undefined
+        : JSON.stringify({ status: 'success', result: 'ok', message, strategy_id: s.id, run_id: s.runId }),
+    );
+  };
+}
+
+const handle = spec.kind === 'webhook' ? await webhookHandler() : placeOrder;
+/** The traffic log's path and route: the webhook's token is never logged. */
+const traffic =
+  spec.kind === 'webhook'
+    ? { path: '/strategy/webhook/[redacted]', group: '/strategy/webhook/:token' }
+    : { path: spec.path, group: spec.path };
 
 const server = createServer((req, res) => {
   if (req.method !== spec.method || req.url !== spec.path) {
@@ -197,38 +244,40 @@ const server = createServer((req, res) => {
   const started = performance.now();
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
-  req.on('end', () => {
+  req.on('end', async () => {
+    const raw = Buffer.concat(chunks).toString('utf8');
     let body;
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      body = JSON.parse(raw);
     } catch {
       res.writeHead(400).end();
       return;
     }
-    // The logged request, as algodesk's log writer stores it: the body without its API key.
-    const { apikey: _apikey, ...request } = body;
-    let answer;
+    const http = {
+      at: Date.now(),
+      started,
+      ip: req.socket.remoteAddress ?? '',
+      method: req.method,
+      host: req.headers.host ?? null,
+      status: spec.status,
+      ...traffic,
+    };
+    let text;
     try {
-      // BEGIN IMMEDIATE, as the app's transactions (database.ts, withStatementCache).
-      answer = writeOrder.immediate(
-        body,
-        JSON.stringify(request),
-        Date.now(),
-        started,
-        req.socket.remoteAddress ?? '',
-        req.method,
-        req.url,
-        req.headers.host ?? null,
-      );
+      text = await handle(body, raw, http);
     } catch (err) {
       // A body without the columns' values (no rules here: the schema's NOT NULLs refuse it).
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(err?.message ?? err));
       return;
     }
-    answer = Buffer.from(answer, 'utf8');
+    if (text === undefined) {
+      res.writeHead(400).end();
+      return;
+    }
+    const bytes = Buffer.from(text, 'utf8');
     res
-      .writeHead(spec.status, { 'content-type': spec.contentType, 'content-length': answer.length })
-      .end(answer);
+      .writeHead(spec.status, { 'content-type': spec.contentType, 'content-length': bytes.length })
+      .end(bytes);
   });
 });
 
@@ -237,8 +286,8 @@ server.listen(spec.port, '127.0.0.1', () => {
   process.stderr.write(`baseline is running at http://127.0.0.1:${server.address().port}\n`);
 });
 process.once('SIGTERM', () =>
-  server.close(() => {
-    db.close();
+  server.close(async () => {
+    await store.close();
     process.exit(0);
   }),
 );

@@ -57,6 +57,8 @@ export interface Child {
 export class Workspace {
   readonly dataDir: string;
   private readonly children: Child[] = [];
+  /** Schemas of {@link migratedSchema}, dropped with the run's. */
+  private readonly extraSchemas: string[] = [];
 
   private constructor(
     readonly dir: string,
@@ -78,8 +80,7 @@ export class Workspace {
     if (!baseUrl) return new Workspace(dir);
     const schema = `bench_${randomBytes(6).toString('hex')}`;
     await withPg(baseUrl, (c) => c.query(`create schema "${schema}"`));
-    const options = encodeURIComponent(`-c search_path=${schema}`);
-    const url = `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}options=${options}`;
+    const url = pgUrlOf(baseUrl, schema);
     runPgUrl = url;
     return new Workspace(dir, { baseUrl, schema, url });
   }
@@ -87,6 +88,26 @@ export class Workspace {
   /** `sqlite` or `postgres`: where this run's data lives. */
   get database(): 'sqlite' | 'postgres' {
     return this.pgRun ? 'postgres' : 'sqlite';
+  }
+
+  /** With `--db postgres`: the database's URL (no search path) and the server's schema. */
+  get postgres(): { baseUrl: string; schema: string } | undefined {
+    return this.pgRun && { baseUrl: this.pgRun.baseUrl, schema: this.pgRun.schema };
+  }
+
+  /**
+   * With `--db postgres`: a second schema of this run's own, `<run schema>_<suffix>`, migrated by
+   * the CLI (`algodesk migrate`, so the app's tables, indexes, sequences and foreign keys) and
+   * empty of the server's rows; dropped by {@link dispose} with the run's schema.
+   */
+  async migratedSchema(suffix: string): Promise<string> {
+    const run = this.pgRun;
+    if (!run) throw new Error('a second schema needs --db postgres');
+    const schema = `${run.schema}_${suffix}`;
+    await withPg(run.baseUrl, (c) => c.query(`create schema "${schema}"`));
+    this.extraSchemas.push(schema);
+    await this.cli(['migrate'], undefined, { DATABASE_URL: pgUrlOf(run.baseUrl, schema) });
+    return schema;
   }
 
   /**
@@ -108,13 +129,16 @@ export class Workspace {
     };
   }
 
-  /** Runs the CLI against {@link dataDir}; `input`, when given, is written to its stdin. */
-  cli(args: string[], input?: string): Promise<string> {
+  /**
+   * Runs the CLI against {@link dataDir}; `input`, when given, is written to its stdin; `env`
+   * overrides the environment's variables (e.g. another `DATABASE_URL`).
+   */
+  cli(args: string[], input?: string, env: Record<string, string> = {}): Promise<string> {
     return new Promise((resolvePromise, reject) => {
       const child = execFile(
         process.execPath,
         [CLI, ...args],
-        { cwd: this.dir, env: this.env(), timeout: CLI_TIMEOUT_MS },
+        { cwd: this.dir, env: { ...this.env(), ...env }, timeout: CLI_TIMEOUT_MS },
         (err, stdout, stderr) => {
           if (err)
             reject(new Error(`cli ${args.slice(0, 2).join(' ')} failed: ${stderr.trim() || err.message}`));
@@ -189,7 +213,9 @@ export class Workspace {
     }
     rmSync(this.dir, { recursive: true, force: true });
     const run = this.pgRun;
-    if (run) await withPg(run.baseUrl, (c) => c.query(`drop schema if exists "${run.schema}" cascade`));
+    if (run)
+      for (const schema of [run.schema, ...this.extraSchemas])
+        await withPg(run.baseUrl, (c) => c.query(`drop schema if exists "${schema}" cascade`));
   }
 
   /** For signal handlers, which cannot wait: kills every child at once and removes the directory. */
@@ -351,6 +377,12 @@ export async function readRunDatabase<T>(dataDir: string, fn: (all: RunQuery) =>
   } finally {
     await client.end();
   }
+}
+
+/** `baseUrl` with `schema` as its search path (the URL's `options`). */
+function pgUrlOf(baseUrl: string, schema: string): string {
+  const options = encodeURIComponent(`-c search_path=${schema}`);
+  return `${baseUrl}${baseUrl.includes('?') ? '&' : '?'}options=${options}`;
 }
 
 /** Runs `fn` on a short-lived PostgreSQL connection. */

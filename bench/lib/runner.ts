@@ -37,11 +37,13 @@ class BenchFailure extends Error {}
 const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
 /**
- * What `--baseline same-writes` needs of a bench (`placeorder-analyze` has it): the baseline
- * (`lib/baseline-same-writes.mjs`) writes, per request, the rows algodesk writes for one
- * analyzer-mode MARKET order filled at once, for this user at these fill prices (₹).
+ * What `--baseline same-writes` needs of a bench (`placeorder-analyze` and `webhook-signal` have
+ * it): the baseline (`lib/baseline-same-writes.mjs`) writes, per request, the rows algodesk writes
+ * for one such request (`kind`: an analyzer-mode MARKET order filled at once, or a signal delivery
+ * to the strategy the request's path names), for this user at these fill prices (₹).
  */
 export interface SameWritesSpec {
+  kind: 'placeorder' | 'webhook';
   userId: number;
   fill: { BUY: number; SELL: number };
 }
@@ -52,24 +54,38 @@ export interface SameWritesPlan extends BenchPlan {
 }
 
 const SAME_WRITES_SERVER = join(dirname(fileURLToPath(import.meta.url)), 'baseline-same-writes.mjs');
+/** The app's PostgreSQL pool (src/platform/db/database.ts, openDatabase): the baseline's is as large. */
+const APP_PG_POOL_SIZE = 10;
 
 /** `--baseline same-writes` (run.ts sets `BENCH_BASELINE`); the other kinds: processes.ts. */
 const sameWrites = (): boolean => process.env.BENCH_BASELINE === 'same-writes';
 
 const BASELINE_LABELS = { node: 'bare node:http', fastify: 'bare Fastify' } as const;
+const SAME_WRITES_LABELS = {
+  sqlite: "node:http + better-sqlite3 writing the request's rows",
+  postgres: `node:http + pg (pool of ${APP_PG_POOL_SIZE}) writing the request's rows`,
+} as const;
 
 /**
- * The baseline's own database: a copy (`VACUUM INTO`, a consistent read) of the server's
- * database as the bench's set-up left it, before the server starts, so it has the app's migrated
- * schema (tables, indexes) and the set-up's rows (the user, the instruments).
+ * The same-writes baseline's database, given the server's once it is ready (the bench's `ready`
+ * made its strategy, its test orders): SQLite, a copy (`VACUUM INTO`, a consistent read) of the
+ * server's file, so the app's migrated schema (tables, indexes) and the server's rows; PostgreSQL,
+ * `schema` (migrated before the server started), which the baseline fills with the server's rows
+ * when it starts. Either way the baseline never writes a row the server reads.
  */
-function copySetupDatabase(dataDir: string, to: string): void {
-  const db = new SQLite(join(dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
-  try {
-    db.prepare('vacuum into ?').run(to);
-  } finally {
-    db.close();
+function sameWritesStore(ws: Workspace, schema: string | undefined): Record<string, unknown> {
+  const pgRun = ws.postgres;
+  if (pgRun === undefined) {
+    const dbFile = join(ws.dir, 'baseline-same-writes.db');
+    const db = new SQLite(join(ws.dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
+    try {
+      db.prepare('vacuum into ?').run(dbFile);
+    } finally {
+      db.close();
+    }
+    return { dbFile };
   }
+  return { pgUrl: pgRun.baseUrl, schema, copyFrom: pgRun.schema, poolSize: APP_PG_POOL_SIZE };
 }
 
 /**
@@ -86,7 +102,7 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
     return failed(name, err);
   }
   progress(
-    `database: ${ws.database}; baseline: ${sameWrites() ? "node:http + better-sqlite3 writing an order's rows" : BASELINE_LABELS[baselineKind()]}`,
+    `database: ${ws.database}; baseline: ${sameWrites() ? SAME_WRITES_LABELS[ws.database] : BASELINE_LABELS[baselineKind()]}`,
   );
   const onSignal = (signal: NodeJS.Signals): void => {
     ws.abortSync();
@@ -108,11 +124,10 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
   try {
     progress(`setup in ${ws.dir}`);
     const plan = await bench.setup({ dataDir: ws.dataDir, cli: (...args) => ws.cli(args) });
-    const sameWritesDb = join(ws.dir, 'baseline-same-writes.db');
+    let sameWritesSchema: string | undefined;
     if (sameWrites()) {
       if (!('sameWrites' in plan)) throw new Error(`--baseline same-writes does not apply to ${name}`);
-      if (ws.database !== 'sqlite') throw new Error('--baseline same-writes is SQLite only');
-      copySetupDatabase(ws.dataDir, sameWritesDb);
+      if (ws.database === 'postgres') sameWritesSchema = await ws.migratedSchema('sw');
     }
     server = await ws.startServer('server', plan.serverEnv);
     await whenReady(ws, server, plan);
@@ -128,14 +143,20 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
       baseline = await ws.startScript(
         'baseline',
         SAME_WRITES_SERVER,
-        { method, path, ...expected, dbFile: sameWritesDb, ...(plan as SameWritesPlan).sameWrites },
+        {
+          method,
+          path,
+          ...expected,
+          ...(plan as SameWritesPlan).sameWrites,
+          ...sameWritesStore(ws, sameWritesSchema),
+        },
         'baseline is running at',
       );
     } else {
       expected = plan.baseline ?? (await capture(server, plan.request));
       baseline = await ws.startBaseline(plan.request, expected);
     }
-    // The same-writes baseline answers a new order id each time, as the server does.
+    // The same-writes baseline's answer varies per request (an order id, a signal's message), as the server's does.
     await probe(server, baseline, plan.request, expected, plan.normalize, sameWrites());
 
     const { method, path } = plan.request;
