@@ -166,7 +166,7 @@ export async function closePositions(
     scope === 'strategy' && strategy !== null
       ? strategyHoldings(await s.deps.repo.tradesOf(userId), strategy)
       : undefined;
-  for (const p of await s.deps.repo.positionsOf(userId)) {
+  for (const p of await s.deps.repo.positionsOf(userId, filter)) {
     if (p.quantity === 0) continue;
     if (filter.exchange && p.exchange !== filter.exchange) continue;
     if (filter.product && p.product !== filter.product) continue;

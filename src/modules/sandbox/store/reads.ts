@@ -151,13 +151,20 @@ export class SandboxReads {
       .execute();
   }
 
-  positionsOf(userId: number): Promise<PositionRow[]> {
-    return this.db
-      .selectFrom('sandbox_positions')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .orderBy('id')
-      .execute();
+  /**
+   * The user's positions, or only those of one exchange, product or symbol: a close of one
+   * instrument (each position the square-off closes) reads its own row through the positions' key,
+   * not every position of the user once per close.
+   */
+  positionsOf(
+    userId: number,
+    only: { exchange?: string | undefined; product?: string | undefined; symbol?: string | undefined } = {},
+  ): Promise<PositionRow[]> {
+    let q = this.db.selectFrom('sandbox_positions').selectAll().where('user_id', '=', userId);
+    if (only.symbol) q = q.where('symbol', '=', only.symbol);
+    if (only.exchange) q = q.where('exchange', '=', only.exchange);
+    if (only.product) q = q.where('product', '=', only.product);
+    return q.orderBy('id').execute();
   }
 
   /** Positions of every user, optionally only those still open (quantity ≠ 0). */
