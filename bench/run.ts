@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { banCheck } from './benches/ban-check.js';
 import { runContracts } from './benches/contracts.js';
 import { runFlood } from './benches/flood.js';
+import { runGrowth } from './benches/growth.js';
 import { runSandboxPass } from './benches/sandbox-pass.js';
 import { ping } from './benches/ping.js';
 import { placeorderAnalyze } from './benches/placeorder-analyze.js';
@@ -35,6 +36,8 @@ const DEFAULTS = { duration: 10, connections: 50 };
 /** Bounds that keep a run near a minute (2 x (duration + warm-up) plus set-up and start-up). */
 const LIMITS = { duration: [2, 20], connections: [1, 500] } as const;
 const WARMUP_S = 2;
+/** Requests per read and install in the growth bench. */
+const GROWTH_SAMPLES = 100;
 
 /** `--db postgres` without BENCH_DATABASE_URL: the CI's PostgreSQL (trust auth, database `test`). */
 const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -42,7 +45,7 @@ const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
 /** The benches `--baseline same-writes` applies to (their plans say which rows: bench/lib/runner.ts). */
 const SAME_WRITES_BENCHES = ['placeorder-analyze', 'webhook-signal'];
 
-const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--db <sqlite|postgres>] [--baseline <node|fastify|same-writes>] [--json <file>]
+const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n>] [--db <sqlite|postgres>] [--baseline <node|fastify|same-writes>] [--fraction <x>] [--json <file>]
   --duration     measured seconds per side, ${LIMITS.duration[0]}..${LIMITS.duration[1]} (default ${DEFAULTS.duration}), in ${ROUNDS} alternating rounds, after ${WARMUP_S} s of warm-up
   --connections  concurrent connections, ${LIMITS.connections[0]}..${LIMITS.connections[1]} (default ${DEFAULTS.connections}, or the bench's own)
   --db           the server's database: sqlite (default, under the run's temp directory) or postgres
@@ -52,10 +55,16 @@ const USAGE = `usage: tsx bench/run.ts <name> [--duration <s>] [--connections <n
                  ${SAME_WRITES_BENCHES.join(' and ')}, same-writes (node:http writing, per request, the
                  rows algodesk writes for it, with better-sqlite3 or, with --db postgres, pg: what
                  algodesk adds above its durable work)
+  --fraction     growth only: the share of a year of data the large install holds, 0.001..1 (default 1;
+                 the small one holds 1 % of it); CI's smoke run uses 0.02
   --json         also write the figures to this file`;
 
 /** Benches with a flow of their own (not server-versus-baseline on one request). */
 const CUSTOM = new Map([
+  [
+    'growth',
+    'a year of data vs 1 % of it: every dashboard, book, log and search read, start-up, RSS, day-boundary jobs',
+  ],
   ['flood', '10,000 invalid-key requests from one IP: banned at the threshold, others served'],
   ['contracts', 'import of the Upstox / Zerodha contracts, index build time, memory the index adds'],
   [
@@ -110,6 +119,7 @@ function parseCommandLine(args: string[]) {
         db: { type: 'string' },
         baseline: { type: 'string' },
         json: { type: 'string' },
+        fraction: { type: 'string' },
       },
     });
   } catch (err) {
@@ -145,6 +155,15 @@ if (name === 'flood') {
     connections: intOption('connections', values.connections),
     jsonFile: values.json,
   });
+  process.exit();
+}
+if (values.fraction !== undefined && name !== 'growth') usageError('--fraction applies to growth only');
+if (name === 'growth') {
+  // Reads timed one at a time against two seeded installs, not a load run: --duration and
+  // --connections do not apply.
+  const fraction = values.fraction === undefined ? 1 : Number(values.fraction);
+  if (!(fraction >= 0.001 && fraction <= 1)) usageError('--fraction must be a number in 0.001..1');
+  process.exitCode = await runGrowth({ fraction, samples: GROWTH_SAMPLES, jsonFile: values.json });
   process.exit();
 }
 if (name === 'contracts') {

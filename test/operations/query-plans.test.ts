@@ -187,7 +187,7 @@ function sqlitePlans(db: TestDatabase): Explainer {
       });
       return Promise.resolve({ scanned, text: rows.map((row) => row.detail).join('\n') });
     },
-    close: () => Promise.resolve(conn.close()),
+    close: async () => void conn.close(),
   };
 }
 
