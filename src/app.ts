@@ -35,6 +35,7 @@ import { webPlugin } from './modules/web/web.plugin.js';
 import { sqliteWriterPlugin } from './platform/db/sqlite-writer.plugin.js';
 import { registerBodyParsing } from './platform/http/body.plugin.js';
 import { registerErrorHandling } from './platform/http/errors.plugin.js';
+import { lazyChildLogger } from './platform/http/lazy-request-logger.js';
 import { openapiPlugin } from './platform/http/openapi.plugin.js';
 import { requestPipelinePlugin } from './platform/http/request-pipeline.js';
 import type { App } from './platform/http/types.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
     bodyLimit: BODY_LIMIT,
     genReqId: () => `${idPrefix}-${(++seq).toString(36)}`,
+    childLoggerFactory: lazyChildLogger,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
