@@ -26,5 +26,5 @@ export const ping: Bench = {
       },
     };
   },
-  targets: [ratioAtLeast(0.6), p99AtMostTimesBaseline(2)],
+  targets: [ratioAtLeast(0.55), p99AtMostTimesBaseline(2)],
 };

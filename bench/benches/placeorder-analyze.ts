@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { p99AtMostMs, ratioAtLeast } from '../lib/targets.js';
+import { p99AtMostMs, ratioAtLeast, sameWritesRatioAtLeast } from '../lib/targets.js';
 import type { SameWritesPlan } from '../lib/runner.js';
 import type { Bench, ServerHandle } from '../lib/types.js';
 import { createApiKey, importContract, waitForIndex } from './market-data.js';
@@ -99,7 +99,7 @@ export const placeorderAnalyze: Bench = {
     };
     return plan;
   },
-  targets: [ratioAtLeast(0.25), p99AtMostMs(25, 50)],
+  targets: [ratioAtLeast(0.25), sameWritesRatioAtLeast({ sqlite: 0.8, postgres: 0.6 }), p99AtMostMs(25, 50)],
 };
 
 /** Logs in as the administrator and switches the trading mode to Analyze (no CLI exists for it). */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { ratioAtLeast } from '../lib/targets.js';
+import { ratioAtLeast, sameWritesRatioAtLeast } from '../lib/targets.js';
 import type { SameWritesPlan } from '../lib/runner.js';
 import type { Bench, ServerHandle } from '../lib/types.js';
 import { readRunDatabase } from '../lib/processes.js';
@@ -83,7 +83,7 @@ export const webhookSignal: Bench = {
     };
     return plan;
   },
-  targets: [ratioAtLeast(0.15)],
+  targets: [ratioAtLeast(0.15), sameWritesRatioAtLeast({ sqlite: 0.8, postgres: 0.6 })],
 };
 
 const SIGNAL = {

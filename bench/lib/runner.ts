@@ -11,7 +11,14 @@ import {
   summaryLine,
   writeJson,
 } from './report.js';
-import type { AfterRunReport, BaselineResponse, Bench, BenchPlan, BenchRequest } from './types.js';
+import type {
+  AfterRunReport,
+  BaselineResponse,
+  Bench,
+  BenchPlan,
+  BenchRequest,
+  RunConditions,
+} from './types.js';
 
 export interface RunOptions {
   /** Measured seconds per side, split evenly over {@link ROUNDS}. */
@@ -198,7 +205,11 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
       after = await plan.afterRun(handleOf(ws, server));
     }
     const figures = computeFigures(measured.server, measured.baseline);
-    const conditions = { connections: opts.connections };
+    const conditions: RunConditions = {
+      connections: opts.connections,
+      baseline: sameWrites() ? 'same-writes' : baselineKind(),
+      database: ws.database,
+    };
     const targets = [
       ...bench.targets.map((t) => ({ label: t.label, ...t.evaluate(figures, conditions) })),
       ...(after.targets ?? []),

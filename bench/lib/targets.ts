@@ -1,10 +1,30 @@
 import type { Target } from './types.js';
 
-/** Server throughput at least `min` times the baseline's. */
+/**
+ * Server throughput at least `min` times the baseline's: a target stated against the bare
+ * `node:http` baseline, so not judged against the same-writes one (which has targets of its own).
+ */
 export function ratioAtLeast(min: number): Target {
   return {
     label: `ratio >= ${min.toFixed(2)}`,
-    evaluate: (f) => ({ met: f.ratio >= min, actual: f.ratio.toFixed(2) }),
+    evaluate: (f, run) =>
+      run.baseline === 'same-writes'
+        ? { met: null, actual: `not judged against the same-writes baseline (ratio ${f.ratio.toFixed(2)})` }
+        : { met: f.ratio >= min, actual: f.ratio.toFixed(2) },
+  };
+}
+
+/**
+ * Server throughput at least `min[database]` times the same-writes baseline's (the floor of the
+ * request's durable work); not judged against another baseline.
+ */
+export function sameWritesRatioAtLeast(min: { sqlite: number; postgres: number }): Target {
+  return {
+    label: `ratio >= ${min.sqlite.toFixed(2)} (SQLite) / ${min.postgres.toFixed(2)} (PostgreSQL) of the same-writes baseline`,
+    evaluate: (f, run) =>
+      run.baseline !== 'same-writes'
+        ? { met: null, actual: `not judged: run with --baseline same-writes (ratio ${f.ratio.toFixed(2)})` }
+        : { met: f.ratio >= min[run.database], actual: `${f.ratio.toFixed(2)} (${run.database})` },
   };
 }
 

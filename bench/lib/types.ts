@@ -118,6 +118,9 @@ export interface Target {
 /** How the run was made, for targets defined under given conditions. */
 export interface RunConditions {
   connections: number;
+  /** What the server was measured against (`--baseline`). */
+  baseline: 'node' | 'fastify' | 'same-writes';
+  database: 'sqlite' | 'postgres';
 }
 
 export interface Bench {
