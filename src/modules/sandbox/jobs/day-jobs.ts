@@ -146,7 +146,7 @@ export class SandboxJobs {
             cost: h.cost,
             updated_at: now,
           });
-        for (const p of cnc) await repo.deletePosition(p.id);
+        await repo.deletePositions(cnc.map((p) => p.id));
         for (const c of s.carried)
           await repo.upsertPosition({
             user_id: userId,
@@ -168,7 +168,9 @@ export class SandboxJobs {
           );
         await repo.saveAccount(withFunds(account, applyFundsDelta(fundsOf(account), s.fundsDelta), now));
       }
-      for (const p of positions) if (p.product !== 'CNC' && p.quantity === 0) await repo.deletePosition(p.id);
+      await repo.deletePositions(
+        positions.filter((p) => p.product !== 'CNC' && p.quantity === 0).map((p) => p.id),
+      );
     });
   }
 
@@ -219,9 +221,24 @@ export class SandboxJobs {
             this.deps.logger.debug({ err, orderId: o.id }, 'square-off cancel skipped'),
           );
       }
-      let left = 0;
-      for (const p of await this.repo.allPositions(true))
-        if (p.exchange === exchange && p.product === 'MIS') left += await this.close(p);
+      // Users side by side, each user's positions one after another: placements of different
+      // accounts share commits (SQLite's group commit, PostgreSQL's pool) and never wait for each
+      // other's account lock; one user's closes stay in the order of their positions.
+      const byUser = new Map<number, PositionRow[]>();
+      for (const p of await this.repo.allPositions(true)) {
+        if (p.exchange !== exchange || p.product !== 'MIS') continue;
+        const own = byUser.get(p.user_id);
+        if (own) own.push(p);
+        else byUser.set(p.user_id, [p]);
+      }
+      const lefts = await Promise.all(
+        [...byUser.values()].map(async (positions) => {
+          let userLeft = 0;
+          for (const p of positions) userLeft += await this.close(p);
+          return userLeft;
+        }),
+      );
+      const left = lefts.reduce((a, b) => a + b, 0);
       if (left === 0) {
         this.done.add(marker);
         this.deps.logger.info({ exchange, day: today }, 'MIS square-off done');

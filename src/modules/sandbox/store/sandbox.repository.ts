@@ -268,8 +268,13 @@ export class SandboxRepository extends SandboxReads {
     await upsertPositionRow.execute(this.db, p);
   }
 
-  async deletePosition(id: number): Promise<void> {
-    await this.db.deleteFrom('sandbox_positions').where('id', '=', id).execute();
+  /** Deletes positions by id: one statement per 1,000 (the rollover drops a day's flat positions). */
+  async deletePositions(ids: readonly number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 1_000)
+      await this.db
+        .deleteFrom('sandbox_positions')
+        .where('id', 'in', ids.slice(i, i + 1_000))
+        .execute();
   }
 
   // ---- holdings ----
