@@ -103,7 +103,15 @@ export const placeorderAnalyze: Bench = {
 };
 
 /** Logs in as the administrator and switches the trading mode to Analyze (no CLI exists for it). */
-export async function switchToAnalyzeMode(url: string): Promise<void> {
+export function switchToAnalyzeMode(url: string): Promise<void> {
+  return setAnalyzeMode(url, true);
+}
+
+/**
+ * Logs in as the administrator and sets the trading mode: Analyze (`true`, the sandbox) or live
+ * (`false`, the broker; a new install starts in Analyze).
+ */
+export async function setAnalyzeMode(url: string, analyze: boolean): Promise<void> {
   const login = await fetch(`${url}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -118,13 +126,14 @@ export async function switchToAnalyzeMode(url: string): Promise<void> {
   const csrf = await fetch(`${url}/auth/csrf-token`, { headers: { cookie } });
   const { csrf_token: token } = (await csrf.json()) as { csrf_token?: string };
   if (csrf.status !== 200 || !token) throw new Error(`csrf-token answered ${csrf.status}`);
-  const set = await fetch(`${url}/settings/analyze-mode/1`, {
+  const mode = analyze ? 1 : 0;
+  const set = await fetch(`${url}/settings/analyze-mode/${mode}`, {
     method: 'POST',
     headers: { cookie, 'x-csrf-token': token },
   });
   const text = await set.text();
-  if (set.status !== 200 || !text.includes('"analyze_mode":true'))
-    throw new Error(`analyze-mode/1 answered ${set.status}: ${text}`);
+  if (set.status !== 200 || !text.includes(`"analyze_mode":${analyze}`))
+    throw new Error(`analyze-mode/${mode} answered ${set.status}: ${text}`);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 import { measure } from '../lib/runner.js';
 import type { BenchRequest, Figures } from '../lib/types.js';
 import { createApiKey, importContract, waitForIndex } from './market-data.js';
+import { setAnalyzeMode } from './placeorder-analyze.js';
 import {
   BENCH_USER,
   countLogLines,
@@ -211,6 +212,8 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
     };
     const index = await waitForIndex(handle);
     progress(`server: index of ${index.instruments} instruments built in ${index.ms} ms`);
+    // A new install starts in Analyze mode (the sandbox): this bench measures the live path.
+    await setAnalyzeMode(`http://127.0.0.1:${server.port}`, false);
 
     // Probe: one BUY and one SELL through algodesk; the stub keeps the bytes the adapter sent.
     const algodeskBodies = [sbinOrder(apikey, 'BUY'), sbinOrder(apikey, 'SELL')];
