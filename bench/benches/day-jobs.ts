@@ -41,8 +41,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
-import pino from 'pino';
 import { ensureInstallSecrets, loadConfig, sqliteFile } from '../../src/config.js';
 import { zerodhaFormat } from '../../src/modules/market/importers/zerodha.js';
 import type { Instrument } from '../../src/modules/market/instrument.js';
@@ -54,13 +52,13 @@ import {
   type TimingView,
 } from '../../src/modules/market/timings.service.js';
 import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
-import { buildSandboxServices } from '../../src/modules/sandbox/sandbox.plugin.js';
 import { quoteKey, type Product, type Quote, type Side } from '../../src/modules/sandbox/core/types.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { LocalInvalidationBus } from '../../src/platform/invalidation.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
+import { benchSandbox } from '../lib/bench-sandbox.js';
+import { withPg } from '../lib/processes.js';
 import { kiteFiles } from './market-data.js';
 
 export interface DayJobsResult {
@@ -195,16 +193,6 @@ function defaultCalendar(): MarketCalendar {
   );
 }
 
-async function withPg(url: string, fn: (c: pg.Client) => Promise<unknown>): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * Opens N MIS positions, then times the regular tick, the square-off tick and the rollover tick
  * (see the file comment). Throws when a seeding order does not fill or a check fails to run;
@@ -241,15 +229,11 @@ export async function measureDayJobs(opts: DayJobsOptions): Promise<DayJobsResul
     const byKey = new Map(instruments.map((p) => [p.key, p.instrument]));
     const calendar = defaultCalendar();
     const clock = new FakeClock(OPEN_AT);
-    // Warnings and errors of the sandbox (a refused close, a failed job) reach stderr.
-    const logger = pino({ level: 'warn' }, pino.destination(2));
-    const sandbox = buildSandboxServices({
+    const sandbox = benchSandbox({
       db,
       config,
       clock,
-      logger,
-      bus: new LocalInvalidationBus(),
-      instruments: { get: (symbol, exchange) => Promise.resolve(byKey.get(quoteKey(exchange, symbol))) },
+      instruments: byKey,
       sessionOn: (exchange, date) => calendar.sessionOn(exchange, date),
     });
     const { engine, service } = sandbox;

@@ -23,7 +23,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import pino from 'pino';
 import { ensureInstallSecrets, loadConfig, sqliteFile } from '../../src/config.js';
 import { zerodhaFormat } from '../../src/modules/market/importers/zerodha.js';
 import type { Instrument } from '../../src/modules/market/instrument.js';
@@ -32,7 +31,6 @@ import { placementMargin } from '../../src/modules/sandbox/core/margin.js';
 import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
 import type { NewOrder } from '../../src/modules/sandbox/store/sandbox.repository.js';
-import { buildSandboxServices } from '../../src/modules/sandbox/sandbox.plugin.js';
 import {
   instrumentKind,
   quoteKey,
@@ -43,7 +41,7 @@ import {
 import { FakeClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { LocalInvalidationBus } from '../../src/platform/invalidation.js';
+import { benchSandbox } from '../lib/bench-sandbox.js';
 import { verdictWord } from '../lib/report.js';
 import { kiteFiles } from './market-data.js';
 
@@ -349,15 +347,11 @@ export async function runSandboxPass(opts: SandboxPassOptions): Promise<number> 
     progress(`picked ${instruments.length} instruments from the Kite snapshots in ${Date.now() - t0} ms`);
 
     const clock = new FakeClock(NOW);
-    // Warnings and errors of the engine (a failed fill) reach stderr; info lines do not.
-    const logger = pino({ level: 'warn' }, pino.destination(2));
-    const sandbox = buildSandboxServices({
+    const sandbox = benchSandbox({
       db,
       config,
       clock,
-      logger,
-      bus: new LocalInvalidationBus(),
-      instruments: { get: (symbol, exchange) => Promise.resolve(byKey.get(quoteKey(exchange, symbol))) },
+      instruments: byKey,
       // No exchange calendar: no MIS square-off (10:00 IST is before every cut-off anyway).
       sessionOn: () => undefined,
     });

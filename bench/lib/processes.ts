@@ -386,7 +386,7 @@ function pgUrlOf(baseUrl: string, schema: string): string {
 }
 
 /** Runs `fn` on a short-lived PostgreSQL connection. */
-async function withPg(url: string, fn: (c: pg.Client) => Promise<unknown>): Promise<void> {
+export async function withPg(url: string, fn: (c: pg.Client) => Promise<unknown>): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

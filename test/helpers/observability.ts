@@ -1,6 +1,21 @@
 import net from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
+import type { NewTrafficRow } from '../../src/modules/observability/traffic.repository.js';
 import { asBrowser, type Browser, type TestApp } from './test-app.js';
+
+/** A stored traffic row at `ts`: a 200 GET of `/x` from 203.0.113.7, with `over` on top. */
+export const trafficRow = (ts: number, over: Partial<NewTrafficRow> = {}): NewTrafficRow => ({
+  ts,
+  ip: '203.0.113.7',
+  method: 'GET',
+  path: '/x',
+  endpoint_group: '/x',
+  status: 200,
+  duration_ms: 1,
+  host: 'example.com',
+  user_id: null,
+  ...over,
+});
 
 /** A loopback TCP server that accepts every connection and never sends a byte. */
 export async function hangingServer(): Promise<{

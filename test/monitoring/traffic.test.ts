@@ -6,6 +6,7 @@ import {
   TrafficLogService,
   type TrafficEntry,
 } from '../../src/modules/observability/traffic.service.js';
+import { trafficRow } from '../helpers/observability.js';
 import {
   asBrowser,
   appWithAdmin,
@@ -48,18 +49,8 @@ describeEachDb('traffic log: repository and service', (dialect) => {
     await t.close();
   });
 
-  const row = (over: Partial<NewTrafficRow> = {}): NewTrafficRow => ({
-    ts: t.clock.now(),
-    ip: A,
-    method: 'GET',
-    path: '/x',
-    endpoint_group: '/x',
-    status: 200,
-    duration_ms: 1,
-    host: 'example.com',
-    user_id: null,
-    ...over,
-  });
+  const row = (over: Partial<NewTrafficRow> = {}): NewTrafficRow =>
+    trafficRow(t.clock.now(), { ip: A, ...over });
   const entry = (over: Partial<TrafficEntry> = {}): TrafficEntry => ({
     ip: A,
     method: 'GET',

@@ -6,23 +6,12 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterEach, expect, it, vi } from 'vitest';
 import { RETENTION_SWEEP_MS } from '../../src/modules/observability/observability.plugin.js';
-import { TrafficRepository, type NewTrafficRow } from '../../src/modules/observability/traffic.repository.js';
+import { TrafficRepository } from '../../src/modules/observability/traffic.repository.js';
 import { deleteBelow } from '../../src/platform/db/batched-delete.js';
+import { trafficRow } from '../helpers/observability.js';
 import { createTestApp, describeEachDb, type TestApp } from '../helpers/test-app.js';
 
 const DAY = 86_400_000;
-
-const trafficRow = (ts: number): NewTrafficRow => ({
-  ts,
-  ip: '203.0.113.7',
-  method: 'GET',
-  path: '/x',
-  endpoint_group: '/x',
-  status: 200,
-  duration_ms: 1,
-  host: 'example.com',
-  user_id: null,
-});
 
 async function trafficTimes(t: TestApp): Promise<number[]> {
   const rows = await t.db.database.db.selectFrom('traffic_log').select('ts').orderBy('ts').execute();
