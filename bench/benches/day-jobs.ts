@@ -37,13 +37,11 @@
  *      still open are closed, past CNC positions settle, the flat positions of the past day —
  *      here all N — are dropped, one transaction per user) and the daily equity of every account.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureInstallSecrets, loadConfig, sqliteFile } from '../../src/config.js';
-import { zerodhaFormat } from '../../src/modules/market/importers/zerodha.js';
-import type { Instrument } from '../../src/modules/market/instrument.js';
 import {
   DEFAULT_TIMINGS,
   MarketCalendar,
@@ -52,12 +50,12 @@ import {
   type TimingView,
 } from '../../src/modules/market/timings.service.js';
 import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
-import { quoteKey, type Product, type Quote, type Side } from '../../src/modules/sandbox/core/types.js';
+import type { Product, Quote, Side } from '../../src/modules/sandbox/core/types.js';
 import { FakeClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database, type Dialect } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
-import { benchSandbox } from '../lib/bench-sandbox.js';
+import { benchSandbox, kiteInstruments, priced, quoteAt, type Priced } from '../lib/bench-sandbox.js';
 import { withPg } from '../lib/processes.js';
 import { kiteFiles } from './market-data.js';
 
@@ -105,52 +103,22 @@ const OPEN_AT = istInstant(DAY, '10:00');
 /** NSE's default MIS square-off time (`SANDBOX_SQUARE_OFF`). */
 const SQUARE_OFF_AT = istInstant(DAY, '15:15');
 const ROLLOVER_AT = istInstant(NEXT_DAY, '00:05');
-const MONEY = 10_000;
 
 const progress = (message: string): void => void process.stderr.write(`[day-jobs] ${message}\n`);
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 const elapsedMs = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
 
-/** One instrument of the bench with its reference price (Money, on its tick). */
-interface Priced {
-  instrument: Instrument;
-  key: string;
-  tick: number;
-  ltp: number;
-}
-
 /** 500 NSE equities from the Kite NSE snapshot (real importer), evenly over the sorted list. */
 async function pickInstruments(): Promise<Priced[]> {
   const [nse] = kiteFiles();
-  const text = readFileSync(nse, 'utf8');
-  async function* lines(): AsyncGenerator<string> {
-    yield text.endsWith('\n') ? text : text + '\n';
-  }
-  const all: Instrument[] = [];
-  for await (const item of zerodhaFormat.parse(lines())) if (item.kind === 'row') all.push(item.row);
-  const equities = all
+  const equities = (await kiteInstruments([nse]))
     .filter((i) => i.exchange === 'NSE' && i.instrumenttype === 'EQ' && i.tickSize > 0 && i.lotsize > 0)
     .sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
   if (equities.length < INSTRUMENTS) throw new Error(`only ${equities.length} NSE equities in the snapshot`);
   const rnd = seededRandom(11);
-  return Array.from({ length: INSTRUMENTS }, (_, i) => {
-    const instrument = equities[Math.floor((i * equities.length) / INSTRUMENTS)]!;
-    const tick = Math.round(instrument.tickSize * MONEY);
-    const ltp = Math.round(((100 + rnd() * 4_900) * MONEY) / tick) * tick;
-    return { instrument, key: quoteKey(instrument.exchange, instrument.symbol), tick, ltp };
-  });
-}
-
-/** A quote of `ltp` (Money) with a one-tick spread and a ±5 % day range, in rupees as feeds send. */
-function quoteAt(p: Priced, ltp: number, now: number): Quote {
-  return {
-    ltp: ltp / MONEY,
-    bid: (ltp - p.tick) / MONEY,
-    ask: (ltp + p.tick) / MONEY,
-    high: (Math.ceil((ltp * 1.05) / p.tick) * p.tick) / MONEY,
-    low: (Math.floor((ltp * 0.95) / p.tick) * p.tick) / MONEY,
-    timestamp: now,
-  };
+  return Array.from({ length: INSTRUMENTS }, (_, i) =>
+    priced(equities[Math.floor((i * equities.length) / INSTRUMENTS)]!, 100 + rnd() * 4_900),
+  );
 }
 
 function quotesAt(instruments: readonly Priced[], ltps: readonly number[], now: number): Map<string, Quote> {

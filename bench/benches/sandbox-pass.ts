@@ -20,12 +20,10 @@
  *   then the fills' transactions, then the book updates), from `feed.push` to `whenIdle`, over
  *   5 updates that each fill 50 other orders.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ensureInstallSecrets, loadConfig, sqliteFile } from '../../src/config.js';
-import { zerodhaFormat } from '../../src/modules/market/importers/zerodha.js';
-import type { Instrument } from '../../src/modules/market/instrument.js';
 import { istDateOf, istInstant } from '../../src/modules/market/timings.service.js';
 import { placementMargin } from '../../src/modules/sandbox/core/margin.js';
 import { ScriptedFeed } from '../../src/modules/sandbox/prices/price-source.js';
@@ -41,7 +39,7 @@ import {
 import { FakeClock } from '../../src/platform/clock.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import { benchSandbox } from '../lib/bench-sandbox.js';
+import { benchSandbox, kiteInstruments, priced, quoteAt, type Priced } from '../lib/bench-sandbox.js';
 import { verdictWord } from '../lib/report.js';
 import { kiteFiles } from './market-data.js';
 
@@ -81,25 +79,9 @@ function evenly<T extends { symbol: string }>(items: T[], count: number, what: s
   return Array.from({ length: count }, (_, i) => sorted[Math.floor((i * sorted.length) / count)]!);
 }
 
-/** One instrument of the bench with its reference price (Money, on its tick). */
-interface Priced {
-  instrument: Instrument;
-  key: string;
-  tick: number;
-  ltp: number;
-}
-
 /** Parses both Kite files with the real importer and picks the bench's 500 instruments. */
 async function pickInstruments(): Promise<Priced[]> {
-  const [nse, fno] = kiteFiles();
-  const fnoText = readFileSync(fno, 'utf8');
-  const nseText = readFileSync(nse, 'utf8');
-  async function* combined(): AsyncGenerator<string> {
-    yield nseText.endsWith('\n') ? nseText : nseText + '\n';
-    yield fnoText.slice(fnoText.indexOf('\n') + 1);
-  }
-  const all: Instrument[] = [];
-  for await (const item of zerodhaFormat.parse(combined())) if (item.kind === 'row') all.push(item.row);
+  const all = await kiteInstruments(kiteFiles());
   const tradable = all.filter((i) => i.tickSize > 0 && i.lotsize > 0);
   const picked = [
     ...evenly(
@@ -125,9 +107,7 @@ async function pickInstruments(): Promise<Priced[]> {
     const kind = instrumentKind(instrument.instrumenttype);
     // Synthetic but plausible prices, >= ₹100 so that 1 % is several ticks wide.
     const [lo, hi] = kind === 'future' ? [1_000, 60_000] : kind === 'option' ? [100, 1_000] : [100, 5_000];
-    const tick = Math.round(instrument.tickSize * MONEY);
-    const ltp = Math.round(((lo + rnd() * (hi - lo)) * MONEY) / tick) * tick;
-    return { instrument, key: quoteKey(instrument.exchange, instrument.symbol), tick, ltp };
+    return priced(instrument, lo + rnd() * (hi - lo));
   });
 }
 
@@ -180,18 +160,6 @@ function ordersFor(instruments: Priced[], leverage: Parameters<typeof placementM
     [orders[i], orders[j]] = [orders[j]!, orders[i]!];
   }
   return orders;
-}
-
-/** A quote of `ltp` (Money) with a one-tick spread and a ±5 % day range, as the feed sends rupees. */
-function quoteAt(p: Priced, ltp: number, now: number): Quote {
-  return {
-    ltp: ltp / MONEY,
-    bid: (ltp - p.tick) / MONEY,
-    ask: (ltp + p.tick) / MONEY,
-    high: (Math.ceil((ltp * 1.05) / p.tick) * p.tick) / MONEY,
-    low: (Math.floor((ltp * 0.95) / p.tick) * p.tick) / MONEY,
-    timestamp: now,
-  };
 }
 
 /**
