@@ -10,6 +10,7 @@ import {
   insertEventRow,
   selectLegOrders,
   selectLegPosition,
+  selectOpenRunOrders,
   selectRunOrders,
 } from './strategy-statements.js';
 import type {
@@ -261,6 +262,12 @@ export class StrategyOrdersRepository {
   /** The run's order intents whose outcome was never recorded, oldest first. */
   async recordedOrders(runId: number): Promise<StrategyOrderRow[]> {
     return (await selectRunOrders.execute(this.db, { runId, status: 'recorded' })).rows;
+  }
+
+  /** The run's unsettled intents and working orders together, oldest first (one read). */
+  async openOrders(runId: number): Promise<StrategyOrderRow[]> {
+    return (await selectOpenRunOrders.execute(this.db, { runId, recorded: 'recorded', placed: 'placed' }))
+      .rows;
   }
 
   /** The run's acknowledged orders whose fate is not known yet (of one leg, or all). */

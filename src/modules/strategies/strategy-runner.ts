@@ -118,10 +118,19 @@ export class StrategyRunner {
    * `order_dead` with it. An order whose fate cannot be read stays working.
    */
   async refresh(s: StrategyRow, run: RunRow, legId?: number): Promise<Refreshed> {
-    const unresolved = await this.reconcileIntents(s, run);
+    // One read of the run's open orders. Unsettled intents are rare (a stop mid-placement): only
+    // then are they reconciled and the working orders read again, as reconciling may have placed
+    // some. Under the strategy's lock nothing else changes them in between.
+    const open = await this.repo.openOrders(run.id);
+    let unresolved: StrategyOrderRow[] = [];
+    let placed = open.filter((o) => o.status === 'placed' && (legId === undefined || o.leg_id === legId));
+    if (open.some((o) => o.status === 'recorded')) {
+      unresolved = await this.reconcileIntents(s, run);
+      placed = await this.repo.workingOrders(run.id, legId);
+    }
     const working: StrategyOrderRow[] = [];
     const died: StrategyOrderRow[] = [];
-    for (const o of await this.repo.workingOrders(run.id, legId)) {
+    for (const o of placed) {
       const fate =
         o.order_id === null
           ? undefined

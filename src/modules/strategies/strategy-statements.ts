@@ -80,6 +80,23 @@ export const selectRunOrders = prepareQuery<DB, { runId: number; status: string 
       .orderBy('id'),
 );
 
+/**
+ * A run's orders still open to a decision, oldest first: the intents whose outcome was never
+ * recorded (`recorded`) and the acknowledged ones whose fate is not known (`placed`), in one read.
+ */
+export const selectOpenRunOrders = prepareQuery<
+  DB,
+  { runId: number; recorded: string; placed: string },
+  Row<StrategyOrdersTable>
+>((db, $) =>
+  db
+    .selectFrom('strategy_orders')
+    .selectAll()
+    .where('run_id', '=', $('runId'))
+    .where('status', 'in', [$('recorded'), $('placed')])
+    .orderBy('id'),
+);
+
 export const selectLegPosition = prepareQuery<
   DB,
   { runId: number; legId: number },
