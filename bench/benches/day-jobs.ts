@@ -56,8 +56,8 @@ import { openDatabase, type Database, type Dialect } from '../../src/platform/db
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { seededRandom } from '../../src/platform/seeded-random.js';
 import { benchSandbox, kiteInstruments, priced, quoteAt, type Priced } from '../lib/bench-sandbox.js';
+import { sharedDataOrCut } from '../lib/shared-data.js';
 import { withPg } from '../lib/processes.js';
-import { kiteFiles } from './market-data.js';
 
 export interface DayJobsResult {
   positions: number;
@@ -110,14 +110,15 @@ const elapsedMs = (t0: bigint): number => Number(process.hrtime.bigint() - t0) /
 
 /** 500 NSE equities from the Kite NSE snapshot (real importer), evenly over the sorted list. */
 async function pickInstruments(): Promise<Priced[]> {
-  const [nse] = kiteFiles();
+  const nse = sharedDataOrCut('zerodha', 'kite_instruments_NSE_2025-10-06.csv');
   const equities = (await kiteInstruments([nse]))
     .filter((i) => i.exchange === 'NSE' && i.instrumenttype === 'EQ' && i.tickSize > 0 && i.lotsize > 0)
     .sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-  if (equities.length < INSTRUMENTS) throw new Error(`only ${equities.length} NSE equities in the snapshot`);
+  // The repository's cut (CI without the shared folder) holds fewer: then all of them.
+  const count = Math.min(INSTRUMENTS, equities.length);
   const rnd = seededRandom(11);
-  return Array.from({ length: INSTRUMENTS }, (_, i) =>
-    priced(equities[Math.floor((i * equities.length) / INSTRUMENTS)]!, 100 + rnd() * 4_900),
+  return Array.from({ length: count }, (_, i) =>
+    priced(equities[Math.floor((i * equities.length) / count)]!, 100 + rnd() * 4_900),
   );
 }
 
@@ -134,16 +135,16 @@ interface Seed {
 }
 
 /** Position i: user 1 + i % 20, a distinct instrument per user, a third short, 1-50 shares. */
-function seeds(positions: number): Seed[] {
-  if (positions > USERS * INSTRUMENTS)
-    throw new Error(`at most ${USERS * INSTRUMENTS} positions (${USERS} users x ${INSTRUMENTS} instruments)`);
+function seeds(positions: number, instruments: number): Seed[] {
+  if (positions > USERS * instruments)
+    throw new Error(`at most ${USERS * instruments} positions (${USERS} users x ${instruments} instruments)`);
   const rnd = seededRandom(13);
   return Array.from({ length: positions }, (_, i) => {
     const user = i % USERS;
     const slot = Math.floor(i / USERS);
     return {
       userId: 1 + user,
-      instrument: (slot + user * 25) % INSTRUMENTS,
+      instrument: (slot + user * 25) % instruments,
       side: i % 3 === 2 ? 'SELL' : 'BUY',
       quantity: 1 + Math.floor(rnd() * 50),
     };
@@ -177,7 +178,6 @@ export async function measureDayJobs(opts: DayJobsOptions): Promise<DayJobsResul
   let schemaCreated = false;
   let database: Database | undefined;
   try {
-    kiteFiles(); // a missing snapshot fails at once, naming the file
     const env = {
       DATA_DIR: join(dir, 'data'),
       SANDBOX_PRICE_SOURCE: 'scripted',
@@ -220,7 +220,7 @@ export async function measureDayJobs(opts: DayJobsOptions): Promise<DayJobsResul
     const t0 = process.hrtime.bigint();
     const base = instruments.map((p) => p.ltp);
     feed.push(quotesAt(instruments, base, clock.now()));
-    const all = seeds(positions);
+    const all = seeds(positions, instruments.length);
     const product: Product = 'MIS';
     await Promise.all(
       Array.from({ length: USERS }, async (_, u) => {

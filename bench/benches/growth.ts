@@ -25,9 +25,10 @@ import { dirname } from 'node:path';
 import { openRunDb } from '../lib/growth-db.js';
 import { seedStatements, sizesFor, type SeedSizes } from '../lib/growth-seed.js';
 import { residentBytes, Workspace, type Child } from '../lib/processes.js';
+import { sharedDataOrCut } from '../lib/shared-data.js';
 import { verdictWord } from '../lib/report.js';
 import { measureDayJobs, type DayJobsResult } from './day-jobs.js';
-import { createApiKey, importContract, upstoxSnapshot, waitForIndex } from './market-data.js';
+import { createApiKey, importContract, waitForIndex } from './market-data.js';
 import { BENCH_USER } from './order-bench.js';
 import { switchToAnalyzeMode } from './placeorder-analyze.js';
 
@@ -141,7 +142,8 @@ export async function runGrowth(opts: GrowthOptions): Promise<number> {
 
 /** The Upstox master's header and rows (read once; each install imports a share of it). */
 async function masterLines(): Promise<{ header: string; rows: string[] }> {
-  const lines = createInterface({ input: createReadStream(upstoxSnapshot()).pipe(createGunzip()) });
+  const file = sharedDataOrCut('upstox', 'upstox_complete_2026-02-05.csv.gz');
+  const lines = createInterface({ input: createReadStream(file).pipe(createGunzip()) });
   let header: string | undefined;
   const rows: string[] = [];
   for await (const line of lines) {

@@ -20,3 +20,19 @@ export function sharedData(...parts: string[]): string {
     );
   return file;
 }
+
+/** The repository's small cuts of the same files (test/fixtures/market, same names). */
+const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), '../../test/fixtures/market');
+
+/**
+ * A shared data file, or, where the shared folder is missing (a clean clone in CI), the
+ * repository's cut of it: same name, same columns, a few hundred real rows. Says which on stderr.
+ */
+export function sharedDataOrCut(...parts: string[]): string {
+  const file = join(SHARED_DATA, ...parts);
+  if (existsSync(file)) return file;
+  const cut = join(FIXTURES, ...parts);
+  if (!existsSync(cut)) return sharedData(...parts);
+  process.stderr.write(`[bench] ${file} is missing: using the repository's cut ${cut}\n`);
+  return cut;
+}
