@@ -5,20 +5,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BrokerResult } from '../broker-adapter.js';
 import type { BrokerAdapterOptions } from '../http/order-transport.js';
-import { ZerodhaAdapter } from './zerodha.adapter.js';
 import {
   closeAfterEach,
-  closeLater,
   loadQuoteInstruments,
   type KiteSet,
 } from '../../../../test/helpers/broker-quote-fixtures.js';
+import { kiteAdapterOn } from '../../../../test/helpers/kite-adapter.js';
 import { kiteError } from '../../../../test/helpers/broker-quote-stubs.js';
-import {
-  captureLogs,
-  orderFor,
-  startKiteOrderStub,
-  type KiteOrderStub,
-} from '../../../../test/helpers/broker-order-stubs.js';
+import { orderFor, type KiteOrderStub } from '../../../../test/helpers/broker-order-stubs.js';
 
 // Distinctive, so any leak into a message, a raw body or a log line is caught.
 const CREDS = { apiKey: 'kiteKEYo7Rz2', apiSecret: 'kiteSECRETq9Xv4Lm', accessToken: 'kiteTOKEN5Jd8Wq1' };
@@ -30,15 +24,7 @@ beforeAll(async () => {
 closeAfterEach();
 
 /** A Kite stub and an adapter on it, logging at debug into `logs()`; closed after the test. */
-async function setup(opts: Partial<BrokerAdapterOptions> = {}) {
-  const stub = await startKiteOrderStub(CREDS);
-  const { logger, logs } = captureLogs();
-  const redirectUrl = 'http://127.0.0.1:5000/zerodha/callback';
-  const adapter = new ZerodhaAdapter({ ...CREDS, redirectUrl, baseUrl: stub.url, logger, ...opts });
-  closeLater(() => stub.close());
-  closeLater(() => adapter.close());
-  return { stub, adapter, session: { accessToken: CREDS.accessToken }, logs };
-}
+const setup = (opts: Partial<BrokerAdapterOptions> = {}) => kiteAdapterOn(CREDS, opts);
 
 const order = orderFor;
 const placed = (stub: KiteOrderStub) => stub.forms('/orders/regular');

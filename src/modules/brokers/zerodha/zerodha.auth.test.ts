@@ -6,15 +6,14 @@ import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BrokerLoginError } from '../http/broker-result.js';
 import type { BrokerAdapterOptions } from '../http/order-transport.js';
-import { ZerodhaAdapter } from './zerodha.adapter.js';
 import { FakeClock } from '../../../platform/clock.js';
 import {
   closeAfterEach,
-  closeLater,
   loadQuoteInstruments,
   type KiteSet,
 } from '../../../../test/helpers/broker-quote-fixtures.js';
-import { captureLogs, orderFor, startKiteOrderStub } from '../../../../test/helpers/broker-order-stubs.js';
+import { kiteAdapterOn } from '../../../../test/helpers/kite-adapter.js';
+import { orderFor } from '../../../../test/helpers/broker-order-stubs.js';
 
 // Distinctive, so any leak into a message, a raw body or a log line is caught.
 const CREDS = { apiKey: 'kiteKEYo7Rz2', apiSecret: 'kiteSECRETq9Xv4Lm', accessToken: 'kiteTOKEN5Jd8Wq1' };
@@ -26,15 +25,7 @@ beforeAll(async () => {
 closeAfterEach();
 
 /** A Kite stub and an adapter on it, logging at debug into `logs()`; closed after the test. */
-async function setup(opts: Partial<BrokerAdapterOptions> = {}) {
-  const stub = await startKiteOrderStub(CREDS);
-  const { logger, logs } = captureLogs();
-  const redirectUrl = 'http://127.0.0.1:5000/zerodha/callback';
-  const adapter = new ZerodhaAdapter({ ...CREDS, redirectUrl, baseUrl: stub.url, logger, ...opts });
-  closeLater(() => stub.close());
-  closeLater(() => adapter.close());
-  return { stub, adapter, session: { accessToken: CREDS.accessToken }, logs };
-}
+const setup = (opts: Partial<BrokerAdapterOptions> = {}) => kiteAdapterOn(CREDS, opts);
 
 const order = orderFor;
 describe('modify, cancel and status: PUT/DELETE /orders/regular/:id, GET /orders/:id', () => {

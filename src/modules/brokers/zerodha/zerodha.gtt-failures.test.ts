@@ -3,19 +3,15 @@
  * no credential anywhere, refusals before any I/O. The GTTs sent are zerodha.gtt.test.ts's.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BrokerGtt } from '../broker-adapter.js';
 import type { BrokerAdapterOptions } from '../http/order-transport.js';
-import type { QuoteInstrument } from '../quotes/quote-client.js';
-import { ZerodhaAdapter } from './zerodha.adapter.js';
 
 import {
   closeAfterEach,
-  closeLater,
   loadQuoteInstruments,
   type KiteSet,
 } from '../../../../test/helpers/broker-quote-fixtures.js';
+import { kiteAdapterOn, kiteGtt } from '../../../../test/helpers/kite-adapter.js';
 import { kiteError } from '../../../../test/helpers/broker-quote-stubs.js';
-import { captureLogs, startKiteOrderStub } from '../../../../test/helpers/broker-order-stubs.js';
 
 // Distinctive, so any leak into a message, a raw body or a log line is caught.
 const CREDS = { apiKey: 'kiteKEYg7Tt2', apiSecret: 'kiteSECRETg9Tv4L', accessToken: 'kiteTOKENgtt8Wq1' };
@@ -27,26 +23,12 @@ beforeAll(async () => {
 closeAfterEach();
 
 async function setup(opts: Partial<BrokerAdapterOptions> = {}) {
-  const stub = await startKiteOrderStub(CREDS);
-  stub.tokens.set('SBIN', 779521);
-  const { logger, logs } = captureLogs();
-  const redirectUrl = 'http://127.0.0.1:5000/zerodha/callback';
-  const adapter = new ZerodhaAdapter({ ...CREDS, redirectUrl, baseUrl: stub.url, logger, ...opts });
-  closeLater(() => stub.close());
-  closeLater(() => adapter.close());
-  return { stub, adapter, session: { accessToken: CREDS.accessToken }, logs };
+  const rig = await kiteAdapterOn(CREDS, opts);
+  rig.stub.tokens.set('SBIN', 779521);
+  return rig;
 }
 
-/** A GTT on `i`: a single LIMIT CNC BUY 1 triggered at 790.5 (limit 790) under a last price of 812.35. */
-function gttFor(i: QuoteInstrument, o: Partial<BrokerGtt> = {}): BrokerGtt {
-  const { symbol, exchange, brsymbol, brexchange, token } = i;
-  return {
-    ...{ type: 'single', symbol, exchange, brsymbol, brexchange, token, tickSize: 0.05 },
-    ...{ action: 'BUY', product: 'CNC', quantity: 1, priceType: 'LIMIT' },
-    ...{ triggers: [790.5], prices: [790], lastPrice: 812.35 },
-    ...o,
-  };
-}
+const gttFor = kiteGtt;
 
 describe('failures: Kite’s status and message, no credential anywhere, refusals before I/O', () => {
   it.each([
