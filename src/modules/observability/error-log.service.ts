@@ -3,7 +3,8 @@
  * already wrote (so redaction is exactly the log's), are parsed and queued in memory, and a 1 s
  * timer writes them in batches: the request path only pushes a string into an array. Retention
  * (a row cap and an age limit, `ERROR_LOG_MAX_ROWS` and `ERROR_LOG_RETENTION_DAYS`) is
- * {@link ErrorLogService.purge}, which the observability plugin runs on a timer, in batches.
+ * {@link ErrorLogService.purge}, in batches: the observability plugin runs it on a timer, and the
+ * writer after a burst of records.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
@@ -125,6 +126,8 @@ export class ErrorLogService {
     return r ? { method: r.method, path: maskUrl(r.url) } : undefined;
   };
   private dropped = 0;
+  /** Rows written since the last purge (see {@link write}). */
+  private writtenSincePurge = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private lastFailureLog = -Infinity;
@@ -220,6 +223,7 @@ export class ErrorLogService {
     this.pending = [];
     try {
       await this.repo.insert(batch);
+      this.writtenSincePurge += batch.length;
     } catch (err) {
       this.dropped += batch.length;
       // This warning is itself captured: logged at most once a minute so a broken database
@@ -229,14 +233,26 @@ export class ErrorLogService {
         this.lastFailureLog = now;
         this.logger.warn({ err, module: 'error-log', lost: batch.length }, 'error log write failed');
       }
+      return;
     }
+    // A burst of records (a broker down, every order warning) must not outgrow the row cap until
+    // the next sweep: past a tenth of the cap written since the last purge, the writer purges.
+    if (this.writtenSincePurge >= this.retention.maxRows / 10)
+      await this.purge().catch((err: unknown) => {
+        const now = this.clock.now();
+        if (now - this.lastFailureLog < FAILURE_LOG_EVERY_MS) return;
+        this.lastFailureLog = now;
+        this.logger.warn({ err, module: 'error-log' }, 'error log purge failed');
+      });
   }
 
   /**
    * Retention: deletes the rows past the age limit, then all but the newest `maxRows`, in batches
-   * between which requests run; returns how many went. Run on a timer by the plugin.
+   * between which requests run; returns how many went. Run on a timer by the plugin, and by the
+   * writer after a burst.
    */
   purge(): Promise<number> {
+    this.writtenSincePurge = 0;
     const before = this.clock.now() - this.retention.maxAgeDays * 24 * HOUR;
     return this.repo.prune(before, this.retention.maxRows);
   }
