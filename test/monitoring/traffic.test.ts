@@ -301,6 +301,20 @@ describeEachDb('traffic log: routes', (dialect) => {
     }
   });
 
+  it('the list without a window is the last 24 hours; a window reaches further back', async () => {
+    const now = t.clock.now();
+    await new TrafficRepository(t.db.database.db).insertMany([
+      trafficRow(now - 2 * DAY, { path: '/two-days-ago' }),
+      trafficRow(now - HOUR, { path: '/an-hour-ago' }),
+    ]);
+    const paths = async (q: string) =>
+      ((await get(`/logs/api/traffic?limit=1000${q}`)).json().data as { path: string }[])
+        .map((r) => r.path)
+        .filter((p) => p.endsWith('-ago'));
+    expect(await paths('')).toEqual(['/an-hour-ago']);
+    expect(await paths('&hours=72')).toEqual(['/an-hour-ago', '/two-days-ago']);
+  });
+
   it('stats: the last 24 hours by default, per route group, busiest first', async () => {
     for (let i = 0; i < 3; i++) await ping();
     for (let i = 0; i < 2; i++) await get('/nothing', null);
