@@ -15,13 +15,11 @@
  * is under 200 ms. `--fraction` shrinks the "year" (CI's smoke run: 0.02, a week of data against
  * a few hours) without changing what is measured. Timings are reported, never asserted.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { join } from 'node:path';
+import { createReadStream, createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { openRunDb } from '../lib/growth-db.js';
 import { seedStatements, sizesFor, type SeedSizes } from '../lib/growth-seed.js';
 import { residentBytes, Workspace, type Child } from '../lib/processes.js';
