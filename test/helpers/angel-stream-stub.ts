@@ -15,9 +15,10 @@
  *   one past the session's 1,000 subscriptions E1002, as JSON text.
  * - {@link send} delivers a packet to each connection holding its token in its mode.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+import { WsStubServer } from './ws-stub-server.js';
 
 export interface AngelStreamCredentials {
   apiKey: string;
@@ -169,56 +170,40 @@ interface Connection {
   pings: number;
 }
 
-export class AngelStreamStub {
+export class AngelStreamStub extends WsStubServer<Connection> {
   readonly requests: ReceivedRequest[] = [];
   /** The `Authorization` header of each accepted handshake, in order. */
   readonly authorizations: string[] = [];
-  /** Handshakes refused (wrong or missing headers). */
-  refusals = 0;
   /** Connections accepted so far (the next one is number `accepted + 1`). */
   accepted = 0;
   credentials: AngelStreamCredentials;
-  private readonly open = new Set<Connection>();
-  private readonly wss = new WebSocketServer({ noServer: true });
-  private readonly server: Server;
 
   private constructor(credentials: AngelStreamCredentials) {
+    super('angel stream stub');
     this.credentials = { ...credentials };
-    this.server = createServer((_req, res) => res.writeHead(426).end());
-    this.server.on('upgrade', (req, socket, head) => {
-      if (!this.accepts(req)) {
-        this.refusals++;
-        const body = JSON.stringify({
-          success: false,
-          message: 'Unauthorized',
-          errorCode: 'AG8001',
-          data: '',
-        });
-        socket.end(
-          'HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n' +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-        return;
-      }
-      this.authorizations.push(String(req.headers.authorization));
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
-    });
+  }
+
+  protected override admits(req: IncomingMessage, socket: Duplex): boolean {
+    if (!this.accepts(req))
+      return this.refuse(socket, '401 Unauthorized', {
+        success: false,
+        message: 'Unauthorized',
+        errorCode: 'AG8001',
+        data: '',
+      });
+    this.authorizations.push(String(req.headers.authorization));
+    return true;
   }
 
   /** Starts a stub on 127.0.0.1, port 0, accepting `credentials`. */
   static async start(credentials: AngelStreamCredentials): Promise<AngelStreamStub> {
     const stub = new AngelStreamStub(credentials);
-    await new Promise<void>((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
+    await stub.listen();
     return stub;
   }
 
   get url(): string {
-    return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/smart-stream`;
-  }
-
-  /** Open connections now. */
-  get connections(): number {
-    return this.open.size;
+    return `ws://127.0.0.1:${this.port}/smart-stream`;
   }
 
   /** What connection `id` (the newest when omitted) holds: `mode:exchangeType|token`, sorted. */
@@ -261,26 +246,6 @@ export class AngelStreamStub {
     for (const c of this.open) c.ws.send(bytes, { binary: true });
   }
 
-  /** Cuts every connection without a closing handshake (a network failure). */
-  drop(): void {
-    for (const c of this.open) c.ws.terminate();
-  }
-
-  /** Resolves when `check` holds (polled every 5 ms), or rejects after `timeoutMs`. */
-  async until(check: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`angel stream stub: timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-
-  async close(): Promise<void> {
-    for (const c of this.open) c.ws.terminate();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
   /** "Request headers for authentication": all four, exactly. */
   private accepts(req: IncomingMessage): boolean {
     const h = req.headers;
@@ -293,7 +258,7 @@ export class AngelStreamStub {
     );
   }
 
-  private accept(ws: WebSocket): void {
+  protected accept(ws: WebSocket): void {
     const c: Connection = { id: ++this.accepted, ws, subs: new Map(), pings: 0 };
     this.open.add(c);
     ws.on('close', () => this.open.delete(c));

@@ -15,9 +15,10 @@
  * - {@link send} delivers packets to each connection subscribed to their instrument (in any mode),
  *   several packets in one frame; {@link disconnect} sends Feed Disconnect (50) with a reason.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+import { WsStubServer } from './ws-stub-server.js';
 
 /** Annexure "Exchange Segment": the enum each segment is sent as in a response header. */
 const SEGMENT_ENUM: Readonly<Record<string, number>> = {
@@ -212,50 +213,41 @@ interface Connection {
 
 const UNSUBSCRIBE_OF: Readonly<Record<number, number>> = { 16: 15, 18: 17, 22: 21 };
 
-export class DhanFeedStub {
+export class DhanFeedStub extends WsStubServer<Connection> {
   readonly requests: ReceivedRequest[] = [];
   /** Requests breaking the page's rules (count mismatch, more than 100 instruments). */
   readonly violations: string[] = [];
-  refusals = 0;
   accepted = 0;
   readonly closeCodes = new Map<number, number>();
-  private readonly open = new Set<Connection>();
-  private readonly wss = new WebSocketServer({ noServer: true });
-  private readonly server: Server;
 
   private constructor(readonly credentials: DhanFeedCredentials) {
-    this.server = createServer((_req, res) => res.writeHead(426).end());
-    this.server.on('upgrade', (req, socket, head) => {
-      const q = new URL(req.url ?? '/', 'http://stub').searchParams;
-      const refuse = (status: string, message: string) => {
-        this.refusals++;
-        const body = JSON.stringify({ status: 'error', message });
-        socket.end(
-          `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\n` +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      };
-      if (q.get('version') !== '2' || q.get('authType') !== '2')
-        return refuse('400 Bad Request', 'version and authType must be 2');
-      if (q.get('token') !== this.credentials.accessToken || q.get('clientId') !== this.credentials.clientId)
-        return refuse('401 Unauthorized', 'Authentication Failed - Client ID or Access Token invalid');
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
-    });
+    super('dhan feed stub');
+  }
+
+  protected override admits(req: IncomingMessage, socket: Duplex): boolean {
+    const q = new URL(req.url ?? '/', 'http://stub').searchParams;
+    if (q.get('version') !== '2' || q.get('authType') !== '2')
+      return this.refuse(socket, '400 Bad Request', {
+        status: 'error',
+        message: 'version and authType must be 2',
+      });
+    if (q.get('token') !== this.credentials.accessToken || q.get('clientId') !== this.credentials.clientId)
+      return this.refuse(socket, '401 Unauthorized', {
+        status: 'error',
+        message: 'Authentication Failed - Client ID or Access Token invalid',
+      });
+    return true;
   }
 
   static async start(credentials: DhanFeedCredentials): Promise<DhanFeedStub> {
     const stub = new DhanFeedStub({ ...credentials });
-    await new Promise<void>((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
+    await stub.listen();
     return stub;
   }
 
   /** The endpoint, without the query (the client adds version, token, clientId, authType). */
   get url(): string {
-    return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  get connections(): number {
-    return this.open.size;
+    return `ws://127.0.0.1:${this.port}`;
   }
 
   /** Connection `id`'s subscriptions (the newest when omitted), `SEGMENT:securityId` → codes held. */
@@ -287,26 +279,7 @@ export class DhanFeedStub {
     for (const c of this.open) c.ws.send(encodeDisconnect(reason), { binary: true });
   }
 
-  /** Cuts every connection without a closing handshake (a network failure). */
-  drop(): void {
-    for (const c of this.open) c.ws.terminate();
-  }
-
-  async until(check: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`dhan feed stub: timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-
-  async close(): Promise<void> {
-    for (const c of this.open) c.ws.terminate();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private accept(ws: WebSocket): void {
+  protected accept(ws: WebSocket): void {
     const c: Connection = { id: ++this.accepted, ws, subs: new Map() };
     this.open.add(c);
     ws.on('close', (code) => {

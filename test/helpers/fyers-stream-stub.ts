@@ -16,9 +16,9 @@
  * - {@link update} sends an update packet with only the changed fields to connections holding the topic.
  * - Acknowledgements (3) and keep-alives (`00 01 0b`) are counted per connection.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket } from 'ws';
+import { WsStubServer } from './ws-stub-server.js';
 
 /** `map.json` `data_val` without `type`, `symbol`. */
 const SCRIP = [
@@ -93,34 +93,31 @@ function frame(type: number, fields: Buffer[]): Buffer {
   return Buffer.concat([u16(body.length), body]);
 }
 
-export class FyersStreamStub {
+export class FyersStreamStub extends WsStubServer<Connection> {
   readonly received: HsmReceived[] = [];
   accepted = 0;
-  refusals = 0;
   private readonly market = new Map<string, HsmMarket>();
   private readonly ids = new Map<string, number>();
-  private readonly open = new Set<Connection>();
-  private readonly wss = new WebSocketServer({ noServer: true });
-  private readonly server: Server;
   /** The Authorization header of each handshake. */
   readonly authorizations: (string | undefined)[] = [];
 
   private constructor(private readonly opts: { hsmKey: string; ackCount?: number }) {
-    this.server = createServer((_req, res) => res.writeHead(426).end());
-    this.server.on('upgrade', (req, socket, head) => {
-      this.authorizations.push(req.headers.authorization);
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
-    });
+    super('fyers stream stub');
+  }
+
+  protected override admits(req: IncomingMessage): boolean {
+    this.authorizations.push(req.headers.authorization);
+    return true;
   }
 
   static async start(opts: { hsmKey: string; ackCount?: number }): Promise<FyersStreamStub> {
     const stub = new FyersStreamStub(opts);
-    await new Promise<void>((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
+    await stub.listen();
     return stub;
   }
 
   get url(): string {
-    return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/hsm/v1-5/prod`;
+    return `ws://127.0.0.1:${this.port}/hsm/v1-5/prod`;
   }
 
   setMarket(topic: string, market: HsmMarket): void {
@@ -157,29 +154,6 @@ export class FyersStreamStub {
     return { messages: 0, acks: [], pings: 0, requests: [] };
   }
 
-  /** Cuts every connection without a closing handshake. */
-  drop(): void {
-    for (const c of this.open) c.ws.terminate();
-  }
-
-  get connections(): number {
-    return this.open.size;
-  }
-
-  async until(check: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`fyers stream stub: timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-
-  async close(): Promise<void> {
-    for (const c of this.open) c.ws.terminate();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
   private idBytes(topic: string): Buffer {
     let id = this.ids.get(topic);
     if (id === undefined) this.ids.set(topic, (id = 0x0102 + this.ids.size));
@@ -214,7 +188,7 @@ export class FyersStreamStub {
     c.ws.send(Buffer.concat([u16(body.length), body]));
   }
 
-  private accept(ws: WebSocket): void {
+  protected accept(ws: WebSocket): void {
     const c: Connection = {
       id: ++this.accepted,
       ws,

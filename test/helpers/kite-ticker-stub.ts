@@ -15,9 +15,10 @@
  * - {@link send} delivers packets to each connection that subscribed their token (as Kite only
  *   streams subscribed instruments), in the mode the test gives, several packets in one frame.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+import { WsStubServer } from './ws-stub-server.js';
 import type { KiteCredentials } from './broker-quote-stub-kite.js';
 
 export type KiteMode = 'ltp' | 'quote' | 'full';
@@ -186,43 +187,32 @@ interface Connection {
   subs: Map<number, KiteMode>;
 }
 
-export class KiteTickerStub {
+export class KiteTickerStub extends WsStubServer<Connection> {
   /** Every text message received, in order. */
   readonly messages: ReceivedMessage[] = [];
-  /** Handshakes refused (wrong or missing credentials). */
-  refusals = 0;
   /** Connections accepted so far (the next one is number `accepted + 1`). */
   accepted = 0;
   /** Close codes the server saw, by connection number. */
   readonly closeCodes = new Map<number, number>();
   credentials: KiteCredentials;
-  private readonly open = new Set<Connection>();
-  private readonly wss = new WebSocketServer({ noServer: true });
-  private readonly server: Server;
 
   private constructor(credentials: KiteCredentials) {
+    super('kite ticker stub');
     this.credentials = { ...credentials };
-    this.server = createServer((_req, res) => res.writeHead(426).end());
-    this.server.on('upgrade', (req, socket, head) => {
-      const q = new URL(req.url ?? '/', 'http://stub').searchParams;
-      if (
-        q.get('api_key') !== this.credentials.apiKey ||
-        q.get('access_token') !== this.credentials.accessToken
-      ) {
-        this.refusals++;
-        const body = JSON.stringify({
-          status: 'error',
-          message: 'Incorrect `api_key` or `access_token`.',
-          data: null,
-          error_type: 'TokenException',
-        });
-        socket.end(
-          'HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n' +
-            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-        return;
-      }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+  }
+
+  protected override admits(req: IncomingMessage, socket: Duplex): boolean {
+    const q = new URL(req.url ?? '/', 'http://stub').searchParams;
+    if (
+      q.get('api_key') === this.credentials.apiKey &&
+      q.get('access_token') === this.credentials.accessToken
+    )
+      return true;
+    return this.refuse(socket, '403 Forbidden', {
+      status: 'error',
+      message: 'Incorrect `api_key` or `access_token`.',
+      data: null,
+      error_type: 'TokenException',
     });
   }
 
@@ -231,18 +221,13 @@ export class KiteTickerStub {
     credentials: KiteCredentials = { apiKey: 'kite-api-key-1234', accessToken: 'kite-access-token-5678' },
   ): Promise<KiteTickerStub> {
     const stub = new KiteTickerStub(credentials);
-    await new Promise<void>((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
+    await stub.listen();
     return stub;
   }
 
   /** The endpoint, without the query (the client adds api_key and access_token). */
   get url(): string {
-    return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  /** Open connections now. */
-  get connections(): number {
-    return this.open.size;
+    return `ws://127.0.0.1:${this.port}`;
   }
 
   /** The subscriptions of connection `id` (the newest when omitted), token → mode. */
@@ -286,27 +271,7 @@ export class KiteTickerStub {
     for (const c of this.open) c.ws.send(bytes, { binary: true });
   }
 
-  /** Cuts every connection without a closing handshake (a network failure). */
-  drop(): void {
-    for (const c of this.open) c.ws.terminate();
-  }
-
-  /** Resolves when `check` holds (polled every 5 ms), or rejects after `timeoutMs`. */
-  async until(check: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`kite ticker stub: timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-
-  async close(): Promise<void> {
-    for (const c of this.open) c.ws.terminate();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private accept(ws: WebSocket): void {
+  protected accept(ws: WebSocket): void {
     const c: Connection = { id: ++this.accepted, ws, subs: new Map() };
     this.open.add(c);
     ws.on('close', (code) => {

@@ -15,9 +15,8 @@
  * - {@link update} changes a scrip's market fields and sends only them: `tf` (the touchline fields
  *   among them) to connections holding its touchline, `df` (the depth fields) to those holding its depth.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
+import { WsStubServer } from './ws-stub-server.js';
 
 export interface NorenStubCredentials {
   userId: string;
@@ -52,34 +51,26 @@ export interface NorenReceived {
   message: Record<string, unknown>;
 }
 
-export class NorenStreamStub {
+export class NorenStreamStub extends WsStubServer<Connection> {
   readonly received: NorenReceived[] = [];
   /** Connections accepted so far (the newest is number `accepted`). */
   accepted = 0;
-  /** Connect requests refused. */
-  refusals = 0;
   private readonly market = new Map<string, Record<string, string>>();
-  private readonly open = new Set<Connection>();
-  private readonly wss = new WebSocketServer({ noServer: true });
-  private readonly server: Server;
   private readonly dialect: 'susertoken' | 'accesstoken';
 
   private constructor(private readonly creds: NorenStubCredentials) {
+    super('noren stream stub');
     this.dialect = creds.dialect ?? 'susertoken';
-    this.server = createServer((_req, res) => res.writeHead(426).end());
-    this.server.on('upgrade', (req, socket, head) =>
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws)),
-    );
   }
 
   static async start(creds: NorenStubCredentials): Promise<NorenStreamStub> {
     const stub = new NorenStreamStub(creds);
-    await new Promise<void>((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
+    await stub.listen();
     return stub;
   }
 
   get url(): string {
-    return `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/NorenWSTP/`;
+    return `ws://127.0.0.1:${this.port}/NorenWSTP/`;
   }
 
   /** Sets a scrip's (`EXCH|token`) market fields, as strings: what a `tk`/`dk` snapshot carries. */
@@ -127,30 +118,7 @@ export class NorenStreamStub {
     return 0;
   }
 
-  /** Cuts every connection without a closing handshake. */
-  drop(): void {
-    for (const c of this.open) c.ws.terminate();
-  }
-
-  get connections(): number {
-    return this.open.size;
-  }
-
-  async until(check: () => boolean, timeoutMs = 3000, what = 'condition'): Promise<void> {
-    const end = Date.now() + timeoutMs;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`noren stream stub: timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-
-  async close(): Promise<void> {
-    for (const c of this.open) c.ws.terminate();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private accept(ws: WebSocket): void {
+  protected accept(ws: WebSocket): void {
     const c: Connection = {
       id: ++this.accepted,
       ws,
