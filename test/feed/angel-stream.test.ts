@@ -7,7 +7,6 @@
  * reconnecting, refused credentials, and what reaches the log. Each packet's fields are the
  * wire's integers; the rupees expected are written out here.
  */
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DepthLevel, FeedInstrument, FeedMode, Tick } from '../../src/modules/feed/feed.types.js';
@@ -23,6 +22,7 @@ import {
   type ReceivedRequest,
   type SnapQuotePacket,
 } from '../helpers/angel-stream-stub.js';
+import { captureStream } from '../helpers/test-app.js';
 
 const CREDS = {
   ...{ apiKey: 'angapikey-Q7x3', clientCode: 'R5228871', feedToken: 'angfeedtoken-0x9f8e7d6c' },
@@ -52,13 +52,7 @@ const brief = (r: Omit<ReceivedRequest, 'connection'>) =>
 
 describe('Angel One SmartStream source against a stub of SmartAPI WebSocket 2.0', () => {
   let stub: AngelStreamStub;
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(String(chunk));
-      cb();
-    },
-  });
+  const { lines, stream } = captureStream();
   const logger = pino({ level: 'trace' }, stream);
   const sources: AngelStreamSource[] = [];
 

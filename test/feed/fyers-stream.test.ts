@@ -8,7 +8,6 @@
  * (test/helpers/fyers-stream-stub.ts): login, topics per mode, snapshot and update ticks with the
  * price scale, depth, acknowledgements, reconnecting, a refused login, and the log.
  */
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedInstrument, FeedMode, Tick } from '../../src/modules/feed/feed.types.js';
@@ -30,6 +29,7 @@ import {
   hsmTopics,
   readHsmAuth,
 } from '../../src/modules/feed/sources/fyers-stream-decode.js';
+import { captureStream } from '../helpers/test-app.js';
 
 const ascii = (s: string) => [...Buffer.from(s, 'ascii')];
 const now = Date.UTC(2026, 7, 18, 4, 45, 0);
@@ -186,16 +186,8 @@ type Got = { key: string; mode: FeedMode; tick: Tick };
 
 describe('Fyers data socket as a tick source, against a stub of the SDK’s protocol', () => {
   let stub: FyersStreamStub;
-  const lines: string[] = [];
-  const logger = pino(
-    { level: 'trace' },
-    new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    }),
-  );
+  const { lines, stream } = captureStream();
+  const logger = pino({ level: 'trace' }, stream);
   const sources: FyersStreamSource[] = [];
   const source = (url = stub.url, pingMs?: number) => {
     const s = new FyersStreamSource({

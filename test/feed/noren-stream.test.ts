@@ -5,7 +5,6 @@
  * subscription, touchline and depth requests per mode, the `tk`/`dk` snapshot with `tf`/`df`
  * partials merged into it, the heartbeat, reconnecting, a refused session, and the log.
  */
-import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedInstrument, FeedMode, Tick } from '../../src/modules/feed/feed.types.js';
@@ -15,6 +14,7 @@ import {
   type NorenStreamOptions,
 } from '../../src/modules/feed/sources/noren-stream.js';
 import { NorenStreamStub } from '../helpers/noren-stream-stub.js';
+import { captureStream } from '../helpers/test-app.js';
 
 const CREDS = {
   userId: 'FA12345',
@@ -40,16 +40,8 @@ type Got = { key: string; mode: FeedMode; tick: Tick };
 
 describe('Noren OMS WebSocket source against a stub of the documented protocol', () => {
   let stub: NorenStreamStub;
-  const lines: string[] = [];
-  const logger = pino(
-    { level: 'trace' },
-    new Writable({
-      write(chunk, _enc, cb) {
-        lines.push(String(chunk));
-        cb();
-      },
-    }),
-  );
+  const { lines, stream } = captureStream();
+  const logger = pino({ level: 'trace' }, stream);
   const sources: NorenStreamSource[] = [];
   const source = (over: Partial<NorenStreamOptions> = {}) => {
     const s = new NorenStreamSource({
