@@ -2,7 +2,9 @@
  * The margin the order as typed needs (docs/rules/web.md#order-ticket), from the desk's `margin`
  * call once the typing pauses (use-ticket-margin.ts): the total, with SPAN and exposure when the
  * calculator splits it; "…" while it is asked; the server's refusal in its own words (a margin
- * the calculator cannot give never stops the order: the pipeline decides).
+ * the calculator cannot give never stops the order: the pipeline decides). The line holds its
+ * place before the order can be priced ("—"), so the buttons below never move under the pointer
+ * when the price arrives.
  */
 import { Group, Loader, Text } from '@mantine/core';
 import { ApiError } from '../../api/client';
@@ -10,14 +12,17 @@ import { formatRupees } from '../../format-number';
 import type { useTicketMargin } from './use-ticket-margin';
 
 export function TicketMargin({ margin }: { margin: ReturnType<typeof useTicketMargin> }) {
-  if (!margin.priced) return null;
-  const d = margin.data?.data;
+  const d = margin.priced ? margin.data?.data : undefined;
   return (
     <Group gap="xs" data-testid="ticket-margin" aria-live="polite">
       <Text size="sm" fw={500}>
         Margin required
       </Text>
-      {margin.waiting ? (
+      {!margin.priced ? (
+        <Text size="sm" c="dimmed" data-testid="ticket-margin-unpriced">
+          —
+        </Text>
+      ) : margin.waiting ? (
         <Loader size="xs" aria-label="Asking the margin" />
       ) : margin.isError ? (
         <Text size="sm" c="dimmed">
