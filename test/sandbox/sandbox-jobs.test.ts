@@ -123,7 +123,7 @@ describeEachDb('sandbox day-boundary jobs', (dialect: Dialect) => {
       await s.at(MON, '10:00');
       await s.tick(prices(s));
       await s.place({ ...MINI.SBIN, side: 'BUY', quantity: 10, product: 'CNC' });
-      await s.place({
+      const limit = await s.place({
         ...MINI.INFY,
         side: 'BUY',
         quantity: 2,
@@ -134,8 +134,10 @@ describeEachDb('sandbox day-boundary jobs', (dialect: Dialect) => {
       await s.t.app.close();
       s.t.clock.set(ist(TUE, '09:20'));
       s = h = await startSandbox(dialect, { restartOf: s });
-      const orders = (await s.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders;
-      expect(orders.find((o) => o.symbol === 'INFY')?.order_status).toBe('cancelled');
+      const infy = (await s.ok<{ data: Row }>('orderstatus', { orderid: limit.order.orderId })).data;
+      expect(infy.order_status).toBe('cancelled');
+      // Expired overnight, it is not in today's book.
+      expect((await s.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders).toEqual([]);
       const holdings = (await s.ok<{ data: { holdings: Row[] } }>('holdings')).data.holdings;
       expect(holdings).toMatchObject([{ symbol: 'SBIN', quantity: 10 }]);
       expect(await positions(s)).toEqual([]);
@@ -172,11 +174,12 @@ describeEachDb('sandbox day-boundary jobs', (dialect: Dialect) => {
       const s = await open(undefined as never, { SANDBOX_RESET_DAY: 'daily', SANDBOX_RESET_TIME: '08:00' });
       await s.at(MON, '10:00');
       await s.tick(prices(s));
-      await s.place({ ...MINI.SBIN, side: 'BUY', quantity: 10, product: 'CNC' });
+      const mon = await s.place({ ...MINI.SBIN, side: 'BUY', quantity: 10, product: 'CNC' });
       await s.at(MON, '23:00');
       expect((await s.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders).toHaveLength(1);
       await s.at(TUE, '08:00');
-      expect((await s.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders).toEqual([]);
+      // The reset deleted Monday's order: it no longer answers (the book would be empty anyway).
+      expect((await s.api('orderstatus', { orderid: mon.order.orderId })).statusCode).toBe(404);
       expect((await s.ok<{ data: Row }>('funds')).data.availablecash).toBe(10_000_000);
       await s.tick(prices(s));
       await s.place({ ...MINI.SBIN, side: 'BUY', quantity: 1 });
@@ -188,9 +191,10 @@ describeEachDb('sandbox day-boundary jobs', (dialect: Dialect) => {
       const s = await open(undefined as never, { SANDBOX_RESET_DAY: 'never' });
       await s.at(MON, '10:00');
       await s.tick(prices(s));
-      await s.place({ ...MINI.SBIN, side: 'BUY', quantity: 1, product: 'CNC' });
+      const mon = await s.place({ ...MINI.SBIN, side: 'BUY', quantity: 1, product: 'CNC' });
       await s.at('2026-01-12', '10:00');
-      expect((await s.ok<{ data: { orders: Row[] } }>('orderbook')).data.orders).toHaveLength(1);
+      const kept = (await s.ok<{ data: Row }>('orderstatus', { orderid: mon.order.orderId })).data;
+      expect(kept.order_status).toBe('complete');
     });
   });
 });

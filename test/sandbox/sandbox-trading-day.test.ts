@@ -188,11 +188,30 @@ describeEachDb('sandbox: a scripted trading day', (dialect) => {
     if (!late.ok) expect(late.message).toMatch(/square-off/);
   });
 
+  it("the books are the day's: after midnight only an order still working is listed", async () => {
+    type Book = { data: { orders: { orderid: string }[] } };
+    const dayOne = (await h.ok<Book>('orderbook')).data.orders;
+    expect(dayOne.length).toBeGreaterThan(2);
+    const fills = (await h.ok<{ data: unknown[] }>('tradebook')).data;
+    expect(fills.length).toBeGreaterThan(0);
+    // Past midnight, before the rollover has run: yesterday's working LIMIT is still listed.
+    h.t.clock.set(Date.parse(`${DAY2}T00:00:01+05:30`));
+    expect((await h.ok<Book>('orderbook')).data.orders.map((o) => o.orderid)).toEqual([limitId]);
+    expect((await h.ok<{ data: unknown[] }>('tradebook')).data).toEqual([]);
+    // Yesterday's orders and fills are kept: each order still answers, the day's trades are its
+    // contract note's.
+    expect((await status(stopId)).order_status).toBe('complete');
+    const note = await h.t.services.sandbox.books.contractNote(h.userId, DAY1);
+    expect(note.totals.trades).toBe(fills.length);
+  });
+
   it('the next day: the unfilled LIMIT has expired and the CNC buy is a holding (T+1)', async () => {
     const before = await funds();
     await h.at(DAY2, '09:00');
     const o = await status(limitId);
     expect(o.order_status).toBe('cancelled');
+    // Expired, it was placed yesterday: today's book has nothing yet.
+    expect((await h.ok<{ data: { orders: unknown[] } }>('orderbook')).data.orders).toEqual([]);
     const holdings = await h.ok<{ data: { holdings: Record<string, unknown>[] } }>('holdings');
     expect(holdings.data.holdings).toHaveLength(1);
     expect(holdings.data.holdings[0]).toMatchObject({

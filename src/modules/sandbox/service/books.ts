@@ -34,12 +34,19 @@ export interface SandboxBooksDeps {
 export class SandboxBooks {
   constructor(private readonly deps: SandboxBooksDeps) {}
 
-  async orders(userId: number): Promise<OrderRecord[]> {
-    return (await this.deps.repo.ordersOf(userId)).map(toOrderRecord);
+  /** The start of the IST day the books cover (docs/rules/sandbox.md#read-apis). */
+  private dayStart(): number {
+    return istMidnight(istDateOf(this.deps.clock.now()));
   }
 
+  /** The order book: today's orders (IST) and any earlier one still working. */
+  async orders(userId: number): Promise<OrderRecord[]> {
+    return (await this.deps.repo.ordersSince(userId, this.dayStart())).map(toOrderRecord);
+  }
+
+  /** The trade book: today's trades (IST). Every fill since the reset is `fills`. */
   async trades(userId: number): Promise<TradeRecord[]> {
-    return (await this.deps.repo.tradesOf(userId)).map((t) => ({
+    return (await this.deps.repo.tradesSince(userId, this.dayStart())).map((t) => ({
       tradeId: String(t.id),
       orderId: String(t.order_id),
       userId: t.user_id,

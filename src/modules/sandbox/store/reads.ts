@@ -68,6 +68,39 @@ export class SandboxReads {
   }
 
   /**
+   * The user's order book from `since` (epoch ms, the IST day's start), oldest first: the orders
+   * placed since then and any order of an earlier day still working (one the rollover has not
+   * expired yet). Two index reads, not one `OR` that could fall back to the user's whole history.
+   */
+  async ordersSince(userId: number, since: number): Promise<OrderRow[]> {
+    const day = await this.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('created_at', '>=', since)
+      .execute();
+    const working = await this.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('status', 'in', [...RESTING])
+      .where('created_at', '<', since)
+      .execute();
+    return [...working, ...day].sort((a, b) => Number(a.id) - Number(b.id));
+  }
+
+  /** The user's trades made from `since` (epoch ms), oldest first: the trade book of the day. */
+  tradesSince(userId: number, since: number): Promise<TradeRow[]> {
+    return this.db
+      .selectFrom('sandbox_trades')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('created_at', '>=', since)
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
    * The price of the first order with one (LIMIT or SL) placed on the instrument by any user and
    * still kept: the simulated price source's reference when the master contract has none.
    */
