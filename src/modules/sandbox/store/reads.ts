@@ -79,14 +79,16 @@ export class SandboxReads {
       .where('user_id', '=', userId)
       .where('created_at', '>=', since)
       .execute();
+    // The user's working orders through (user_id, status): a `created_at < since` here would
+    // lead the planner to the (user_id, created_at) index and every earlier order of the user.
     const working = await this.db
       .selectFrom('sandbox_orders')
       .selectAll()
       .where('user_id', '=', userId)
       .where('status', 'in', [...RESTING])
-      .where('created_at', '<', since)
       .execute();
-    return [...working, ...day].sort((a, b) => Number(a.id) - Number(b.id));
+    const earlier = working.filter((o) => Number(o.created_at) < since);
+    return [...earlier, ...day].sort((a, b) => Number(a.id) - Number(b.id));
   }
 
   /** The user's trades made from `since` (epoch ms), oldest first: the trade book of the day. */
