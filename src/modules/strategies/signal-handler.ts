@@ -11,7 +11,7 @@
  * first accepted signal opens a run, in the mode the service is in (analyzer → sandbox). The
  * caller holds the strategy's lock.
  */
-import type { LegRow, StrategyRow } from './strategies.repository.js';
+import type { LegRow, SignalView, StrategyRow } from './strategies.repository.js';
 import type { DerivativeContract } from '../market/derivative-leg.js';
 import type { StrategyRunner } from './strategy-runner.js';
 import type { RunnerOutcome } from './strategy-runner.types.js';
@@ -65,9 +65,12 @@ export async function handleSignal(
   action: SignalAction,
   ref: SignalRef,
   globalMode: RunMode,
+  /** What the caller read under the lock with the strategy (its run, orders and this leg's position). */
+  read?: SignalView,
 ): Promise<RunnerOutcome> {
   const leg = findLeg(legs, ref);
   if ('result' in leg) return leg;
+  const view = read?.legId === leg.id ? read : undefined;
   const symbol = leg.symbol!;
   const exchange = leg.exchange;
   // docs/rules/strategies.md#signal-contract-at-signal-time: the contract may have changed since
@@ -89,13 +92,16 @@ export async function handleSignal(
 
   const size = leg.quantity * (leg.quantity_unit === 'lots' ? lotsize : 1);
   let runId = s.active_run_id;
-  const active = runId === null ? undefined : await runner.repo.run(runId);
+  const active =
+    runId === null ? undefined : view?.run?.id === runId ? view.run : await runner.repo.run(runId);
   // A run being stopped is exiting: a signal must not open what the stop is closing.
   if (active?.status === 'stop_pending') return stopping(active.id);
   // What the leg holds: its fills, plus its orders still working (asked about first, so an entry
   // the exchange rejected after acknowledging it is not exited as if it had filled), once every
   // intent a crash left unsettled is reconciled.
-  const exposure = active ? await runner.exposure(s, active, leg.id) : undefined;
+  const exposure = active
+    ? await runner.exposure(s, active, leg.id, view?.run === active ? view : undefined)
+    : undefined;
   if (exposure?.unsettled)
     return {
       result: 'rejected_engine_error',

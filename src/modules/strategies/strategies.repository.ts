@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { eventInsert, insertEventRow, selectStrategy } from './strategy-statements.js';
+import { eventInsert, insertEventRow, selectSignalView, selectStrategy } from './strategy-statements.js';
+import { isPostgres } from '../../platform/db/database.js';
 import { forgetClaims } from '../webhooks/webhooks.repository.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { StrategiesTable, StrategyEventsTable, StrategyLegsTable } from '../../db/schema.js';
+import { legSeen } from './strategy-orders.repository.js';
 import {
   StrategyRunsRepository,
+  type LegSeen,
   type NewEvent,
   type RunRow,
   type StrategyOrderRow,
@@ -23,6 +26,20 @@ export type StrategyRow = Selectable<StrategiesTable>;
 export type LegRow = Selectable<StrategyLegsTable>;
 export type EventRow = Selectable<StrategyEventsTable>;
 export type NewLeg = Omit<Insertable<StrategyLegsTable>, 'id' | 'strategy_id'>;
+
+/**
+ * What a signal decides on, read under the strategy's lock: the strategy and its active run and,
+ * where the database read them with it (PostgreSQL), the run's open orders and the leg's
+ * position; absent, the runner reads them itself.
+ */
+export interface SignalView {
+  /** The leg whose position `seen` is. */
+  legId: number;
+  strategy: StrategyRow;
+  run?: RunRow | undefined;
+  open?: StrategyOrderRow[] | undefined;
+  seen?: LegSeen | undefined;
+}
 
 export interface EventFilter {
   strategyId: number;
@@ -93,6 +110,21 @@ export class StrategiesRepository extends StrategyRunsRepository {
   /** A strategy by id (deleted ones too: runs and the trail still name them). */
   async find(id: number): Promise<StrategyRow | undefined> {
     return (await selectStrategy.execute(this.db, { id })).rows[0];
+  }
+
+  /** See {@link SignalView}: one statement on PostgreSQL, the strategy and its run on SQLite. */
+  async signalView(id: number, legId: number): Promise<SignalView | undefined> {
+    if (isPostgres(this.db)) {
+      const params = { id, legId, recorded: 'recorded', placed: 'placed' };
+      const row = (await selectSignalView.execute(this.db, params)).rows[0];
+      if (!row) return undefined;
+      const { view_run: run, view_open: open, view_seen: seen, ...strategy } = row;
+      return run ? { legId, strategy, run, open, seen: legSeen(seen) } : { legId, strategy };
+    }
+    const strategy = await this.find(id);
+    if (!strategy) return undefined;
+    const run = strategy.active_run_id === null ? undefined : await this.run(strategy.active_run_id);
+    return { legId, strategy, run };
   }
 
   findByDigest(digest: string): Promise<StrategyRow | undefined> {

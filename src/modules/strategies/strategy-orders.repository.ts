@@ -12,6 +12,7 @@ import {
   selectLegPosition,
   selectOpenRunOrders,
   selectRunOrders,
+  type LegPositionRow,
 } from './strategy-statements.js';
 import type {
   DB,
@@ -74,6 +75,13 @@ async function movePosition(
     )
     .execute();
 }
+
+/** A leg's position row as numbers; all 0 for a leg never traded (no row). */
+export const legSeen = (r: LegPositionRow | null | undefined): LegSeen => ({
+  net: Number(r?.net ?? 0),
+  working: Number(r?.working ?? 0),
+  exits: Number(r?.exits ?? 0),
+});
 
 export class StrategyOrdersRepository {
   constructor(protected readonly db: Kysely<DB>) {}
@@ -294,8 +302,7 @@ export class StrategyOrdersRepository {
    * has taken (all 0 for a leg never traded).
    */
   async position(runId: number, legId: number): Promise<LegSeen> {
-    const r = (await selectLegPosition.execute(this.db, { runId, legId })).rows[0];
-    return { net: Number(r?.net ?? 0), working: Number(r?.working ?? 0), exits: Number(r?.exits ?? 0) };
+    return legSeen((await selectLegPosition.execute(this.db, { runId, legId })).rows[0]);
   }
 
   ordersOfRun(runId: number): Promise<StrategyOrderRow[]> {

@@ -117,16 +117,19 @@ export class StrategyRunner {
    * working orders (of one leg, or all) and records those that filled or died; each death writes
    * `order_dead` with it. An order whose fate cannot be read stays working.
    */
-  async refresh(s: StrategyRow, run: RunRow, legId?: number): Promise<Refreshed> {
-    // One read of the run's open orders. Unsettled intents are rare (a stop mid-placement): only
-    // then are they reconciled and the working orders read again, as reconciling may have placed
-    // some. Under the strategy's lock nothing else changes them in between.
-    const open = await this.repo.openOrders(run.id);
+  async refresh(s: StrategyRow, run: RunRow, legId?: number, known?: StrategyOrderRow[]): Promise<Refreshed> {
+    // One read of the run's open orders (or the caller's, read under the same lock). Unsettled
+    // intents are rare (a stop mid-placement): only then are they reconciled and the working
+    // orders read again, as reconciling may have placed some. Under the strategy's lock nothing
+    // else changes them in between.
+    const open = known ?? (await this.repo.openOrders(run.id));
     let unresolved: StrategyOrderRow[] = [];
+    let wrote = false;
     let placed = open.filter((o) => o.status === 'placed' && (legId === undefined || o.leg_id === legId));
     if (open.some((o) => o.status === 'recorded')) {
       unresolved = await this.reconcileIntents(s, run);
       placed = await this.repo.workingOrders(run.id, legId);
+      wrote = true;
     }
     const working: StrategyOrderRow[] = [];
     const died: StrategyOrderRow[] = [];
@@ -156,6 +159,7 @@ export class StrategyRunner {
             )
           : undefined;
       if (!(await this.repo.resolveOrder(o, fate.state, filled, this.deps.clock.now(), dead))) continue;
+      wrote = true;
       if (this.deps.seam) await this.deps.seam('order.resolved');
       if (dead) died.push({ ...o, status: 'dead', filled_quantity: filled });
     }
@@ -163,6 +167,7 @@ export class StrategyRunner {
       working,
       died,
       unresolved: legId === undefined ? unresolved : unresolved.filter((o) => o.leg_id === legId),
+      wrote,
     };
   }
 
@@ -180,9 +185,11 @@ export class StrategyRunner {
     s: StrategyRow,
     run: RunRow,
     legId: number,
+    read?: { open?: StrategyOrderRow[] | undefined; seen?: LegSeen | undefined },
   ): Promise<{ held: number; seen: LegSeen; unsettled: boolean }> {
-    const r = await this.refresh(s, run, legId);
-    const seen = await this.repo.position(run.id, legId);
+    const r = await this.refresh(s, run, legId, read?.open);
+    // The leg as read with the open orders stands while nothing was written since.
+    const seen = !r.wrote && read?.seen ? read.seen : await this.repo.position(run.id, legId);
     return { held: seen.net + seen.working, seen, unsettled: r.unresolved.length > 0 };
   }
 

@@ -97,6 +97,8 @@ export interface Refreshed {
   working: StrategyOrderRow[];
   died: StrategyOrderRow[];
   unresolved: StrategyOrderRow[];
+  /** Whether it wrote anything (an order resolved, an intent reconciled): a leg read before may have moved. */
+  wrote: boolean;
 }
 
 /**

@@ -4,7 +4,7 @@
  * (platform/db/prepared.ts): building them with Kysely on every delivery cost more CPU than
  * SQLite spent running them. Used by the strategies repositories only.
  */
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type {
   DB,
   StrategiesTable,
@@ -97,16 +97,63 @@ export const selectOpenRunOrders = prepareQuery<
     .orderBy('id'),
 );
 
-export const selectLegPosition = prepareQuery<
-  DB,
-  { runId: number; legId: number },
-  { net: number; working: number; exits: number }
->((db, $) =>
+/** A leg's filled net, working quantity and exits, as {@link selectLegPosition} reads them. */
+export type LegPositionRow = { net: number; working: number; exits: number };
+
+export const selectLegPosition = prepareQuery<DB, { runId: number; legId: number }, LegPositionRow>((db, $) =>
   db
     .selectFrom('strategy_positions')
     .select(['net', 'working', 'exits'])
     .where('run_id', '=', $('runId'))
     .where('leg_id', '=', $('legId')),
+);
+
+/** The strategy's row with, as JSON columns, what a signal decides on ({@link selectSignalView}). */
+export type SignalViewRow = Row<StrategiesTable> & {
+  view_run: Row<StrategyRunsTable> | null;
+  view_open: Row<StrategyOrdersTable>[];
+  view_seen: LegPositionRow | null;
+};
+
+/**
+ * PostgreSQL only: the strategy, its active run, the run's open orders (as
+ * {@link selectOpenRunOrders}) and the leg's position (as {@link selectLegPosition}) in one
+ * statement, each related row as JSON (int8 comes back a number either way). On PostgreSQL each
+ * statement is a round trip, and a strategy's signals run one after another behind its lock:
+ * four reads as one are three round trips less per delivery. SQLite reads them one by one.
+ */
+export const selectSignalView = prepareQuery<
+  DB,
+  { id: number; legId: number; recorded: string; placed: string },
+  SignalViewRow
+>((db, $) =>
+  db
+    .selectFrom('strategies as s')
+    .selectAll('s')
+    .select((eb) => [
+      eb
+        .selectFrom('strategy_runs as r')
+        .select(sql<Row<StrategyRunsTable>>`row_to_json(r)`.as('j'))
+        .whereRef('r.id', '=', 's.active_run_id')
+        .as('view_run'),
+      eb
+        .selectFrom('strategy_orders as o')
+        .select(sql<Row<StrategyOrdersTable>[]>`coalesce(json_agg(o order by o.id), '[]'::json)`.as('j'))
+        .whereRef('o.run_id', '=', 's.active_run_id')
+        .where('o.status', 'in', [$('recorded'), $('placed')])
+        .as('view_open'),
+      eb
+        .selectFrom('strategy_positions as p')
+        .select(
+          sql<LegPositionRow>`json_build_object('net', p.net, 'working', p.working, 'exits', p.exits)`.as(
+            'j',
+          ),
+        )
+        .whereRef('p.run_id', '=', 's.active_run_id')
+        .where('p.leg_id', '=', $('legId'))
+        .as('view_seen'),
+    ])
+    .where('s.id', '=', $('id')),
 );
 
 export type EventInsert = Omit<Row<StrategyEventsTable>, 'id'>;

@@ -15,7 +15,7 @@ import { canonical, readJsonObject, BODY_FAULTS } from '../webhooks/payload.js';
 import { WebhookReceiver, type Delivery, type WebhookSource } from '../webhooks/receiver.js';
 import type { WebhooksRepository } from '../webhooks/webhooks.repository.js';
 import { ipAllowed } from './cidr.js';
-import { handleSignal, type SignalContract, type SignalRef } from './signal-handler.js';
+import { findLeg, handleSignal, type SignalContract, type SignalRef } from './signal-handler.js';
 import type { StrategiesRepository } from './strategies.repository.js';
 import type { StrategiesService, WebhookTarget } from './strategies.service.js';
 import type { RunStopper } from './run-stop.js';
@@ -165,16 +165,21 @@ function signal(
   if (typeof ref === 'string') return Promise.resolve(refuse('rejected_invalid_action', ref));
   // docs/rules/strategies.md#one-piece-of-work-at-a-time: two copies of an alert arriving
   // together see each other's position, not both open one; a signal never interleaves a stop.
+  const leg = findLeg(legs, ref);
+  if ('result' in leg) return Promise.resolve(leg);
   return deps.runner.locked(s.id, async () => {
-    const fresh = (await deps.repo.find(s.id)) ?? s;
+    // The strategy read afresh, with its run, the run's open orders and the leg's position
+    // (one statement on PostgreSQL).
+    const read = await deps.repo.signalView(s.id, leg.id);
     return handleSignal(
       deps.runner,
       deps.contract,
-      fresh,
+      read?.strategy ?? s,
       legs,
       action as SignalAction,
       ref,
       deps.analyze() ? 'sandbox' : 'live',
+      read,
     );
   });
 }
