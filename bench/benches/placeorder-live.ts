@@ -1,8 +1,7 @@
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { emptyStats, runLoad, type SideStats } from '../lib/load.js';
 import { Workspace, type Child } from '../lib/processes.js';
+import { startLiveFloor } from '../lib/live-floor.js';
+import { KiteStub } from '../lib/kite-order-stub.js';
 import {
   computeFigures,
   cpuPerResponse,
@@ -43,12 +42,6 @@ const WARMUP_S = 2;
 const ROUNDS = 2;
 /** A run takes 35-45 s (about 25 s with the default duration, plus set-up); past this it fails. */
 const DEADLINE_MS = 90_000;
-/**
- * How long the stub keeps an idle keep-alive socket: nginx's default, about what Kite's front
- * end does. Node's default (5 s) would close the adapter's sockets while the direct side runs,
- * and the reconnections would be the stub's doing, not algodesk's.
- */
-const STUB_KEEP_ALIVE_MS = 75_000;
 
 const BROKER = {
   apiKey: 'benchkiteapikey',
@@ -59,96 +52,8 @@ const BROKER = {
 const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 
-/**
- * A minimal Kite Connect v3 order endpoint on loopback: `POST /orders/regular` with Kite's
- * headers and a form body answers `{"status":"success","data":{"order_id":…}}`; a wrong
- * `Authorization` answers Kite's 403 TokenException, a form without the order fields its 400
- * InputException, anything else 404. Counts the TCP connections it accepts.
- */
-class KiteStub {
-  connections = 0;
-  orders = 0;
-  /** Headers and body of the last order accepted (to send the same bytes directly). */
-  last: { headers: Record<string, string>; body: string } | undefined;
-  private readonly server: Server;
-  private nextId = 251122000000000;
-
-  constructor(readonly label: string) {
-    this.server = createServer((req, res) => this.handle(req, res));
-    this.server.keepAliveTimeout = STUB_KEEP_ALIVE_MS;
-    this.server.headersTimeout = STUB_KEEP_ALIVE_MS + 1_000;
-    this.server.on('connection', () => this.connections++);
-  }
-
-  async listen(): Promise<number> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/orders/regular')
-        return send(res, 404, {
-          status: 'error',
-          message: 'Route not found',
-          error_type: 'GeneralException',
-        });
-      if (
-        req.headers.authorization !== `token ${BROKER.apiKey}:${BROKER.token}` ||
-        req.headers['x-kite-version'] !== '3'
-      )
-        return send(res, 403, {
-          status: 'error',
-          message: 'Incorrect `api_key` or `access_token`.',
-          error_type: 'TokenException',
-        });
-      const body = Buffer.concat(chunks).toString('utf8');
-      const form = new URLSearchParams(body);
-      const missing = [
-        'tradingsymbol',
-        'exchange',
-        'transaction_type',
-        'order_type',
-        'quantity',
-        'product',
-      ].filter((f) => !form.get(f));
-      if (
-        !String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded') ||
-        missing.length
-      )
-        return send(res, 400, {
-          status: 'error',
-          message: `Missing ${missing.join(', ') || 'form body'}`,
-          error_type: 'InputException',
-        });
-      this.orders++;
-      this.last = {
-        headers: {
-          authorization: req.headers.authorization,
-          'x-kite-version': '3',
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body,
-      };
-      send(res, 200, { status: 'success', data: { order_id: String(this.nextId++) } });
-    });
-  }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const bytes = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes.length }).end(bytes);
-}
-
-type Side = 'stub' | 'algodesk';
+type Side = 'stub' | 'algodesk' | 'floor';
+const SIDES = ['stub', 'algodesk', 'floor'] as const;
 
 /**
  * Orders issue, "Performance": live `POST /api/v1/placeorder` through the Zerodha adapter to a
@@ -165,7 +70,12 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
   } catch (err) {
     return failed(err);
   }
-  const stubs = { viaAlgodesk: new KiteStub('via algodesk'), direct: new KiteStub('direct') };
+  const kiteAuth = `token ${BROKER.apiKey}:${BROKER.token}`;
+  const stubs = {
+    viaAlgodesk: new KiteStub('via algodesk', kiteAuth),
+    direct: new KiteStub('direct', kiteAuth),
+    viaFloor: new KiteStub('via the floor', kiteAuth),
+  };
   const deadline = setTimeout(() => {
     console.error(`bench placeorder-live: FAILED: not finished after ${DEADLINE_MS / 1000} s`);
     ws.abortSync();
@@ -197,6 +107,7 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
 
     const stubPort = await stubs.viaAlgodesk.listen();
     const directPort = await stubs.direct.listen();
+    const floorStubPort = await stubs.viaFloor.listen();
     server = await ws.startServer('server', {
       BROKER_NAME: 'zerodha',
       BROKER_API_KEY: BROKER.apiKey,
@@ -231,15 +142,30 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
       forms.push(stubs.viaAlgodesk.last.body);
       stubHeaders = stubs.viaAlgodesk.last.headers;
     }
+    const placeorder: BenchRequest = {
+      method: 'POST',
+      path: '/api/v1/placeorder',
+      headers: { 'content-type': 'application/json' },
+      bodies: algodeskBodies,
+    };
     const requests: Record<Side, BenchRequest> = {
-      algodesk: {
-        method: 'POST',
-        path: '/api/v1/placeorder',
-        headers: { 'content-type': 'application/json' },
-        bodies: algodeskBodies,
-      },
+      algodesk: placeorder,
+      floor: placeorder,
       stub: { method: 'POST', path: '/orders/regular', headers: stubHeaders, bodies: forms },
     };
+    const floor = await startLiveFloor(ws, {
+      brokerPort: floorStubPort,
+      headers: stubHeaders,
+      forms: { BUY: forms[0]!, SELL: forms[1]! },
+      connections: POOL_CONNECTIONS,
+    });
+    const floorProbe = await fetch(`http://127.0.0.1:${floor.port}/api/v1/placeorder`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: algodeskBodies[0],
+    });
+    if (floorProbe.status !== 200)
+      throw new BenchFailure(`the floor answered its probe ${floorProbe.status}: ${await floorProbe.text()}`);
     const direct = await fetch(`http://127.0.0.1:${directPort}/orders/regular`, {
       method: 'POST',
       headers: stubHeaders,
@@ -251,16 +177,24 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
     const roundS = opts.durationS / ROUNDS;
     console.log(
       `placeorder-live: POST /api/v1/placeorder (live, zerodha adapter) -> loopback Kite stub POST /orders/regular, ` +
-        `vs the stub called directly; ${opts.connections} connection${opts.connections === 1 ? '' : 's'}, ` +
+        `vs the stub called directly and a bare forwarder (the floor); ${opts.connections} connection${opts.connections === 1 ? '' : 's'}, ` +
         `${ROUNDS} rounds x ${roundS} s per side after ${WARMUP_S} s warm-up, node ${process.version}`,
     );
-    const ports: Record<Side, number> = { stub: directPort, algodesk: server.port };
-    const warmup: Record<Side, SideStats> = { stub: emptyStats(), algodesk: emptyStats() };
-    const measured: Record<Side, SideStats> = { stub: emptyStats(), algodesk: emptyStats() };
+    const ports: Record<Side, number> = { stub: directPort, algodesk: server.port, floor: floor.port };
+    const warmup: Record<Side, SideStats> = {
+      stub: emptyStats(),
+      algodesk: emptyStats(),
+      floor: emptyStats(),
+    };
+    const measured: Record<Side, SideStats> = {
+      stub: emptyStats(),
+      algodesk: emptyStats(),
+      floor: emptyStats(),
+    };
     // The stub runs in this process, beside the load generator: its CPU is not told apart.
     measured.stub.cpu = undefined;
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const side of ['stub', 'algodesk'] as const) {
+      for (const side of SIDES) {
         const load = { port: ports[side], request: requests[side], connections: opts.connections };
         if (round === 1) {
           progress(`${side}: warm-up, ${WARMUP_S} s`);
@@ -271,7 +205,7 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
         await (side === 'algodesk' ? measure(server, measured.algodesk, run) : run());
       }
     }
-    const problems = (['algodesk', 'stub'] as const).flatMap((side) => [
+    const problems = SIDES.flatMap((side) => [
       ...problemsOf(`${side} (warm-up)`, warmup[side], false),
       ...problemsOf(side, measured[side], true),
     ]);
@@ -291,8 +225,13 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
       p50: round2(figures.p50Ms - figures.baselineP50Ms),
       p99: round2(figures.p99Ms - figures.baselineP99Ms),
     };
+    const floorFigures = computeFigures(measured.floor, measured.stub);
+    const floorAdded = {
+      p50: round2(floorFigures.p50Ms - floorFigures.baselineP50Ms),
+      p99: round2(floorFigures.p99Ms - floorFigures.baselineP99Ms),
+    };
     const conns = { algodesk: stubs.viaAlgodesk.connections, direct: stubs.direct.connections };
-    printLiveTable(figures, measured, added);
+    printLiveTable(figures, measured, added, { figures: floorFigures, added: floorAdded });
     const cpu = cpuPerResponse(measured.algodesk);
     if (cpu) console.log(`algodesk CPU µs per order (all threads / main thread): ${cpu.all} / ${cpu.main}`);
     console.log(
@@ -356,6 +295,11 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
           latency_rows: rows.latencyRows,
           latency_write_failures: latencyFailures,
           overhead_ms: rows.overheadMs,
+          floor_is:
+            'a bare node:http forwarder: the same form to a stub of its own, its log and latency rows committed',
+          floor_added_p50_ms: floorAdded.p50,
+          floor_added_p99_ms: floorAdded.p99,
+          floor_rps: floorFigures.rps,
         },
       });
       progress(`figures written to ${opts.jsonFile}`);
@@ -364,7 +308,8 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
       `bench placeorder-live: added_p50_ms ${added.p50.toFixed(2)} added_p99_ms ${added.p99.toFixed(2)} ` +
         `rps ${figures.rps} stub_rps ${figures.baselineRps} p50_ms ${figures.p50Ms.toFixed(2)} ` +
         `stub_p50_ms ${figures.baselineP50Ms.toFixed(2)} p99_ms ${figures.p99Ms.toFixed(2)} ` +
-        `stub_p99_ms ${figures.baselineP99Ms.toFixed(2)} stub_connections ${conns.algodesk}`,
+        `stub_p99_ms ${figures.baselineP99Ms.toFixed(2)} stub_connections ${conns.algodesk} ` +
+        `floor_added_p50_ms ${floorAdded.p50.toFixed(2)} floor_added_p99_ms ${floorAdded.p99.toFixed(2)}`,
     );
     return 0;
   } catch (err) {
@@ -376,7 +321,7 @@ export async function runPlaceorderLive(opts: LiveOptions): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await ws.dispose();
-    await Promise.all([stubs.viaAlgodesk.close(), stubs.direct.close()]);
+    await Promise.all([stubs.viaAlgodesk.close(), stubs.direct.close(), stubs.viaFloor.close()]);
   }
 }
 
@@ -390,7 +335,14 @@ function failed(err: unknown): number {
 
 const signed = (n: number): string => (n >= 0 ? `+${n.toFixed(2)}` : n.toFixed(2));
 
-function printLiveTable(f: Figures, s: Record<Side, SideStats>, added: { p50: number; p99: number }): void {
+type Added = { p50: number; p99: number };
+
+function printLiveTable(
+  f: Figures,
+  s: Record<Side, SideStats>,
+  added: Added,
+  floor: { figures: Figures; added: Added },
+): void {
   const row = (label: string, cells: string[]) =>
     console.log(label.padEnd(20) + cells.map((c) => c.padStart(10)).join(''));
   row('', ['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors']);
@@ -408,7 +360,15 @@ function printLiveTable(f: Figures, s: Record<Side, SideStats>, added: { p50: nu
     String(s.algodesk.non2xx),
     String(s.algodesk.errors),
   ]);
+  row('floor -> stub', [
+    String(floor.figures.rps),
+    floor.figures.p50Ms.toFixed(2),
+    floor.figures.p99Ms.toFixed(2),
+    String(s.floor.non2xx),
+    String(s.floor.errors),
+  ]);
   row('added by algodesk', ['', signed(added.p50), signed(added.p99)]);
+  row('added by the floor', ['', signed(floor.added.p50), signed(floor.added.p99)]);
   const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : '-');
   row('algodesk/stub', [
     f.ratio.toFixed(2),
