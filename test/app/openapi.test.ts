@@ -3,7 +3,7 @@ import { formatParamUrl } from '@fastify/swagger';
 import type * as FastifyModule from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { API_TAGS, DOCS_PATH, OPENAPI_PATH } from '../../src/platform/http/openapi.plugin.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, schemaCompilers, type TestApp } from '../helpers/test-app.js';
 
 /** Every route the app registers, seen by a hook added as the instance is created. */
 const registered = vi.hoisted(() => [] as Array<{ method: string; url: string; hidden: boolean }>);
@@ -66,6 +66,14 @@ describe('the API reference', () => {
     doc = res.json<Document>();
   });
   afterAll(() => t.close());
+
+  it("compiles every route's validators and serializers (built on first use, so checked here)", () => {
+    // A schema Ajv or fast-json-stringify refuses would throw here, not on its route's first request.
+    schemaCompilers.compileAll();
+    expect(schemaCompilers.compileAll()).toBe(0);
+    // Distinct schemas of the whole app (bodies, queries, params, answers): far more than a few.
+    expect(schemaCompilers.compiled).toBeGreaterThan(200);
+  });
 
   describe('the document', () => {
     it('is a valid OpenAPI 3.1 document', async () => {

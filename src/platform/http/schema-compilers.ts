@@ -11,8 +11,8 @@ interface SerializerInput {
 
 /**
  * The compiled validators and response serializers of the route schemas, kept by the schema's
- * JSON text. Generating that code (Ajv and fast-json-stringify) is most of the app's start-up,
- * about 0.6 s; the compiled functions depend on nothing but the schema, so a process that builds
+ * JSON text. Generating that code (Ajv and fast-json-stringify) was most of the app's start-up,
+ * about 0.6 s (0.8 s on a slower machine): each is compiled when first used; the compiled functions depend on nothing but the schema, so a process that builds
  * the app more than once (every test does) compiles each schema once. The app builds one of its
  * own unless given one (`AppDeps.schemaCompilers`).
  *
@@ -34,26 +34,73 @@ export class SchemaCompilers {
     addFormats.default(this.text);
   }
 
-  /** Fastify's validator compiler: the body validator for bodies, the coercing one for the rest. */
+  /** Compilations not run yet, by key: {@link compileAll} runs them (a test's check of every route). */
+  private readonly pending = new Map<string, () => unknown>();
+
+  /**
+   * Fastify's validator compiler: the body validator for bodies, the coercing one for the rest.
+   * Compiled on the route's first request, not when the app is built: most routes of an
+   * install are never called in a given run, and compiling them all was a fifth of start-up.
+   * Fastify reads a refusal's `errors` off the function it was given: the stand-in carries them.
+   */
   readonly validator = ({ schema, httpPart }: { schema: unknown; httpPart?: string }): ValidateFunction => {
-    const isBody = httpPart === 'body';
-    const key = `${isBody ? 'b' : 't'}${JSON.stringify(schema)}`;
-    let fn = this.validators.get(key);
-    if (fn === undefined) {
-      fn = (isBody ? this.body : this.text).compile(schema as object);
-      this.validators.set(key, fn);
-    }
-    return fn;
+    const ajv = httpPart === 'body' ? this.body : this.text;
+    const key = `${ajv === this.body ? 'b' : 't'}${JSON.stringify(schema)}`;
+    const compile = (): ValidateFunction => {
+      let fn = this.validators.get(key);
+      if (fn === undefined) {
+        fn = ajv.compile(schema as object);
+        this.validators.set(key, fn);
+        this.pending.delete(key);
+      }
+      return fn;
+    };
+    if (!this.validators.has(key)) this.pending.set(key, compile);
+    let compiled: ValidateFunction | undefined;
+    const standIn = ((data: unknown) => {
+      compiled ??= compile();
+      const ok = compiled(data);
+      // Fastify reads them only after a refusal.
+      if (!ok) standIn.errors = compiled.errors;
+      return ok;
+    }) as ValidateFunction;
+    return standIn;
   };
 
-  /** Fastify's serializer compiler (fast-json-stringify, as Fastify's default, without shared schemas). */
+  /**
+   * Fastify's serializer compiler (fast-json-stringify, as Fastify's default, without shared
+   * schemas), compiled on the first answer that uses it, as the validators are.
+   */
   readonly serializer = ({ schema }: SerializerInput): ((data: unknown) => string) => {
-    const key = JSON.stringify(schema);
-    let fn = this.serializers.get(key);
-    if (fn === undefined) {
-      fn = fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0]) as (data: unknown) => string;
-      this.serializers.set(key, fn);
-    }
-    return fn;
+    const key = `s${JSON.stringify(schema)}`;
+    const compile = (): ((data: unknown) => string) => {
+      let fn = this.serializers.get(key);
+      if (fn === undefined) {
+        fn = fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0]) as (
+          data: unknown,
+        ) => string;
+        this.serializers.set(key, fn);
+        this.pending.delete(key);
+      }
+      return fn;
+    };
+    if (!this.serializers.has(key)) this.pending.set(key, compile);
+    let compiled: ((data: unknown) => string) | undefined;
+    return (data: unknown) => (compiled ??= compile())(data);
   };
+
+  /**
+   * Compiles every schema handed out and not used yet; returns how many. A schema that cannot
+   * be compiled throws here (a test runs it on the whole app), not on its route's first request.
+   */
+  compileAll(): number {
+    const left = [...this.pending.values()];
+    for (const compile of left) compile();
+    return left.length;
+  }
+
+  /** How many distinct validators and serializers are compiled. */
+  get compiled(): number {
+    return this.validators.size + this.serializers.size;
+  }
 }
