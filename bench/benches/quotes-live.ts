@@ -4,11 +4,10 @@
  * the same run. The difference of their p50 latencies is what algodesk adds to a quote (schema,
  * API key, rate limit, instrument lookup, broker session, the pooled broker call, OpenAlgo's shape).
  */
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { emptyStats, runLoad, type SideStats } from '../lib/load.js';
 import { Workspace, type Child } from '../lib/processes.js';
+import { BrokerStub } from '../lib/kite-order-stub.js';
 import { computeFigures, describeNon2xx, writeJson } from '../lib/report.js';
 import type { BenchRequest } from '../lib/types.js';
 import { createApiKey, importContract, waitForIndex } from './market-data.js';
@@ -25,7 +24,6 @@ export const QUOTES_DEFAULT_CONNECTIONS = 10;
 const WARMUP_S = 2;
 const ROUNDS = 2;
 const DEADLINE_MS = 90_000;
-const STUB_KEEP_ALIVE_MS = 75_000;
 const BROKER = {
   apiKey: 'benchkiteapikey',
   apiSecret: 'benchkiteapisecret',
@@ -68,31 +66,11 @@ const QUOTE_BYTES = Buffer.from(JSON.stringify(SBIN_QUOTE));
 const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 
 /** `GET /quote?i=NSE:SBIN` with Kite's headers answers {@link SBIN_QUOTE}; counts connections. */
-class KiteQuoteStub {
-  connections = 0;
+class KiteQuoteStub extends BrokerStub {
   quotes = 0;
   lastUrl = '';
-  private readonly server: Server;
 
-  constructor() {
-    this.server = createServer((req, res) => this.handle(req, res));
-    this.server.keepAliveTimeout = STUB_KEEP_ALIVE_MS;
-    this.server.headersTimeout = STUB_KEEP_ALIVE_MS + 1_000;
-    this.server.on('connection', () => this.connections++);
-  }
-
-  async listen(): Promise<number> {
-    this.server.listen(0, '127.0.0.1');
-    await once(this.server, 'listening');
-    return (this.server.address() as AddressInfo).port;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private handle(req: IncomingMessage, res: ServerResponse): void {
+  protected handle(req: IncomingMessage, res: ServerResponse): void {
     req.resume();
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://stub');

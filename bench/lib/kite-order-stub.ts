@@ -1,6 +1,7 @@
 /**
- * A minimal Kite Connect v3 order endpoint on loopback, for `placeorder-live` (its three sides
- * each call one of their own).
+ * Loopback broker stubs of the live benches: {@link BrokerStub} (the server, its keep-alive and
+ * its connection count) and {@link KiteStub}, a minimal Kite Connect v3 order endpoint for
+ * `placeorder-live` (its three sides each call one of their own).
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -14,24 +15,14 @@ import type { AddressInfo } from 'node:net';
 const STUB_KEEP_ALIVE_MS = 75_000;
 
 /**
- * A minimal Kite Connect v3 order endpoint on loopback: `POST /orders/regular` with Kite's
- * headers and a form body answers `{"status":"success","data":{"order_id":…}}`; a wrong
- * `Authorization` answers Kite's 403 TokenException, a form without the order fields its 400
- * InputException, anything else 404. Counts the TCP connections it accepts.
+ * A broker's HTTP front on `127.0.0.1:0` that keeps idle sockets as a broker's does and counts the
+ * TCP connections it accepts (the benches check that algodesk reuses its pool's).
  */
-export class KiteStub {
+export abstract class BrokerStub {
   connections = 0;
-  orders = 0;
-  /** Headers and body of the last order accepted (to send the same bytes directly). */
-  last: { headers: Record<string, string>; body: string } | undefined;
   private readonly server: Server;
-  private nextId = 251122000000000;
 
-  constructor(
-    readonly label: string,
-    /** The `Authorization` header Kite accepts: `token <api_key>:<access_token>`. */
-    private readonly authorization: string,
-  ) {
+  constructor() {
     this.server = createServer((req, res) => this.handle(req, res));
     this.server.keepAliveTimeout = STUB_KEEP_ALIVE_MS;
     this.server.headersTimeout = STUB_KEEP_ALIVE_MS + 1_000;
@@ -49,7 +40,30 @@ export class KiteStub {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
+  protected abstract handle(req: IncomingMessage, res: ServerResponse): void;
+}
+
+/**
+ * A minimal Kite Connect v3 order endpoint on loopback: `POST /orders/regular` with Kite's
+ * headers and a form body answers `{"status":"success","data":{"order_id":…}}`; a wrong
+ * `Authorization` answers Kite's 403 TokenException, a form without the order fields its 400
+ * InputException, anything else 404. Counts the TCP connections it accepts.
+ */
+export class KiteStub extends BrokerStub {
+  orders = 0;
+  /** Headers and body of the last order accepted (to send the same bytes directly). */
+  last: { headers: Record<string, string>; body: string } | undefined;
+  private nextId = 251122000000000;
+
+  constructor(
+    readonly label: string,
+    /** The `Authorization` header Kite accepts: `token <api_key>:<access_token>`. */
+    private readonly authorization: string,
+  ) {
+    super();
+  }
+
+  protected handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
