@@ -238,11 +238,14 @@ export async function startFlow(
   return Object.assign(h, extra);
 }
 
-/** The analyzer orders as `SIDE SYMBOL×QTY PRODUCT`, oldest first. */
+/**
+ * Every analyzer order of the account since its reset (not the order book, which is the day's) as
+ * `SIDE SYMBOL×QTY PRODUCT`, oldest first.
+ */
 export async function placed(h: FlowHarness): Promise<string[]> {
-  return (await h.orders())
-    .map((o) => `${String(o.action)} ${String(o.symbol)}×${String(o.quantity)} ${String(o.product)}`)
-    .reverse();
+  return (await h.rows('sandbox_orders')).map(
+    (o) => `${String(o.side)} ${String(o.symbol)}×${String(o.quantity)} ${String(o.product)}`,
+  );
 }
 
 export const answer = (res: { json(): unknown }): FlowAnswer => res.json() as FlowAnswer;
