@@ -6,7 +6,6 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
 import type { Child, Workspace } from './processes.js';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'baseline-live-forward.mjs');
@@ -26,13 +25,7 @@ export interface FloorSpec {
  * the app's migrated schema and pragmas, and no row the server reads is ever written).
  */
 export function startLiveFloor(ws: Workspace, spec: FloorSpec): Promise<Child> {
-  const dbFile = join(ws.dir, 'live-floor.db');
-  const db = new SQLite(join(ws.dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
-  try {
-    db.prepare('vacuum into ?').run(dbFile);
-  } finally {
-    db.close();
-  }
+  const dbFile = ws.copyServerDatabase('live-floor.db');
   return ws.startScript(
     'forwarder',
     SCRIPT,

@@ -100,6 +100,22 @@ export class Workspace {
    * the CLI (`algodesk migrate`, so the app's tables, indexes, sequences and foreign keys) and
    * empty of the server's rows; dropped by {@link dispose} with the run's schema.
    */
+  /**
+   * A copy of the server's SQLite database in the workspace (`VACUUM INTO`, a consistent read: the
+   * app's migrated schema and the server's rows), for a baseline that must never write a row the
+   * server reads. Returns the copy's path.
+   */
+  copyServerDatabase(name: string): string {
+    const file = join(this.dir, name);
+    const db = new SQLite(join(this.dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
+    try {
+      db.prepare('vacuum into ?').run(file);
+    } finally {
+      db.close();
+    }
+    return file;
+  }
+
   async migratedSchema(suffix: string): Promise<string> {
     const run = this.pgRun;
     if (!run) throw new Error('a second schema needs --db postgres');

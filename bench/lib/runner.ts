@@ -1,6 +1,5 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import SQLite from 'better-sqlite3';
 import { emptyStats, runLoad, type SideStats } from './load.js';
 import { baselineKind, cpuTime, Workspace, type Child } from './processes.js';
 import {
@@ -83,14 +82,7 @@ const SAME_WRITES_LABELS = {
 function sameWritesStore(ws: Workspace, schema: string | undefined): Record<string, unknown> {
   const pgRun = ws.postgres;
   if (pgRun === undefined) {
-    const dbFile = join(ws.dir, 'baseline-same-writes.db');
-    const db = new SQLite(join(ws.dataDir, 'algodesk.db'), { readonly: true, fileMustExist: true });
-    try {
-      db.prepare('vacuum into ?').run(dbFile);
-    } finally {
-      db.close();
-    }
-    return { dbFile };
+    return { dbFile: ws.copyServerDatabase('baseline-same-writes.db') };
   }
   return { pgUrl: pgRun.baseUrl, schema, copyFrom: pgRun.schema, poolSize: APP_PG_POOL_SIZE };
 }
