@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { deleteBelow } from '../../platform/db/batched-delete.js';
+import { isPostgres } from '../../platform/db/database.js';
 import type { DB, ErrorLogTable } from '../../db/schema.js';
 import type { ErrorEntry, ErrorLevel, ErrorOrigin } from './error-record.js';
 
@@ -25,12 +26,27 @@ export interface ErrorGroupRow {
 /** Rows per INSERT statement (well under SQLite's 32,766 and PostgreSQL's 65,535 parameters). */
 const INSERT_CHUNK = 200;
 
-/** LIKE pattern of a literal substring: `\` escapes the wildcards (ESCAPE '\' below). */
-const likePattern = (q: string) => `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * True where the column holds `needle` (lower case), a literal substring: `strpos` on PostgreSQL,
+ * `instr` on SQLite. Not `LIKE '%…%'`: PostgreSQL estimates a handful of rows match such a
+ * pattern, so it reads the whole log and sorts the matches (30 ms for 50,000 rows), where the
+ * function's default estimate (a third of the rows) lets it walk the time index from the newest
+ * row and stop at the page's last match, as SQLite does (0.5 ms). A text no row holds walks the
+ * whole log either way.
+ */
+function holds(postgres: boolean, col: string, needle: string) {
+  return postgres
+    ? sql<boolean>`strpos(lower(${sql.ref(col)}), ${needle}) > 0`
+    : sql<boolean>`instr(lower(${sql.ref(col)}), ${needle}) > 0`;
+}
 
 /** The only place that touches the `error_log` table. */
 export class ErrorLogRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  private readonly postgres: boolean;
+
+  constructor(private readonly db: Kysely<DB>) {
+    this.postgres = isPostgres(db);
+  }
 
   async insert(entries: readonly ErrorEntry[]): Promise<void> {
     for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
@@ -47,13 +63,9 @@ export class ErrorLogRepository {
     if (query.levels) qb = qb.where('level', 'in', [...query.levels]);
     if (query.origin) qb = qb.where('origin', '=', query.origin);
     if (query.q) {
-      const p = likePattern(query.q);
+      const needle = query.q.toLowerCase();
       qb = qb.where((eb) =>
-        eb.or(
-          (['message', 'module', 'exception', 'path'] as const).map(
-            (col) => sql<boolean>`lower(${sql.ref(col)}) like ${p} escape '\\'`,
-          ),
-        ),
+        eb.or((['message', 'module', 'exception', 'path'] as const).map((col) => holds(this.postgres, col, needle))),
       );
     }
     return qb.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
