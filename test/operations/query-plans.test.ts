@@ -166,7 +166,8 @@ describeEachDb('hot reads use an index', (dialect) => {
             level: 'warn',
             origin: 'server',
             module: 'orders',
-            message: (i + j) % 10 === 0 ? `order ${i + j} failed: broker timeout` : `quote held for NSE:SBIN ${j}`,
+            message:
+              (i + j) % 10 === 0 ? `order ${i + j} failed: broker timeout` : `quote held for NSE:SBIN ${j}`,
             fingerprint: 'f1',
           })),
         )
@@ -194,7 +195,10 @@ describeEachDb('hot reads use an index', (dialect) => {
       try {
         await client.query(`set search_path to ${db.target.schema}`);
         await client.query('analyze error_log');
-        const res = await client.query<{ 'QUERY PLAN': string }>(`explain ${read!.sql}`, read!.parameters as unknown[]);
+        const res = await client.query<{ 'QUERY PLAN': string }>(
+          `explain ${read!.sql}`,
+          read!.parameters as unknown[],
+        );
         plan = res.rows.map((r) => r['QUERY PLAN']).join('\n');
       } finally {
         await client.end();

@@ -29,6 +29,13 @@
  * the same `key` (the user), the same way, on one pooled connection: the lock is taken once and
  * flushed once per group. Transactions of other keys run beside it, and transactions without a
  * key are plain ones.
+ *
+ * On PostgreSQL a SAVEPOINT is a round trip, a quarter of a placement's. There the members of a
+ * group run without one; when one fails, its error is its answer as before, the group is rolled
+ * back, and the members that had succeeded run again, each in a savepoint this time (`rerun`
+ * below): a failure costs the work before it twice, every success one round trip less. So a
+ * keyed transaction's `fn` may run twice, and only its last run's writes and value count: it must
+ * do nothing but its queries (no I/O, no effect outside the transaction) before it returns.
  */
 import { CompiledQuery, type ControlledTransaction, type Kysely } from 'kysely';
 import { isPostgres } from './database.js';
@@ -50,7 +57,8 @@ export interface MemberContext {
 export interface TransactionRunner<DB> {
   /**
    * @param key what the transaction contends on (the user whose account it locks): on
-   * PostgreSQL only transactions with the same key are grouped.
+   * PostgreSQL only transactions with the same key are grouped, and `fn` may be run again (see
+   * the module's comment).
    */
   run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T>;
 }
@@ -77,7 +85,7 @@ export class KeyedGroupCommit<DB> implements TransactionRunner<DB> {
     if (key === undefined) return this.db.transaction().execute((trx) => fn(trx, ALONE));
     let group = this.groups.get(key);
     if (group === undefined) {
-      group = new GroupCommit(this.db, this.max);
+      group = new GroupCommit(this.db, this.max, { rerun: true });
       this.groups.set(key, group);
     }
     return group.run(fn, key);
@@ -97,12 +105,22 @@ interface Member<DB> {
 type Outcome<DB> =
   { member: Member<DB>; ok: true; value: unknown } | { member: Member<DB>; ok: false; err: unknown };
 
+export interface GroupCommitOptions {
+  /**
+   * Members run without a savepoint each; when one fails, the group is rolled back and the
+   * members that had succeeded run again, in order, each in its savepoint (the module's comment).
+   * For members that may run twice, where a savepoint is a round trip (PostgreSQL).
+   */
+  rerun?: boolean;
+}
+
 export class GroupCommit<DB> implements TransactionRunner<DB> {
   private open: Group<DB> | undefined;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly max = GROUP_COMMIT_MAX,
+    private readonly options: GroupCommitOptions = {},
   ) {}
 
   /**
@@ -112,7 +130,7 @@ export class GroupCommit<DB> implements TransactionRunner<DB> {
   run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (!this.open?.accepting) {
-        const group: Group<DB> = new Group(this.db, this.max, () => {
+        const group: Group<DB> = new Group(this.db, this.max, this.options.rerun === true, () => {
           if (this.open === group) this.open = undefined;
         });
         this.open = group;
@@ -130,15 +148,24 @@ class Group<DB> {
   private readonly succeeded = new Map<string | number, number>();
   private draining = false;
   private commitScheduled = false;
-  private readonly trx: Promise<ControlledTransaction<DB>>;
+  private trx: Promise<ControlledTransaction<DB>>;
+  /** Each member in a savepoint of its own; without, a failure runs the group again with. */
+  private savepoints: boolean;
 
   constructor(
-    db: Kysely<DB>,
+    private readonly db: Kysely<DB>,
     private readonly max: number,
+    rerun: boolean,
     private readonly closed: () => void,
   ) {
-    this.trx = db.startTransaction().execute();
-    this.trx.catch(() => undefined); // handled where it is awaited
+    this.savepoints = !rerun;
+    this.trx = this.begin();
+  }
+
+  private begin(): Promise<ControlledTransaction<DB>> {
+    const trx = this.db.startTransaction().execute();
+    trx.catch(() => undefined); // handled where it is awaited
+    return trx;
   }
 
   add(member: Member<DB>): void {
@@ -152,7 +179,7 @@ class Group<DB> {
     this.closed();
   }
 
-  /** Runs the waiting members one after another, each in its savepoint. */
+  /** Runs the waiting members one after another, each in its savepoint (or none: {@link runAgain}). */
   private async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
@@ -170,7 +197,7 @@ class Group<DB> {
         // Never released: the next member's savepoint nests inside it (ROLLBACK TO names the
         // latest of that name) and the COMMIT releases them all. A RELEASE per member would be
         // one more statement each, on PostgreSQL one more round trip.
-        await trx.executeQuery(SAVEPOINT);
+        if (this.savepoints) await trx.executeQuery(SAVEPOINT);
         try {
           const k = member.key;
           const value = await member.fn(trx, {
@@ -179,8 +206,12 @@ class Group<DB> {
           this.outcomes.push({ member, ok: true, value });
           if (k !== undefined) this.succeeded.set(k, (this.succeeded.get(k) ?? 0) + 1);
         } catch (err) {
-          await trx.executeQuery(ROLLBACK_TO);
-          this.outcomes.push({ member, ok: false, err });
+          if (this.savepoints) {
+            await trx.executeQuery(ROLLBACK_TO);
+            this.outcomes.push({ member, ok: false, err });
+          } else {
+            trx = await this.runAgain(trx, member, err);
+          }
         }
       }
     } catch (err) {
@@ -191,16 +222,46 @@ class Group<DB> {
     }
     if (!this.commitScheduled) {
       this.commitScheduled = true;
-      setImmediate(() => void this.commit(trx));
+      setImmediate(() => void this.commit());
     }
   }
 
-  private async commit(trx: ControlledTransaction<DB>): Promise<void> {
+  /**
+   * `failed` failed outside a savepoint: its writes can only be undone with the whole group's.
+   * Rolls the transaction back, keeps its error as its outcome (as a savepoint would have), queues
+   * the members that had succeeded ahead of the waiting ones, and begins a new transaction in
+   * which each runs in its savepoint.
+   */
+  private async runAgain(
+    trx: ControlledTransaction<DB>,
+    failed: Member<DB>,
+    err: unknown,
+  ): Promise<ControlledTransaction<DB>> {
+    const again = this.outcomes.map((o) => o.member);
+    this.outcomes.length = 0;
+    this.outcomes.push({ member: failed, ok: false, err });
+    this.succeeded.clear();
+    this.queue.unshift(...again);
+    this.savepoints = true;
+    await trx.rollback().execute();
+    this.trx = this.begin();
+    return this.trx;
+  }
+
+  private async commit(): Promise<void> {
     if (this.draining) {
       this.commitScheduled = false; // the running drain schedules it again when done
       return;
     }
     this.close();
+    // The group's transaction now: a drain since the one that scheduled this may have begun
+    // another ({@link runAgain}). If that one failed to begin, its drain failed every member.
+    let trx: ControlledTransaction<DB>;
+    try {
+      trx = await this.trx;
+    } catch {
+      return;
+    }
     try {
       await trx.commit().execute();
     } catch (err) {

@@ -24,7 +24,9 @@ export type PlaceOutcome =
 
 /**
  * Written in the placement's own transaction, after the order's rows: the caller's record of the
- * outcome (the analyzer log row of the order), committed with the order or not at all.
+ * outcome (the analyzer log row of the order), committed with the order or not at all. It may be
+ * called again with the placement run again (platform/db/group-commit.ts, `rerun`): it must only
+ * write through `trx`.
  */
 export type PlacementJournal<J> = (trx: Kysely<DB>, outcome: PlaceOutcome) => Promise<J>;
 

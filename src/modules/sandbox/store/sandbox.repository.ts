@@ -77,7 +77,9 @@ export class SandboxRepository extends SandboxReads {
   /**
    * {@link transaction}, through the group-commit runner when the repository has one (placement:
    * transactions of the same event-loop turn share one COMMIT, each in its own savepoint and
-   * settled after that COMMIT; on PostgreSQL those of the same user, whose account they all lock;
+   * settled after that COMMIT; on PostgreSQL those of the same user, whose account they all lock,
+   * without savepoints: the group runs again, each in its savepoint, when one fails, so `fn` may
+   * run twice and must only read and write through the repository it is given;
    * platform/db/group-commit.ts).
    */
   groupedTransaction<T>(userId: number, fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
