@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { OrderEvent } from '../../src/modules/orders/order-events.js';
@@ -157,10 +158,22 @@ describeEachDb('the record of an order is part of the order', (dialect: Dialect)
   it('a row that cannot be written takes its order with it: nothing placed, a 500, nothing half-way', async () => {
     const h = await open();
     try {
-      const writer = h.t.services.orders.logWriter;
-      const spy = vi.spyOn(writer, 'recordIn').mockRejectedValueOnce(new Error('disk I/O error'));
+      // The database refuses the row (as a full disk would): it is written with its group's just
+      // before the COMMIT, so the whole transaction goes.
+      const k = h.t.db.database.db;
+      if (dialect === 'sqlite') {
+        await sql`create trigger refuse_log before insert on analyzer_logs
+          begin select raise(abort, 'disk I/O error'); end`.execute(k);
+      } else {
+        await sql`create function refuse_log() returns trigger language plpgsql
+          as $$ begin raise exception 'disk I/O error'; end $$`.execute(k);
+        await sql`create trigger refuse_log before insert on analyzer_logs
+          for each row execute function refuse_log()`.execute(k);
+      }
       const res = await h.api('placeorder', order);
-      spy.mockRestore();
+      await sql`drop trigger refuse_log${sql.raw(dialect === 'sqlite' ? '' : ' on analyzer_logs')}`.execute(
+        k,
+      );
       expect(res.statusCode).toBe(500);
       expect(await h.t.services.sandbox.books.orders(1)).toEqual([]);
       expect((await rows(h)).filter((r) => r.event === 'order.placed')).toEqual([]);

@@ -17,10 +17,9 @@
  * dropped silently: past {@link ORDER_LOG_BUFFER_MAX} waiting rows, or when a write fails, they
  * are counted in `dropped` and logged.
  */
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../platform/clock.js';
+import type { InsertAtCommit } from '../../platform/db/inserts-at-commit.js';
 import { rowsPerInsert } from '../../platform/db/database.js';
 import type { OrderEvent, OrderEventName } from './order-events.js';
 import type { LogInsert, LogTable, OrderLogRow, OrdersRepository } from './orders.repository.js';
@@ -169,9 +168,12 @@ export class OrderLogWriter {
     return this.repo.logs(table, limit);
   }
 
-  /** Writes an order's row inside the order's own transaction `trx`; returns its id. */
-  recordIn(trx: Kysely<DB>, e: OrderEvent): Promise<number> {
-    return this.repo.insertLog(trx, logTableOf(e), toLogRow(e, null));
+  /**
+   * Queues an order's row in the order's own transaction, written with its group's just before
+   * the COMMIT (platform/db/inserts-at-commit.ts); resolves with its id then.
+   */
+  recordAtCommit(atCommit: InsertAtCommit, e: OrderEvent): Promise<number> {
+    return atCommit(logTableOf(e), toLogRow(e, null));
   }
 
   /**

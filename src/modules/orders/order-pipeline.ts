@@ -67,7 +67,7 @@ export interface PipelineDeps {
   brokerSession: (userId: number) => Promise<(BrokerChoice & { session: BrokerSession }) | undefined>;
   events: OrderEventBus;
   /** Writes an event's log row before the answer (order-log.writer.ts). */
-  log: Pick<OrderLogWriter, 'record' | 'recordIn'>;
+  log: Pick<OrderLogWriter, 'record' | 'recordAtCommit'>;
   latency: LatencyService;
   clock: Clock;
   logger: Logger;

@@ -9,7 +9,7 @@ import type { OrderLogWriter } from './order-log.writer.js';
 
 export interface OrderRecorderDeps {
   events: OrderEventBus;
-  log: Pick<OrderLogWriter, 'record' | 'recordIn'>;
+  log: Pick<OrderLogWriter, 'record' | 'recordAtCommit'>;
   clock: Clock;
   logger: Logger;
 }

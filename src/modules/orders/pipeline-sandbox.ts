@@ -21,7 +21,7 @@ import type { OrderInput } from './order-rules.js';
 export interface SandboxPlacementDeps {
   sandbox: SandboxService;
   events: OrderEventBus;
-  log: Pick<OrderLogWriter, 'recordIn'>;
+  log: Pick<OrderLogWriter, 'recordAtCommit'>;
   latency: LatencyService;
   logger: Logger;
   recorder: OrderRecorder;
@@ -92,9 +92,10 @@ export async function placeInSandbox(
           ...(opts.tag ? { tag: opts.tag } : {}),
           ...(order.amo === true ? { amo: true } : {}),
         },
-        async (trx, o): Promise<OrderEvent> => {
+        // Its log row is written with the group's at the COMMIT: the id is known after it.
+        (_trx, o, atCommit): Promise<OrderEvent> => {
           const e = eventOf(o);
-          return { ...e, logId: await deps.log.recordIn(trx, e) };
+          return deps.log.recordAtCommit(atCommit, e).then((logId) => ({ ...e, logId }));
         },
       )
       .then(
@@ -166,7 +167,7 @@ export async function placeInSandbox(
     }
     // Committed with the order; a placement that ran without the journal (a test double)
     // records its event now.
-    const recorded = r.journal ?? (await deps.recorder.record(eventOf(r)));
+    const recorded = await (r.journal ?? deps.recorder.record(eventOf(r)));
     deps.events.publish(recorded);
     if (!r.ok) return { status: 400, body: refusal(r), quantities: sizes.slice(0, ids.length) };
     ids.push(r.order.orderId);

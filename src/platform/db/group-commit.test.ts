@@ -30,8 +30,10 @@ function open() {
       parent_id integer references parent (id) deferrable initially deferred)`);
   const inner = withStatementCache(raw);
   const seen = { commits: 0, savepoints: 0, rollbacks: 0 };
+  const inserts: string[] = [];
   const counting = {
     prepare(sql: string) {
+      if (sql.startsWith('insert')) inserts.push(sql);
       if (sql === 'commit') seen.commits++;
       if (sql.startsWith('savepoint')) seen.savepoints++;
       if (sql === 'rollback') seen.rollbacks++;
@@ -43,7 +45,12 @@ function open() {
   const reader = new SQLite(file, { readonly: true });
   const committed = () =>
     (reader.prepare('select v from t order by id').all() as { v: number }[]).map((r) => r.v);
-  return { db, seen, committed };
+  const rows = (): [id: number, v: number][] =>
+    (reader.prepare('select id, v from t order by id').all() as { id: number; v: number }[]).map((r) => [
+      r.id,
+      r.v,
+    ]);
+  return { db, seen, committed, rows, inserts };
 }
 
 const insert = (db: Kysely<T>, v: number, parent_id: number | null = null) =>
@@ -160,6 +167,48 @@ describe.each([
       await Promise.all(Array.from({ length: 7 }, (_, i) => g.run((trx) => insert(trx, i))));
       expect(seen.commits).toBe(3);
       expect(committed()).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    });
+
+    it('rows queued for the COMMIT are one INSERT for the group, each id the row it queued; a failed member’s are not written', async () => {
+      const { db, rows, inserts } = open();
+      const g = new GroupCommit(db, GROUP_COMMIT_MAX, opts);
+      const member = (v: number, fail = false) =>
+        g.run(async (trx, m) => {
+          await insert(trx, v);
+          const id = m.insertAtCommit('t', { v: v + 100, parent_id: null });
+          if (fail) throw new Error(`no ${v}`);
+          return { id };
+        }, 'u');
+      const outcomes = await Promise.allSettled([member(1), member(2, true), member(3), member(4)]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      const ids = await Promise.all(
+        outcomes.flatMap((o) => (o.status === 'fulfilled' ? [(o.value as { id: Promise<number> }).id] : [])),
+      );
+      const stored = new Map<number, number>(rows().map(([id, v]) => [v, id]));
+      expect(ids).toEqual([stored.get(101), stored.get(103), stored.get(104)]);
+      expect([...stored.keys()].sort((a, b) => a - b)).toEqual([1, 3, 4, 101, 103, 104]);
+      // Besides the members' own single-row inserts, one INSERT of the three rows kept.
+      const multiRow = inserts.filter((q) => q.includes('), ('));
+      expect(multiRow.map((q) => q.split('), (').length)).toEqual([3]);
+    });
+
+    it('a queued row the database refuses at the COMMIT fails every member and keeps nothing', async () => {
+      const { db, committed } = open();
+      const g = new GroupCommit(db, GROUP_COMMIT_MAX, opts);
+      const outcomes = await Promise.allSettled([
+        g.run(async (trx, m) => {
+          await insert(trx, 1);
+          void m.insertAtCommit('t', { v: 2, parent_id: null });
+        }, 'u'),
+        g.run(async (trx, m) => {
+          await insert(trx, 3);
+          // No such column: the INSERT before the COMMIT fails.
+          void m.insertAtCommit('t', { v: 4, nope: 1 });
+        }, 'u'),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/nope/);
+      expect(committed()).toEqual([]);
     });
 
     it('queries outside the group wait for its COMMIT and then run', async () => {

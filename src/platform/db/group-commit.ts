@@ -39,6 +39,7 @@
  */
 import { CompiledQuery, type ControlledTransaction, type Kysely } from 'kysely';
 import { isPostgres } from './database.js';
+import { InsertsAtCommit, transactionWithInserts, type InsertAtCommit } from './inserts-at-commit.js';
 
 /** Members of one group at most (bounds the wait of the first one). */
 export const GROUP_COMMIT_MAX = 64;
@@ -51,6 +52,11 @@ export interface MemberContext {
    * savepoint, its row locks included). 0 without a key and for a transaction of its own.
    */
   earlierWithKey: number;
+  /**
+   * Queues a row written with the other members' in one INSERT before the group's COMMIT (undone
+   * with the member: platform/db/inserts-at-commit.ts). Its id resolves after `fn` returned.
+   */
+  insertAtCommit: InsertAtCommit;
 }
 
 /** Runs a function in a transaction of its own and settles once that transaction is committed. */
@@ -62,9 +68,6 @@ export interface TransactionRunner<DB> {
    */
   run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T>;
 }
-
-/** The context of a transaction that is nobody's group. */
-const ALONE: MemberContext = Object.freeze({ earlierWithKey: 0 });
 
 /** Group commit on SQLite; on PostgreSQL, group commit per key. */
 export function transactionRunner<DB>(db: Kysely<DB>): TransactionRunner<DB> {
@@ -82,7 +85,10 @@ export class KeyedGroupCommit<DB> implements TransactionRunner<DB> {
   ) {}
 
   run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T> {
-    if (key === undefined) return this.db.transaction().execute((trx) => fn(trx, ALONE));
+    if (key === undefined)
+      return transactionWithInserts(this.db, (trx, insertAtCommit) =>
+        fn(trx, { earlierWithKey: 0, insertAtCommit }),
+      );
     let group = this.groups.get(key);
     if (group === undefined) {
       group = new GroupCommit(this.db, this.max, { rerun: true });
@@ -144,6 +150,8 @@ class Group<DB> {
   accepting = true;
   private readonly queue: Member<DB>[] = [];
   private readonly outcomes: Outcome<DB>[] = [];
+  /** The rows the members whose work is kept so far queued for the COMMIT. */
+  private readonly inserts = new InsertsAtCommit();
   /** Per key, the members whose work is kept so far (see {@link MemberContext}). */
   private readonly succeeded = new Map<string | number, number>();
   private draining = false;
@@ -200,9 +208,12 @@ class Group<DB> {
         if (this.savepoints) await trx.executeQuery(SAVEPOINT);
         try {
           const k = member.key;
+          const inserts = new InsertsAtCommit();
           const value = await member.fn(trx, {
             earlierWithKey: k === undefined ? 0 : (this.succeeded.get(k) ?? 0),
+            insertAtCommit: inserts.insert,
           });
+          this.inserts.take(inserts);
           this.outcomes.push({ member, ok: true, value });
           if (k !== undefined) this.succeeded.set(k, (this.succeeded.get(k) ?? 0) + 1);
         } catch (err) {
@@ -241,6 +252,7 @@ class Group<DB> {
     this.outcomes.length = 0;
     this.outcomes.push({ member: failed, ok: false, err });
     this.succeeded.clear();
+    this.inserts.clear();
     this.queue.unshift(...again);
     this.savepoints = true;
     await trx.rollback().execute();
@@ -263,6 +275,7 @@ class Group<DB> {
       return;
     }
     try {
+      await this.inserts.write(trx);
       await trx.commit().execute();
     } catch (err) {
       return this.abort(trx, err);

@@ -64,7 +64,7 @@ export async function placeOrder<J>(
       const order = toOrderRecord(row);
       const outcome: PlaceOutcome =
         plan.kind === 'reject' ? { ok: false, order, message: plan.reason } : { ok: true, order };
-      return { outcome, row, written: journal ? { journal: await journal(trx.bound, outcome) } : {} };
+      return { outcome, row, written: journal ? { journal: journal(trx.bound, outcome, trx.atCommit) } : {} };
     })
     .catch(outOfRange);
   s.deps.prices().orderPlaced?.(instrument);

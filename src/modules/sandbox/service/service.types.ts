@@ -6,6 +6,7 @@
 import type { Action } from '../../../domain/orders.js';
 import type { SessionOn } from '../core/sessions.js';
 import type { Kysely } from 'kysely';
+import type { InsertAtCommit } from '../../../platform/db/inserts-at-commit.js';
 import type { Logger } from 'pino';
 import type { SandboxConfig } from '../../../config-sandbox.js';
 import type { DB } from '../../../db/schema.js';
@@ -26,9 +27,11 @@ export type PlaceOutcome =
  * Written in the placement's own transaction, after the order's rows: the caller's record of the
  * outcome (the analyzer log row of the order), committed with the order or not at all. It may be
  * called again with the placement run again (platform/db/group-commit.ts, `rerun`): it must only
- * write through `trx`.
+ * write through `trx` or `atCommit` (a row written with its group's just before the COMMIT,
+ * platform/db/inserts-at-commit.ts). What it returns is not awaited in the transaction (a row
+ * queued with `atCommit` gets its id only at the COMMIT): the placement hands it back as it is.
  */
-export type PlacementJournal<J> = (trx: Kysely<DB>, outcome: PlaceOutcome) => Promise<J>;
+export type PlacementJournal<J> = (trx: Kysely<DB>, outcome: PlaceOutcome, atCommit: InsertAtCommit) => J;
 
 /** Instruments as the sandbox looks them up (the master contract). */
 export interface InstrumentLookup {

@@ -7,6 +7,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, SandboxTradesTable } from '../../../db/schema.js';
 import type { TransactionRunner } from '../../../platform/db/group-commit.js';
+import { transactionWithInserts, type InsertAtCommit } from '../../../platform/db/inserts-at-commit.js';
 import {
   insertEventRows,
   insertOrderRow,
@@ -57,8 +58,18 @@ export class SandboxRepository extends SandboxReads {
      * the stake's reads can then be one statement ({@link lockAccountWithStake}).
      */
     private readonly accountLockHeld = false,
+    private readonly insertAtCommit?: InsertAtCommit,
   ) {
     super(db);
+  }
+
+  /**
+   * Queues a row written just before the transaction's COMMIT, with its group's
+   * (platform/db/inserts-at-commit.ts): only a repository {@link groupedTransaction} hands out.
+   */
+  get atCommit(): InsertAtCommit {
+    if (!this.insertAtCommit) throw new Error('atCommit: not inside groupedTransaction');
+    return this.insertAtCommit;
   }
 
   /**
@@ -83,12 +94,15 @@ export class SandboxRepository extends SandboxReads {
    * platform/db/group-commit.ts).
    */
   groupedTransaction<T>(userId: number, fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
-    return this.grouped
-      ? this.grouped.run(
-          (trx, member) => fn(new SandboxRepository(trx, undefined, member.earlierWithKey > 0)),
-          userId,
-        )
-      : this.transaction(fn);
+    if (this.grouped)
+      return this.grouped.run(
+        (trx, member) =>
+          fn(new SandboxRepository(trx, undefined, member.earlierWithKey > 0, member.insertAtCommit)),
+        userId,
+      );
+    return transactionWithInserts(this.db, (trx, insertAtCommit) =>
+      fn(new SandboxRepository(trx, undefined, false, insertAtCommit)),
+    );
   }
 
   // ---- accounts ----
