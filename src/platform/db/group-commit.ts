@@ -30,12 +30,16 @@
  * flushed once per group. Transactions of other keys run beside it, and transactions without a
  * key are plain ones.
  *
- * On PostgreSQL a SAVEPOINT is a round trip, a quarter of a placement's. There the members of a
- * group run without one; when one fails, its error is its answer as before, the group is rolled
+ * On PostgreSQL a SAVEPOINT is a round trip, as dear as each of a placement's own statements
+ * (two: the lock with its reads, the write). There the members of a group run without one; when one fails, its error is its answer as before, the group is rolled
  * back, and the members that had succeeded run again, each in a savepoint this time (`rerun`
  * below): a failure costs the work before it twice, every success one round trip less. So a
  * keyed transaction's `fn` may run twice, and only its last run's writes and value count: it must
  * do nothing but its queries (no I/O, no effect outside the transaction) before it returns.
+ *
+ * Rows a member queues with `insertAtCommit` (an order's log row) are written for the whole group
+ * in one INSERT just before the COMMIT (platform/db/inserts-at-commit.ts); a failed member's are
+ * dropped with its work, and an INSERT the database refuses fails the group like its COMMIT.
  */
 import { CompiledQuery, type ControlledTransaction, type Kysely } from 'kysely';
 import { isPostgres } from './database.js';
@@ -157,7 +161,7 @@ class Group<DB> {
   private draining = false;
   private commitScheduled = false;
   private trx: Promise<ControlledTransaction<DB>>;
-  /** Each member in a savepoint of its own; without, a failure runs the group again with. */
+  /** Whether each member runs in a savepoint of its own (always after a {@link runAgain}). */
   private savepoints: boolean;
 
   constructor(
