@@ -65,7 +65,11 @@ export class ErrorLogRepository {
     if (query.q) {
       const needle = query.q.toLowerCase();
       qb = qb.where((eb) =>
-        eb.or((['message', 'module', 'exception', 'path'] as const).map((col) => holds(this.postgres, col, needle))),
+        eb.or(
+          (['message', 'module', 'exception', 'path'] as const).map((col) =>
+            holds(this.postgres, col, needle),
+          ),
+        ),
       );
     }
     return qb.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
