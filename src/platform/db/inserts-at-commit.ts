@@ -7,7 +7,7 @@
  * committed with the rest of it or not at all.
  */
 import type { Kysely } from 'kysely';
-import { MAX_STATEMENT_PARAMETERS } from './database.js';
+import { rowsPerInsert } from './database.js';
 
 /**
  * Queues `row` for `table` (whose primary key is an integer `id` the database assigns); the
@@ -58,8 +58,7 @@ export class InsertsAtCommit {
     // Any table, any columns: the callers' rows are typed where they are built.
     const db = trx as unknown as Kysely<Record<string, { id: number }>>;
     for (const [table, list] of byTable) {
-      const columns = Math.max(1, ...list.map((q) => Object.keys(q.row).length));
-      const chunk = Math.max(1, Math.floor(MAX_STATEMENT_PARAMETERS / columns));
+      const chunk = rowsPerInsert(Math.max(1, ...list.map((q) => Object.keys(q.row).length)));
       for (let i = 0; i < list.length; i += chunk) {
         const part = list.slice(i, i + chunk);
         const returned = await db
