@@ -370,6 +370,13 @@ export interface WebhookDedupeTable {
   at: number;
 }
 
+/** The error log's rows by level and origin, kept by triggers on `error_log` (migration 0033). */
+export interface ErrorLogCountsTable {
+  level: string;
+  origin: string;
+  n: number;
+}
+
 /** Warnings and errors of the server's log and of browsers; bounded. */
 export interface ErrorLogTable {
   id: Id;

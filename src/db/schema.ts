@@ -23,6 +23,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookDedupeTable,
   ErrorLogTable,
+  ErrorLogCountsTable,
 } from './schema-trading.js';
 
 /**
@@ -288,6 +289,7 @@ export type {
   WebhookDeliveriesTable,
   WebhookDedupeTable,
   ErrorLogTable,
+  ErrorLogCountsTable,
 } from './schema-trading.js';
 import type {
   ScannersTable,
@@ -316,6 +318,7 @@ export interface AlertSettingsWhatsAppColumns {
 
 export interface DB {
   error_log: ErrorLogTable;
+  error_log_counts: ErrorLogCountsTable;
   contract_imports: ContractImportsTable;
   instruments: InstrumentsTable;
   qty_freeze: QtyFreezeTable;

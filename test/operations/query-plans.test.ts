@@ -46,9 +46,9 @@ const GROWING = new Set([
 
 /**
  * Reads that must scan candidates by design, each with why the scan is bounded (none today: the
- * error log's counts by level read a covering index, `error_log_level_origin_idx`). A text filter
- * cannot use a B-tree index to find its rows: it walks the time index, newest first, until the
- * page is full (the last test below).
+ * error log's counts by level are kept in `error_log_counts` by triggers, one row per level and
+ * origin). A text filter cannot use a B-tree index to find its rows: it walks the time index,
+ * newest first, until the page is full (the last test below).
  */
 const ALLOWED: readonly { label: string; table: string; why: string }[] = [];
 

@@ -31,6 +31,7 @@ import * as m0029 from './0029_add_broker_session_tokens.js';
 import * as m0030 from './0030_create_broker_apps.js';
 import * as m0031 from './0031_add_error_log_level_index.js';
 import * as m0032 from './0032_index_sandbox_books_by_day.js';
+import * as m0033 from './0033_count_error_log_rows.js';
 
 /**
  * Every migration, in order. Listed statically (not read from the directory) so the same code
@@ -69,6 +70,7 @@ export const migrations: Record<string, Migration> = {
   '0030_create_broker_apps': m0030,
   '0031_add_error_log_level_index': m0031,
   '0032_index_sandbox_books_by_day': m0032,
+  '0033_count_error_log_rows': m0033,
 };
 
 export const migrationProvider: MigrationProvider = {

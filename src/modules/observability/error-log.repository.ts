@@ -75,16 +75,19 @@ export class ErrorLogRepository {
     return qb.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit).execute();
   }
 
-  /** Counts by level and origin, and the counts since each of `since` (epoch ms). */
+  /**
+   * Counts by level and origin (kept by the database's triggers, migration 0033: one row per
+   * level and origin, whatever the log's size), and the counts since each of `since` (epoch ms).
+   */
   async stats(since: { hour: number; day: number }): Promise<{
     byLevel: { level: string; origin: string; n: number }[];
     lastHour: number;
     lastDay: number;
   }> {
     const byLevel = await this.db
-      .selectFrom('error_log')
-      .select(['level', 'origin', (eb) => eb.fn.countAll<number>().as('n')])
-      .groupBy(['level', 'origin'])
+      .selectFrom('error_log_counts')
+      .select(['level', 'origin', 'n'])
+      .where('n', '>', 0)
       .execute();
     const recent = await this.db
       .selectFrom('error_log')
