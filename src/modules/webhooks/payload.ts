@@ -6,6 +6,7 @@
  * digest identifies "the same" delivery (the de-duplication fingerprint).
  */
 import { WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
+import { CREDENTIAL_PREFIX } from './credential.js';
 
 /**
  * Body fields that look like credentials: redacted before the payload is audited
@@ -14,11 +15,16 @@ import { WEBHOOK_MAX_BYTES } from '../../domain/limits.js';
 const CREDENTIAL_KEY =
   /pass|pwd|secret|token|key|auth|signature|otp|pin|session|cookie|credential|private|jwt|bearer/i;
 /**
- * Credential-looking text inside values: webhook tokens and ids (also inside a pasted URL), JWTs,
- * bearer headers, and long unbroken hex or base64url runs (API keys are 64 hex characters).
+ * Credential-looking text inside values: every source's webhook credential, whole or a piece of
+ * one (also inside a pasted URL), JWTs, bearer headers, and long unbroken hex or base64url runs
+ * (API keys are 64 hex characters).
  */
-const CREDENTIAL_TEXT =
-  /(?:whk|scn)_[A-Za-z0-9_-]+|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?|bearer\s+\S+|\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9_-]{40,}/gi;
+const CREDENTIAL_TEXT = new RegExp(
+  `(?:${Object.values(CREDENTIAL_PREFIX).join('|')})[A-Za-z0-9_-]+|` +
+    /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?|bearer\s+\S+|\b[A-Fa-f0-9]{32,}\b|[A-Za-z0-9_-]{40,}/
+      .source,
+  'gi',
+);
 const AUDIT_PAYLOAD_MAX = 4_096;
 
 /** How deep the fingerprint reads a body; deeper values count as one placeholder. */
