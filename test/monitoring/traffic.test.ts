@@ -3,6 +3,7 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { TrafficRepository, type NewTrafficRow } from '../../src/modules/observability/traffic.repository.js';
 import {
   TRAFFIC_BUFFER_MAX,
+  TRAFFIC_FLUSH_ROWS,
   TrafficLogService,
   type TrafficEntry,
 } from '../../src/modules/observability/traffic.service.js';
@@ -46,6 +47,7 @@ describeEachDb('traffic log: repository and service', (dialect) => {
   });
   afterEach(async () => {
     await svc.stop();
+    vi.useRealTimers();
     await t.close();
   });
 
@@ -211,6 +213,25 @@ describeEachDb('traffic log: repository and service', (dialect) => {
     expect(await svc.ipsForHost('example.com', now - 3 * HOUR)).toContain('192.0.2.2');
     expect(await svc.ipsForHost("' or 1=1 --", 0)).toEqual([]);
     expect(await svc.ipsForHost('', 0)).toEqual([]);
+  });
+
+  it('a running log writes a burst once 1,000 requests wait, on the next turn, not in the request', async () => {
+    expect(TRAFFIC_FLUSH_ROWS).toBe(1_000);
+    const writes: number[] = [];
+    const insertMany = repo.insertMany.bind(repo);
+    vi.spyOn(repo, 'insertMany').mockImplementation((rows) => (writes.push(rows.length), insertMany(rows)));
+    // The 100 ms timer never fires here: only the count starts the write.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    svc.start();
+    for (let i = 0; i < TRAFFIC_FLUSH_ROWS - 1; i++) svc.record(entry({ url: `/p${i}` }));
+    await new Promise((r) => setImmediate(r));
+    expect(svc.pending).toBe(TRAFFIC_FLUSH_ROWS - 1);
+    svc.record(entry({ url: '/last' }));
+    // Recording never writes: the flush starts on the next turn of the event loop.
+    expect(svc.pending).toBe(TRAFFIC_FLUSH_ROWS);
+    await vi.waitFor(() => expect(writes).toEqual([TRAFFIC_FLUSH_ROWS]));
+    await svc.flush();
+    expect(await stored()).toHaveLength(TRAFFIC_FLUSH_ROWS);
   });
 
   it('the buffer is bounded (50,000 by default): the oldest entries are dropped and counted', async () => {
