@@ -12,6 +12,12 @@ export const apiPlugin = modulePlugin<AppDeps>('api', ['auth', 'brokers'], (app,
   pingRoutes(app, {
     apiKeyGuard: app.auth.apiKeyGuard,
     rateLimit: routeLimits(deps).api,
-    activeBroker: async (userId) => (await brokers.sessions.get(userId))?.broker ?? null,
+    activeBroker: {
+      cached: (userId) => {
+        const s = brokers.sessions.cachedLive(userId);
+        return s === undefined ? undefined : (s?.broker ?? null);
+      },
+      read: async (userId) => (await brokers.sessions.get(userId))?.broker ?? null,
+    },
   });
 });

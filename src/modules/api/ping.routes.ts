@@ -21,10 +21,20 @@ export function pingRoutes(
   deps: {
     apiKeyGuard: ApiKeyGuard;
     rateLimit: RateLimitHook;
-    /** The broker of the user's live broker session, null while none is connected. */
-    activeBroker: (userId: number) => Promise<string | null>;
+    /**
+     * The broker of the user's live broker session, null while none is connected: `cached`
+     * without I/O (undefined when it must be read), `read` otherwise.
+     */
+    activeBroker: {
+      cached: (userId: number) => string | null | undefined;
+      read: (userId: number) => Promise<string | null>;
+    };
   },
 ): void {
+  const pong = (broker: string | null) => ({
+    status: 'success' as const,
+    data: { message: 'pong' as const, broker },
+  });
   app.post(
     '/api/v1/ping',
     {
@@ -37,16 +47,17 @@ export function pingRoutes(
         response: { 200: PingResponse, 400: ErrorBody, 403: ErrorBody, 429: ErrorBody },
       },
     },
-    async (req) => {
+    (req) => {
+      const userId = req.apiPrincipal!.userId;
+      // Answered at once when the session cache knows the broker (the common case): no promise.
+      const known = deps.activeBroker.cached(userId);
+      if (known !== undefined) return pong(known);
       // Ping proves the key; a broker session that cannot be read (sealed under another APP_KEY,
       // a database hiccup) is reported as none connected, not as a failure of the key.
-      let broker: string | null = null;
-      try {
-        broker = await deps.activeBroker(req.apiPrincipal!.userId);
-      } catch (err) {
+      return deps.activeBroker.read(userId).then(pong, (err: unknown) => {
         req.log.warn({ err }, 'ping: the broker session could not be read; reported as none');
-      }
-      return { status: 'success' as const, data: { message: 'pong' as const, broker } };
+        return pong(null);
+      });
     },
   );
 }

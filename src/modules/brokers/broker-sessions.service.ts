@@ -98,8 +98,24 @@ export class BrokerSessionsService {
     this.refresher = refresh;
   }
 
+  /**
+   * What {@link get} would answer, without I/O, when the cache knows it: the live session, or null
+   * when there is none or it has expired; undefined when it must be read or is due for renewal.
+   */
+  cachedLive(userId: number): ActiveBrokerSession | null | undefined {
+    const s = this.cache.get(userId);
+    if (s === undefined) return undefined;
+    if (s === null) return null;
+    const now = this.clock.now();
+    if (s.session.refreshToken && s.expiresAt !== null && s.expiresAt <= now + RENEW_BEFORE_MS)
+      return undefined;
+    return s.expiresAt === null || s.expiresAt > now ? s : null;
+  }
+
   /** The user's live session, undefined when none or expired (renewed first when it can be). */
   async get(userId: number): Promise<ActiveBrokerSession | undefined> {
+    const known = this.cachedLive(userId);
+    if (known !== undefined) return known ?? undefined;
     const s = await this.read(userId);
     if (!s?.session.refreshToken || s.expiresAt === null || s.expiresAt > this.clock.now() + RENEW_BEFORE_MS)
       return s && (s.expiresAt === null || s.expiresAt > this.clock.now()) ? s : undefined;

@@ -51,8 +51,8 @@ export const metricsPlugin = modulePlugin<AppDeps>(
     });
     app.requests.observe({
       started: () => undefined,
-      ended: (req, reply, status) =>
-        metrics.requestEnded(req.method, req.routeOptions.url, status, reply.elapsedTime),
+      ended: (req, reply, status, route) =>
+        metrics.requestEnded(req.method, route?.url, status, reply.elapsedTime),
     });
     orders.events.publishListeners.push((e) => metrics.orderEvent(e));
     orders.actionCenter.listeners.push((d) => {

@@ -55,15 +55,15 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
     app.decorate('observability', { errors, traffic });
     app.requests.observe({
       started: (req) => errors.requestStarted(req.id, req.method, req.url),
-      ended: (req, reply, status) => {
+      ended: (req, reply, status, route) => {
         errors.requestEnded(req.id);
         // Probes (health, readiness) poll every few seconds: they are not traffic.
-        if (req.routeOptions.config?.probe) return;
+        if (route?.probe) return;
         traffic.record({
           ip: req.clientIp,
           method: req.method,
           url: req.url,
-          routeUrl: req.routeOptions.url,
+          routeUrl: route?.url,
           status,
           durationMs: reply.elapsedTime,
           host: req.headers.host,

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { RequestPipeline, type RequestObserver } from './request-pipeline.js';
+import { RequestPipeline, type RequestObserver, type RouteConfig } from './request-pipeline.js';
 
 const req = { id: 'r1' } as FastifyRequest;
 const reply = {} as FastifyReply;
@@ -13,7 +13,7 @@ const reply = {} as FastifyReply;
 function recorder(name: string, calls: string[]): RequestObserver {
   return {
     started: (r) => calls.push(`${name} started ${r.id}`),
-    ended: (r, _reply, status) => calls.push(`${name} ended ${r.id} ${status}`),
+    ended: (r, _reply, status, route) => calls.push(`${name} ended ${r.id} ${status} ${route?.url}`),
   };
 }
 
@@ -32,14 +32,14 @@ describe('request pipeline observers', () => {
     p.observe(recorder('b', calls));
     p.observe(recorder('c', calls));
     p.observer.started(req);
-    p.observer.ended(req, reply, 404);
+    p.observer.ended(req, reply, 404, { url: '/x/:id' } as RouteConfig);
     expect(calls).toEqual([
       'a started r1',
       'b started r1',
       'c started r1',
-      'a ended r1 404',
-      'b ended r1 404',
-      'c ended r1 404',
+      'a ended r1 404 /x/:id',
+      'b ended r1 404 /x/:id',
+      'c ended r1 404 /x/:id',
     ]);
   });
 
@@ -47,7 +47,7 @@ describe('request pipeline observers', () => {
     const p = new RequestPipeline();
     expect(() => {
       p.observer.started(req);
-      p.observer.ended(req, reply, 200);
+      p.observer.ended(req, reply, 200, undefined);
     }).not.toThrow();
   });
 });

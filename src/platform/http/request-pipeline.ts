@@ -16,10 +16,20 @@ import type { ErrorAnswer } from './hook-doc.js';
 import { InFlight } from './in-flight.js';
 import type { App } from './types.js';
 
-/** Told about every request: when it starts and, once, when it ends (with the status logged). */
+/**
+ * The matched route's configuration (its `url` pattern, undefined when no route matched); Fastify
+ * may have none for a request that matched nothing.
+ */
+export type RouteConfig = FastifyRequest['routeOptions']['config'] | undefined;
+
+/**
+ * Told about every request: when it starts and, once, when it ends (with the status logged and
+ * the route's configuration, read once for every observer: Fastify builds `req.routeOptions`
+ * anew on each read).
+ */
 export interface RequestObserver {
   started(req: FastifyRequest): void;
-  ended(req: FastifyRequest, reply: FastifyReply, status: number): void;
+  ended(req: FastifyRequest, reply: FastifyReply, status: number, route: RouteConfig): void;
 }
 
 /**
@@ -57,9 +67,9 @@ export class RequestPipeline {
         prev.started(req);
         next.started(req);
       },
-      ended: (req, reply, status) => {
-        prev.ended(req, reply, status);
-        next.ended(req, reply, status);
+      ended: (req, reply, status, route) => {
+        prev.ended(req, reply, status, route);
+        next.ended(req, reply, status, route);
       },
     };
   }
@@ -104,7 +114,7 @@ export function registerRequestPipeline(
     if (req.inFlight & RECORDED) return;
     req.inFlight |= RECORDED;
     settle(req, RESPONSE_PENDING);
-    pipeline.observer.ended(req, reply, status);
+    pipeline.observer.ended(req, reply, status, req.routeOptions.config);
   };
   app.addHook('onRequest', (req, reply, done) => {
     // The observer first: the error log keeps the method and URL for the request's warn+ records.
