@@ -214,11 +214,12 @@ export class TrafficLogService {
     return this.flushing;
   }
 
-  private drain(): Buffered[] {
-    const out: Buffered[] = new Array<Buffered>(this.size);
+  /** The buffer as rows to store, emptied (its entries are garbage as soon as this returns). */
+  private drain(): NewTrafficRow[] {
+    const out = new Array<NewTrafficRow>(this.size);
     for (let i = 0; i < this.size; i++) {
       const j = (this.head + i) % this.max;
-      out[i] = this.ring[j]!;
+      out[i] = toRow(this.ring[j]!);
       this.ring[j] = undefined;
     }
     this.head = 0;
@@ -232,13 +233,14 @@ export class TrafficLogService {
       this.droppedSinceFlush = 0;
     }
     if (this.size === 0) return;
-    const batch = this.drain();
+    const count = this.size;
     try {
-      await this.repo.insertMany(batch.map(toRow));
+      // Nothing of the batch is held while the write is in flight but its count.
+      await this.repo.insertMany(this.drain());
     } catch (err) {
       // Not retried: a database that is down would otherwise pin the buffer at its bound.
-      this.failedTotal += batch.length;
-      this.log.warn({ err, lost: batch.length }, 'traffic log write failed');
+      this.failedTotal += count;
+      this.log.warn({ err, lost: count }, 'traffic log write failed');
     }
   }
 

@@ -166,7 +166,11 @@ export class SqliteWriterThread {
     const sent = [...this.batches];
     this.batches.clear();
     this.inFlight++;
-    this.send({ batches: sent.map(([statement, b]) => ({ statement, groups: b.groups })) })
+    const answer = this.send({ batches: sent.map(([statement, b]) => ({ statement, groups: b.groups })) });
+    // The rows are copied into the message: released now, not kept until the thread answers
+    // (a second of traffic rows held that long outlived a young-generation GC and was promoted).
+    for (const [, b] of sent) b.groups = [];
+    answer
       .then(
         (results) =>
           sent.forEach(([, { callers }], s) =>
