@@ -19,8 +19,13 @@ const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
 /** The Fyers client id inside the access token (its `fy_id` claim). */
 export const FYERS_CLIENT_ID = 'XQ71234';
-/** When the access token lapses (its `exp`): 2026-11-30 06:00 IST. */
-export const FYERS_TOKEN_EXP_MS = Date.UTC(2026, 10, 30, 0, 30);
+/**
+ * When the access token lapses (its `exp`): 06:00 IST (00:30 UTC), as Fyers' tokens do, on the
+ * morning after tomorrow. Not a fixed date: the data socket checks the claim against the wall
+ * clock, so a date that has passed fails the feed's tests from that day on.
+ */
+const DAY_MS = 86_400_000;
+export const FYERS_TOKEN_EXP_MS = Math.floor(Date.now() / DAY_MS + 2) * DAY_MS + 30 * 60_000;
 
 export const FYERS = {
   appId: 'FYAPPq7Zx2K-100',

@@ -82,6 +82,7 @@ describe('the code exchange: POST /api/v3/validate-authcode', () => {
       access_token: 'opaqueFYtoken77',
       refresh_token: 'r',
     });
+    // 2026-11-29 11:00 UTC is 16:30 IST: the next 06:00 IST is 2026-11-30 00:30 UTC.
     expect((await adapter.exchangeCode(FYERS.authCode)).expiresAt).toBe(Date.UTC(2026, 10, 30, 0, 30));
   });
 
