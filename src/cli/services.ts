@@ -42,10 +42,14 @@ export async function withServices<T>(
   const { config, warnings } = ensureInstallSecrets(base);
   for (const w of warnings) note(io, `warning: ${w}`);
   const runtime = await openRuntime(config, logger);
+  let built: Services | undefined;
   try {
-    const { services } = await buildApp({ config, logger, ...runtime });
-    return await fn(services, runtime);
+    built = (await buildApp({ config, logger, ...runtime })).services;
+    return await fn(built, runtime);
   } finally {
+    // The command's warnings (a refused import, say) are in the error log before it closes: the
+    // app is never started here, so no shutdown hook would write them.
+    await built?.observability.errors.stop();
     await runtime.close();
   }
 }

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { runCliHere } from '../helpers/cli-process.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -368,5 +369,14 @@ describe('algodesk contracts import (CLI)', () => {
     expect(bad.status).toBe(1);
     const lines = bad.stderr.split('\n').filter((l) => l.startsWith('algodesk:'));
     expect(lines.filter((l) => !l.startsWith('algodesk: database:'))).toHaveLength(1);
+    // The refusal is in the error log, where an operator looks, and nothing was lost on the way.
+    expect(bad.stderr).not.toMatch(/error log write failed/);
+    const db = new Database(join(dataDir, 'algodesk.db'), { readonly: true });
+    try {
+      const logged = db.prepare('select level, message from error_log').all() as { message: string }[];
+      expect(logged).toContainEqual({ level: 'warn', message: 'master contract import failed' });
+    } finally {
+      db.close();
+    }
   }, 60_000);
 });
