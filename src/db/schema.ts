@@ -22,9 +22,8 @@ import type {
   StrategyEventsTable,
   WebhookDeliveriesTable,
   WebhookDedupeTable,
-  ErrorLogTable,
-  ErrorLogCountsTable,
 } from './schema-trading.js';
+export type { ErrorLogTable, ErrorLogCountsTable } from './schema-observability.js';
 
 /**
  * Row types of every table, shared by both dialects. Times are epoch milliseconds; booleans are
@@ -288,9 +287,8 @@ export type {
   StrategyEventsTable,
   WebhookDeliveriesTable,
   WebhookDedupeTable,
-  ErrorLogTable,
-  ErrorLogCountsTable,
 } from './schema-trading.js';
+import type { ErrorLogTable, ErrorLogCountsTable } from './schema-observability.js';
 import type {
   ScannersTable,
   ScannerOrdersTable,
