@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { withStatementCache } from './database.js';
+import { openDatabase, withStatementCache } from './database.js';
 
 interface T {
   t: { id: Generated<number>; v: number };
@@ -84,5 +84,43 @@ describe('SQLite behind Kysely: transactions take the write lock at begin', () =
     expect(other.prepare('select v from t').all()).toEqual([{ v: 2 }]);
     other.close();
     await db.destroy();
+  });
+});
+
+/** The temporary files this process holds open (SQLite's are named `etilqs_…`, unlinked at once). */
+function sqliteTempFiles(): string[] {
+  return readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.includes('etilqs_'));
+}
+
+describe.runIf(existsSync('/proc/self/fd'))('SQLite: temporary files in memory', () => {
+  it("nested savepoints (a group commit's members) journal their pages in memory, not in a file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'algodesk-db-'));
+    dirs.push(dir);
+    const { db, close } = openDatabase({ kind: 'sqlite', file: join(dir, 't.db') });
+    await sql`create table t (id integer primary key, v blob not null)`.execute(db);
+    await sql`with recursive n (i) as (select 1 union all select i + 1 from n where i < 200)
+              insert into t (v) select randomblob(3000) from n`.execute(db);
+    let during: string[] = [];
+    await db.transaction().execute(async (trx) => {
+      // Each member's savepoint nests in the one before; each rewrites every page (~600 KiB), far
+      // past the 64 KiB a sub-journal keeps in memory before SQLite spills it to a file by default.
+      for (let member = 0; member < 3; member++) {
+        await sql`savepoint group_member`.execute(trx);
+        await sql`update t set v = randomblob(3000)`.execute(trx);
+      }
+      during = sqliteTempFiles();
+    });
+    const rows = await sql<{ n: number }>`select count(*) as n from t`.execute(db);
+    await close();
+    expect(rows.rows[0]!.n).toBe(200);
+    expect(during).toEqual([]);
   });
 });

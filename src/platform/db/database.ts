@@ -86,7 +86,14 @@ function queryLog(opts: OpenOptions): Pick<KyselyConfig, 'log'> {
   return { log: (event) => void (event.level === 'query' && onQuery(event.query)) };
 }
 
-/** Opens the database. SQLite gets WAL, `synchronous=NORMAL`, a busy timeout and foreign keys. */
+/**
+ * Opens the database. SQLite gets WAL, `synchronous=NORMAL`, a busy timeout, foreign keys, and
+ * its temporary files in memory: a group commit nests a savepoint per member (group-commit.ts),
+ * and SQLite keeps the pages each savepoint may have to restore in a sub-journal, a temporary file
+ * once past 64 KiB: written page by page through the kernel, it was ~9 % of the event loop's time
+ * under a stream of strategy signals (`perf`, bench/README.md). A group is at most
+ * 64 members (GROUP_COMMIT_MAX) of a few dozen pages each, so the memory stays small.
+ */
 export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Database {
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
@@ -95,6 +102,7 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('temp_store = MEMORY');
     const db = new Kysely<DB>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
       ...queryLog(opts),
