@@ -10,12 +10,17 @@ import { switchToAnalyzeMode } from './placeorder-analyze.js';
 
 const note = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
 const SBIN_QUOTE = { ltp: 800, bid: 799.95, ask: 800.05, high: 810, low: 790 };
-const MESSAGE = /"message":"[^"]*"/;
+/** What differs from one answer to the next: the message, and the strategy (one per connection). */
+const VARYING = /"message":"[^"]*","strategy_id":\d+,"run_id":\d+/;
+const NORMALIZED = '"message":"…","strategy_id":0,"run_id":0';
 
 /**
- * Strategies issue, "Performance": `POST /strategy/webhook/<token>` to a signal strategy in
- * analyzer mode (the sandbox fills), each connection alternating `long_entry` and `long_exit`
- * on one SBIN leg, so every delivery places an order (an entry or the exit) and is audited.
+ * Strategies issue, "Performance": `POST /strategy/webhook/<token>` to signal strategies in
+ * analyzer mode (the sandbox fills), one strategy per connection, each connection alternating
+ * `long_entry` and `long_exit` on its strategy's one SBIN leg, so every delivery places an order
+ * (an entry or the exit) and is audited. (With one strategy for every connection, how many
+ * deliveries found the position already where the signal wanted it, and placed no order, depended
+ * on how the connections interleaved: 5-15 % traded, from run to run, and the figures with them.)
  * After the run the database is checked: one `webhook_deliveries` row per webhook request seen
  * by the traffic log.
  */
@@ -23,7 +28,7 @@ export const webhookSignal: Bench = {
   description:
     'POST /strategy/webhook/<token>: long_entry/long_exit signals, sandbox fills, every delivery audited',
   deadlineS: 90,
-  async setup({ cli, dataDir }) {
+  async setup({ cli, dataDir, connections }) {
     const snapshot = kiteNseSnapshot();
     await createApiKey(cli);
     const imported = await importContract(cli, 'zerodha', snapshot);
@@ -36,8 +41,9 @@ export const webhookSignal: Bench = {
     );
     const request = {
       method: 'POST' as const,
-      // Replaced by `ready` with the token the strategy gets.
+      // Replaced by `ready` with the tokens the strategies get.
       path: '/strategy/webhook/pending',
+      paths: [] as string[],
       headers: { 'content-type': 'application/json' },
       bodies: [JSON.stringify({ action: 'long_entry' }), JSON.stringify({ action: 'long_exit' })],
     };
@@ -46,10 +52,9 @@ export const webhookSignal: Bench = {
       baseline: {
         status: 200,
         contentType: 'application/json; charset=utf-8',
-        // The burst strategy (created first) is id 1; the signal strategy measured here is id 2.
-        body: JSON.stringify({ status: 'success', result: 'ok', message: '…', strategy_id: 2, run_id: 2 }),
+        body: JSON.stringify({ status: 'success', result: 'ok', message: '…', strategy_id: 0, run_id: 0 }),
       },
-      normalize: (body) => body.replace(MESSAGE, '"message":"…"'),
+      normalize: (body) => body.replace(VARYING, NORMALIZED),
       serverEnv: {
         SANDBOX_PRICE_SOURCE: 'scripted',
         SANDBOX_SCRIPT_FILE: script,
@@ -63,21 +68,29 @@ export const webhookSignal: Bench = {
         await waitForIndex(server);
         await switchToAnalyzeMode(server.url);
         await startBurst(server.url);
-        request.path = new URL(await createStrategy(server.url, SIGNAL)).pathname;
-        for (const body of request.bodies) {
-          const res = await fetch(`${server.url}${request.path}`, {
-            method: 'POST',
-            headers: request.headers,
-            body,
-          });
-          const text = await res.text();
-          if (res.status !== 200 || !text.includes('"result":"ok"'))
-            throw new Error(`test signal answered ${res.status}: ${text}`);
+        const session = await logIn(server.url);
+        for (let i = 1; i <= connections; i++) {
+          const path = new URL(await createStrategy(server.url, { ...SIGNAL, name: `bench ${i}` }, session))
+            .pathname;
+          for (const body of request.bodies) {
+            const res = await fetch(`${server.url}${path}`, {
+              method: 'POST',
+              headers: request.headers,
+              body,
+            });
+            const text = await res.text();
+            if (res.status !== 200 || !text.includes('"result":"ok"'))
+              throw new Error(`test signal answered ${res.status}: ${text}`);
+          }
+          request.paths.push(path);
         }
-        note(`${server.label}: signal strategy created, test entry and exit filled`);
+        request.path = request.paths[0]!;
+        note(
+          `${server.label}: ${connections} signal strategies created, a test entry and exit filled on each`,
+        );
       },
       afterRun: async (server) => afterRun(server, dataDir),
-      // `--baseline same-writes`: the rows of each delivery to the signal strategy the path names
+      // `--baseline same-writes`: the rows of each delivery to the signal strategy its path names
       // (the bench user's, id 1), its orders filled where the server fills a MARKET order.
       sameWrites: { kind: 'webhook', userId: 1, fill: { BUY: SBIN_QUOTE.ask, SELL: SBIN_QUOTE.bid } },
     };
@@ -103,8 +116,13 @@ const BATCH = {
 };
 const BURST = 1_000;
 
-/** Logs in as the bench administrator and creates a strategy; returns its webhook URL. */
-async function createStrategy(url: string, strategy: object): Promise<string> {
+interface Session {
+  cookie: string;
+  csrf: string;
+}
+
+/** Logs in as the bench administrator. */
+async function logIn(url: string): Promise<Session> {
   const login = await fetch(`${url}/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -118,6 +136,12 @@ async function createStrategy(url: string, strategy: object): Promise<string> {
   const csrf = (
     (await (await fetch(`${url}/auth/csrf-token`, { headers: { cookie } })).json()) as { csrf_token: string }
   ).csrf_token;
+  return { cookie, csrf };
+}
+
+/** Creates a strategy (logged in as the bench administrator); returns its webhook URL. */
+async function createStrategy(url: string, strategy: object, session?: Session): Promise<string> {
+  const { cookie, csrf } = session ?? (await logIn(url));
   const res = await fetch(`${url}/strategy/api/strategies`, {
     method: 'POST',
     headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
@@ -169,7 +193,7 @@ async function afterRun(_server: ServerHandle, dataDir: string) {
     )) as { d: number }[];
     return {
       lines: [
-        `webhook requests (traffic log): ${requests}; audited deliveries: ${deliveries} (ok ${ok}); strategy orders: ${orders}; ` +
+        `webhook requests (traffic log): ${requests}; audited deliveries: ${deliveries} (ok ${ok}); strategy orders: ${orders} (${((100 * orders) / Math.max(1, deliveries)).toFixed(1)} % of the deliveries); ` +
           `pipeline time per delivery p99 ${p99 ? p99.d.toFixed(2) : '?'} ms`,
       ],
       targets: [

@@ -34,7 +34,8 @@
  * arithmetic, not algodesk's margin rules.
  *
  * Plain JavaScript, started with `node` (no tsx). Usage: node baseline-same-writes.mjs <spec.json>,
- * the spec being {"port", "method", "path", "status", "contentType", "kind", "userId",
+ * the spec being {"port", "method", "path" (or "paths", several served alike: one strategy's
+ * webhook each), "status", "contentType", "kind", "userId",
  * "fill": {"BUY": <rupees>, "SELL": <rupees>}} and either {"dbFile"} or {"pgUrl", "copyFrom",
  * "poolSize"}. Listens on 127.0.0.1 only and prints "baseline is running at
  * http://127.0.0.1:<port>" on stderr once it listens.
@@ -112,25 +113,28 @@ async function placeOrder(body, _raw, http) {
   return `${answer.head}${orderId}${answer.tail}`;
 }
 
-/**
- * `webhook`: the signal strategy the path's token names, its first leg, its open run and the
- * leg's position as the server left them (the bench's `ready` opened the run with a test entry and
- * exit). Deliveries are handled one after another, as algodesk's lock on a strategy does.
- */
-async function webhookHandler() {
-  const token = spec.path.split('/').pop();
-  const digest = createHash('sha256').update(token).digest('hex');
-  const s = await store.strategyState(digest);
-  if (!s) throw new Error(`no strategy with the token of ${spec.path} and an open run`);
-  const holder = `same-writes:${process.pid}`;
-  let queue = Promise.resolve();
-  // How many deliveries placed an order, written to the log at exit (BENCH_KEEP_LOGS keeps it).
-  const counts = { deliveries: 0, orders: 0 };
+// How many deliveries placed an order, written to the log at exit (BENCH_KEEP_LOGS keeps it).
+const counts = { deliveries: 0, orders: 0 };
+if (spec.kind === 'webhook')
   process.once('exit', () =>
     process.stderr.write(
       `baseline: ${counts.deliveries} deliveries, ${counts.orders} of them placed an order\n`,
     ),
   );
+
+/**
+ * `webhook`: the signal strategy the token at the end of `path` names, its first leg, its open run
+ * and the leg's position as the server left them (the bench's `ready` opened the run with a test
+ * entry and exit). A strategy's deliveries are handled one after another, as algodesk's lock on a
+ * strategy does; different strategies' deliveries interleave.
+ */
+async function webhookHandler(path) {
+  const token = path.split('/').pop();
+  const digest = createHash('sha256').update(token).digest('hex');
+  const s = await store.strategyState(digest);
+  if (!s) throw new Error(`no strategy with the token of ${path} and an open run`);
+  const holder = `same-writes:${process.pid}`;
+  let queue = Promise.resolve();
 
   /** One delivery's rows and its answer; `held` is the leg's position once the fill is recorded. */
   const deliver = async (body, raw, http) => {
@@ -229,15 +233,20 @@ async function webhookHandler() {
   };
 }
 
-const handle = spec.kind === 'webhook' ? await webhookHandler() : placeOrder;
+/** The paths served (a webhook bench gives each connection a strategy of its own), and their handlers. */
+const paths = spec.paths ?? [spec.path];
+const handlers = new Map();
+for (const path of paths)
+  handlers.set(path, spec.kind === 'webhook' ? await webhookHandler(path) : placeOrder);
 /** The traffic log's path and route: the webhook's token is never logged. */
 const traffic =
   spec.kind === 'webhook'
     ? { path: '/strategy/webhook/[redacted]', group: '/strategy/webhook/:token' }
-    : { path: spec.path, group: spec.path };
+    : { path: paths[0], group: paths[0] };
 
 const server = createServer((req, res) => {
-  if (req.method !== spec.method || req.url !== spec.path) {
+  const handle = req.method === spec.method ? handlers.get(req.url) : undefined;
+  if (handle === undefined) {
     res.writeHead(404).end();
     return;
   }

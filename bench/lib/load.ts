@@ -54,6 +54,8 @@ export interface LoadOptions {
 export function runLoad(opts: LoadOptions, stats: SideStats): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const { request } = opts;
+    const { paths } = request;
+    let clients = 0;
     const instance = autocannon(
       {
         url: `http://127.0.0.1:${opts.port}${request.path}`,
@@ -62,6 +64,15 @@ export function runLoad(opts: LoadOptions, stats: SideStats): Promise<void> {
         body: request.body,
         // Each connection cycles through these (autocannon fills in url, method and headers).
         ...(request.bodies ? { requests: request.bodies.map((body) => ({ body })) } : {}),
+        // Connection i (in the order autocannon opens them) takes the i-th of `paths`.
+        ...(paths
+          ? {
+              setupClient: (client: autocannon.Client) => {
+                const path = paths[clients++ % paths.length];
+                client.setRequests((request.bodies ?? [request.body]).map((body) => ({ body, path })));
+              },
+            }
+          : {}),
         connections: opts.connections,
         duration: opts.durationS,
         pipelining: 1,

@@ -199,7 +199,9 @@ export class Workspace {
     const port = await this.freePort();
     const specFile = join(this.dir, `${label}.json`);
     writeFileSync(specFile, JSON.stringify({ ...spec, port }));
-    return this.start(label, port, [script, specFile], { PATH: process.env.PATH }, readyText);
+    // BENCH_SCRIPT_NODE_ARGS: node flags for the script, as BENCH_SERVER_NODE_ARGS for the server.
+    const nodeArgs = (process.env.BENCH_SCRIPT_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    return this.start(label, port, [...nodeArgs, script, specFile], { PATH: process.env.PATH }, readyText);
   }
 
   /** Everything a child has logged so far. */

@@ -122,7 +122,11 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
   let server: Child | undefined;
   try {
     progress(`setup in ${ws.dir}`);
-    const plan = await bench.setup({ dataDir: ws.dataDir, cli: (...args) => ws.cli(args) });
+    const plan = await bench.setup({
+      dataDir: ws.dataDir,
+      connections: opts.connections,
+      cli: (...args) => ws.cli(args),
+    });
     let sameWritesSchema: string | undefined;
     if (sameWrites()) {
       if (!('sameWrites' in plan)) throw new Error(`--baseline same-writes does not apply to ${name}`);
@@ -144,7 +148,7 @@ export async function runBench(name: string, bench: Bench, opts: RunOptions): Pr
         SAME_WRITES_SERVER,
         {
           method,
-          path,
+          paths: plan.request.paths ?? [path],
           ...expected,
           ...(plan as SameWritesPlan).sameWrites,
           ...sameWritesStore(ws, sameWritesSchema),

@@ -16,6 +16,12 @@ export interface BenchRequest {
    * first one.
    */
   bodies?: string[];
+  /**
+   * Paths the connections take, one each (connection i the i-th, round the list), instead of
+   * {@link path} (e.g. one strategy's webhook per connection, so that each connection's signals
+   * alternate on a strategy of its own). {@link path} is the first; the probe sends it.
+   */
+  paths?: string[];
 }
 
 /** What the bare `node:http` baseline answers to {@link BenchRequest}: the server's own reply. */
@@ -83,6 +89,8 @@ export interface ServerHandle {
 export interface SetupContext {
   /** The DATA_DIR the server will use (SQLite database and generated secrets). */
   dataDir: string;
+  /** The connections the load will open (`--connections`, or the default). */
+  connections: number;
   /**
    * Runs `node dist/src/cli.js <args>` against {@link dataDir} with the server's environment;
    * resolves to its stdout without the trailing newline, rejects with its stderr on failure.

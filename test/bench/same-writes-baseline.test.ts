@@ -208,7 +208,8 @@ async function startBaseline(
   h: SandboxHarness,
   dialect: Dialect,
   kind: 'placeorder' | 'webhook',
-  path: string,
+  /** The paths it serves (the webhook bench's: one strategy's webhook per connection). */
+  paths: string[],
 ): Promise<Baseline> {
   const dir = (running.dir = mkdtempSync(join(tmpdir(), 'algodesk-same-writes-')));
   const target = h.t.db.target;
@@ -237,7 +238,7 @@ async function startBaseline(
     JSON.stringify({
       port: 0,
       method: 'POST',
-      path,
+      paths,
       status: 200,
       contentType: 'application/json; charset=utf-8',
       kind,
@@ -323,7 +324,7 @@ describeEachDb('the same-writes baseline', (dialect) => {
     await placeApp('SELL');
     await settled(h, appWhere(h));
     const path = '/api/v1/placeorder';
-    const baseline = await startBaseline(h, dialect, 'placeorder', path);
+    const baseline = await startBaseline(h, dialect, 'placeorder', [path]);
 
     const { rows } = await sameWrites(
       h,
@@ -340,34 +341,52 @@ describeEachDb('the same-writes baseline', (dialect) => {
   it('webhook-signal: writes, table by table, the rows each long_entry / long_exit delivery writes through the app', async () => {
     const h = (running.h = await startStrategies(dialect));
     await countWrites(appWhere(h));
-    const { token } = await h.create({ ...SIGNAL_SBIN, name: 'bench' });
-    const path = `/strategy/webhook/${token}`;
-    const hook = async (action: string) => {
-      const res = await h.hook(token, { action });
+    // The bench gives each connection a strategy of its own: two here, their signals interleaved.
+    const tokens = [
+      (await h.create({ ...SIGNAL_SBIN, name: 'bench 1' })).token,
+      (await h.create({ ...SIGNAL_SBIN, name: 'bench 2' })).token,
+    ];
+    const paths = tokens.map((token) => `/strategy/webhook/${token}`);
+    const hook = async (strategy: number, action: string) => {
+      const res = await h.hook(tokens[strategy]!, { action });
       expect(res.statusCode, res.body).toBe(200);
       return res;
     };
-    // The bench's `ready`: a test entry and exit (the first opens the run).
-    await hook('long_entry');
-    await hook('long_exit');
+    // The bench's `ready`: a test entry and exit on each (the first opens the run).
+    for (const strategy of [0, 1]) {
+      await hook(strategy, 'long_entry');
+      await hook(strategy, 'long_exit');
+    }
     await settled(h, appWhere(h));
-    const baseline = await startBaseline(h, dialect, 'webhook', path);
+    const baseline = await startBaseline(h, dialect, 'webhook', paths);
 
-    // An entry and an exit that place an order, then the same signals that change nothing.
+    // Entries and exits that place an order, and the same signals again, which change nothing.
     const added: Record<string, number>[] = [];
-    for (const action of ['long_entry', 'long_entry', 'long_exit', 'long_exit']) {
+    const signals: [number, string][] = [
+      [0, 'long_entry'],
+      [1, 'long_entry'],
+      [0, 'long_entry'],
+      [1, 'long_exit'],
+      [0, 'long_exit'],
+      [1, 'long_exit'],
+    ];
+    for (const [strategy, action] of signals) {
       const { rows } = await sameWrites(
         h,
         baseline,
-        () => hook(action),
-        () => post(baseline, path, { action }),
+        () => hook(strategy, action),
+        () => post(baseline, paths[strategy]!, { action }),
+        // Each strategy's answer names it and its run.
+        (body) => body.replace(/"strategy_id":\d+,"run_id":\d+/, ''),
       );
       added.push(rows);
     }
-    // What the test is about: the deliveries were measured (an order each, then none).
+    // What the test is about: the deliveries were measured (an order each, but for the repeats).
     expect(added.map((r) => [r.webhook_deliveries, r.sandbox_orders ?? 0])).toEqual([
       [1, 1],
+      [1, 1],
       [1, 0],
+      [1, 1],
       [1, 1],
       [1, 0],
     ]);
