@@ -110,6 +110,15 @@ export function dhanQuote(q: {
   };
 }
 
+const DAY_MS = 86_400_000;
+
+/** `at` as the profile's `tokenValidity` shows it: `DD/MM/YYYY HH:mm`, IST. */
+function istValidity(at: number): string {
+  const [date, time] = new Date(at + 330 * 60_000).toISOString().split('T') as [string, string];
+  const [y, m, d] = date.split('-');
+  return `${d}/${m}/${y} ${time.slice(0, 5)}`;
+}
+
 /** DhanHQ v2 on loopback; see the file comment. */
 export class DhanStub extends OrderStub {
   /** `SEGMENT|securityId` → Dhan trading symbol (what the books and order records show). */
@@ -118,8 +127,12 @@ export class DhanStub extends OrderStub {
   readonly quotes = new Map<string, Body>();
   /** Least time between two quote requests before a rate-limit refusal, ms (docs: 1/s). */
   quoteIntervalMs = 1000;
-  /** What `GET /v2/profile` says the token is valid until (IST, the docs' `DD/MM/YYYY HH:mm`). */
-  tokenValidity = '30/11/2026 08:45';
+  /**
+   * What `GET /v2/profile` says the token is valid until (IST, the docs' `DD/MM/YYYY HH:mm`): by
+   * default 08:45 IST on the morning after tomorrow. Not a fixed date: a journey on the wall clock
+   * (the browser tests) finds the session lapsed from that morning on.
+   */
+  tokenValidity = istValidity(Math.floor(Date.now() / DAY_MS + 2) * DAY_MS + (8 * 60 + 45 - 330) * 60_000);
   private lastQuoteAt = -Infinity;
   private readonly creds: { value: DhanCredentials };
   private readonly kinds = new WeakMap<RecordedRequest, Credential>();
