@@ -4,7 +4,8 @@
  * restart, resolved once its fill is known — each with its trail event in the same transaction.
  * Extended by {@link StrategyRunsRepository} (strategy-runs.repository.ts).
  */
-import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { transactionRunner, type TransactionRunner } from '../../platform/db/group-commit.js';
 import {
   eventInsert,
   insertEventRow,
@@ -47,7 +48,7 @@ const signed = (o: Pick<StrategyOrderRow, 'action'>, quantity: number) =>
 
 /** Adds to a leg's filled net and working quantities (the row is created on the leg's first order). */
 async function movePosition(
-  trx: Transaction<DB>,
+  trx: Kysely<DB>,
   o: OwnedOrder,
   net: number,
   working: number,
@@ -84,7 +85,16 @@ export const legSeen = (r: LegPositionRow | null | undefined): LegSeen => ({
 });
 
 export class StrategyOrdersRepository {
-  constructor(protected readonly db: Kysely<DB>) {}
+  /**
+   * The transactions of an order's bookkeeping (its intent, its answer, its fill): on SQLite they
+   * join the group commit of the database's other transactions (the sandbox's placements), each
+   * in its savepoint, answered after the shared COMMIT; on PostgreSQL they are plain ones.
+   */
+  protected readonly tx: TransactionRunner<DB>;
+
+  constructor(protected readonly db: Kysely<DB>) {
+    this.tx = transactionRunner(db);
+  }
 
   /**
    * Records the intent of an order the run owns, before it is sent; returns its id.
@@ -99,7 +109,7 @@ export class StrategyOrdersRepository {
     o: Omit<Insertable<StrategyOrdersTable>, 'id' | 'exit_gen'>,
     seen?: LegSeen,
   ): Promise<number | 'conflict'> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.tx.run(async (trx) => {
       let exitGen: number | null = null;
       if (seen) {
         const r = await trx
@@ -150,7 +160,7 @@ export class StrategyOrdersRepository {
     now: number,
     event: NewEvent,
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.tx.run(async (trx) => {
       const [first, ...more] = children;
       const note = message?.slice(0, 512) ?? null;
       const r = await trx
@@ -208,7 +218,7 @@ export class StrategyOrdersRepository {
     now: number,
     event: NewEvent,
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.tx.run(async (trx) => {
       const r = await trx
         .updateTable('strategy_orders')
         .set({ status: 'failed', message: message.slice(0, 512), updated_at: now })
@@ -226,7 +236,7 @@ export class StrategyOrdersRepository {
    * was noted already or settled meanwhile.
    */
   async markUnconfirmed(o: Pick<StrategyOrderRow, 'id'>, now: number, event: NewEvent): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.tx.run(async (trx) => {
       const r = await trx
         .updateTable('strategy_orders')
         .set({ message: 'outcome unconfirmed', updated_at: now })
@@ -253,7 +263,7 @@ export class StrategyOrdersRepository {
     now: number,
     event?: NewEvent,
   ): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.tx.run(async (trx) => {
       const r = await trx
         .updateTable('strategy_orders')
         .set({ status: fate, filled_quantity: filled, updated_at: now })

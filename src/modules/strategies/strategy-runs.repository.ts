@@ -62,7 +62,9 @@ export class StrategyRunsRepository extends StrategyOrdersRepository {
    * the one caller (on any instance) whose conditional UPDATE took it.
    */
   async takeLease(strategyId: number, holder: string, started: number, until: number): Promise<boolean> {
-    const r = await takeLease.execute(this.db, { id: strategyId, holder, started, until });
+    const r = await this.tx.statement((db) =>
+      takeLease.execute(db, { id: strategyId, holder, started, until }),
+    );
     return Number(r.numAffectedRows) === 1;
   }
 
@@ -79,7 +81,7 @@ export class StrategyRunsRepository extends StrategyOrdersRepository {
   }
 
   async releaseLease(strategyId: number, holder: string, started: number): Promise<void> {
-    await releaseLease.execute(this.db, { id: strategyId, holder, started });
+    await this.tx.statement((db) => releaseLease.execute(db, { id: strategyId, holder, started }));
   }
 
   /** Releases every lease `holder` holds (a restarted instance, for its previous life's). */

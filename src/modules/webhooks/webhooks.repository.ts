@@ -6,6 +6,7 @@
  */
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB, WebhookDeliveriesTable } from '../../db/schema.js';
+import { transactionRunner, type TransactionRunner } from '../../platform/db/group-commit.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
 
 /** The sources of inbound webhooks: each has its own credential, parser and dispatch. */
@@ -33,11 +34,15 @@ const insertDeliveryRow = prepareQuery<DB, DeliveryInsert, never>((db, $) =>
 );
 
 export class WebhooksRepository {
-  constructor(private readonly db: Kysely<DB>) {}
+  private readonly tx: TransactionRunner<DB>;
 
-  /** Records a finished delivery. */
+  constructor(private readonly db: Kysely<DB>) {
+    this.tx = transactionRunner(db);
+  }
+
+  /** Records a finished delivery (on SQLite in the open group commit: one per signal). */
   async insertDelivery(row: DeliveryInsert): Promise<void> {
-    await insertDeliveryRow.execute(this.db, row);
+    await this.tx.statement((db) => insertDeliveryRow.execute(db, row));
   }
 
   /** Records a delivery as it arrives; {@link completeDelivery} gives it its outcome. */

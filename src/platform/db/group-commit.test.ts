@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Generated } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withStatementCache } from './database.js';
-import { GROUP_COMMIT_MAX, GroupCommit, type GroupCommitOptions } from './group-commit.js';
+import { GROUP_COMMIT_MAX, GroupCommit, transactionRunner, type GroupCommitOptions } from './group-commit.js';
 
 interface T {
   parent: { id: number };
@@ -315,5 +315,40 @@ describe('group commit: what a member knows, and running members again', () => {
     await late;
     await g.run((trx) => insert(trx, 4));
     expect(committed()).toEqual([2, 3, 4]);
+  });
+});
+
+describe('group commit: one runner per database, lone writes in its groups', () => {
+  it('every module asking for the runner of a database gets the same one, so their transactions share a COMMIT', async () => {
+    const { db, seen, committed } = open();
+    const sandbox = transactionRunner(db);
+    const strategies = transactionRunner(db);
+    expect(strategies).toBe(sandbox);
+    await Promise.all([sandbox.run((trx) => insert(trx, 1)), strategies.run((trx) => insert(trx, 2))]);
+    expect(seen.commits).toBe(1);
+    expect(committed()).toEqual([1, 2]);
+  });
+
+  it('a lone write joins the open group (one COMMIT), settles after it, and fails alone', async () => {
+    const { db, seen, committed } = open();
+    const g = transactionRunner(db);
+    const outcomes = await Promise.allSettled([
+      g.run((trx) => insert(trx, 1)),
+      g.statement((q) => insert(q, 2)),
+      g.statement((q) =>
+        q
+          .insertInto('t')
+          .values({ v: null as never, parent_id: null })
+          .execute(),
+      ),
+      g.statement(async (q) => {
+        const r = await q.updateTable('t').set({ v: 3 }).where('v', '=', 2).executeTakeFirst();
+        return Number(r.numUpdatedRows);
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[3] as PromiseFulfilledResult<number>).value).toBe(1);
+    expect(seen.commits).toBe(1);
+    expect(committed()).toEqual([1, 3]);
   });
 });

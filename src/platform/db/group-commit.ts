@@ -71,11 +71,30 @@ export interface TransactionRunner<DB> {
    * the module's comment).
    */
   run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T>;
+  /**
+   * Runs a lone write, one that would commit on its own (a lease taken, an audit row). On SQLite
+   * it joins the open group like a transaction (its own COMMIT would append its pages to the WAL
+   * again); on PostgreSQL it runs as it is, where a lone statement commits in its one round trip
+   * and a BEGIN and COMMIT around it would add two.
+   */
+  statement<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T>;
 }
 
-/** Group commit on SQLite; on PostgreSQL, group commit per key. */
+/** The runner of each database: one, so that every module's transactions join the same groups. */
+const runners = new WeakMap<object, unknown>();
+
+/**
+ * Group commit on SQLite; on PostgreSQL, group commit per key. The same runner for the same
+ * database, whoever asks: two runners on one SQLite connection would each open a group, and the
+ * second would wait for the first's COMMIT instead of sharing it.
+ */
 export function transactionRunner<DB>(db: Kysely<DB>): TransactionRunner<DB> {
-  return isPostgres(db) ? new KeyedGroupCommit(db) : new GroupCommit(db);
+  let runner = runners.get(db) as TransactionRunner<DB> | undefined;
+  if (runner === undefined) {
+    runner = isPostgres(db) ? new KeyedGroupCommit(db) : new GroupCommit(db);
+    runners.set(db, runner);
+  }
+  return runner;
 }
 
 /** A {@link GroupCommit} per key; transactions without a key are plain ones. */
@@ -99,6 +118,10 @@ export class KeyedGroupCommit<DB> implements TransactionRunner<DB> {
       this.groups.set(key, group);
     }
     return group.run(fn, key);
+  }
+
+  statement<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+    return fn(this.db);
   }
 }
 
@@ -147,6 +170,10 @@ export class GroupCommit<DB> implements TransactionRunner<DB> {
       }
       this.open.add({ fn, key, resolve: resolve as (v: unknown) => void, reject });
     });
+  }
+
+  statement<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+    return this.run((trx) => fn(trx));
   }
 }
 
