@@ -2,8 +2,9 @@
  * The SQLite store of the same-writes baseline (baseline-same-writes.mjs): `better-sqlite3` on a
  * copy of the server's database (the app's migrated schema and its rows), opened with the app's
  * pragmas (src/platform/db/database.ts, openDatabase: WAL, synchronous=NORMAL, a busy timeout,
- * foreign keys, temporary files in memory). Each request is one transaction of prepared statements, `BEGIN IMMEDIATE` as the
- * app's transactions, committed on the event loop's connection with SQLite's own WAL checkpoints.
+ * foreign keys, temporary files in memory). Each request is one transaction of prepared
+ * statements, `BEGIN IMMEDIATE` as the app's transactions, committed on the event loop's
+ * connection with SQLite's own WAL checkpoints.
  */
 import { performance } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
