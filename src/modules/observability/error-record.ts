@@ -3,6 +3,7 @@
  * cleaning browser input, and the fingerprint that groups repeats of one problem.
  */
 import { createHash } from 'node:crypto';
+import type { ErrorLogTable } from '../../db/schema.js';
 import { maskUrl } from '../../platform/logger.js';
 
 /** Levels the store keeps, weakest first (pino's numbers 40, 50, 60). */
@@ -27,24 +28,10 @@ export const CAPS = {
   context: 4_000,
 } as const;
 
-/** A row to store (the repository adds the id). */
-export interface ErrorEntry {
-  created_at: number;
+/** A row to store (the repository adds the id): the table's columns, level and origin narrowed. */
+export interface ErrorEntry extends Omit<ErrorLogTable, 'id' | 'level' | 'origin'> {
   level: ErrorLevel;
   origin: ErrorOrigin;
-  module: string | null;
-  message: string;
-  exception: string | null;
-  stack: string | null;
-  request_id: string | null;
-  method: string | null;
-  path: string | null;
-  user_id: number | null;
-  url: string | null;
-  user_agent: string | null;
-  component_stack: string | null;
-  context: string | null;
-  fingerprint: string;
 }
 
 /** Cuts `s` to `max` characters, marking the cut. */
