@@ -21,13 +21,14 @@ const spec = JSON.parse(readFileSync(specFile, 'utf8'));
 const answer = Buffer.from(spec.body, 'utf8');
 
 const app = Fastify({ logger: false });
-app.route({
-  method: spec.method,
-  url: spec.path,
-  handler: (_req, reply) => {
-    reply.code(spec.status).header('content-type', spec.contentType).send(answer);
-  },
-});
+for (const url of spec.paths)
+  app.route({
+    method: spec.method,
+    url,
+    handler: (_req, reply) => {
+      reply.code(spec.status).header('content-type', spec.contentType).send(answer);
+    },
+  });
 await app.listen({ port: spec.port, host: '127.0.0.1' });
 process.stderr.write(`baseline is running at http://127.0.0.1:${spec.port}\n`);
 process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -4,7 +4,8 @@
  * what the service's own stack costs. Plain JavaScript, started with `node` (no tsx).
  *
  * Usage: node baseline-server.mjs <spec.json>, where the spec is
- * {"port", "method", "path", "status", "contentType", "body"}. Listens on 127.0.0.1 only and
+ * {"port", "method", "paths", "status", "contentType", "body"} (every path in `paths` answered
+ * alike). Listens on 127.0.0.1 only and
  * prints "baseline is running at http://127.0.0.1:<port>" on stderr once it listens.
  */
 import { Buffer } from 'node:buffer';
@@ -18,10 +19,11 @@ if (specFile === undefined) {
 }
 const spec = JSON.parse(readFileSync(specFile, 'utf8'));
 const answer = Buffer.from(spec.body, 'utf8');
+const paths = new Set(spec.paths);
 const answerHeaders = { 'content-type': spec.contentType, 'content-length': answer.length };
 
 const server = createServer((req, res) => {
-  if (req.method !== spec.method || req.url !== spec.path) {
+  if (req.method !== spec.method || !paths.has(req.url)) {
     res.writeHead(404).end();
     return;
   }

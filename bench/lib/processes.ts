@@ -179,7 +179,9 @@ export class Workspace {
   async startBaseline(request: BenchRequest, response: BaselineResponse): Promise<Child> {
     const port = await this.freePort();
     const spec = join(this.dir, 'baseline.json');
-    writeFileSync(spec, JSON.stringify({ port, method: request.method, path: request.path, ...response }));
+    // `paths`: a bench that gives each connection a path of its own (webhook-signal's strategies).
+    const paths = request.paths ?? [request.path];
+    writeFileSync(spec, JSON.stringify({ port, method: request.method, paths, ...response }));
     const env = { PATH: process.env.PATH };
     const server = BASELINE_SERVERS[baselineKind()];
     return this.start('baseline', port, [server, spec], env, `baseline is running at`);
