@@ -36,10 +36,17 @@ export interface KillWorld {
   tokens: Record<string, string>;
   /** Strategy ids by name. */
   ids: Record<string, number>;
+  /**
+   * A price script whose quotes are a day old, for `start({ SANDBOX_SCRIPT_FILE })`: MARKET orders
+   * rest in that life, and fill in the next one's fresh quotes.
+   */
+  staleScript: string;
   /** Starts the server on the world's data; `env` adds settings (`KILL_AT_SEAM`). */
   start(env?: Record<string, string>): Promise<ServerProcess>;
   /** The account's net quantity of an NSE CNC symbol (the sandbox's positions table). */
   accountPosition(symbol: string): Promise<number>;
+  /** Resolves once the account holds `quantity` of the symbol (a resting order filled). */
+  holds(symbol: string, quantity: number): Promise<void>;
   /** A strategy's exposure: its active run's filled net plus working quantity (0 without a run). */
   exposure(name: string): Promise<number>;
   /** Resolves once no strategy order intent is left unsettled (the reconcile pass has run). */
@@ -91,31 +98,28 @@ export async function killWorld(dialect: Dialect, strategies: object[]): Promise
   await t.close(); // stops the services; the database stays (it was handed in)
 
   const now = Date.now();
-  const quotes = Object.fromEntries(
-    Object.entries(QUOTE_PRICES).map(([symbol, ltp]) => [
-      `NSE:${symbol}`,
-      {
-        ltp,
-        bid: ltp - 0.05,
-        ask: ltp + 0.05,
-        high: ltp * 1.05,
-        low: ltp * 0.95,
-        timestamp: now + 86_400_000,
-      },
-    ]),
-  );
+  const quotesAt = (timestamp: number) =>
+    Object.fromEntries(
+      Object.entries(QUOTE_PRICES).map(([symbol, ltp]) => [
+        `NSE:${symbol}`,
+        { ltp, bid: ltp - 0.05, ask: ltp + 0.05, high: ltp * 1.05, low: ltp * 0.95, timestamp },
+      ]),
+    );
   const script = join(dataDir, 'prices.json');
-  writeFileSync(script, JSON.stringify([{ at: 0, quotes }]));
+  writeFileSync(script, JSON.stringify([{ at: 0, quotes: quotesAt(now + 86_400_000) }]));
+  const staleScript = join(dataDir, 'stale-prices.json');
+  writeFileSync(staleScript, JSON.stringify([{ at: 0, quotes: quotesAt(now - 86_400_000) }]));
   const url = databaseUrlOf(db);
   const sql = db.database.db;
   const servers: ServerProcess[] = [];
 
-  return {
+  const world: KillWorld = {
     db,
     dialect,
     apikey,
     tokens,
     ids,
+    staleScript,
     async start(extra = {}) {
       const server = await spawnServer({
         ...env,
@@ -145,6 +149,13 @@ export async function killWorld(dialect: Dialect, strategies: object[]): Promise
         .where('product', '=', 'CNC')
         .execute();
       return rows.reduce((n, r) => n + Number(r.quantity), 0);
+    },
+    async holds(symbol, quantity) {
+      const deadline = Date.now() + 20_000;
+      while ((await world.accountPosition(symbol)) !== quantity) {
+        if (Date.now() > deadline) throw new Error(`the account never held ${quantity} ${symbol}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
     },
     async exposure(name) {
       const s = await sql
@@ -192,6 +203,7 @@ export async function killWorld(dialect: Dialect, strategies: object[]): Promise
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return world;
 }
 
 /** Starts `serve-with-kill.ts` with `env` (and nothing of this process's environment but PATH). */

@@ -91,8 +91,10 @@ describeEachDb('hot reads use an index', (dialect) => {
     await h.t.services.observability.errors.flush();
     await h.t.services.observability.traffic.flush();
     strategyId = id;
+    strategyToken = token;
   }, 60_000);
   let strategyId = 0;
+  let strategyToken = '';
   afterAll(async () => {
     await h?.close();
     await db?.drop();
@@ -117,6 +119,9 @@ describeEachDb('hot reads use an index', (dialect) => {
     await hot('positionbook', () => h.api('positionbook'));
     await hot('orderstatus', () => h.api('orderstatus', { orderid: '1', strategy: 'plans' }));
     await hot('strategy events', () => h.api('strategy/events', { strategy_id: strategyId }));
+    // A signal that trades: the strategy's view, the leg's orders and position, the placement.
+    for (const action of ['long_entry', 'long_exit'])
+      await hot(`strategy signal, ${action}`, () => h.hook(strategyToken, { action }));
     await hot('search', () => h.api('search', { query: 'SBI', exchange: 'NSE' }));
     await hot('traffic list', admin('/logs/api/traffic'));
     await hot('traffic list, filtered', admin('/logs/api/traffic?status=4xx&method=GET&ip=203.0.113.'));
@@ -132,6 +137,10 @@ describeEachDb('hot reads use an index', (dialect) => {
     await hot('error stats', admin('/admin/api/errors/stats'));
     await hot('error groups', admin('/admin/api/errors/groups'));
 
+    // The signals were recorded through the decision to the placement.
+    const signal = recorded.filter((r) => r.label.startsWith('strategy signal')).map((r) => r.sql);
+    for (const table of ['strategy_positions', 'strategy_orders', 'sandbox_orders'])
+      expect(signal.some((q) => q.includes(`"${table}"`) || q.includes(` ${table} `))).toBe(true);
     const reads = unique(recorded.filter((r) => /^\s*(select|with|update|delete)\b/i.test(r.sql)));
     expect(reads.length).toBeGreaterThan(20);
     const explain = dialect === 'sqlite' ? sqlitePlans(db) : await pgPlans(db);

@@ -42,7 +42,8 @@ const SEAMS: { seam: StrategySeam; held: number; state: string; event: string }[
   { seam: 'order.sent', held: 1, state: 'long 1', event: 'order_recovered:warn' },
   // The answer was recorded (with its event); the process died before answering.
   { seam: 'order.settled', held: 1, state: 'long 1', event: 'entry_placed:info' },
-  // At the exit's decision, the entry's fill was recorded, then the process died.
+  // At the exit's decision, the fill of the entry (which had rested) was recorded, then the
+  // process died.
   { seam: 'order.resolved', held: 1, state: 'long 1', event: 'entry_placed:info' },
 ];
 
@@ -53,14 +54,25 @@ describeEachDb('a kill -9 between a strategy order’s writes is reconciled on r
       world = await killWorld(dialect, [cncSignal('infy', 'INFY')]);
       const w = world;
       const token = w.tokens.infy!;
-      const first = await w.start({ KILL_AT_SEAM: seam });
-      const entry = await signal(first, token, 'long_entry');
-      // Killed before the answer, except at `order.resolved`: it is reached by the exit's decision.
+      let first: ServerProcess;
+      // Killed before the answer, except at `order.resolved`: it is reached by the exit's decision
+      // once the entry's fate must be asked. An entry the sandbox filled as it placed it is
+      // recorded filled from its answer, so this one rests: placed in a life whose quotes are a
+      // day old, filled by the next life's fresh ones, where the exit's decision records it.
       if (seam === 'order.resolved') {
-        expect(entry).toMatchObject({ status: 200, body: { result: 'ok' } });
+        const resting = await w.start({ SANDBOX_SCRIPT_FILE: w.staleScript });
+        expect(await signal(resting, token, 'long_entry')).toMatchObject({
+          status: 200,
+          body: { result: 'ok' },
+        });
+        expect(await w.accountPosition('INFY')).toBe(0);
+        await resting.kill();
+        first = await w.start({ KILL_AT_SEAM: seam });
+        await w.holds('INFY', 1);
         expect(await signal(first, token, 'long_exit')).toBeInstanceOf(Error);
       } else {
-        expect(entry).toBeInstanceOf(Error);
+        first = await w.start({ KILL_AT_SEAM: seam });
+        expect(await signal(first, token, 'long_entry')).toBeInstanceOf(Error);
       }
       expect(await first.exited).toBeNull(); // killed by the signal
 

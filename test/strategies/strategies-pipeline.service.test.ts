@@ -145,11 +145,12 @@ describeEachDb('signal strategies: entries, no-ops, flips and exits (rules 6, 9)
     expect(flip).toMatchObject({ result: 'ok', run_id: first.run_id });
     expect(await w.positions()).toMatchObject({ SBIN: -5 });
     const orders = await w.rows('strategy_orders');
-    // The flip read the entry's fate first: filled (the sandbox fills a MARKET order at once).
+    // Each filled as the sandbox placed it (a MARKET order with a fresh quote fills at once), and
+    // recorded filled from the placement's answer: no second look at the sandbox.
     expect(orders.map((o) => `${o.purpose}:${o.action}:${o.quantity}:${o.status}`)).toEqual([
       'entry:BUY:5:filled',
-      'exit:SELL:5:placed',
-      'entry:SELL:5:placed',
+      'exit:SELL:5:filled',
+      'entry:SELL:5:filled',
     ]);
     expect((await w.deliver(token, { action: 'long_exit' })).body.message).toMatch(/No change/);
     expect((await w.deliver(token, { action: 'short_exit', leg_id: orders[0]!.leg_id })).body).toMatchObject({

@@ -344,7 +344,8 @@ describeEachDb('a run holds what its orders filled (sandbox)', (dialect) => {
     await w.deliver(token, { action: 'start', mode: 'sandbox' });
     const entries = (await w.rows('strategy_orders')).filter((o) => o.purpose === 'entry');
     expect(entries.length).toBeGreaterThan(1);
-    expect(entries.every((o) => o.status === 'placed' && o.order_id !== null)).toBe(true);
+    // Each filled as the sandbox placed it (a MARKET order with a fresh quote), recorded so.
+    expect(entries.every((o) => o.status === 'filled' && o.order_id !== null)).toBe(true);
     const total = entries.reduce((n, o) => n + Number(o.quantity), 0);
     expect(entries.every((o) => Number(o.quantity) <= 150)).toBe(true);
     const stop = (await w.deliver(token, { action: 'stop' })).body;
@@ -352,5 +353,36 @@ describeEachDb('a run holds what its orders filled (sandbox)', (dialect) => {
     expect(exits.reduce((n, e) => n + e.quantity, 0)).toBe(total);
     await w.idle();
     expect(await w.runStatus()).toEqual(['stopped']);
+  });
+});
+
+describeEachDb('what a signal decides on: one read', (dialect) => {
+  it('the signal view holds the strategy, its run, the open orders and the leg, as the reads one by one give them', async () => {
+    w = await startStrategyServices(dialect);
+    const { id, token } = await w.create(SIGNAL_SBIN);
+    const repo = w.services.strategies.strategies.repo;
+    const legId = Number((await repo.legs(id))[0]!.id);
+    // No run yet: the strategy alone.
+    expect(await repo.signalView(id, legId)).toEqual({ legId, strategy: await repo.find(id) });
+    expect(await repo.signalView(id + 1000, legId)).toBeUndefined();
+    // An entry acknowledged and not yet seen filled (the quotes are stale: a MARKET order rests):
+    // one open order, working on the leg.
+    w.clock.advance(10 * 60_000);
+    expect((await w.deliver(token, { action: 'long_entry' })).body).toMatchObject({ result: 'ok' });
+    const strategy = (await repo.find(id))!;
+    const runId = strategy.active_run_id!;
+    const open = await repo.openOrders(runId);
+    expect(open).toMatchObject([{ status: 'placed', action: 'BUY', leg_id: legId }]);
+    const seen = await repo.position(runId, legId);
+    expect(seen).toEqual({ net: 0, working: 1, exits: 0 });
+    expect(await repo.signalView(id, legId)).toEqual({
+      legId,
+      strategy,
+      run: await repo.run(runId),
+      open,
+      seen,
+    });
+    // Another leg id: no position row for it (all 0).
+    expect((await repo.signalView(id, legId + 1000))?.seen).toEqual({ net: 0, working: 0, exits: 0 });
   });
 });

@@ -377,6 +377,6 @@ describeEachDb('shutdown lets requests in flight finish first', (dialect) => {
     expect(traffic.filter((r) => r.path === '/strategy/webhook/[redacted]').map((r) => r.status)).toEqual([
       200,
     ]);
-    expect((await h.rows('strategy_orders')).map((o) => o.status)).toEqual(['placed']);
+    expect((await h.rows('strategy_orders')).map((o) => o.status)).toEqual(['filled']);
   });
 });

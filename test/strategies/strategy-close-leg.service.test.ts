@@ -79,7 +79,7 @@ describeEachDb('closing one leg', (dialect) => {
     w.refuseOrders(() => false);
     const retried = await p.closeLeg(p.sbin);
     expect(retried.exits).toEqual([expect.objectContaining({ status: 'placed', quantity: 3 })]);
-    expect((await exitsOf(p.sbin)).map((o) => o.status)).toEqual(['rejected', 'placed']);
+    expect((await exitsOf(p.sbin)).map((o) => o.status)).toEqual(['rejected', 'filled']);
   });
 
   it('without an active run nothing is sent', async () => {

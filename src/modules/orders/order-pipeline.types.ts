@@ -56,6 +56,12 @@ export interface PipelineAnswer {
    * before the refusal when a split failed part-way (`body.orderids` holds their ids).
    */
   quantities?: number[];
+  /**
+   * Analyzer mode, on success: per child order, whether the sandbox filled it as it placed it (a
+   * MARKET order with a quote fills whole in the placement's own transaction), a fact its caller
+   * need not ask about again.
+   */
+  complete?: boolean[];
 }
 
 /** The message of an order that failed on an exception (the details stay in the log). */

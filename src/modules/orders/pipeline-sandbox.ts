@@ -39,6 +39,7 @@ export async function placeInSandbox(
 ): Promise<PipelineAnswer> {
   const apiType = opts.apiType;
   const ids: string[] = [];
+  const complete: boolean[] = [];
   for (const quantity of sizes) {
     const t0 = performance.now();
     // The event of the sandbox's decision (placed, or refused by an account rule: funds,
@@ -171,6 +172,7 @@ export async function placeInSandbox(
     deps.events.publish(recorded);
     if (!r.ok) return { status: 400, body: refusal(r), quantities: sizes.slice(0, ids.length) };
     ids.push(r.order.orderId);
+    complete.push(r.order.status === 'complete');
   }
   return {
     status: 200,
@@ -181,5 +183,6 @@ export async function placeInSandbox(
       mode: 'analyze',
     },
     quantities: sizes,
+    complete,
   };
 }

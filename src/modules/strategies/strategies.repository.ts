@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { eventInsert, insertEventRow, selectSignalView, selectStrategy } from './strategy-statements.js';
+import {
+  eventInsert,
+  insertEventRow,
+  selectSignalView,
+  selectSignalViewSqlite,
+  selectStrategy,
+  type LegPositionRow,
+} from './strategy-statements.js';
 import { isPostgres } from '../../platform/db/database.js';
 import { forgetClaims } from '../webhooks/webhooks.repository.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
@@ -28,9 +35,9 @@ export type EventRow = Selectable<StrategyEventsTable>;
 export type NewLeg = Omit<Insertable<StrategyLegsTable>, 'id' | 'strategy_id'>;
 
 /**
- * What a signal decides on, read under the strategy's lock: the strategy and its active run and,
- * where the database read them with it (PostgreSQL), the run's open orders and the leg's
- * position; absent, the runner reads them itself.
+ * What a signal decides on, read under the strategy's lock in one statement: the strategy and,
+ * when it has an active run, that run, its open orders and the leg's position (absent, the runner
+ * reads what it needs itself).
  */
 export interface SignalView {
   /** The leg whose position `seen` is. */
@@ -112,19 +119,26 @@ export class StrategiesRepository extends StrategyRunsRepository {
     return (await selectStrategy.execute(this.db, { id })).rows[0];
   }
 
-  /** See {@link SignalView}: one statement on PostgreSQL, the strategy and its run on SQLite. */
+  /** See {@link SignalView}: one statement on either database. */
   async signalView(id: number, legId: number): Promise<SignalView | undefined> {
+    const params = { id, legId, recorded: 'recorded', placed: 'placed' };
     if (isPostgres(this.db)) {
-      const params = { id, legId, recorded: 'recorded', placed: 'placed' };
       const row = (await selectSignalView.execute(this.db, params)).rows[0];
       if (!row) return undefined;
       const { view_run: run, view_open: open, view_seen: seen, ...strategy } = row;
       return run ? { legId, strategy, run, open, seen: legSeen(seen) } : { legId, strategy };
     }
-    const strategy = await this.find(id);
-    if (!strategy) return undefined;
-    const run = strategy.active_run_id === null ? undefined : await this.run(strategy.active_run_id);
-    return { legId, strategy, run };
+    const row = (await selectSignalViewSqlite.execute(this.db, params)).rows[0];
+    if (!row) return undefined;
+    const { view_run, view_open, view_seen, ...strategy } = row;
+    if (view_run === null) return { legId, strategy };
+    return {
+      legId,
+      strategy,
+      run: JSON.parse(view_run) as RunRow,
+      open: JSON.parse(view_open) as StrategyOrderRow[],
+      seen: legSeen(view_seen === null ? null : (JSON.parse(view_seen) as LegPositionRow)),
+    };
   }
 
   findByDigest(digest: string): Promise<StrategyRow | undefined> {

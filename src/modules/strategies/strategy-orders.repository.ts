@@ -4,15 +4,22 @@
  * restart, resolved once its fill is known — each with its trail event in the same transaction.
  * Extended by {@link StrategyRunsRepository} (strategy-runs.repository.ts).
  */
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { transactionRunner, type TransactionRunner } from '../../platform/db/group-commit.js';
 import {
   eventInsert,
   insertEventRow,
+  insertIntent,
+  resolveWorking,
   selectLegOrders,
   selectLegPosition,
   selectOpenRunOrders,
   selectRunOrders,
+  settleAcknowledged,
+  settleRejected,
+  takeExitGeneration,
+  upsertLegPosition,
+  type IntentInsert,
   type LegPositionRow,
 } from './strategy-statements.js';
 import type {
@@ -37,6 +44,14 @@ export async function insertEvent(trx: Kysely<DB>, e: NewEvent | null | undefine
   if (e) await insertEventRow.execute(trx, eventInsert(e));
 }
 
+/** A child order an answer acknowledged: its id, its quantity, and whether it is known filled already. */
+export interface Child {
+  orderId: string;
+  quantity: number;
+  /** Filled whole as it was placed (the sandbox's MARKET order): settled as filled, not working. */
+  filled?: boolean;
+}
+
 /** The fields of an owned order that its bookkeeping needs. */
 export type OwnedOrder = Pick<
   StrategyOrderRow,
@@ -46,35 +61,27 @@ export type OwnedOrder = Pick<
 const signed = (o: Pick<StrategyOrderRow, 'action'>, quantity: number) =>
   o.action === 'BUY' ? quantity : -quantity;
 
-/** Adds to a leg's filled net and working quantities (the row is created on the leg's first order). */
+/**
+ * Adds to a leg's filled net and working quantities (the row is created on the leg's first
+ * order); returns the leg as it now is.
+ */
 async function movePosition(
   trx: Kysely<DB>,
   o: OwnedOrder,
   net: number,
   working: number,
   now: number,
-): Promise<void> {
-  await trx
-    .insertInto('strategy_positions')
-    .values({
-      run_id: o.run_id,
-      leg_id: o.leg_id,
-      symbol: o.symbol,
-      exchange: o.exchange,
-      net,
-      working,
-      updated_at: now,
-    })
-    .onConflict((oc) =>
-      oc.columns(['run_id', 'leg_id']).doUpdateSet({
-        net: sql<number>`strategy_positions.net + excluded.net`,
-        working: sql<number>`strategy_positions.working + excluded.working`,
-        symbol: o.symbol,
-        exchange: o.exchange,
-        updated_at: now,
-      }),
-    )
-    .execute();
+): Promise<LegSeen> {
+  const r = await upsertLegPosition.execute(trx, {
+    run_id: o.run_id,
+    leg_id: o.leg_id,
+    symbol: o.symbol,
+    exchange: o.exchange,
+    net,
+    working,
+    updated_at: now,
+  });
+  return legSeen(r.rows[0]);
 }
 
 /** A leg's position row as numbers; all 0 for a leg never traded (no row). */
@@ -106,56 +113,57 @@ export class StrategyOrdersRepository {
    * the others get `'conflict'` and send nothing.
    */
   async recordOrder(
-    o: Omit<Insertable<StrategyOrdersTable>, 'id' | 'exit_gen'>,
+    o: Omit<IntentInsert, 'exit_gen' | 'tag'> & { tag?: string | null },
     seen?: LegSeen,
   ): Promise<number | 'conflict'> {
     return this.tx.run(async (trx) => {
       let exitGen: number | null = null;
       if (seen) {
-        const r = await trx
-          .updateTable('strategy_positions')
-          .set({ exits: seen.exits + 1 })
-          .where('run_id', '=', o.run_id)
-          .where('leg_id', '=', o.leg_id)
-          .where('exits', '=', seen.exits)
-          .where('net', '=', seen.net)
-          .where('working', '=', seen.working)
-          .where((eb) =>
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('strategy_orders')
-                  .select('id')
-                  .where('run_id', '=', o.run_id)
-                  .where('leg_id', '=', o.leg_id)
-                  .where('status', '=', 'recorded'),
-              ),
-            ),
-          )
-          .executeTakeFirst();
-        if (Number(r.numUpdatedRows) !== 1) return 'conflict';
+        const r = await takeExitGeneration.execute(trx, {
+          runId: o.run_id,
+          legId: o.leg_id,
+          exits: seen.exits,
+          net: seen.net,
+          working: seen.working,
+          recorded: 'recorded',
+        });
+        if (Number(r.numAffectedRows) !== 1) return 'conflict';
         exitGen = seen.exits + 1;
       }
-      const { id } = await trx
-        .insertInto('strategy_orders')
-        .values({ ...o, exit_gen: exitGen })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return id;
+      const { rows } = await insertIntent.execute(trx, {
+        run_id: o.run_id,
+        strategy_id: o.strategy_id,
+        leg_id: o.leg_id,
+        symbol: o.symbol,
+        exchange: o.exchange,
+        action: o.action,
+        quantity: o.quantity,
+        purpose: o.purpose,
+        status: o.status,
+        order_id: o.order_id,
+        message: o.message,
+        tag: o.tag ?? null,
+        exit_gen: exitGen,
+        created_at: o.created_at,
+        updated_at: o.updated_at,
+      });
+      return rows[0]!.id;
     });
   }
 
   /**
    * Settles a recorded order with its answer, and writes the answer's event, in one transaction:
    * no acknowledged child → `rejected`; else the row becomes the first acknowledged child order
-   * (`placed`) and each further child (an order split at the freeze quantity) gets a row of its
-   * own. Acknowledged quantities are added to the leg's working quantity (they count as held once
-   * seen filled). A compare-and-set on the intent (`recorded`, or `failed` when a reconcile found
-   * no trace of it but the answer came after all): false when it was settled already.
+   * and each further child (an order split at the freeze quantity) gets a row of its own, each
+   * `placed` (working: its quantity is added to the leg's working quantity, and counts as held once
+   * seen filled) or, when the answer says it filled as it was placed (the sandbox's MARKET order),
+   * `filled` with its quantity added to the leg's net at once. A compare-and-set on the intent
+   * (`recorded`, or `failed` when a reconcile found no trace of it but the answer came after all):
+   * false when it was settled already.
    */
   async settleOrder(
     o: OwnedOrder & Pick<StrategyOrderRow, 'strategy_id' | 'purpose'>,
-    children: readonly { orderId: string; quantity: number }[],
+    children: readonly Child[],
     message: string | null,
     now: number,
     event: NewEvent,
@@ -163,23 +171,20 @@ export class StrategyOrdersRepository {
     return this.tx.run(async (trx) => {
       const [first, ...more] = children;
       const note = message?.slice(0, 512) ?? null;
-      const r = await trx
-        .updateTable('strategy_orders')
-        .set(
-          first
-            ? {
-                status: 'placed',
-                order_id: first.orderId,
-                quantity: first.quantity,
-                message: note,
-                updated_at: now,
-              }
-            : { status: 'rejected', order_id: null, message: note, updated_at: now },
-        )
-        .where('id', '=', o.id)
-        .where('status', 'in', ['recorded', 'failed'])
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) return false;
+      const states = { recorded: 'recorded', failed: 'failed' };
+      const r = first
+        ? await settleAcknowledged.execute(trx, {
+            id: o.id,
+            status: first.filled ? 'filled' : 'placed',
+            orderId: first.orderId,
+            quantity: first.quantity,
+            filled: first.filled ? first.quantity : 0,
+            message: note,
+            now,
+            ...states,
+          })
+        : await settleRejected.execute(trx, { id: o.id, message: note, now, ...states });
+      if (Number(r.numAffectedRows) !== 1) return false;
       if (more.length)
         await trx
           .insertInto('strategy_orders')
@@ -193,16 +198,18 @@ export class StrategyOrdersRepository {
               action: o.action,
               quantity: c.quantity,
               purpose: o.purpose,
-              status: 'placed',
+              status: c.filled ? 'filled' : 'placed',
               order_id: c.orderId,
               message: null,
+              filled_quantity: c.filled ? c.quantity : 0,
               created_at: now,
               updated_at: now,
             })),
           )
           .execute();
-      const acknowledged = children.reduce((n, c) => n + c.quantity, 0);
-      if (acknowledged > 0) await movePosition(trx, o, 0, signed(o, acknowledged), now);
+      const filled = children.reduce((n, c) => n + (c.filled ? c.quantity : 0), 0);
+      const working = children.reduce((n, c) => n + (c.filled ? 0 : c.quantity), 0);
+      if (filled + working > 0) await movePosition(trx, o, signed(o, filled), signed(o, working), now);
       await insertEvent(trx, event);
       return true;
     });
@@ -252,9 +259,9 @@ export class StrategyOrdersRepository {
 
   /**
    * Records the fate of an acknowledged order: `filled` (whole) or `dead` (rejected, cancelled
-   * or expired after the acknowledgement, with what it filled), with its event when it has one. A
-   * compare-and-set on `placed`, so two instances reconciling the same order count its fill
-   * once; false when it was resolved already.
+   * or expired after the acknowledgement, with what it filled), with its event when it has one;
+   * returns its leg as it then is. A compare-and-set on `placed`, so two instances reconciling
+   * the same order count its fill once; false when it was resolved already.
    */
   async resolveOrder(
     o: OwnedOrder,
@@ -262,18 +269,13 @@ export class StrategyOrdersRepository {
     filled: number,
     now: number,
     event?: NewEvent,
-  ): Promise<boolean> {
+  ): Promise<LegSeen | false> {
     return this.tx.run(async (trx) => {
-      const r = await trx
-        .updateTable('strategy_orders')
-        .set({ status: fate, filled_quantity: filled, updated_at: now })
-        .where('id', '=', o.id)
-        .where('status', '=', 'placed')
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) !== 1) return false;
-      await movePosition(trx, o, signed(o, filled), -signed(o, o.quantity), now);
+      const r = await resolveWorking.execute(trx, { id: o.id, fate, filled, now, placed: 'placed' });
+      if (Number(r.numAffectedRows) !== 1) return false;
+      const leg = await movePosition(trx, o, signed(o, filled), -signed(o, o.quantity), now);
       await insertEvent(trx, event);
-      return true;
+      return leg;
     });
   }
 

@@ -125,12 +125,14 @@ export class StrategyRunner {
     const open = known ?? (await this.repo.openOrders(run.id));
     let unresolved: StrategyOrderRow[] = [];
     let wrote = false;
+    let leg: LegSeen | undefined;
     let placed = open.filter((o) => o.status === 'placed' && (legId === undefined || o.leg_id === legId));
     if (open.some((o) => o.status === 'recorded')) {
       unresolved = await this.reconcileIntents(s, run);
       placed = await this.repo.workingOrders(run.id, legId);
       wrote = true;
     }
+    const reconciled = wrote;
     const working: StrategyOrderRow[] = [];
     const died: StrategyOrderRow[] = [];
     for (const o of placed) {
@@ -158,8 +160,15 @@ export class StrategyRunner {
               { orderid: o.order_id, filled },
             )
           : undefined;
-      if (!(await this.repo.resolveOrder(o, fate.state, filled, this.deps.clock.now(), dead))) continue;
+      const moved = await this.repo.resolveOrder(o, fate.state, filled, this.deps.clock.now(), dead);
+      // Resolved meanwhile elsewhere (another instance): the leg may have moved since the last
+      // one this pass returned.
+      if (moved === false) {
+        leg = undefined;
+        continue;
+      }
       wrote = true;
+      if (legId !== undefined) leg = moved;
       if (this.deps.seam) await this.deps.seam('order.resolved');
       if (dead) died.push({ ...o, status: 'dead', filled_quantity: filled });
     }
@@ -168,6 +177,7 @@ export class StrategyRunner {
       died,
       unresolved: legId === undefined ? unresolved : unresolved.filter((o) => o.leg_id === legId),
       wrote,
+      ...(leg !== undefined && !reconciled ? { leg } : {}),
     };
   }
 
@@ -188,8 +198,9 @@ export class StrategyRunner {
     read?: { open?: StrategyOrderRow[] | undefined; seen?: LegSeen | undefined },
   ): Promise<{ held: number; seen: LegSeen; unsettled: boolean }> {
     const r = await this.refresh(s, run, legId, read?.open);
-    // The leg as read with the open orders stands while nothing was written since.
-    const seen = !r.wrote && read?.seen ? read.seen : await this.repo.position(run.id, legId);
+    // The leg as read with the open orders stands while nothing was written since; after its
+    // fills, as the last of them left it.
+    const seen = (!r.wrote ? read?.seen : r.leg) ?? (await this.repo.position(run.id, legId));
     return { held: seen.net + seen.working, seen, unsettled: r.unresolved.length > 0 };
   }
 

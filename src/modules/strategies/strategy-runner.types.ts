@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PipelineAnswer } from '../orders/order-pipeline.js';
 import type { EventWrite } from './strategies.service.js';
-import type { StrategyOrderRow, StrategyRow } from './strategies.repository.js';
+import type { LegSeen, StrategyOrderRow, StrategyRow } from './strategies.repository.js';
+import type { Child } from './strategy-orders.repository.js';
 import type { WebhookResult } from './strategy.types.js';
 import type { Action } from '../../domain/orders.js';
 
@@ -99,6 +100,11 @@ export interface Refreshed {
   unresolved: StrategyOrderRow[];
   /** Whether it wrote anything (an order resolved, an intent reconciled): a leg read before may have moved. */
   wrote: boolean;
+  /**
+   * The asked-about leg as the last of its writes left it, when its orders' fills were all it
+   * wrote (each resolution returns the leg); undefined otherwise (the leg must be read).
+   */
+  leg?: LegSeen;
 }
 
 /**
@@ -106,8 +112,10 @@ export interface Refreshed {
  * when the pipeline split it at the freeze quantity (also those placed before a split failed
  * part-way), none for a refusal.
  */
-export function acknowledged(a: PipelineAnswer, quantity: number): { orderId: string; quantity: number }[] {
+export function acknowledged(a: PipelineAnswer, quantity: number): Child[] {
   const ids = a.body.orderids ?? (a.body.status === 'success' ? [a.body.orderid] : []);
   const sizes = a.quantities ?? (ids.length === 1 ? [quantity] : []);
-  return ids.flatMap((orderId, i) => (sizes[i] === undefined ? [] : [{ orderId, quantity: sizes[i] }]));
+  return ids.flatMap((orderId, i) =>
+    sizes[i] === undefined ? [] : [{ orderId, quantity: sizes[i], filled: a.complete?.[i] === true }],
+  );
 }

@@ -108,6 +108,162 @@ export const selectLegPosition = prepareQuery<DB, { runId: number; legId: number
     .where('leg_id', '=', $('legId')),
 );
 
+/**
+ * Adds to a leg's filled net and working quantities, the row created on the leg's first order;
+ * returns the leg as it now is (a decision after a fill needs no second read).
+ */
+export const upsertLegPosition = prepareQuery<
+  DB,
+  {
+    run_id: number;
+    leg_id: number;
+    symbol: string;
+    exchange: string;
+    net: number;
+    working: number;
+    updated_at: number;
+  },
+  LegPositionRow
+>((db, $) =>
+  db
+    .insertInto('strategy_positions')
+    .values({
+      run_id: $('run_id'),
+      leg_id: $('leg_id'),
+      symbol: $('symbol'),
+      exchange: $('exchange'),
+      net: $('net'),
+      working: $('working'),
+      updated_at: $('updated_at'),
+    })
+    .onConflict((oc) =>
+      oc.columns(['run_id', 'leg_id']).doUpdateSet((eb) => ({
+        net: sql<number>`strategy_positions.net + excluded.net`,
+        working: sql<number>`strategy_positions.working + excluded.working`,
+        symbol: eb.ref('excluded.symbol'),
+        exchange: eb.ref('excluded.exchange'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .returning(['net', 'working', 'exits']),
+);
+
+/**
+ * An exit's compare-and-set on its leg: the next exit generation is taken only while the leg is
+ * as it was read and no intent of it is unsettled (the repository's `recordOrder`).
+ */
+export const takeExitGeneration = prepareQuery<
+  DB,
+  { runId: number; legId: number; exits: number; net: number; working: number; recorded: string },
+  never
+>((db, $) =>
+  db
+    .updateTable('strategy_positions')
+    .set((eb) => ({ exits: eb('exits', '+', 1) }))
+    .where('run_id', '=', $('runId'))
+    .where('leg_id', '=', $('legId'))
+    .where('exits', '=', $('exits'))
+    .where('net', '=', $('net'))
+    .where('working', '=', $('working'))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('strategy_orders')
+            .select('id')
+            .where('run_id', '=', $('runId'))
+            .where('leg_id', '=', $('legId'))
+            .where('status', '=', $('recorded')),
+        ),
+      ),
+    ),
+);
+
+/** Every column of an order's intent as the runner records it (filled_quantity takes its default). */
+export type IntentInsert = Omit<Row<StrategyOrdersTable>, 'id' | 'filled_quantity'>;
+
+export const insertIntent = prepareQuery<DB, IntentInsert, { id: number }>((db, $) =>
+  db
+    .insertInto('strategy_orders')
+    .values({
+      run_id: $('run_id'),
+      strategy_id: $('strategy_id'),
+      leg_id: $('leg_id'),
+      symbol: $('symbol'),
+      exchange: $('exchange'),
+      action: $('action'),
+      quantity: $('quantity'),
+      purpose: $('purpose'),
+      status: $('status'),
+      order_id: $('order_id'),
+      message: $('message'),
+      tag: $('tag'),
+      exit_gen: $('exit_gen'),
+      created_at: $('created_at'),
+      updated_at: $('updated_at'),
+    })
+    .returning('id'),
+);
+
+/**
+ * An intent acknowledged: it becomes its first child order, `placed` (working) or `filled` when
+ * it filled as it was placed (a compare-and-set on its state).
+ */
+export const settleAcknowledged = prepareQuery<
+  DB,
+  {
+    id: number;
+    status: string;
+    orderId: string;
+    quantity: number;
+    filled: number;
+    message: string | null;
+    now: number;
+    recorded: string;
+    failed: string;
+  },
+  never
+>((db, $) =>
+  db
+    .updateTable('strategy_orders')
+    .set({
+      status: $('status'),
+      order_id: $('orderId'),
+      quantity: $('quantity'),
+      filled_quantity: $('filled'),
+      message: $('message'),
+      updated_at: $('now'),
+    })
+    .where('id', '=', $('id'))
+    .where('status', 'in', [$('recorded'), $('failed')]),
+);
+
+/** An intent no child of which was acknowledged (a compare-and-set on its state). */
+export const settleRejected = prepareQuery<
+  DB,
+  { id: number; message: string | null; now: number; recorded: string; failed: string },
+  never
+>((db, $) =>
+  db
+    .updateTable('strategy_orders')
+    .set({ status: 'rejected', order_id: null, message: $('message'), updated_at: $('now') })
+    .where('id', '=', $('id'))
+    .where('status', 'in', [$('recorded'), $('failed')]),
+);
+
+/** A working order's fate recorded (a compare-and-set on `placed`). */
+export const resolveWorking = prepareQuery<
+  DB,
+  { id: number; fate: string; filled: number; now: number; placed: string },
+  never
+>((db, $) =>
+  db
+    .updateTable('strategy_orders')
+    .set({ status: $('fate'), filled_quantity: $('filled'), updated_at: $('now') })
+    .where('id', '=', $('id'))
+    .where('status', '=', $('placed')),
+);
+
 /** The strategy's row with, as JSON columns, what a signal decides on ({@link selectSignalView}). */
 export type SignalViewRow = Row<StrategiesTable> & {
   view_run: Row<StrategyRunsTable> | null;
@@ -120,7 +276,7 @@ export type SignalViewRow = Row<StrategiesTable> & {
  * {@link selectOpenRunOrders}) and the leg's position (as {@link selectLegPosition}) in one
  * statement, each related row as JSON (int8 comes back a number either way). On PostgreSQL each
  * statement is a round trip, and a strategy's signals run one after another behind its lock:
- * four reads as one are three round trips less per delivery. SQLite reads them one by one.
+ * four reads as one are three round trips less per delivery. SQLite's is {@link selectSignalViewSqlite}.
  */
 export const selectSignalView = prepareQuery<
   DB,
@@ -149,6 +305,85 @@ export const selectSignalView = prepareQuery<
             'j',
           ),
         )
+        .whereRef('p.run_id', '=', 's.active_run_id')
+        .where('p.leg_id', '=', $('legId'))
+        .as('view_seen'),
+    ])
+    .where('s.id', '=', $('id')),
+);
+
+/** Every column of a row type, named once each (the compiler checks the list is whole). */
+const columnsOf = <T>(all: Record<keyof T & string, true>) => Object.keys(all) as (keyof T & string)[];
+
+const RUN_COLUMNS = columnsOf<Row<StrategyRunsTable>>({
+  id: true,
+  strategy_id: true,
+  mode: true,
+  status: true,
+  started_at: true,
+  stop_requested_at: true,
+  stopped_at: true,
+});
+
+const ORDER_COLUMNS = columnsOf<Row<StrategyOrdersTable>>({
+  id: true,
+  run_id: true,
+  strategy_id: true,
+  leg_id: true,
+  symbol: true,
+  exchange: true,
+  action: true,
+  quantity: true,
+  purpose: true,
+  status: true,
+  order_id: true,
+  message: true,
+  filled_quantity: true,
+  tag: true,
+  exit_gen: true,
+  created_at: true,
+  updated_at: true,
+});
+
+/** SQLite's `json_object(...)` of a table alias's columns, as the row reads them. */
+const jsonObject = (alias: string, columns: readonly string[]) =>
+  sql.raw(`json_object(${columns.map((c) => `'${c}', ${alias}.${c}`).join(', ')})`);
+
+/** {@link selectSignalView}'s row on SQLite: the related rows as JSON text. */
+export type SqliteSignalViewRow = Row<StrategiesTable> & {
+  view_run: string | null;
+  view_open: string;
+  view_seen: string | null;
+};
+
+/**
+ * SQLite: what {@link selectSignalView} reads, in one statement too. A statement outside a
+ * transaction is a read transaction of its own, which takes and drops SQLite's shared locks
+ * (system calls each): one instead of four per delivery.
+ */
+export const selectSignalViewSqlite = prepareQuery<
+  DB,
+  { id: number; legId: number; recorded: string; placed: string },
+  SqliteSignalViewRow
+>((db, $) =>
+  db
+    .selectFrom('strategies as s')
+    .selectAll('s')
+    .select((eb) => [
+      eb
+        .selectFrom('strategy_runs as r')
+        .select(sql<string>`${jsonObject('r', RUN_COLUMNS)}`.as('j'))
+        .whereRef('r.id', '=', 's.active_run_id')
+        .as('view_run'),
+      eb
+        .selectFrom('strategy_orders as o')
+        .select(sql<string>`json_group_array(${jsonObject('o', ORDER_COLUMNS)} order by o.id)`.as('j'))
+        .whereRef('o.run_id', '=', 's.active_run_id')
+        .where('o.status', 'in', [$('recorded'), $('placed')])
+        .as('view_open'),
+      eb
+        .selectFrom('strategy_positions as p')
+        .select(sql<string>`json_object('net', p.net, 'working', p.working, 'exits', p.exits)`.as('j'))
         .whereRef('p.run_id', '=', 's.active_run_id')
         .where('p.leg_id', '=', $('legId'))
         .as('view_seen'),

@@ -169,7 +169,7 @@ function signal(
   if ('result' in leg) return Promise.resolve(leg);
   return deps.runner.locked(s.id, async () => {
     // The strategy read afresh, with its run, the run's open orders and the leg's position
-    // (one statement on PostgreSQL).
+    // (one statement).
     const read = await deps.repo.signalView(s.id, leg.id);
     return handleSignal(
       deps.runner,
