@@ -5,7 +5,9 @@
  * Extended by {@link StrategyRunsRepository} (strategy-runs.repository.ts).
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import { isPostgres } from '../../platform/db/database.js';
 import { transactionRunner, type TransactionRunner } from '../../platform/db/group-commit.js';
+import { insertExitIntentPg, settleOnePg } from './strategy-pg-statements.js';
 import {
   eventInsert,
   insertEventRow,
@@ -95,12 +97,18 @@ export class StrategyOrdersRepository {
   /**
    * The transactions of an order's bookkeeping (its intent, its answer, its fill): on SQLite they
    * join the group commit of the database's other transactions (the sandbox's placements), each
-   * in its savepoint, answered after the shared COMMIT; on PostgreSQL they are plain ones.
+   * in its savepoint, answered after the shared COMMIT; on PostgreSQL they are plain ones, or
+   * one statement each where that can be written (an entry's intent, an exit's, an answer of one
+   * child: strategy-pg-statements.ts).
    */
   protected readonly tx: TransactionRunner<DB>;
 
+  /** PostgreSQL: an order's writes as single statements (strategy-pg-statements.ts). */
+  private readonly pg: boolean;
+
   constructor(protected readonly db: Kysely<DB>) {
     this.tx = transactionRunner(db);
+    this.pg = isPostgres(db);
   }
 
   /**
@@ -116,37 +124,44 @@ export class StrategyOrdersRepository {
     o: Omit<IntentInsert, 'exit_gen' | 'tag'> & { tag?: string | null },
     seen?: LegSeen,
   ): Promise<number | 'conflict'> {
+    const row = {
+      run_id: o.run_id,
+      strategy_id: o.strategy_id,
+      leg_id: o.leg_id,
+      symbol: o.symbol,
+      exchange: o.exchange,
+      action: o.action,
+      quantity: o.quantity,
+      purpose: o.purpose,
+      status: o.status,
+      order_id: o.order_id,
+      message: o.message,
+      tag: o.tag ?? null,
+      created_at: o.created_at,
+      updated_at: o.updated_at,
+    };
+    // An entry is one INSERT: a lone write (on PostgreSQL one autocommitted round trip).
+    if (!seen)
+      return this.tx.statement(
+        async (db) => (await insertIntent.execute(db, { ...row, exit_gen: null })).rows[0]!.id,
+      );
+    if (this.pg) {
+      const { rows } = await this.tx.statement((db) =>
+        insertExitIntentPg.execute(db, { ...row, exits: seen.exits, net: seen.net, working: seen.working }),
+      );
+      return rows[0]?.id ?? 'conflict';
+    }
     return this.tx.run(async (trx) => {
-      let exitGen: number | null = null;
-      if (seen) {
-        const r = await takeExitGeneration.execute(trx, {
-          runId: o.run_id,
-          legId: o.leg_id,
-          exits: seen.exits,
-          net: seen.net,
-          working: seen.working,
-          recorded: 'recorded',
-        });
-        if (Number(r.numAffectedRows) !== 1) return 'conflict';
-        exitGen = seen.exits + 1;
-      }
-      const { rows } = await insertIntent.execute(trx, {
-        run_id: o.run_id,
-        strategy_id: o.strategy_id,
-        leg_id: o.leg_id,
-        symbol: o.symbol,
-        exchange: o.exchange,
-        action: o.action,
-        quantity: o.quantity,
-        purpose: o.purpose,
-        status: o.status,
-        order_id: o.order_id,
-        message: o.message,
-        tag: o.tag ?? null,
-        exit_gen: exitGen,
-        created_at: o.created_at,
-        updated_at: o.updated_at,
+      const r = await takeExitGeneration.execute(trx, {
+        runId: o.run_id,
+        legId: o.leg_id,
+        exits: seen.exits,
+        net: seen.net,
+        working: seen.working,
+        recorded: 'recorded',
       });
+      if (Number(r.numAffectedRows) !== 1) return 'conflict';
+      const { rows } = await insertIntent.execute(trx, { ...row, exit_gen: seen.exits + 1 });
       return rows[0]!.id;
     });
   }
@@ -168,9 +183,35 @@ export class StrategyOrdersRepository {
     now: number,
     event: NewEvent,
   ): Promise<boolean> {
+    const [first, ...more] = children;
+    const note = message?.slice(0, 512) ?? null;
+    if (this.pg && more.length === 0) {
+      const e = eventInsert(event);
+      const r = await this.tx.statement((db) =>
+        settleOnePg.execute(db, {
+          id: o.id,
+          status: first ? (first.filled ? 'filled' : 'placed') : 'rejected',
+          orderId: first?.orderId ?? null,
+          quantity: first?.quantity ?? o.quantity,
+          filled: first?.filled ? first.quantity : 0,
+          message: note,
+          now,
+          moves: first ? 1 : 0,
+          net: first?.filled ? signed(o, first.quantity) : 0,
+          working: first && !first.filled ? signed(o, first.quantity) : 0,
+          e_strategy_id: e.strategy_id,
+          e_run_id: e.run_id,
+          e_ts: e.ts,
+          e_kind: e.kind,
+          e_severity: e.severity,
+          e_leg_id: e.leg_id,
+          e_message: e.message,
+          e_payload: e.payload,
+        }),
+      );
+      return Number(r.rows[0]?.n) === 1;
+    }
     return this.tx.run(async (trx) => {
-      const [first, ...more] = children;
-      const note = message?.slice(0, 512) ?? null;
       const states = { recorded: 'recorded', failed: 'failed' };
       const r = first
         ? await settleAcknowledged.execute(trx, {
