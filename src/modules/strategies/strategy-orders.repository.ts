@@ -147,7 +147,13 @@ export class StrategyOrdersRepository {
       );
     if (this.pg) {
       const { rows } = await this.tx.statement((db) =>
-        insertExitIntentPg.execute(db, { ...row, exits: seen.exits, net: seen.net, working: seen.working }),
+        insertExitIntentPg.execute(db, {
+          ...row,
+          exits: seen.exits,
+          net: seen.net,
+          working: seen.working,
+          recorded: 'recorded',
+        }),
       );
       return rows[0]?.id ?? 'conflict';
     }

@@ -12,7 +12,7 @@
 import { sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
-import type { IntentInsert } from './strategy-statements.js';
+import { exitGenerationUpdate, type IntentInsert } from './strategy-statements.js';
 
 /**
  * An exit's intent: the leg's next exit generation taken by its compare-and-set (the leg as it
@@ -21,32 +21,19 @@ import type { IntentInsert } from './strategy-statements.js';
  */
 export const insertExitIntentPg = prepareQuery<
   DB,
-  Omit<IntentInsert, 'exit_gen'> & { exits: number; net: number; working: number },
+  Omit<IntentInsert, 'exit_gen'> & { exits: number; net: number; working: number; recorded: string },
   { id: number }
 >((db, $) =>
   db
     .with('cas', (qc) =>
-      qc
-        .updateTable('strategy_positions')
-        .set((eb) => ({ exits: eb('exits', '+', 1) }))
-        .where('run_id', '=', $('run_id'))
-        .where('leg_id', '=', $('leg_id'))
-        .where('exits', '=', $('exits'))
-        .where('net', '=', $('net'))
-        .where('working', '=', $('working'))
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('strategy_orders')
-                .select('id')
-                .where('run_id', '=', $('run_id'))
-                .where('leg_id', '=', $('leg_id'))
-                .where('status', '=', 'recorded'),
-            ),
-          ),
-        )
-        .returning('exits'),
+      exitGenerationUpdate(qc, {
+        runId: $('run_id'),
+        legId: $('leg_id'),
+        exits: $('exits'),
+        net: $('net'),
+        working: $('working'),
+        recorded: $('recorded'),
+      }).returning('exits'),
     )
     .insertInto('strategy_orders')
     .columns([

@@ -4,7 +4,7 @@
  * (platform/db/prepared.ts): building them with Kysely on every delivery cost more CPU than
  * SQLite spent running them. Used by the strategies repositories only.
  */
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type QueryCreator, type Selectable } from 'kysely';
 import type {
   DB,
   StrategiesTable,
@@ -148,35 +148,55 @@ export const upsertLegPosition = prepareQuery<
     .returning(['net', 'working', 'exits']),
 );
 
+/** What an exit's compare-and-set checks the leg against (the leg as it was read). */
+export type ExitCas = {
+  runId: number;
+  legId: number;
+  exits: number;
+  net: number;
+  working: number;
+  /** The unsettled intent's status, `recorded`. */
+  recorded: string;
+};
+
 /**
  * An exit's compare-and-set on its leg: the next exit generation is taken only while the leg is
- * as it was read and no intent of it is unsettled (the repository's `recordOrder`).
+ * as it was read and no intent of it is unsettled (the repository's `recordOrder`). Built on `qc`
+ * (the database, or a CTE's query creator: strategy-pg-statements.ts).
  */
-export const takeExitGeneration = prepareQuery<
-  DB,
-  { runId: number; legId: number; exits: number; net: number; working: number; recorded: string },
-  never
->((db, $) =>
-  db
+export function exitGenerationUpdate(qc: QueryCreator<DB>, p: ExitCas) {
+  return qc
     .updateTable('strategy_positions')
     .set((eb) => ({ exits: eb('exits', '+', 1) }))
-    .where('run_id', '=', $('runId'))
-    .where('leg_id', '=', $('legId'))
-    .where('exits', '=', $('exits'))
-    .where('net', '=', $('net'))
-    .where('working', '=', $('working'))
+    .where('run_id', '=', p.runId)
+    .where('leg_id', '=', p.legId)
+    .where('exits', '=', p.exits)
+    .where('net', '=', p.net)
+    .where('working', '=', p.working)
     .where((eb) =>
       eb.not(
         eb.exists(
           eb
             .selectFrom('strategy_orders')
             .select('id')
-            .where('run_id', '=', $('runId'))
-            .where('leg_id', '=', $('legId'))
-            .where('status', '=', $('recorded')),
+            .where('run_id', '=', p.runId)
+            .where('leg_id', '=', p.legId)
+            .where('status', '=', p.recorded),
         ),
       ),
-    ),
+    );
+}
+
+/** The compare-and-set of {@link exitGenerationUpdate} as a statement of its own (SQLite). */
+export const takeExitGeneration = prepareQuery<DB, ExitCas, never>((db, $) =>
+  exitGenerationUpdate(db, {
+    runId: $('runId'),
+    legId: $('legId'),
+    exits: $('exits'),
+    net: $('net'),
+    working: $('working'),
+    recorded: $('recorded'),
+  }),
 );
 
 /** Every column of an order's intent as the runner records it (filled_quantity takes its default). */
