@@ -144,11 +144,12 @@ export async function openPgStore(spec, answer) {
   const finish = statement(
     'sw_finish',
     (p) => `with
-      placed as (
-        update strategy_orders set status = 'placed', order_id = ${p('orderId', 'text')}, updated_at = ${p('at', 'bigint')}
+      filled as (
+        update strategy_orders set status = 'filled', order_id = ${p('orderId', 'text')},
+          filled_quantity = quantity, updated_at = ${p('at', 'bigint')}
         where id = ${p('intentId', 'bigint')}),
-      work as (
-        update strategy_positions set working = working + ${p('signed', 'bigint')}, updated_at = ${p('at', 'bigint')}
+      moved as (
+        update strategy_positions set net = net + ${p('signed', 'bigint')}, updated_at = ${p('at', 'bigint')}
         where run_id = ${p('runId', 'bigint')} and leg_id = ${p('legId', 'bigint')}
           and ${p('intentId', 'bigint')} is not null),
       mark as (

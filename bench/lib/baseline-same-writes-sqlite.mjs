@@ -87,11 +87,12 @@ export function openSqliteStore(spec, answer) {
          purpose, status, order_id, message, filled_quantity, tag, exit_gen, created_at, updated_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, 'recorded', null, null, 0, ?, ?, ?, ?)`,
     ),
-    placeIntent: db.prepare(
-      `update strategy_orders set status = 'placed', order_id = ?, updated_at = ? where id = ?`,
+    settleFilled: db.prepare(
+      `update strategy_orders set status = 'filled', order_id = ?, filled_quantity = quantity,
+         updated_at = ? where id = ?`,
     ),
-    workLeg: db.prepare(
-      'update strategy_positions set working = working + ?, updated_at = ? where run_id = ? and leg_id = ?',
+    moveLeg: db.prepare(
+      'update strategy_positions set net = net + ?, updated_at = ? where run_id = ? and leg_id = ?',
     ),
     insertEvent: db.prepare(
       `insert into strategy_events (strategy_id, run_id, ts, kind, severity, leg_id, message, payload)
@@ -207,8 +208,8 @@ export function openSqliteStore(spec, answer) {
         ).lastInsertRowid,
       );
       const orderId = writeOrder(d.order, http);
-      sql.placeIntent.run(String(orderId), at, intentId);
-      sql.workLeg.run(i.signed, at, s.runId, s.leg.id);
+      sql.settleFilled.run(String(orderId), at, intentId);
+      sql.moveLeg.run(i.signed, at, s.runId, s.leg.id);
       event = {
         kind: `${i.purpose}_placed`,
         message: `${i.side} ${i.quantity} ${s.leg.symbol} ${s.leg.exchange}: order ${orderId}`,

@@ -13,14 +13,14 @@
  *   writer makes once the event's fan-out ran), `order_latency`, `traffic_log`;
  * - `webhook` (`POST /strategy/webhook/<token>`, `long_entry`/`long_exit` to a one-leg signal
  *   strategy whose run is open in sandbox mode): the strategy's lease taken and released
- *   (`strategies`, two updates); the fill of the order the previous delivery placed, recorded
- *   (`strategy_orders` and `strategy_positions`, one update each); for an exit, the exit's mark
- *   (`strategy_positions`); the order's intent (`strategy_orders`, inserted, then updated once
- *   placed); the order's rows, as for `placeorder`; the leg's working quantity
- *   (`strategy_positions`); the trail event (`strategy_events`); the audit row
- *   (`webhook_deliveries`); `traffic_log`. A signal that would not change the position (an entry
- *   while long, an exit while flat) writes, as algodesk does, the lease, the fill, a `signal_noop`
- *   event, the audit and the traffic rows, and no order.
+ *   (`strategies`, two updates); for an exit, the exit's mark (`strategy_positions`); the order's
+ *   intent (`strategy_orders`, inserted, then updated once the order filled as it was placed); the
+ *   order's rows, as for `placeorder`; the leg's filled net (`strategy_positions`); the trail
+ *   event (`strategy_events`); the audit row (`webhook_deliveries`); `traffic_log`. A signal that
+ *   would not change the position (an entry while long, an exit while flat) writes, as algodesk
+ *   does, the lease, a `signal_noop` event, the audit and the traffic rows, and no order. (An
+ *   order the server left working, `placed`, when the baseline starts is recorded filled by the
+ *   first delivery, as algodesk's next decision would.)
  *
  * The database is given by the spec: SQLite (`dbFile`, a copy of the server's database,
  * baseline-same-writes-sqlite.mjs) or PostgreSQL (`pgUrl`, a schema of its own migrated by the app,
@@ -216,9 +216,10 @@ async function webhookHandler(path) {
       exitGen: exit ? s.exitGen : null,
       tag,
     };
-    const placed = await store.deliver({ ...delivery, message, intent, order }, http);
-    s.working += signed;
-    s.pending = [{ id: placed.intentId, signed }];
+    await store.deliver({ ...delivery, message, intent, order }, http);
+    // Settled filled from the placement's answer, as algodesk records a fill the sandbox made as
+    // it placed the order: nothing left for the next delivery to settle.
+    s.net += signed;
     return message;
   };
 
