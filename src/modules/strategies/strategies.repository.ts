@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  eventInsert,
-  insertEventRow,
-  selectSignalView,
-  selectSignalViewSqlite,
-  selectStrategy,
-  type LegPositionRow,
-} from './strategy-statements.js';
+import { selectSignalView, selectSignalViewSqlite } from './signal-view-statements.js';
+import { eventInsert, insertEventRow, selectStrategy, type LegPositionRow } from './strategy-statements.js';
 import { isPostgres } from '../../platform/db/database.js';
 import { forgetClaims } from '../webhooks/webhooks.repository.js';
 import type { Insertable, Selectable, Updateable } from 'kysely';
