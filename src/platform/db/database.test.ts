@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, withStatementCache } from './database.js';
+import { AsyncBeginSqliteDialect, BEGIN_WAIT_MS, beginWhenFree } from './sqlite-begin.js';
 
 interface T {
   t: { id: Generated<number>; v: number };
@@ -122,5 +123,68 @@ describe.runIf(existsSync('/proc/self/fd'))('SQLite: temporary files in memory',
     await close();
     expect(rows.rows[0]!.n).toBe(200);
     expect(during).toEqual([]);
+  });
+});
+
+describe('SQLite: a transaction waits for the write lock without blocking the event loop', () => {
+  it('begins once another connection commits, the loop serving timers meanwhile', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'algodesk-db-'));
+    dirs.push(dir);
+    const file = join(dir, 't.db');
+    const { db, close } = openDatabase({ kind: 'sqlite', file });
+    await sql`create table t (id integer primary key, v integer not null)`.execute(db);
+    const other = new SQLite(file);
+    other.exec('begin immediate');
+    other.prepare('insert into t (v) values (1)').run();
+    // Timers that fire while the transaction below waits: with a sleeping busy handler the
+    // thread would be frozen and none could.
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const written = db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('t' as never)
+        .values({ v: 2 } as never)
+        .execute();
+      return ticks;
+    });
+    await new Promise((r) => setTimeout(r, 40));
+    const before = ticks;
+    other.exec('commit');
+    const ticksWhenBegun = await written;
+    clearInterval(timer);
+    expect(before).toBeGreaterThan(5);
+    expect(ticksWhenBegun).toBeGreaterThanOrEqual(before);
+    expect(other.prepare('select v from t order by id').all()).toEqual([{ v: 1 }, { v: 2 }]);
+    // The connection's busy timeout is back for every other statement.
+    expect((await sql<{ timeout: number }>`pragma busy_timeout`.execute(db)).rows[0]).toEqual({
+      timeout: BEGIN_WAIT_MS,
+    });
+    other.close();
+    await close();
+  });
+
+  it("gives up with SQLite's SQLITE_BUSY once the wait is over, leaving no transaction open", async () => {
+    const { file, raw } = open();
+    raw.close();
+    const sqlite = new SQLite(file);
+    const db = new Kysely<T>({
+      dialect: new AsyncBeginSqliteDialect({ database: withStatementCache(sqlite) }),
+    });
+    const other = new SQLite(file);
+    other.exec('begin immediate');
+    let clock = 0;
+    const conn = await db.connection().execute(async (c) => {
+      // A clock that passes the whole wait after the first refusal.
+      const attempt = beginWhenFree(
+        { executeQuery: (q) => c.executeQuery(q) },
+        () => (clock += BEGIN_WAIT_MS),
+      );
+      await expect(attempt).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      return sqlite.inTransaction;
+    });
+    expect(conn).toBe(false);
+    other.exec('rollback');
+    other.close();
+    await db.destroy();
   });
 });

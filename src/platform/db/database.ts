@@ -1,17 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import {
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  PostgresAdapter,
-  sql,
-  type CompiledQuery,
-  type KyselyConfig,
-} from 'kysely';
+import { Kysely, PostgresDialect, PostgresAdapter, sql, type CompiledQuery, type KyselyConfig } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../../db/schema.js';
+import { AsyncBeginSqliteDialect, BEGIN_WAIT_MS } from './sqlite-begin.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -100,11 +93,11 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
     const sqlite = new SQLite(target.file);
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${BEGIN_WAIT_MS}`);
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('temp_store = MEMORY');
     const db = new Kysely<DB>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      dialect: new AsyncBeginSqliteDialect({ database: withStatementCache(sqlite) }),
       ...queryLog(opts),
     });
     return {
@@ -137,7 +130,8 @@ export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Da
  *   most `max`); one still iterating (a stream) is not handed out twice.
  * - Transactions begin `IMMEDIATE`: a deferred transaction that reads first and writes later
  *   fails at once with SQLITE_BUSY (no busy-timeout wait) when another connection — the traffic
- *   log's worker thread — wrote in between; taking the write lock at `begin` makes it wait instead.
+ *   log's worker thread — wrote in between; taking the write lock at `begin` makes it wait instead
+ *   (asynchronously: sqlite-begin.ts).
  */
 export function withStatementCache(sqlite: SQLite.Database, max = 500) {
   const cache = new Map<string, SQLite.Statement>();
