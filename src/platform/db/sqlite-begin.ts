@@ -5,8 +5,8 @@
  * once. When another connection holds it (the log writer thread committing a batch, the
  * checkpointer restarting the WAL), SQLite's busy handler waits, and it waits by sleeping the
  * calling thread: 1, 2, 5, 10 ms … until the lock is free. On the event loop's connection that
- * froze every request in flight for those milliseconds (`strace` under a stream of strategy
- * signals: ~11 such sleeps a second on the main thread, each at least 1 ms).
+ * froze every request in flight for those milliseconds (`perf stat` of the main thread's system
+ * calls under a stream of strategy signals: ~11 such sleeps a second, each at least 1 ms).
  *
  * Here `begin` asks without waiting (`busy_timeout = 0` for that one statement) and, when the lock
  * is taken, tries again from a timer, so the loop serves other requests meanwhile; after
