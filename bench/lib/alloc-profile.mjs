@@ -5,7 +5,9 @@
  * main thread for `ALLOC_PROFILE_SECONDS` (default 3), counting the objects the GC collects
  * meanwhile too (V8's sampling heap profiler, one sample per 8 KiB allocated on average), and
  * writes `alloc-<pid>.heapprofile` to `ALLOC_PROFILE_DIR` (default the system's temporary
- * directory). Send the signal once the log says the server's measured round began;
+ * directory). With `ALLOC_PROFILE_SURVIVORS=1` the objects a young-generation GC collected are left
+ * out: what remains is what outlived one (copied, then promoted: the scavenges' work), the objects
+ * a full GC collected later still counted. Send the signal once the log says the server's measured round began;
  * `tsx bench/profile.ts <file> [--inclusive]` reads the file.
  */
 import { Session } from 'node:inspector';
@@ -24,6 +26,7 @@ await post('HeapProfiler.enable');
 
 const seconds = Number(process.env.ALLOC_PROFILE_SECONDS ?? 3);
 const dir = process.env.ALLOC_PROFILE_DIR ?? tmpdir();
+const survivors = process.env.ALLOC_PROFILE_SURVIVORS === '1';
 let sampling = false;
 process.on('SIGUSR2', () => {
   if (sampling) return;
@@ -32,7 +35,7 @@ process.on('SIGUSR2', () => {
     await post('HeapProfiler.startSampling', {
       samplingInterval: 8192,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: !survivors,
     });
     await sleep(seconds * 1000);
     const { profile } = await post('HeapProfiler.stopSampling');

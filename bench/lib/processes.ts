@@ -142,6 +142,8 @@ export class Workspace {
       LOGIN_RATE_LIMIT: '100000 per second',
       WEBHOOK_RATE_LIMIT: '100000 per second',
       ...(this.pgRun ? { DATABASE_URL: this.pgRun.url } : {}),
+      // The allocation profiler's settings (lib/alloc-profile.mjs), when it is loaded.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('ALLOC_PROFILE_'))),
     };
   }
 
