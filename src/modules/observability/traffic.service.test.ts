@@ -187,6 +187,45 @@ describe('TrafficLogService (no database)', () => {
     expect(batches[1]!.map((r) => r.path)).toEqual(['/p5']);
   });
 
+  it('keeps every field and the order of thousands of entries as its buffer grows, then the newest when full', async () => {
+    const { batches, repo } = fakeRepo();
+    const clock = new FakeClock();
+    const svc = new TrafficLogService(repo, clock, { warn: vi.fn() }, { maxBuffer: 3_000 });
+    const n = 3_500;
+    for (let i = 0; i < n; i++) {
+      clock.advance(1);
+      svc.record({
+        ip: `10.0.${i % 7}.1`,
+        method: i % 2 === 0 ? 'GET' : 'POST',
+        url: `/p${i}`,
+        routeUrl: i % 3 === 0 ? '/p:n' : undefined,
+        status: 200 + (i % 5),
+        durationMs: i / 8,
+        host: i % 4 === 0 ? undefined : 'example.com',
+        userId: i % 6 === 0 ? null : i,
+      });
+    }
+    expect(svc.dropped).toBe(500);
+    await svc.flush();
+    const start = clock.now() - n + 1;
+    expect(batches[0]).toEqual(
+      Array.from({ length: 3_000 }, (_, k) => {
+        const i = k + 500;
+        return {
+          ts: start + i,
+          ip: `10.0.${i % 7}.1`,
+          method: i % 2 === 0 ? 'GET' : 'POST',
+          path: `/p${i}`,
+          endpoint_group: i % 3 === 0 ? '/p:n' : '(unmatched)',
+          status: 200 + (i % 5),
+          duration_ms: Math.round((i / 8) * 100) / 100,
+          host: i % 4 === 0 ? null : 'example.com',
+          user_id: i % 6 === 0 ? null : i,
+        };
+      }),
+    );
+  });
+
   it('a failed write is logged and counted, and later flushes still run', async () => {
     const { repo } = fakeRepo(true);
     const warn = vi.fn();

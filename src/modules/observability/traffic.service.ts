@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
+import { Columns } from '../../platform/columns.js';
 import { maskUrl } from '../../platform/logger.js';
 import type { NewTrafficRow, TrafficGroupStats, TrafficRepository } from './traffic.repository.js';
 
@@ -42,9 +43,10 @@ export interface TrafficEntry {
   userId?: number | null | undefined;
 }
 
-interface Buffered extends TrafficEntry {
-  ts: number;
-}
+/** The fields of an entry that are not numbers (buffered as references). */
+type EntryRefs = Pick<TrafficEntry, 'ip' | 'method' | 'url' | 'routeUrl' | 'host'>;
+const NUMBERS = ['status', 'durationMs', 'userId', 'ts'] as const;
+const REFS = ['ip', 'method', 'url', 'routeUrl', 'host'] as const;
 
 /** The traffic dashboard's numbers; `totals` are derived from the groups. */
 export interface TrafficStats {
@@ -125,7 +127,11 @@ function capped(s: string, max: number): string {
  * database. When the buffer is full the oldest entries are dropped and counted.
  */
 export class TrafficLogService {
-  private ring: (Buffered | undefined)[] = [];
+  /**
+   * The ring, column by column (platform/columns.ts: an entry held until the next flush is no
+   * object for the young-generation GC to copy); a null or absent user is NaN.
+   */
+  private ring: Columns<(typeof NUMBERS)[number], EntryRefs>;
   private head = 0;
   private size = 0;
   private droppedTotal = 0;
@@ -143,35 +149,36 @@ export class TrafficLogService {
     opts: { retentionDays?: number; maxBuffer?: number } = {},
   ) {
     this.max = Math.max(1, opts.maxBuffer ?? TRAFFIC_BUFFER_MAX);
+    this.ring = new Columns(NUMBERS, REFS, this.max, 1_024);
     this.retentionMs = (opts.retentionDays ?? TRAFFIC_RETENTION_DAYS) * DAY_MS;
   }
 
   /** Buffers one request (no I/O). Called from the response hook of every request. */
   record(entry: TrafficEntry): void {
     const host = entry.host !== undefined && entry.host.length > MAX_HOST_HEADER ? undefined : entry.host;
-    // Field by field, not a spread: this runs for every request, and a literal of one shape is
-    // several times cheaper to build.
-    const e: Buffered = {
-      ip: entry.ip,
-      method: entry.method,
-      url: capped(entry.url, MAX_URL),
-      routeUrl: entry.routeUrl,
-      status: entry.status,
-      durationMs: entry.durationMs,
-      host,
-      userId: entry.userId,
-      ts: this.clock.now(),
-    };
+    let i: number;
     if (this.size < this.max) {
-      this.ring[(this.head + this.size) % this.max] = e;
+      // The ring wraps only once full at its maximum, so below it the rows start at `head`, in order.
+      if (this.size === this.ring.capacity && this.ring.grow(this.head, this.size)) this.head = 0;
+      i = (this.head + this.size) % this.ring.capacity;
       this.size++;
       if (this.size === TRAFFIC_FLUSH_ROWS && this.timer !== undefined) setImmediate(this.flushSoon);
-      return;
+    } else {
+      i = this.head;
+      this.head = (this.head + 1) % this.max;
+      this.droppedTotal++;
+      this.droppedSinceFlush++;
     }
-    this.ring[this.head] = e;
-    this.head = (this.head + 1) % this.max;
-    this.droppedTotal++;
-    this.droppedSinceFlush++;
+    const r = this.ring;
+    r.num('status')[i] = entry.status;
+    r.num('durationMs')[i] = entry.durationMs;
+    r.num('userId')[i] = entry.userId ?? NaN;
+    r.num('ts')[i] = this.clock.now();
+    r.ref('ip')[i] = entry.ip;
+    r.ref('method')[i] = entry.method;
+    r.ref('url')[i] = capped(entry.url, MAX_URL);
+    r.ref('routeUrl')[i] = entry.routeUrl;
+    r.ref('host')[i] = host;
   }
 
   private readonly flushSoon = () => void this.flush();
@@ -216,11 +223,12 @@ export class TrafficLogService {
 
   /** The buffer as rows to store, emptied (its entries are garbage as soon as this returns). */
   private drain(): NewTrafficRow[] {
+    const r = this.ring;
     const out = new Array<NewTrafficRow>(this.size);
-    for (let i = 0; i < this.size; i++) {
-      const j = (this.head + i) % this.max;
-      out[i] = toRow(this.ring[j]!);
-      this.ring[j] = undefined;
+    for (let k = 0; k < this.size; k++) {
+      const j = (this.head + k) % r.capacity;
+      out[k] = toRow(r, j);
+      r.release(j);
     }
     this.head = 0;
     this.size = 0;
@@ -293,18 +301,23 @@ function memo<T>(cache: Map<string, T>, key: string, compute: (k: string) => T):
 const pathMemo = new Map<string, string>();
 const hostMemo = new Map<string, string | null>();
 
-function toRow(e: Buffered): NewTrafficRow {
-  const path = memo(pathMemo, e.url, trafficPath);
+/** Row `j` of the buffer as the row to store. */
+function toRow(r: Columns<(typeof NUMBERS)[number], EntryRefs>, j: number): NewTrafficRow {
+  const url = r.ref('url')[j]!;
+  const method = r.ref('method')[j]!;
+  const host = r.ref('host')[j];
+  const user = r.num('userId')[j]!;
+  const path = memo(pathMemo, url, trafficPath);
   return {
-    ts: e.ts,
-    ip: e.ip.slice(0, 45),
+    ts: r.num('ts')[j]!,
+    ip: r.ref('ip')[j]!.slice(0, 45),
     // varchar(10): UNSUBSCRIBE has 11 letters and one long value must not fail the batch.
-    method: e.method.slice(0, 10),
+    method: method.slice(0, 10),
     path,
-    endpoint_group: endpointGroup(e.method, e.routeUrl, path),
-    status: e.status,
-    duration_ms: Math.round(e.durationMs * 100) / 100,
-    host: e.host === undefined ? null : memo(hostMemo, e.host, (h) => normaliseHost(h) ?? null),
-    user_id: e.userId ?? null,
+    endpoint_group: endpointGroup(method, r.ref('routeUrl')[j], path),
+    status: r.num('status')[j]!,
+    duration_ms: Math.round(r.num('durationMs')[j]! * 100) / 100,
+    host: host === undefined ? null : memo(hostMemo, host, (h) => normaliseHost(h) ?? null),
+    user_id: Number.isNaN(user) ? null : user,
   };
 }

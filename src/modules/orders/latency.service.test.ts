@@ -42,6 +42,51 @@ describe('latency samples are written off the request path and none is lost at s
     expect(written).toEqual([[1], [2, 3]]);
   });
 
+  it('writes every field of thousands of samples, in order, as its buffer grows', async () => {
+    const rows: unknown[] = [];
+    const repo = {
+      insertLatency: (batch: unknown[]) => {
+        rows.push(...batch);
+        return Promise.resolve();
+      },
+    } as unknown as OrdersRepository;
+    const clock = new FakeClock(1_000);
+    const latency = new LatencyService(repo, clock, pino({ level: 'silent' }));
+    const n = 2_500;
+    for (let i = 0; i < n; i++) {
+      clock.advance(2);
+      latency.record({
+        label: 'PLACE',
+        userId: i % 5 === 0 ? null : i,
+        broker: i % 2 === 0 ? 'zerodha' : 'upstox',
+        symbol: i === 7 ? 'X'.repeat(80) : `SYM${i}`,
+        orderId: i % 3 === 0 ? null : `ord-${i}`,
+        status: i % 4 === 0 ? 'failed' : 'success',
+        totalMs: i + 0.5,
+        brokerMs: i / 4,
+        validationMs: 0.25,
+      });
+    }
+    await latency.flush();
+    expect(rows).toEqual(
+      Array.from({ length: n }, (_, i) => ({
+        label: 'PLACE',
+        user_id: i % 5 === 0 ? null : i,
+        broker: i % 2 === 0 ? 'zerodha' : 'upstox',
+        symbol: i === 7 ? 'X'.repeat(64) : `SYM${i}`,
+        order_id: i % 3 === 0 ? null : `ord-${i}`,
+        status: i % 4 === 0 ? 'failed' : 'success',
+        total_ms: i + 0.5,
+        broker_ms: i / 4,
+        validation_ms: 0.25,
+        overhead_ms: Math.max(0, i + 0.5 - i / 4 - 0.25),
+        created_at: 1_000 + 2 * (i + 1),
+      })),
+    );
+    await latency.flush();
+    expect(rows).toHaveLength(n);
+  });
+
   it('past 10,000 unwritten samples new ones are dropped and counted', () => {
     const { repo } = fakeRepo();
     const latency = new LatencyService(repo, new FakeClock(0), pino({ level: 'silent' }));

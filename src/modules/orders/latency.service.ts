@@ -5,7 +5,10 @@
  * stats read the window's rows (see latency-stats.ts for the percentile method).
  */
 import type { Logger } from 'pino';
+import type { Insertable } from 'kysely';
 import type { Clock } from '../../platform/clock.js';
+import { Columns } from '../../platform/columns.js';
+import type { OrderLatencyTable } from '../../db/schema.js';
 import {
   histogram,
   latencySeries,
@@ -28,10 +31,10 @@ export interface LatencySample {
   validationMs: number;
 }
 
-/** A sample as buffered: stamped with the clock when it was recorded, not when it is written. */
-interface Stamped extends LatencySample {
-  at: number;
-}
+/** The fields of a sample that are not numbers (buffered as references). */
+type SampleRefs = Pick<LatencySample, 'label' | 'broker' | 'symbol' | 'orderId' | 'status'>;
+const NUMBERS = ['userId', 'totalMs', 'brokerMs', 'validationMs', 'at'] as const;
+const REFS = ['label', 'broker', 'symbol', 'orderId', 'status'] as const;
 
 /** The statistics of a window: overall, per broker, per API type (label), histogram and series. */
 export interface LatencyStats {
@@ -59,7 +62,13 @@ const BUFFER_LIMIT = 10_000;
 export const LATENCY_FLUSH_MS = 100;
 
 export class LatencyService {
-  private buffer: Stamped[] = [];
+  /**
+   * Samples waiting to be written, column by column (platform/columns.ts: a sample held for up to
+   * a flush interval is no object for the young-generation GC to copy), each stamped with the
+   * clock when it was recorded, not when it is written. A null user is NaN.
+   */
+  private buffer = new Columns<(typeof NUMBERS)[number], SampleRefs>(NUMBERS, REFS, BUFFER_LIMIT);
+  private count = 0;
   private droppedSamples = 0;
   private droppedSinceWarning = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -91,8 +100,21 @@ export class LatencyService {
    * ({@link dropped}) and warned about at the next write.
    */
   record(s: LatencySample): void {
-    if (this.buffer.length < BUFFER_LIMIT) this.buffer.push({ ...s, at: this.clock.now() });
-    else {
+    if (this.count < BUFFER_LIMIT) {
+      if (this.count === this.buffer.capacity) this.buffer.grow();
+      const b = this.buffer;
+      const i = this.count++;
+      b.num('userId')[i] = s.userId ?? NaN;
+      b.num('totalMs')[i] = s.totalMs;
+      b.num('brokerMs')[i] = s.brokerMs;
+      b.num('validationMs')[i] = s.validationMs;
+      b.num('at')[i] = this.clock.now();
+      b.ref('label')[i] = s.label;
+      b.ref('broker')[i] = s.broker;
+      b.ref('symbol')[i] = s.symbol;
+      b.ref('orderId')[i] = s.orderId;
+      b.ref('status')[i] = s.status;
+    } else {
       this.droppedSamples++;
       this.droppedSinceWarning++;
     }
@@ -107,6 +129,38 @@ export class LatencyService {
     }
   }
 
+  /** The buffered samples as rows to store; the buffer is empty afterwards. */
+  private drain(): Insertable<OrderLatencyTable>[] {
+    const b = this.buffer;
+    const [userId, totalMs, brokerMs, validationMs, at] = [
+      b.num('userId'),
+      b.num('totalMs'),
+      b.num('brokerMs'),
+      b.num('validationMs'),
+      b.num('at'),
+    ];
+    const rows = new Array<Insertable<OrderLatencyTable>>(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const user = userId[i]!;
+      rows[i] = {
+        label: b.ref('label')[i]!,
+        user_id: Number.isNaN(user) ? null : user,
+        broker: b.ref('broker')[i]!,
+        symbol: b.ref('symbol')[i]!.slice(0, 64),
+        order_id: b.ref('orderId')[i] ?? null,
+        status: b.ref('status')[i]!,
+        total_ms: totalMs[i]!,
+        broker_ms: brokerMs[i]!,
+        validation_ms: validationMs[i]!,
+        overhead_ms: Math.max(0, totalMs[i]! - brokerMs[i]! - validationMs[i]!),
+        created_at: at[i]!,
+      };
+      b.release(i);
+    }
+    this.count = 0;
+    return rows;
+  }
+
   /** Samples dropped since start because the buffer was full. */
   get dropped(): number {
     return this.droppedSamples;
@@ -115,33 +169,16 @@ export class LatencyService {
   /** Writes what is buffered (the timer's work; tests call it). */
   flush(): Promise<void> {
     this.writing = this.writing.then(async () => {
-      const batch = this.buffer;
-      this.buffer = [];
+      const batch = this.drain();
       if (this.droppedSinceWarning > 0) {
         this.logger.warn({ dropped: this.droppedSinceWarning }, 'latency samples dropped: buffer full');
         this.droppedSinceWarning = 0;
       }
       if (batch.length === 0) return;
-      await this.repo
-        .insertLatency(
-          batch.map((s) => ({
-            label: s.label,
-            user_id: s.userId,
-            broker: s.broker,
-            symbol: s.symbol.slice(0, 64),
-            order_id: s.orderId,
-            status: s.status,
-            total_ms: s.totalMs,
-            broker_ms: s.brokerMs,
-            validation_ms: s.validationMs,
-            overhead_ms: Math.max(0, s.totalMs - s.brokerMs - s.validationMs),
-            created_at: s.at,
-          })),
-        )
-        .catch((err: unknown) => {
-          this.droppedSamples += batch.length;
-          this.logger.warn({ err, rows: batch.length }, 'latency write failed');
-        });
+      await this.repo.insertLatency(batch).catch((err: unknown) => {
+        this.droppedSamples += batch.length;
+        this.logger.warn({ err, rows: batch.length }, 'latency write failed');
+      });
     });
     return this.writing;
   }
