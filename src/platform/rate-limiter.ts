@@ -23,27 +23,48 @@ export interface RateLimiter {
 
 const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterMs: 0 });
 
-/** One key's hits, oldest first; entries before `head` are expired and await compaction. */
+/**
+ * One key's counted hits, oldest first: a ring of `size` times from `head` in a typed array whose
+ * length is a power of two, doubled when full. Not a growing `number[]` trimmed by copying: at a
+ * high limit (100,000 a second) that array was reallocated and copied again and again, and every
+ * copy outlived a young-generation GC.
+ */
 interface Log {
-  t: number[];
+  t: Float64Array;
   head: number;
+  size: number;
 }
 
-/** First index in [lo, t.length) whose time is after `from` (times are sorted). */
-function firstAfter(t: number[], lo: number, from: number): number {
-  let hi = t.length;
+/** The `i`-th oldest hit of a log. */
+const at = (log: Log, i: number): number => log.t[(log.head + i) & (log.t.length - 1)]!;
+
+/** First position in [lo, size) whose time is after `from` (times are sorted). */
+function firstAfter(log: Log, lo: number, from: number): number {
+  let hi = log.size;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (t[mid]! > from) hi = mid;
+    if (at(log, mid) > from) hi = mid;
     else lo = mid + 1;
   }
   return lo;
 }
 
+/** Appends a hit, doubling the ring (oldest first from index 0) when it is full. */
+function append(log: Log, time: number): void {
+  if (log.size === log.t.length) {
+    const t = new Float64Array(log.t.length * 2);
+    for (let i = 0; i < log.size; i++) t[i] = at(log, i);
+    log.t = t;
+    log.head = 0;
+  }
+  log.t[(log.head + log.size) & (log.t.length - 1)] = time;
+  log.size++;
+}
+
 /**
  * In-process sliding log: exact. A hit costs O(log n) per rule (binary search in the sorted
- * log) and amortised O(1) trimming, so high limits stay cheap; memory is bounded by the
- * largest rule's limit per key.
+ * log) and O(1) trimming, so high limits stay cheap; memory is bounded by twice the largest
+ * rule's limit per key.
  */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly logs = new Map<string, Log>();
@@ -60,29 +81,27 @@ export class MemoryRateLimiter implements RateLimiter {
     this.sweep(now, rules);
     let log = this.logs.get(key);
     if (log === undefined) {
-      log = { t: [], head: 0 };
+      log = { t: new Float64Array(8), head: 0, size: 0 };
       this.logs.set(key, log);
     }
-    const { t } = log;
     let maxWindow = 0;
     for (const r of rules) if (r.windowMs > maxWindow) maxWindow = r.windowMs;
-    log.head = firstAfter(t, log.head, now - maxWindow);
+    // The hits that left the longest window are dropped.
+    const expired = firstAfter(log, 0, now - maxWindow);
+    log.head = (log.head + expired) & (log.t.length - 1);
+    log.size -= expired;
 
     let retryAfterMs = 0;
     for (const rule of rules) {
-      const inWindow = t.length - firstAfter(t, log.head, now - rule.windowMs);
+      const inWindow = log.size - firstAfter(log, 0, now - rule.windowMs);
       if (inWindow >= rule.limit) {
         // The (limit)-th most recent hit must leave the window before another fits.
-        const blocking = t[t.length - rule.limit]!;
+        const blocking = at(log, log.size - rule.limit);
         retryAfterMs = Math.max(retryAfterMs, blocking + rule.windowMs - now, 1);
       }
     }
     if (retryAfterMs > 0) return { allowed: false, retryAfterMs };
-    t.push(now);
-    if (log.head > 1024 && log.head * 2 > t.length) {
-      log.t = t.slice(log.head);
-      log.head = 0;
-    }
+    append(log, now);
     return ALLOWED;
   }
 
@@ -91,10 +110,8 @@ export class MemoryRateLimiter implements RateLimiter {
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
     const horizon = Math.max(86_400_000, ...rules.map((r) => r.windowMs));
-    for (const [key, log] of this.logs) {
-      const newest = log.t[log.t.length - 1];
-      if (newest === undefined || newest <= now - horizon) this.logs.delete(key);
-    }
+    for (const [key, log] of this.logs)
+      if (log.size === 0 || at(log, log.size - 1) <= now - horizon) this.logs.delete(key);
   }
 
   reset(): Promise<void> {
