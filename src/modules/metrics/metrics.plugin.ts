@@ -50,7 +50,6 @@ export const metricsPlugin = modulePlugin<AppDeps>(
       }),
     });
     app.requests.observe({
-      started: () => undefined,
       ended: (req, reply, status, route) =>
         metrics.requestEnded(req.method, route?.url, status, reply.elapsedTime),
     });

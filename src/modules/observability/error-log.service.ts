@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../platform/clock.js';
-import { maskUrl, warnCaptureOf } from '../../platform/logger.js';
+import { warnCaptureOf } from '../../platform/logger.js';
 import type { ErrorLogRepository, ErrorLogRow } from './error-log.repository.js';
 import {
   ERROR_LEVELS,
@@ -35,11 +35,6 @@ export const ERROR_LOG_LIMITS = {
   listMax: 500,
   groupsDefault: 50,
   groupsMax: 200,
-  /**
-   * Requests in flight whose method and URL are remembered for their log records; past this
-   * (only with as many requests open at once, or ones that never finished) the oldest go first.
-   */
-  inFlightRequests: 10_000,
 } as const;
 
 const FLUSH_MS = 1_000;
@@ -118,13 +113,6 @@ export function toView(r: ErrorLogRow): ErrorLogView {
 
 export class ErrorLogService {
   private pending: ErrorEntry[] = [];
-  /** Request id → method and raw URL, from the app's `onRequest` to its `onResponse`. */
-  private readonly inFlight = new Map<string, { method: string; url: string }>();
-  private readonly lookup = (reqId: string) => {
-    const r = this.inFlight.get(reqId);
-    // Masked only here, for a record that is being kept: nothing but a Map.set per request.
-    return r ? { method: r.method, path: maskUrl(r.url) } : undefined;
-  };
   private dropped = 0;
   /** Rows written since the last purge (see {@link write}). */
   private writtenSincePurge = 0;
@@ -164,32 +152,9 @@ export class ErrorLogService {
 
   /** A pino line at warn or above (synchronous, no I/O: parsed and queued). */
   captureLine(line: string): void {
-    const entry = entryFromLogLine(line, this.clock.now(), this.lookup);
+    // A request's lines carry its method and masked URL (platform/http/lazy-request-logger.ts).
+    const entry = entryFromLogLine(line, this.clock.now());
     if (entry) this.enqueue(entry);
-  }
-
-  /**
-   * The app's root `onRequest` hook: the request's method and URL are kept while it is in
-   * flight, so every record logged with its `reqId` (a warning in a handler that answers 200 as
-   * much as a failure) is stored with its method and masked path. O(1): one Map.set, and at the
-   * bound the oldest entry goes (a request that never reached `onResponse`, e.g. aborted).
-   */
-  requestStarted(reqId: string, method: string, url: string): void {
-    if (this.inFlight.size >= ERROR_LOG_LIMITS.inFlightRequests) {
-      const oldest = this.inFlight.keys().next().value;
-      if (oldest !== undefined) this.inFlight.delete(oldest);
-    }
-    this.inFlight.set(reqId, { method, url });
-  }
-
-  /** The app's root `onResponse` hook: the request is forgotten. */
-  requestEnded(reqId: string): void {
-    this.inFlight.delete(reqId);
-  }
-
-  /** Requests currently remembered (bounded by `ERROR_LOG_LIMITS.inFlightRequests`). */
-  get inFlightCount(): number {
-    return this.inFlight.size;
   }
 
   /**

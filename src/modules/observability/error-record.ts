@@ -116,14 +116,11 @@ const OWN_FIELDS = new Set([
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-/** Request method and path of a request id, when the app noted them (errors). */
-export type RequestLookup = (reqId: string) => { method: string; path: string } | undefined;
-
 /**
  * A pino line (JSON, already redacted by the logger) as a row; undefined when it is not a
  * record at warn or above. `at` is the capture time on the injected clock.
  */
-export function entryFromLogLine(line: string, at: number, lookup?: RequestLookup): ErrorEntry | undefined {
+export function entryFromLogLine(line: string, at: number): ErrorEntry | undefined {
   let rec: Record<string, unknown>;
   try {
     rec = JSON.parse(line) as Record<string, unknown>;
@@ -137,7 +134,6 @@ export function entryFromLogLine(line: string, at: number, lookup?: RequestLooku
   const module = str(rec.module) ?? str(rec.name) ?? str(rec.component);
   const message = cleanLine(str(rec.msg) ?? errMessage ?? '(no message)', CAPS.message);
   const reqId = str(rec.reqId);
-  const noted = reqId && lookup ? lookup(reqId) : undefined;
   const rest: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rec)) if (!OWN_FIELDS.has(k)) rest[k] = v;
   const context = Object.keys(rest).length > 0 ? cap(JSON.stringify(rest), CAPS.context) : null;
@@ -153,8 +149,8 @@ export function entryFromLogLine(line: string, at: number, lookup?: RequestLooku
       : null,
     stack: str(err?.stack) ? cleanBlock(err!.stack as string, CAPS.stack) : null,
     request_id: reqId ? cap(reqId, CAPS.requestId) : null,
-    method: noted?.method ?? (str(rec.method) ? cleanLine(rec.method as string, CAPS.method) : null),
-    path: cap(noted?.path ?? (url ? cleanLine(maskUrl(url), CAPS.path) : ''), CAPS.path) || null,
+    method: str(rec.method) ? cleanLine(rec.method as string, CAPS.method) : null,
+    path: cap(url ? cleanLine(maskUrl(url), CAPS.path) : '', CAPS.path) || null,
     user_id: null,
     url: null,
     user_agent: null,

@@ -54,9 +54,7 @@ export const observabilityPlugin = modulePlugin<AppDeps>(
     });
     app.decorate('observability', { errors, traffic });
     app.requests.observe({
-      started: (req) => errors.requestStarted(req.id, req.method, req.url),
       ended: (req, reply, status, route) => {
-        errors.requestEnded(req.id);
         // Probes (health, readiness) poll every few seconds: they are not traffic.
         if (route?.probe) return;
         traffic.record({

@@ -38,6 +38,20 @@ describe('the request logger is built on its first line', () => {
     expect(lines[2]!.module).toBe('orders');
   });
 
+  it("a line carries the request's method and URL, masked: no webhook token, no query string", () => {
+    const { logger, lines } = root('info');
+    const raw = { method: 'POST', url: '/strategy/webhook/whk_SECRET-TOKEN?apikey=SECRET-KEY' };
+    const log = lazyChildLogger(logger, { reqId: 'r-4' }, {}, raw);
+    log.warn('strategy not found');
+    expect(lines[0]).toMatchObject({
+      reqId: 'r-4',
+      method: 'POST',
+      url: '/strategy/webhook/[redacted]',
+      msg: 'strategy not found',
+    });
+    expect(JSON.stringify(lines)).not.toContain('SECRET');
+  });
+
   it('a level set on the request logger applies to it alone', () => {
     const { logger, lines } = root('info');
     const log = lazyChildLogger(logger, { reqId: 'r-3' }, {});

@@ -1,12 +1,21 @@
 /**
  * Fastify's `childLoggerFactory`: each request's `req.log` is a pino child bound to its request id,
- * built only when the request logs something. Building a pino child (its bindings serialised, its
- * level methods set) for every request cost ~1.4 µs of the ~48 µs a `ping` takes on the event
- * loop, and almost no request logs: the access line is written at `debug`, off by default, and only
- * after reading the level, which the parent answers.
+ * method and URL (masked: webhook tokens, query strings), built only when the request logs
+ * something. Building a pino child (its bindings serialised, its level methods set) for every
+ * request cost ~1.4 µs of the ~48 µs a `ping` takes on the event loop, and almost no request logs:
+ * the access line is written at `debug`, off by default, and only after reading the level, which
+ * the parent answers.
+ *
+ * The method and URL on every request-bound line are what the error log stores a record's request
+ * by (error-record.ts). It used to look them up by request id in a map it kept from each request's
+ * start to its end; that long-lived map, with a set and a delete per request, grew its hash table
+ * anew in the old generation every few dozen requests and kept each request's strings alive
+ * through young-generation GCs (bench/README.md, "The hot paths against their targets").
  */
+import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString, LogFn } from 'pino';
+import { maskUrl } from '../logger.js';
 
 /** A log call's arguments (pino's `LogFn` overloads, taken as one). */
 type LogArgs = Parameters<LogFn>;
@@ -18,10 +27,16 @@ class LazyRequestLogger {
     private readonly parent: FastifyBaseLogger,
     private readonly childBindings: Bindings,
     private readonly options: ChildLoggerOptions,
+    private readonly raw: Pick<IncomingMessage, 'method' | 'url'> | undefined,
   ) {}
 
   private get real(): FastifyBaseLogger {
-    return (this.built ??= this.parent.child(this.childBindings, this.options));
+    return (this.built ??= this.parent.child(
+      this.raw
+        ? { ...this.childBindings, method: this.raw.method, url: maskUrl(this.raw.url ?? '') }
+        : this.childBindings,
+      this.options,
+    ));
   }
 
   /** The level in force: the child's once built, else the parent's (a child starts at its parent's). */
@@ -62,11 +77,15 @@ class LazyRequestLogger {
   }
 }
 
-/** The factory (`Fastify({ childLoggerFactory })`): same bindings and options as Fastify's own. */
+/**
+ * The factory (`Fastify({ childLoggerFactory })`): Fastify's bindings (the request id) and options,
+ * and the raw request's method and URL.
+ */
 export function lazyChildLogger(
   logger: FastifyBaseLogger,
   bindings: Bindings,
   options: ChildLoggerOptions,
+  raw?: Pick<IncomingMessage, 'method' | 'url'>,
 ): FastifyBaseLogger {
-  return new LazyRequestLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
+  return new LazyRequestLogger(logger, bindings, options, raw) as unknown as FastifyBaseLogger;
 }

@@ -17,7 +17,6 @@ async function harness() {
   const app = Fastify() as unknown as App;
   const pipeline = registerRequestPipeline(app, { trustProxyHeaders: false });
   pipeline.observer = {
-    started: () => undefined,
     ended: (req, _reply, status) => {
       rows.push({ url: req.url, status });
       ended.push(req.id);

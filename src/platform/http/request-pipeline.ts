@@ -11,7 +11,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ResolvedConfig } from '../../config.js';
 import { resolveClientIp } from '../client-ip.js';
-import { maskUrl } from '../logger.js';
 import type { ErrorAnswer } from './hook-doc.js';
 import { InFlight } from './in-flight.js';
 import type { App } from './types.js';
@@ -23,12 +22,11 @@ import type { App } from './types.js';
 export type RouteConfig = FastifyRequest['routeOptions']['config'] | undefined;
 
 /**
- * Told about every request: when it starts and, once, when it ends (with the status logged and
- * the route's configuration, read once for every observer: Fastify builds `req.routeOptions`
- * anew on each read).
+ * Told about every request, once, when it ends (with the status logged and the route's
+ * configuration, read once for every observer: Fastify builds `req.routeOptions` anew on each
+ * read).
  */
 export interface RequestObserver {
-  started(req: FastifyRequest): void;
   ended(req: FastifyRequest, reply: FastifyReply, status: number, route: RouteConfig): void;
 }
 
@@ -43,7 +41,7 @@ export interface RequestGate {
   refusal?: ErrorAnswer;
 }
 
-const NO_OBSERVER: RequestObserver = { started: () => undefined, ended: () => undefined };
+const NO_OBSERVER: RequestObserver = { ended: () => undefined };
 
 /** The pipeline's state: its in-flight count and the slots modules fill at registration. */
 export class RequestPipeline {
@@ -63,10 +61,6 @@ export class RequestPipeline {
       return;
     }
     this.observer = {
-      started: (req) => {
-        prev.started(req);
-        next.started(req);
-      },
       ended: (req, reply, status, route) => {
         prev.ended(req, reply, status, route);
         next.ended(req, reply, status, route);
@@ -117,8 +111,6 @@ export function registerRequestPipeline(
     pipeline.observer.ended(req, reply, status, req.routeOptions.config);
   };
   app.addHook('onRequest', (req, reply, done) => {
-    // The observer first: the error log keeps the method and URL for the request's warn+ records.
-    pipeline.observer.started(req);
     // A WebSocket upgrade lives as long as its socket: it is not a request shutdown waits for.
     if (req.headers.upgrade === undefined) {
       req.inFlight = PENDING;
@@ -159,16 +151,15 @@ export function registerRequestPipeline(
     settle(req, HANDLER_PENDING);
     done(null, payload);
   });
-  // One access line per request, with the URL masked (webhook tokens, query strings). At
+  // One access line per request (its logger adds the URL, masked: webhook tokens, query strings). At
   // `debug`: at `info` the line cost ~15% of API throughput, and the per-request record operators
   // read is the traffic log (batched into the database); failures are logged at `error` anyway.
   app.addHook('onResponse', (req, reply, done) => {
     // Built only when written: masking the URL is not free, and at `info` nothing is written.
     if (ACCESS_LINE_LEVELS.has(req.log.level))
+      // The request's logger carries its method and masked URL (lazy-request-logger.ts).
       req.log.debug(
         {
-          method: req.method,
-          url: maskUrl(req.url),
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 100) / 100,
           ip: req.clientIp,
