@@ -215,8 +215,8 @@ describeEachDb('traffic log: repository and service', (dialect) => {
     expect(await svc.ipsForHost('', 0)).toEqual([]);
   });
 
-  it('a running log writes a burst once 1,000 requests wait, on the next turn, not in the request', async () => {
-    expect(TRAFFIC_FLUSH_ROWS).toBe(1_000);
+  it('a running log writes a burst once 250 requests wait, on the next turn, not in the request', async () => {
+    expect(TRAFFIC_FLUSH_ROWS).toBe(250);
     const writes: number[] = [];
     const insertMany = repo.insertMany.bind(repo);
     vi.spyOn(repo, 'insertMany').mockImplementation((rows) => (writes.push(rows.length), insertMany(rows)));

@@ -1,13 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../platform/clock.js';
 import type { NewTrafficRow, TrafficRepository } from './traffic.repository.js';
-import {
-  endpointGroup,
-  normaliseHost,
-  TRAFFIC_FLUSH_ROWS,
-  TrafficLogService,
-  trafficPath,
-} from './traffic.service.js';
+import { endpointGroup, normaliseHost, TrafficLogService, trafficPath } from './traffic.service.js';
 
 describe('endpointGroup', () => {
   it('is the route pattern, parameters kept as written', () => {
@@ -230,26 +224,6 @@ describe('TrafficLogService (no database)', () => {
         };
       }),
     );
-  });
-
-  it('writes on the next turn once TRAFFIC_FLUSH_ROWS requests wait, without waiting for the timer', async () => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    try {
-      const { batches, repo } = fakeRepo();
-      const svc = new TrafficLogService(repo, new FakeClock(), { warn: vi.fn() });
-      svc.start();
-      const turn = () => new Promise((r) => setImmediate(r));
-      for (let i = 1; i < TRAFFIC_FLUSH_ROWS; i++) svc.record(entry(`/p${i}`));
-      await turn();
-      expect(batches).toEqual([]);
-      svc.record(entry('/last'));
-      await turn();
-      await turn();
-      expect(batches.map((b) => b.length)).toEqual([TRAFFIC_FLUSH_ROWS]);
-      await svc.stop();
-    } finally {
-      vi.useRealTimers();
-    }
   });
 
   it('a failed write is logged and counted, and later flushes still run', async () => {
