@@ -74,6 +74,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the GTT page in Chromium', () => {
 
   it('places a SINGLE GTT from the form and lists it with the margin it reserves', async () => {
     const { page, base } = c;
+    // The analyzer banner comes after the page (the mode is fetched) and pushes the menu down: a
+    // click aimed before it arrived once landed on the link above (Orders) on a loaded machine.
+    await page.getByText('Analyzer mode is on').waitFor();
     await page.getByRole('link', { name: 'GTT orders', exact: true }).click();
     await page.waitForURL(`${base}/gtt`);
     expect(await page.title()).toBe('GTT orders · algodesk');
