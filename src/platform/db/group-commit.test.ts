@@ -246,6 +246,70 @@ describe('group commit: what a member knows, and running members again', () => {
     expect(seenBy).toEqual(['a1:0', 'a2:0', 'b1:0', 'a3:1', 'none:0', 'b2:1']);
   });
 
+  it('a member gets what the last kept member of its key handed on: not a failed one’s, not another key’s, nothing after one that handed nothing', async () => {
+    const { db } = open();
+    const g = new GroupCommit(db);
+    const seenBy: string[] = [];
+    const member = (name: string, key: number | undefined, hand?: string, fail = false) =>
+      g
+        .run(async (trx, m) => {
+          seenBy.push(`${name}:${String(m.handedOn)}`);
+          if (hand !== undefined) m.handOn(hand);
+          await insert(trx, 1);
+          if (fail) throw new Error(`${name} failed`);
+        }, key)
+        .catch(() => undefined);
+    await Promise.all([
+      member('a1', 1, 'from a1'),
+      member('a2', 1, 'from a2', true), // undone: what it handed on goes with it
+      member('b1', 2, 'from b1'),
+      member('a3', 1), // hands nothing: a4 gets nothing
+      member('none', undefined, 'from none'),
+      member('a4', 1, 'from a4'),
+      member('a5', 1),
+      member('b2', 2),
+    ]);
+    expect(seenBy).toEqual([
+      'a1:undefined',
+      'a2:from a1',
+      'b1:undefined',
+      'a3:from a1',
+      'none:undefined',
+      'a4:undefined',
+      'a5:from a4',
+      'b2:from b1',
+    ]);
+    // The next group starts with nothing handed on.
+    const next: unknown[] = [];
+    await g.run(async (_trx, m) => void next.push(m.handedOn), 1);
+    expect(next).toEqual([undefined]);
+  });
+
+  it('run again: what members handed on before the failure is dropped; each hands on again as it reruns', async () => {
+    const { db } = open();
+    const g = new GroupCommit(db, GROUP_COMMIT_MAX, { rerun: true });
+    const seenBy: string[] = [];
+    const member = (name: string, fail = false) =>
+      g
+        .run(async (trx, m) => {
+          seenBy.push(`${name}:${String(m.handedOn)}`);
+          m.handOn(name);
+          await insert(trx, 1);
+          if (fail) throw new Error(`${name} failed`);
+        }, 'u')
+        .catch(() => undefined);
+    await Promise.all([member('x'), member('y'), member('bad', true), member('z')]);
+    expect(seenBy).toEqual([
+      'x:undefined',
+      'y:x',
+      'bad:y',
+      // The group is undone and x and y run again, each in a savepoint, from nothing handed on.
+      'x:undefined',
+      'y:x',
+      'z:y',
+    ]);
+  });
+
   it('run again: without a failure no savepoint is sent, and the group commits once', async () => {
     const { db, seen, committed } = open();
     const g = new GroupCommit(db, GROUP_COMMIT_MAX, { rerun: true });

@@ -57,6 +57,19 @@ export interface MemberContext {
    */
   earlierWithKey: number;
   /**
+   * What the last member kept before it in this transaction, of the same key, handed on with
+   * {@link handOn}: undefined when it handed nothing (or there was none). A member hands on what it
+   * knows of the rows it locked and wrote, so that the next one need not read them again (on
+   * PostgreSQL a read is a round trip, and one key's members run one after another); it is only
+   * worth anything while nothing but the key's members can change those rows (they hold the lock).
+   */
+  handedOn: unknown;
+  /**
+   * Hands `value` to the next member of the same key, once this one is kept (a failed member's is
+   * dropped with its work; running the group again drops them all). Without a key: ignored.
+   */
+  handOn(value: unknown): void;
+  /**
    * Queues a row written with the other members' in one INSERT before the group's COMMIT (undone
    * with the member: platform/db/inserts-at-commit.ts). Its id resolves after `fn` returned.
    */
@@ -110,7 +123,7 @@ export class KeyedGroupCommit<DB> implements TransactionRunner<DB> {
   run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T> {
     if (key === undefined)
       return transactionWithInserts(this.db, (trx, insertAtCommit) =>
-        fn(trx, { earlierWithKey: 0, insertAtCommit }),
+        fn(trx, { earlierWithKey: 0, handedOn: undefined, handOn: ignore, insertAtCommit }),
       );
     let group = this.groups.get(key);
     if (group === undefined) {
@@ -124,6 +137,8 @@ export class KeyedGroupCommit<DB> implements TransactionRunner<DB> {
     return fn(this.db);
   }
 }
+
+const ignore = (): void => undefined;
 
 const SAVEPOINT = CompiledQuery.raw('savepoint group_member');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to group_member');
@@ -185,6 +200,8 @@ class Group<DB> {
   private readonly inserts = new InsertsAtCommit();
   /** Per key, the members whose work is kept so far (see {@link MemberContext}). */
   private readonly succeeded = new Map<string | number, number>();
+  /** Per key, what its last member kept handed on (see {@link MemberContext.handedOn}). */
+  private readonly handed = new Map<string | number, unknown>();
   private draining = false;
   private commitScheduled = false;
   private trx: Promise<ControlledTransaction<DB>>;
@@ -240,13 +257,19 @@ class Group<DB> {
         try {
           const k = member.key;
           const inserts = new InsertsAtCommit();
+          let handing: unknown;
           const value = await member.fn(trx, {
             earlierWithKey: k === undefined ? 0 : (this.succeeded.get(k) ?? 0),
+            handedOn: k === undefined ? undefined : this.handed.get(k),
+            handOn: (v) => (handing = v),
             insertAtCommit: inserts.insert,
           });
           this.inserts.take(inserts);
           this.outcomes.push({ member, ok: true, value });
-          if (k !== undefined) this.succeeded.set(k, (this.succeeded.get(k) ?? 0) + 1);
+          if (k !== undefined) {
+            this.succeeded.set(k, (this.succeeded.get(k) ?? 0) + 1);
+            this.handed.set(k, handing);
+          }
         } catch (err) {
           if (this.savepoints) {
             await trx.executeQuery(ROLLBACK_TO);
@@ -283,6 +306,7 @@ class Group<DB> {
     this.outcomes.length = 0;
     this.outcomes.push({ member: failed, ok: false, err });
     this.succeeded.clear();
+    this.handed.clear();
     this.inserts.clear();
     this.queue.unshift(...again);
     this.savepoints = true;

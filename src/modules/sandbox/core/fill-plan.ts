@@ -46,7 +46,7 @@ export const withFunds = (a: AccountRow, f: Funds, now: number): AccountRow => (
 });
 
 export const positionOf = (
-  row: PositionRow | undefined,
+  row: Omit<PositionRow, 'id'> | undefined,
   symbol: string,
   exchange: string,
   product: Product,
@@ -195,7 +195,7 @@ export interface AccountContext {
 
 /** The {@link AccountContext} of the rows read (the resting orders oldest first). */
 export function contextOf(
-  positionRow: PositionRow | undefined,
+  positionRow: Omit<PositionRow, 'id'> | undefined,
   held: number,
   resting: readonly OrderRow[],
   symbol: string,

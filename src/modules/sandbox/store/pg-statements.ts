@@ -262,7 +262,8 @@ export const selectLockedAccountWithStake = prepareQuery<DB, StakeParams, Accoun
 /** An account locked with its stake in one instrument and product ({@link selectStake}). */
 export interface AccountStake {
   account: AccountRow;
-  position?: PositionRow;
+  /** As read, or as a fill earlier in the transaction wrote it (its id then unknown). */
+  position?: Omit<PositionRow, 'id'>;
   holding?: HoldingRow;
   /** The working orders, oldest first. */
   resting: OrderRow[];

@@ -6,7 +6,7 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, SandboxTradesTable } from '../../../db/schema.js';
-import type { TransactionRunner } from '../../../platform/db/group-commit.js';
+import type { MemberContext, TransactionRunner } from '../../../platform/db/group-commit.js';
 import { transactionWithInserts, type InsertAtCommit } from '../../../platform/db/inserts-at-commit.js';
 import {
   insertEventRows,
@@ -21,6 +21,7 @@ import {
 } from './statements.js';
 import { insertFilledOrderAtOnce, selectStake, type AccountStake, type FillRows } from './pg-statements.js';
 import { isPostgres } from '../../../platform/db/database.js';
+import { handedStake, handOnFill, stakeKey } from './handed-stakes.js';
 import { SandboxReads } from './reads.js';
 import { RESTING, type OrderStatus } from '../core/types.js';
 
@@ -53,23 +54,26 @@ export class SandboxRepository extends SandboxReads {
     db: Kysely<DB>,
     private readonly grouped?: TransactionRunner<DB>,
     /**
-     * The transaction already holds the lock on the account it is about to lock (an earlier
-     * placement of the same user in its group took it and was kept): on PostgreSQL the lock and
-     * the stake's reads can then be one statement ({@link lockAccountWithStake}).
+     * The placement's place in its group ({@link groupedTransaction}): whether an earlier placement
+     * of the same user in this transaction took the account's lock and was kept (on PostgreSQL the
+     * lock and the stake's reads are then one statement: {@link lockAccountWithStake}), and what it
+     * handed on of the rows it wrote ({@link HandedStakes}).
      */
-    private readonly accountLockHeld = false,
-    private readonly insertAtCommit?: InsertAtCommit,
+    private readonly member?: MemberContext,
   ) {
     super(db);
   }
+
+  /** The stake this placement read or was handed, by {@link lockAccountWithStake} (PostgreSQL). */
+  private stakeRead: { key: string; stake: AccountStake } | undefined;
 
   /**
    * Queues a row written just before the transaction's COMMIT, with its group's
    * (platform/db/inserts-at-commit.ts): only a repository {@link groupedTransaction} hands out.
    */
   get atCommit(): InsertAtCommit {
-    if (!this.insertAtCommit) throw new Error('atCommit: not inside groupedTransaction');
-    return this.insertAtCommit;
+    if (!this.member) throw new Error('atCommit: not inside groupedTransaction');
+    return this.member.insertAtCommit;
   }
 
   /**
@@ -95,13 +99,16 @@ export class SandboxRepository extends SandboxReads {
    */
   groupedTransaction<T>(userId: number, fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
     if (this.grouped)
-      return this.grouped.run(
-        (trx, member) =>
-          fn(new SandboxRepository(trx, undefined, member.earlierWithKey > 0, member.insertAtCommit)),
-        userId,
-      );
+      return this.grouped.run((trx, member) => fn(new SandboxRepository(trx, undefined, member)), userId);
     return transactionWithInserts(this.db, (trx, insertAtCommit) =>
-      fn(new SandboxRepository(trx, undefined, false, insertAtCommit)),
+      fn(
+        new SandboxRepository(trx, undefined, {
+          earlierWithKey: 0,
+          handedOn: undefined,
+          handOn: () => undefined,
+          insertAtCommit,
+        }),
+      ),
     );
   }
 
@@ -147,7 +154,13 @@ export class SandboxRepository extends SandboxReads {
     userId: number,
     key: { symbol: string; exchange: string; product: string },
   ): Promise<AccountStake | undefined> {
-    return isPostgres(this.db) ? selectStake(this.db, userId, key, this.accountLockHeld) : undefined;
+    if (!isPostgres(this.db)) return undefined;
+    const k = stakeKey(key.symbol, key.exchange, key.product);
+    const stake =
+      handedStake(this.member, k) ??
+      (await selectStake(this.db, userId, key, (this.member?.earlierWithKey ?? 0) > 0));
+    if (stake) this.stakeRead = { key: k, stake };
+    return stake;
   }
 
   async saveAccount(a: AccountRow): Promise<void> {
@@ -175,7 +188,11 @@ export class SandboxRepository extends SandboxReads {
     events: readonly Omit<OrderEventInput, 'orderId'>[],
     fill: FillRows,
   ): Promise<OrderRow> {
-    if (isPostgres(this.db)) return insertFilledOrderAtOnce(this.db, newOrderRow(o), events, fill);
+    if (isPostgres(this.db)) {
+      const row = await insertFilledOrderAtOnce(this.db, newOrderRow(o), events, fill);
+      handOnFill(this.member, this.stakeRead, fill);
+      return row;
+    }
     const row = await this.insertOrder(o);
     await this.insertEvents(events.map((e) => ({ ...e, orderId: row.id })));
     await this.upsertPosition(fill.position);
