@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Generated } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { withStatementCache } from './database.js';
 import { GROUP_COMMIT_MAX, GroupCommit, transactionRunner, type GroupCommitOptions } from './group-commit.js';
 
@@ -310,28 +310,6 @@ describe('group commit: what a member knows, and running members again', () => {
     ]);
   });
 
-  it('a group bounded in time takes no member past it: the rest run in the next groups, in their order, each answered', async () => {
-    const { db, seen, committed } = open();
-    const g = new GroupCommit(db, GROUP_COMMIT_MAX, { maxMs: 3 });
-    // Each member works 2 ms: a group's third member would start 4 ms after its first, past the
-    // bound, so no group holds more than two (fewer when the machine stalls a member meanwhile).
-    const busy = async (trx: Kysely<T>, v: number) => {
-      const until = performance.now() + 2;
-      while (performance.now() < until);
-      await insert(trx, v);
-      return v;
-    };
-    const answers = await Promise.all([1, 2, 3, 4, 5].map((v) => g.run((trx) => busy(trx, v))));
-    expect(answers).toEqual([1, 2, 3, 4, 5]);
-    expect(committed()).toEqual([1, 2, 3, 4, 5]);
-    expect(seen.commits).toBeGreaterThanOrEqual(3);
-    // Unbounded, the same five share one COMMIT.
-    const unbounded = open();
-    const u = new GroupCommit(unbounded.db);
-    await Promise.all([1, 2, 3, 4, 5].map((v) => u.run((trx) => busy(trx, v))));
-    expect(unbounded.seen.commits).toBe(1);
-  });
-
   it('run again: without a failure no savepoint is sent, and the group commits once', async () => {
     const { db, seen, committed } = open();
     const g = new GroupCommit(db, GROUP_COMMIT_MAX, { rerun: true });
@@ -405,11 +383,6 @@ describe('group commit: what a member knows, and running members again', () => {
 });
 
 describe('group commit: one runner per database, lone writes in its groups', () => {
-  // The runner bounds a SQLite group in time (GROUP_COMMIT_MAX_MS); a stall of the shared machine
-  // between two members must not split these groups, so the clock stands still here.
-  beforeEach(() => void vi.spyOn(performance, 'now').mockReturnValue(0));
-  afterEach(() => void vi.restoreAllMocks());
-
   it('every module asking for the runner of a database gets the same one, so their transactions share a COMMIT', async () => {
     const { db, seen, committed } = open();
     const sandbox = transactionRunner(db);

@@ -16,10 +16,9 @@
  * - durable as before: its promise settles only after the shared COMMIT (a failed COMMIT rejects
  *   every member, whose writes are then all undone).
  *
- * A group takes members until the check phase of the turn it opened in (`setImmediate`), until
- * {@link GROUP_COMMIT_MAX} members, or, on SQLite, until its members have run for
- * {@link GROUP_COMMIT_MAX_MS}, then commits; later transactions open the next group, which waits
- * for the connection meanwhile. As with any transaction on the single SQLite connection,
+ * A group takes members until the check phase of the turn it opened in (`setImmediate`) or until
+ * {@link GROUP_COMMIT_MAX} members, then commits; later transactions open the next group, which
+ * waits for the connection meanwhile. As with any transaction on the single SQLite connection,
  * `fn` must not query through the root database (it would wait for itself) nor start another
  * transaction.
  *
@@ -48,15 +47,6 @@ import { InsertsAtCommit, transactionWithInserts, type InsertAtCommit } from './
 
 /** Members of one group at most (bounds the wait of the first one). */
 export const GROUP_COMMIT_MAX = 64;
-
-/**
- * On SQLite, how long a group's members may run before it stops taking more (ms): the members
- * that have not started go to the next group. Every member waits for its group's COMMIT, so the
- * first one waits for all the others' work; a bound in time, where a bound in members cannot tell
- * an order (~150 µs) from a delivery's audit row (~20 µs), keeps that wait short for large members
- * and the groups of small ones large (bench/README.md, "smaller groups on SQLite").
- */
-export const GROUP_COMMIT_MAX_MS = 3;
 
 /** What a member of a group knows of the transaction it runs in. */
 export interface MemberContext {
@@ -114,9 +104,7 @@ const runners = new WeakMap<object, unknown>();
 export function transactionRunner<DB>(db: Kysely<DB>): TransactionRunner<DB> {
   let runner = runners.get(db) as TransactionRunner<DB> | undefined;
   if (runner === undefined) {
-    runner = isPostgres(db)
-      ? new KeyedGroupCommit(db)
-      : new GroupCommit(db, GROUP_COMMIT_MAX, { maxMs: GROUP_COMMIT_MAX_MS });
+    runner = isPostgres(db) ? new KeyedGroupCommit(db) : new GroupCommit(db);
     runners.set(db, runner);
   }
   return runner;
@@ -172,11 +160,6 @@ export interface GroupCommitOptions {
    * For members that may run twice, where a savepoint is a round trip (PostgreSQL).
    */
   rerun?: boolean;
-  /**
-   * Once its members have run this long (ms, from the first one's start), a group takes no more:
-   * those waiting to start go to the next group, in their order. Unbounded when unset.
-   */
-  maxMs?: number;
 }
 
 export class GroupCommit<DB> implements TransactionRunner<DB> {
@@ -194,23 +177,14 @@ export class GroupCommit<DB> implements TransactionRunner<DB> {
    */
   run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.join({ fn, key, resolve: resolve as (v: unknown) => void, reject });
-    });
-  }
-
-  private join(member: Member<DB>): void {
-    if (!this.open?.accepting) {
-      const group: Group<DB> = new Group(this.db, this.max, this.options, {
-        closed: () => {
+      if (!this.open?.accepting) {
+        const group: Group<DB> = new Group(this.db, this.max, this.options.rerun === true, () => {
           if (this.open === group) this.open = undefined;
-        },
-        spill: (members) => {
-          for (const m of members) this.join(m);
-        },
-      });
-      this.open = group;
-    }
-    this.open.add(member);
+        });
+        this.open = group;
+      }
+      this.open.add({ fn, key, resolve: resolve as (v: unknown) => void, reject });
+    });
   }
 
   statement<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
@@ -233,21 +207,14 @@ class Group<DB> {
   private trx: Promise<ControlledTransaction<DB>>;
   /** Whether each member runs in a savepoint of its own (always after a {@link runAgain}). */
   private savepoints: boolean;
-  /** When the first member started (`performance.now()`), for {@link GroupCommitOptions.maxMs}. */
-  private startedAt: number | undefined;
 
   constructor(
     private readonly db: Kysely<DB>,
     private readonly max: number,
-    private readonly options: GroupCommitOptions,
-    private readonly runner: {
-      /** The group takes no more members: the next ones open another. */
-      closed: () => void;
-      /** Members that joined and will not run in this group, to join the next, in order. */
-      spill: (members: Member<DB>[]) => void;
-    },
+    rerun: boolean,
+    private readonly closed: () => void,
   ) {
-    this.savepoints = options.rerun !== true;
+    this.savepoints = !rerun;
     this.trx = this.begin();
   }
 
@@ -265,19 +232,7 @@ class Group<DB> {
 
   private close(): void {
     this.accepting = false;
-    this.runner.closed();
-  }
-
-  /** Whether the members have run for {@link GroupCommitOptions.maxMs} (false until one started). */
-  private overTime(): boolean {
-    const maxMs = this.options.maxMs;
-    if (maxMs === undefined) return false;
-    const now = performance.now();
-    if (this.startedAt === undefined) {
-      this.startedAt = now;
-      return false;
-    }
-    return now - this.startedAt >= maxMs;
+    this.closed();
   }
 
   /** Runs the waiting members one after another, each in its savepoint (or none: {@link runAgain}). */
@@ -294,11 +249,6 @@ class Group<DB> {
     }
     try {
       while (this.queue.length > 0) {
-        if (this.overTime()) {
-          this.close();
-          this.runner.spill(this.queue.splice(0));
-          break;
-        }
         const member = this.queue.shift()!;
         // Never released: the next member's savepoint nests inside it (ROLLBACK TO names the
         // latest of that name) and the COMMIT releases them all. A RELEASE per member would be
