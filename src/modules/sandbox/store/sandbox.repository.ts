@@ -57,7 +57,7 @@ export class SandboxRepository extends SandboxReads {
      * The placement's place in its group ({@link groupedTransaction}): whether an earlier placement
      * of the same user in this transaction took the account's lock and was kept (on PostgreSQL the
      * lock and the stake's reads are then one statement: {@link lockAccountWithStake}), and what it
-     * handed on of the rows it wrote ({@link HandedStakes}).
+     * handed on of the rows it wrote (handed-stakes.ts).
      */
     private readonly member?: MemberContext,
   ) {
@@ -146,9 +146,12 @@ export class SandboxRepository extends SandboxReads {
   /**
    * On PostgreSQL, the user's account locked as {@link lockAccount} locks it, then its stake in one
    * instrument and product read (the position, the holding and the working orders, oldest first):
-   * two statements, or one when this transaction already holds the lock (pg-statements.ts,
-   * {@link selectStake}). Undefined on SQLite, where the reads cost no round trip and run one by
-   * one, and before the user's first order (no account yet: {@link lockAccount} creates it).
+   * two statements, one when this transaction already holds the lock (pg-statements.ts,
+   * {@link selectStake}), none when the placement before it in the transaction filled at once in
+   * the same instrument and product and handed its stake on (handed-stakes.ts; that placement's
+   * {@link insertFilledOrder} hands it). Undefined on SQLite, where the reads cost no round trip
+   * and run one by one, and before the user's first order (no account yet: {@link lockAccount}
+   * creates it).
    */
   async lockAccountWithStake(
     userId: number,
