@@ -123,7 +123,7 @@ export class KeyedGroupCommit<DB> implements TransactionRunner<DB> {
   run<T>(fn: (trx: Kysely<DB>, member: MemberContext) => Promise<T>, key?: string | number): Promise<T> {
     if (key === undefined)
       return transactionWithInserts(this.db, (trx, insertAtCommit) =>
-        fn(trx, { earlierWithKey: 0, handedOn: undefined, handOn: ignore, insertAtCommit }),
+        fn(trx, ownTransaction(insertAtCommit)),
       );
     let group = this.groups.get(key);
     if (group === undefined) {
@@ -139,6 +139,14 @@ export class KeyedGroupCommit<DB> implements TransactionRunner<DB> {
 }
 
 const ignore = (): void => undefined;
+
+/** What a member knows when its transaction is its own (no group, nothing before it). */
+export const ownTransaction = (insertAtCommit: InsertAtCommit): MemberContext => ({
+  earlierWithKey: 0,
+  handedOn: undefined,
+  handOn: ignore,
+  insertAtCommit,
+});
 
 const SAVEPOINT = CompiledQuery.raw('savepoint group_member');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to group_member');

@@ -6,7 +6,11 @@
  */
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, SandboxTradesTable } from '../../../db/schema.js';
-import type { MemberContext, TransactionRunner } from '../../../platform/db/group-commit.js';
+import {
+  ownTransaction,
+  type MemberContext,
+  type TransactionRunner,
+} from '../../../platform/db/group-commit.js';
 import { transactionWithInserts, type InsertAtCommit } from '../../../platform/db/inserts-at-commit.js';
 import {
   insertEventRows,
@@ -101,14 +105,7 @@ export class SandboxRepository extends SandboxReads {
     if (this.grouped)
       return this.grouped.run((trx, member) => fn(new SandboxRepository(trx, undefined, member)), userId);
     return transactionWithInserts(this.db, (trx, insertAtCommit) =>
-      fn(
-        new SandboxRepository(trx, undefined, {
-          earlierWithKey: 0,
-          handedOn: undefined,
-          handOn: () => undefined,
-          insertAtCommit,
-        }),
-      ),
+      fn(new SandboxRepository(trx, undefined, ownTransaction(insertAtCommit))),
     );
   }
 
