@@ -16,6 +16,7 @@ import { FakeClock } from '../../src/platform/clock.js';
 import type { App } from '../../src/platform/http/types.js';
 import { createTestDeps, type TestAppOptions, type TestDeps } from './test-app.js';
 import { ensureWebBuild, WEB_DIST } from './web-build.js';
+import { journeyStart } from './journey-clock.js';
 
 export { CHROMIUM };
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -54,15 +55,15 @@ export async function startConsoleBrowser(
 ): Promise<ConsoleBrowser> {
   await ensureWebBuild();
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const clock = opts.clock ?? new FakeClock(Date.now());
+  const clock = opts.clock ?? new FakeClock(journeyStart(Date.now()));
   const t = await createTestDeps('sqlite', {
     ...opts,
     clock,
     env: {
       LOGIN_RATE_LIMIT: '1000 per minute',
       // The browser journeys run on the wall clock's time of day: MIS orders placed after 15:15 IST
-      // would meet the square-off rule. Square off at 23:59 IST instead, so a journey passes at any
-      // hour but that last minute (docs/rules/sandbox.md#day-boundary-jobs).
+      // would meet the square-off rule. Square off at 23:59 IST instead; `journeyStart` keeps a
+      // journey's clock out of that last minute (docs/rules/sandbox.md#day-boundary-jobs).
       SANDBOX_SQUARE_OFF: 'NSE=23:59,BSE=23:59,NFO=23:59,BFO=23:59,CDS=23:59,BCD=23:59,MCX=23:59,NCO=23:59',
       ...opts.env,
     },
