@@ -85,7 +85,8 @@ function queryLog(opts: OpenOptions): Pick<KyselyConfig, 'log'> {
  * and SQLite keeps the pages each savepoint may have to restore in a sub-journal, a temporary file
  * once past 64 KiB: written page by page through the kernel, it was ~9 % of the event loop's time
  * under a stream of strategy signals (`perf`, bench/README.md). A group is at most
- * 64 members (GROUP_COMMIT_MAX) of a few dozen pages each, so the memory stays small.
+ * 64 members (GROUP_COMMIT_MAX, fewer when they place orders) of a few dozen pages each, so the
+ * memory stays small.
  */
 export function openDatabase(target: DatabaseTarget, opts: OpenOptions = {}): Database {
   if (target.kind === 'sqlite') {

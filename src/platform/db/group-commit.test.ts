@@ -1,6 +1,14 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { GROUP_COMMIT_MAX, GroupCommit, transactionRunner, type GroupCommitOptions } from './group-commit.js';
+import {
+  GROUP_COMMIT_MAX,
+  GroupCommit,
+  KeyedGroupCommit,
+  PLACEMENT_WEIGHT,
+  transactionRunner,
+  type GroupCommitOptions,
+  type TransactionRunner,
+} from './group-commit.js';
 import { insert, open, type T } from '../../../test/helpers/group-commit-db.js';
 
 describe.each([
@@ -116,6 +124,26 @@ describe.each([
       expect(committed()).toEqual([0, 1, 2, 3, 4, 5, 6]);
     });
 
+    it('a group closes when its members’ weights reach `max`: 64 lone writes, or 16 placements', async () => {
+      const { db, seen, committed } = open();
+      const g = new GroupCommit(db, 8, opts);
+      // 1 + 1 + 1 + 4 + 1 = 8 closes the first group; the last 4 opens the second.
+      await Promise.all([1, 1, 1, 4, 1, 4].map((w, i) => g.run((trx) => insert(trx, i), undefined, w)));
+      expect(seen.commits).toBe(2);
+      expect(committed()).toEqual([0, 1, 2, 3, 4, 5]);
+
+      const { db: db2, seen: seen2 } = open();
+      const h = new GroupCommit(db2, GROUP_COMMIT_MAX, opts);
+      await Promise.all(Array.from({ length: 64 }, (_, i) => h.run((trx) => insert(trx, i))));
+      expect(seen2.commits).toBe(1);
+      await Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          h.run((trx) => insert(trx, 100 + i), undefined, PLACEMENT_WEIGHT),
+        ),
+      );
+      expect(seen2.commits).toBe(3);
+    });
+
     it('rows queued for the COMMIT are one INSERT for the group, each id the row it queued; a failed member’s are not written', async () => {
       const { db, rows, inserts } = open();
       const g = new GroupCommit(db, GROUP_COMMIT_MAX, opts);
@@ -201,5 +229,15 @@ describe('group commit: one runner per database, lone writes in its groups', () 
     expect((outcomes[3] as PromiseFulfilledResult<number>).value).toBe(1);
     expect(seen.commits).toBe(1);
     expect(committed()).toEqual([1, 3]);
+  });
+
+  it('a key’s group (PostgreSQL’s runner) counts its members, not their weights: 32 placements of one user share a COMMIT', async () => {
+    const { db, seen, committed } = open();
+    const g: TransactionRunner<T> = new KeyedGroupCommit(db);
+    await Promise.all(
+      Array.from({ length: 32 }, (_, i) => g.run((trx) => insert(trx, i), 7, PLACEMENT_WEIGHT)),
+    );
+    expect(seen.commits).toBe(1);
+    expect(committed()).toHaveLength(32);
   });
 });

@@ -8,6 +8,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { DB, SandboxTradesTable } from '../../../db/schema.js';
 import {
   ownTransaction,
+  PLACEMENT_WEIGHT,
   type MemberContext,
   type TransactionRunner,
 } from '../../../platform/db/group-commit.js';
@@ -103,7 +104,11 @@ export class SandboxRepository extends SandboxReads {
    */
   groupedTransaction<T>(userId: number, fn: (repo: SandboxRepository) => Promise<T>): Promise<T> {
     if (this.grouped)
-      return this.grouped.run((trx, member) => fn(new SandboxRepository(trx, undefined, member)), userId);
+      return this.grouped.run(
+        (trx, member) => fn(new SandboxRepository(trx, undefined, member)),
+        userId,
+        PLACEMENT_WEIGHT,
+      );
     return transactionWithInserts(this.db, (trx, insertAtCommit) =>
       fn(new SandboxRepository(trx, undefined, ownTransaction(insertAtCommit))),
     );
